@@ -1,0 +1,170 @@
+/* See LICENSE file for copyright and license details. */
+/* agent.h: what crosses the rooms (see DESIGN.md, The rooms). */
+#include <signal.h>
+#include <stddef.h>
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* util.c */
+typedef struct {
+	char *p;	/* always NUL-terminated when cap > 0 */
+	size_t len, cap;
+} Buf;
+
+void die(const char *fmt, ...);
+void warn(const char *fmt, ...);
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+void bufgrow(Buf *b, size_t n);
+void bufadd(Buf *b, const void *p, size_t n);
+void bufaddc(Buf *b, int c);
+void bufadds(Buf *b, const char *s);
+void bufaddf(Buf *b, const char *fmt, ...);
+void bufreset(Buf *b);
+void buffree(Buf *b);
+char *bufdetach(Buf *b);
+size_t utf8valid(const char *s, size_t n);
+size_t utf8seq(const char *s, size_t n);
+size_t utf8back(const char *s, size_t n);
+void utf8repair(Buf *b, const char *s, size_t n);
+long long nowms(void);
+int writeall(int fd, const char *p, size_t n);
+
+/* json.c: jsmn tokens in, escaped JSON out */
+enum { JOBJ = 1, JARR, JSTR, JPRIM };	/* the values of Debian jsmn 1.1.0 */
+
+typedef struct {
+	int type;
+	int start, end;	/* byte span in the text; strings exclude quotes */
+	int size;	/* children: keys of an object, items of an array */
+	int parent;
+} Jtok;
+
+typedef struct {
+	const char *s;
+	size_t len;
+	Jtok *t;
+	int n;
+} Json;
+
+int jsonparse(Json *j, const char *s, size_t len);
+void jsonfree(Json *j);
+int jsonskip(const Json *j, int i);
+int jsonget(const Json *j, int obj, const char *key);
+int jsonat(const Json *j, int arr, int k);
+int jsoneq(const Json *j, int i, const char *s);
+int jsonisnull(const Json *j, int i);
+char *jsonstr(const Json *j, int i);
+int jsonstrbuf(const Json *j, int i, Buf *out);
+int jsonnum(const Json *j, int i, double *out);
+int jsonbool(const Json *j, int i, int *out);
+void jsonesc(Buf *b, const char *s, size_t n);
+void jsonescs(Buf *b, const char *s);
+void jsonraw(Buf *b, const Json *j, int i);
+
+/* sse.c: server-sent events push parser */
+typedef int (*Ssefn)(void *arg, const char *event, const char *data,
+                     size_t len);
+
+typedef struct {
+	Buf line, data, event;
+	int gotdata;	/* a data field was seen in this event */
+	int cr;		/* the last byte fed was a CR */
+	int bom;	/* still at the very start: a BOM may follow */
+	Ssefn fn;
+	void *arg;
+} Sse;
+
+void sseinit(Sse *s, Ssefn fn, void *arg);
+int ssefeed(Sse *s, const char *p, size_t n);
+int sseend(Sse *s);
+void ssefree(Sse *s);
+
+/* http.c: HTTP/1.1 client, TLS through BearSSL */
+typedef int (*Httpfn)(void *arg, const char *p, size_t n);
+
+/* Response push parser: status line, headers, body framing. */
+typedef struct {
+	int state;
+	Buf line;		/* the header line being read */
+	size_t headlen;		/* bytes of head seen, against maxhead */
+	size_t maxhead;
+	int status;
+	long long clen;		/* Content-Length, -1 if none */
+	long long left;		/* body or chunk bytes still to come */
+	int chunked;
+	long retryafter;	/* seconds from Retry-After, -1 if none */
+	long long nbody;	/* body bytes handed to fn */
+	Httpfn fn;
+	void *arg;
+	char err[160];
+} Httpresp;
+
+void httprespinit(Httpresp *r, Httpfn fn, void *arg, size_t maxhead);
+int httprespfeed(Httpresp *r, const char *p, size_t n);
+int httprespeof(Httpresp *r);
+void httprespfree(Httpresp *r);
+
+typedef struct Httpclient Httpclient;	/* trust anchors, loaded lazily */
+
+typedef struct {
+	/* in */
+	const char *method;
+	const char *url;
+	const char *const *headers;	/* "Name: value", NULL-terminated */
+	const char *body;
+	size_t bodylen;
+	Httpfn fn;		/* body bytes as they arrive, any status */
+	void *arg;
+	/* out */
+	int status;		/* 0 until the head has arrived */
+	long retryafter;	/* seconds, -1 if none */
+	long long nbody;	/* body bytes received */
+	char err[256];		/* why httpdo failed */
+} Http;
+
+Httpclient *httpnew(const char *const *cafiles, int conntimeout,
+                    int readtimeout, size_t maxhead,
+                    volatile sig_atomic_t *intr);
+int httpdo(Httpclient *c, Http *h);
+void httpfree(Httpclient *c);
+
+/* tools.c: the tools the model calls */
+typedef struct {
+	int maxlines;		/* output cut after this many lines */
+	size_t maxbytes;	/* or this many bytes */
+	int greplinemax;	/* grep cuts a matched line to this many bytes */
+	int greplimit;		/* default match limit */
+	int findlimit;		/* default result limit */
+	int lslimit;		/* default entry limit */
+	int bashtimeout;	/* seconds, 0 for none */
+	int killgrace;		/* milliseconds between TERM and KILL */
+	const char *const *shells;	/* first that exists runs bash */
+	const char *const *scrubenv;	/* variables removed for bash */
+	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */
+} Toolenv;
+
+/* Fill out with the result text; return 0 on success, 1 if the text is an
+ * error for the model.  args is the index of the arguments object in j. */
+typedef int (*Toolfn)(const Toolenv *e, const Json *j, int args, Buf *out);
+
+typedef struct {
+	const char *name;
+	Toolfn fn;
+	int approve;		/* ask the user before running it */
+	const char *desc;
+	const char *schema;	/* JSON schema of the parameters */
+} Tool;
+
+int toolread(const Toolenv *e, const Json *j, int args, Buf *out);
+int toolwrite(const Toolenv *e, const Json *j, int args, Buf *out);
+int tooledit(const Toolenv *e, const Json *j, int args, Buf *out);
+int toolbash(const Toolenv *e, const Json *j, int args, Buf *out);
+int toolgrep(const Toolenv *e, const Json *j, int args, Buf *out);
+int toolfind(const Toolenv *e, const Json *j, int args, Buf *out);
+int toolls(const Toolenv *e, const Json *j, int args, Buf *out);

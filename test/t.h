@@ -1,0 +1,18 @@
+/* See LICENSE file for copyright and license details. */
+/* t.h: the unit tests' one checking macro; test/run.sh counts its lines. */
+#include <stdio.h>
+
+static int tfail;
+
+/* One line per check: "ok - what" or "FAIL - file:line: what". */
+#define T(cond, ...) do { \
+	if (cond) { \
+		printf("ok - "); \
+	} else { \
+		printf("FAIL - %s:%d: ", __FILE__, __LINE__); \
+		tfail++; \
+	} \
+	printf(__VA_ARGS__); \
+	putchar('\n'); \
+	fflush(stdout); \
+} while (0)
