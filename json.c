@@ -1,0 +1,524 @@
+/* See LICENSE file for copyright and license details. */
+/* json.c: parse JSON into jsmn tokens, look values up, write escaped JSON. */
+#include <stdlib.h>
+#include <string.h>
+
+#define JSMN_STATIC
+#define JSMN_PARENT_LINKS
+#define JSMN_STRICT
+#include <jsmn.h>
+
+#include "agent.h"
+
+enum { DEPTHMAX = 1000 };	/* deeper documents are refused */
+
+static int
+isws(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int
+ishex(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+static int
+isdigit_(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Length of the string starting at s[i] == '"', or 0 if it is invalid. */
+static size_t
+vstring(const char *s, size_t n, size_t i)
+{
+	size_t k = i + 1;
+	int c;
+
+	while (k < n) {
+		c = (unsigned char)s[k];
+		if (c == '"')
+			return k + 1 - i;
+		if (c < 0x20)
+			return 0;
+		if (c != '\\') {
+			k++;
+			continue;
+		}
+		if (++k >= n)
+			return 0;
+		if (s[k] == 'u') {
+			if (n - k < 5 || !ishex(s[k + 1]) || !ishex(s[k + 2]) ||
+			    !ishex(s[k + 3]) || !ishex(s[k + 4]))
+				return 0;
+			k += 5;
+		} else if (strchr("\"\\/bfnrt", s[k]) && s[k]) {
+			k++;
+		} else {
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Length of the number or literal at s[i], or 0 if it is invalid. */
+static size_t
+vprim(const char *s, size_t n, size_t i)
+{
+	static const char *lit[] = { "true", "false", "null" };
+	size_t k = i, m, d;
+
+	for (m = 0; m < LEN(lit); m++) {
+		d = strlen(lit[m]);
+		if (n - i >= d && !memcmp(s + i, lit[m], d))
+			return d;
+	}
+	if (k < n && s[k] == '-')
+		k++;
+	if (k < n && s[k] == '0')
+		k++;
+	else if (k < n && isdigit_(s[k]))
+		while (k < n && isdigit_(s[k]))
+			k++;
+	else
+		return 0;
+	if (k < n && s[k] == '.') {
+		if (++k >= n || !isdigit_(s[k]))
+			return 0;
+		while (k < n && isdigit_(s[k]))
+			k++;
+	}
+	if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+		k++;
+		if (k < n && (s[k] == '+' || s[k] == '-'))
+			k++;
+		if (k >= n || !isdigit_(s[k]))
+			return 0;
+		while (k < n && isdigit_(s[k]))
+			k++;
+	}
+	return k - i;
+}
+
+/* Check s is exactly one JSON value: jsmn alone lets trailing commas,
+ * missing commas and bad literals through. */
+static int
+validate(const char *s, size_t n)
+{
+	char stack[DEPTHMAX];
+	int depth = 0;
+	size_t i = 0, k;
+	enum { VALUE, FIRSTVALUE, KEY, FIRSTKEY, AFTER } want = VALUE;
+
+	for (;;) {
+		while (i < n && isws(s[i]))
+			i++;
+		if (want == AFTER) {
+			if (!depth)
+				return i == n ? 0 : -1;
+			if (i >= n)
+				return -1;
+			if (s[i] == ',') {
+				want = stack[depth - 1] == '{' ? KEY : VALUE;
+			} else if (s[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
+				depth--;
+			} else {
+				return -1;
+			}
+			i++;
+			continue;
+		}
+		if (i >= n)
+			return -1;
+		if (want == KEY || want == FIRSTKEY) {
+			if (want == FIRSTKEY && s[i] == '}') {
+				depth--, i++, want = AFTER;
+				continue;
+			}
+			if (s[i] != '"' || !(k = vstring(s, n, i)))
+				return -1;
+			for (i += k; i < n && isws(s[i]); i++)
+				;
+			if (i >= n || s[i] != ':')
+				return -1;
+			i++;
+			want = VALUE;
+			continue;
+		}
+		if (want == FIRSTVALUE && s[i] == ']') {
+			depth--, i++, want = AFTER;
+			continue;
+		}
+		if (s[i] == '{' || s[i] == '[') {
+			if (depth == DEPTHMAX)
+				return -1;
+			stack[depth++] = s[i];
+			want = s[i] == '{' ? FIRSTKEY : FIRSTVALUE;
+			i++;
+			continue;
+		}
+		k = s[i] == '"' ? vstring(s, n, i) : vprim(s, n, i);
+		if (!k)
+			return -1;
+		i += k;
+		want = AFTER;
+	}
+}
+
+/* A lone number or literal: strict jsmn wants it inside a container. */
+static int
+primonly(Json *j, const char *s, size_t len, int start)
+{
+	j->t = xcalloc(1, sizeof(*j->t));
+	j->t[0].type = JPRIM;
+	j->t[0].start = start;
+	j->t[0].end = start + vprim(s, len, start);
+	j->t[0].parent = -1;
+	j->s = s;
+	j->len = len;
+	j->n = 1;
+	return 0;
+}
+
+/* Parse s into j; 0 on success, -1 if s is not exactly one JSON value. */
+int
+jsonparse(Json *j, const char *s, size_t len)
+{
+	jsmn_parser p;
+	jsmntok_t *t;
+	int n, i;
+
+	memset(j, 0, sizeof(*j));
+	if (validate(s, len) < 0)
+		return -1;
+	for (i = 0; i < (int)len && isws(s[i]); i++)
+		;
+	if (s[i] != '{' && s[i] != '[' && s[i] != '"')
+		return primonly(j, s, len, i);
+	jsmn_init(&p);
+	n = jsmn_parse(&p, s, len, NULL, 0);
+	if (n <= 0)
+		return -1;
+	t = xcalloc(n, sizeof(*t));
+	jsmn_init(&p);
+	if (jsmn_parse(&p, s, len, t, n) != n) {
+		free(t);
+		return -1;
+	}
+	j->t = xcalloc(n, sizeof(*j->t));
+	for (i = 0; i < n; i++) {
+		j->t[i].type = t[i].type;
+		j->t[i].start = t[i].start;
+		j->t[i].end = t[i].end;
+		j->t[i].size = t[i].size;
+		j->t[i].parent = t[i].parent;
+	}
+	free(t);
+	j->s = s;
+	j->len = len;
+	j->n = n;
+	return 0;
+}
+
+void
+jsonfree(Json *j)
+{
+	free(j->t);
+	memset(j, 0, sizeof(*j));
+}
+
+/* The index of the token after i and all it holds.  Tokens are in text
+ * order, so that is the first one starting past i's end.  For an object
+ * key this is its value. */
+int
+jsonskip(const Json *j, int i)
+{
+	int k;
+
+	if (i < 0 || i >= j->n)
+		return j->n;
+	for (k = i + 1; k < j->n && j->t[k].start < j->t[i].end; k++)
+		;
+	return k;
+}
+
+/* The value of key in object obj, or -1. */
+int
+jsonget(const Json *j, int obj, const char *key)
+{
+	int i, k;
+
+	if (obj < 0 || obj >= j->n || j->t[obj].type != JOBJ)
+		return -1;
+	i = obj + 1;
+	for (k = 0; k < j->t[obj].size && i + 1 < j->n; k++) {
+		if (jsoneq(j, i, key))
+			return i + 1;
+		i = jsonskip(j, i + 1);
+	}
+	return -1;
+}
+
+/* Item k of array arr, or -1. */
+int
+jsonat(const Json *j, int arr, int k)
+{
+	int i;
+
+	if (arr < 0 || arr >= j->n || j->t[arr].type != JARR ||
+	    k < 0 || k >= j->t[arr].size)
+		return -1;
+	for (i = arr + 1; k > 0; k--)
+		i = jsonskip(j, i);
+	return i < j->n ? i : -1;
+}
+
+/* Whether token i is a string equal to s. */
+int
+jsoneq(const Json *j, int i, const char *s)
+{
+	const Jtok *t;
+	Buf b = { 0 };
+	int eq;
+
+	if (i < 0 || i >= j->n || j->t[i].type != JSTR)
+		return 0;
+	t = &j->t[i];
+	if (!memchr(j->s + t->start, '\\', t->end - t->start))
+		return (size_t)(t->end - t->start) == strlen(s) &&
+		       !memcmp(j->s + t->start, s, t->end - t->start);
+	jsonstrbuf(j, i, &b);
+	eq = b.len == strlen(s) && !memcmp(b.p, s, b.len);
+	buffree(&b);
+	return eq;
+}
+
+int
+jsonisnull(const Json *j, int i)
+{
+	return i >= 0 && i < j->n && j->t[i].type == JPRIM &&
+	       j->s[j->t[i].start] == 'n';
+}
+
+static unsigned
+hex4(const char *p)
+{
+	unsigned v = 0;
+	int k, c;
+
+	for (k = 0; k < 4; k++) {
+		c = p[k];
+		v = v << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return v;
+}
+
+static void
+pututf8(Buf *b, unsigned long c)
+{
+	char u[4];
+
+	if (c < 0x80) {
+		u[0] = c;
+		bufadd(b, u, 1);
+	} else if (c < 0x800) {
+		u[0] = 0xc0 | c >> 6;
+		u[1] = 0x80 | (c & 0x3f);
+		bufadd(b, u, 2);
+	} else if (c < 0x10000) {
+		u[0] = 0xe0 | c >> 12;
+		u[1] = 0x80 | (c >> 6 & 0x3f);
+		u[2] = 0x80 | (c & 0x3f);
+		bufadd(b, u, 3);
+	} else {
+		u[0] = 0xf0 | c >> 18;
+		u[1] = 0x80 | (c >> 12 & 0x3f);
+		u[2] = 0x80 | (c >> 6 & 0x3f);
+		u[3] = 0x80 | (c & 0x3f);
+		bufadd(b, u, 4);
+	}
+}
+
+/* Append the unescaped text of string token i to out; -1 if i is not a
+ * string.  Lone surrogates become U+FFFD; other bytes pass unchanged. */
+int
+jsonstrbuf(const Json *j, int i, Buf *out)
+{
+	const char *p, *e;
+	unsigned long c, lo;
+
+	if (i < 0 || i >= j->n || j->t[i].type != JSTR)
+		return -1;
+	p = j->s + j->t[i].start;
+	e = j->s + j->t[i].end;
+	bufgrow(out, e - p);
+	while (p < e) {
+		if (*p != '\\') {
+			const char *q = memchr(p, '\\', e - p);
+
+			q = q ? q : e;
+			bufadd(out, p, q - p);
+			p = q;
+			continue;
+		}
+		p++;
+		switch (*p++) {
+		case 'b': bufaddc(out, '\b'); break;
+		case 'f': bufaddc(out, '\f'); break;
+		case 'n': bufaddc(out, '\n'); break;
+		case 'r': bufaddc(out, '\r'); break;
+		case 't': bufaddc(out, '\t'); break;
+		case 'u':
+			c = hex4(p);
+			p += 4;
+			if (c >= 0xd800 && c <= 0xdbff && e - p >= 6 &&
+			    p[0] == '\\' && p[1] == 'u' &&
+			    (lo = hex4(p + 2)) >= 0xdc00 && lo <= 0xdfff) {
+				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+				p += 6;
+			} else if (c >= 0xd800 && c <= 0xdfff) {
+				c = 0xfffd;
+			}
+			pututf8(out, c);
+			break;
+		default: bufaddc(out, p[-1]); break;	/* " \ / */
+		}
+	}
+	return 0;
+}
+
+/* The unescaped string token i, to be freed; NULL if it is no string. */
+char *
+jsonstr(const Json *j, int i)
+{
+	Buf b = { 0 };
+
+	if (jsonstrbuf(j, i, &b) < 0)
+		return NULL;
+	return bufdetach(&b);
+}
+
+/* A number, or a string holding one: models send both. */
+int
+jsonnum(const Json *j, int i, double *out)
+{
+	char buf[64], *end;
+	const Jtok *t;
+	size_t n;
+
+	if (i < 0 || i >= j->n)
+		return -1;
+	t = &j->t[i];
+	if (t->type != JPRIM && t->type != JSTR)
+		return -1;
+	n = t->end - t->start;
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, j->s + t->start, n);
+	buf[n] = '\0';
+	if (strchr("tfn", buf[0]) && t->type == JPRIM)
+		return -1;
+	*out = strtod(buf, &end);
+	while (isws(*end))
+		end++;
+	return *end || end == buf ? -1 : 0;
+}
+
+/* A boolean, or the strings "true" and "false". */
+int
+jsonbool(const Json *j, int i, int *out)
+{
+	const Jtok *t;
+	size_t n;
+
+	if (i < 0 || i >= j->n)
+		return -1;
+	t = &j->t[i];
+	n = t->end - t->start;
+	if (t->type != JPRIM && t->type != JSTR)
+		return -1;
+	if (n == 4 && !memcmp(j->s + t->start, "true", 4))
+		*out = 1;
+	else if (n == 5 && !memcmp(j->s + t->start, "false", 5))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* Append s as a JSON string: quoted, escaped, invalid UTF-8 replaced. */
+void
+jsonesc(Buf *b, const char *s, size_t n)
+{
+	size_t i = 0, k;
+	unsigned char c;
+
+	bufgrow(b, n + 2);
+	bufaddc(b, '"');
+	while (i < n) {
+		c = s[i];
+		if (c >= 0x80) {
+			if ((k = utf8seq(s + i, n - i))) {
+				bufadd(b, s + i, k);
+				i += k;
+			} else {
+				bufadds(b, "\xef\xbf\xbd");
+				i++;
+			}
+			continue;
+		}
+		i++;
+		switch (c) {
+		case '"': bufadds(b, "\\\""); break;
+		case '\\': bufadds(b, "\\\\"); break;
+		case '\n': bufadds(b, "\\n"); break;
+		case '\r': bufadds(b, "\\r"); break;
+		case '\t': bufadds(b, "\\t"); break;
+		case '\b': bufadds(b, "\\b"); break;
+		case '\f': bufadds(b, "\\f"); break;
+		default:
+			if (c < 0x20)
+				bufaddf(b, "\\u%04x", c);
+			else
+				bufaddc(b, c);
+		}
+	}
+	bufaddc(b, '"');
+}
+
+void
+jsonescs(Buf *b, const char *s)
+{
+	jsonesc(b, s, strlen(s));
+}
+
+/* Append value i as JSON text, as it stood, but with invalid UTF-8 in its
+ * strings replaced, so that what we send on is valid. */
+void
+jsonraw(Buf *b, const Json *j, int i)
+{
+	int k, end;
+	size_t pos;
+	const Jtok *t;
+
+	if (i < 0 || i >= j->n) {
+		bufadds(b, "null");
+		return;
+	}
+	end = jsonskip(j, i);
+	t = &j->t[i];
+	pos = t->type == JSTR ? t->start - 1 : t->start;
+	for (k = i; k < end; k++) {
+		t = &j->t[k];
+		if (t->type != JSTR)
+			continue;
+		bufadd(b, j->s + pos, t->start - pos);
+		utf8repair(b, j->s + t->start, t->end - t->start);
+		pos = t->end;
+	}
+	t = &j->t[i];
+	bufadd(b, j->s + pos, t->end + (t->type == JSTR) - pos);
+}

@@ -1,0 +1,135 @@
+/* See LICENSE file for copyright and license details. */
+/* sse.c: a push parser for server-sent events (WHATWG HTML, 9.2). */
+#include <string.h>
+
+#include "agent.h"
+
+void
+sseinit(Sse *s, Ssefn fn, void *arg)
+{
+	memset(s, 0, sizeof(*s));
+	s->fn = fn;
+	s->arg = arg;
+	s->bom = 1;
+}
+
+void
+ssefree(Sse *s)
+{
+	buffree(&s->line);
+	buffree(&s->data);
+	buffree(&s->event);
+}
+
+static int
+dispatch(Sse *s)
+{
+	int r = 0;
+
+	if (s->gotdata) {
+		/* data lines were joined with a newline after each */
+		if (s->data.len)
+			s->data.p[--s->data.len] = '\0';
+		bufadd(&s->data, "", 0);
+		bufadd(&s->event, "", 0);
+		r = s->fn(s->arg, s->event.p, s->data.p, s->data.len);
+	}
+	bufreset(&s->data);
+	bufreset(&s->event);
+	s->gotdata = 0;
+	return r;
+}
+
+/* One whole line, without its end. */
+static int
+line(Sse *s, const char *p, size_t n)
+{
+	const char *colon, *v;
+	size_t fn, vn;
+
+	if (n == 0)
+		return dispatch(s);
+	if (p[0] == ':')
+		return 0;
+	colon = memchr(p, ':', n);
+	fn = colon ? (size_t)(colon - p) : n;
+	v = colon ? colon + 1 : p + n;
+	vn = p + n - v;
+	if (vn && *v == ' ')
+		v++, vn--;
+	if (fn == 4 && !memcmp(p, "data", 4)) {
+		bufadd(&s->data, v, vn);
+		bufaddc(&s->data, '\n');
+		s->gotdata = 1;
+	} else if (fn == 5 && !memcmp(p, "event", 5)) {
+		bufreset(&s->event);
+		bufadd(&s->event, v, vn);
+	}
+	/* id and retry mean nothing to a client that does not reconnect */
+	return 0;
+}
+
+/* Feed n bytes, split anywhere.  Returns 0, or the first non-zero value
+ * the callback returned, after which the parser must not be fed again. */
+int
+ssefeed(Sse *s, const char *p, size_t n)
+{
+	const char *e = p + n, *q;
+	int r;
+
+	while (p < e) {
+		if (s->bom) {
+			/* the BOM may itself arrive split */
+			static const char bom[] = "\xef\xbb\xbf";
+			size_t have = s->line.len;
+
+			if ((unsigned char)*p == (unsigned char)bom[have]) {
+				bufaddc(&s->line, *p++);
+				if (s->line.len == 3) {
+					bufreset(&s->line);
+					s->bom = 0;
+				}
+				continue;
+			}
+			s->bom = 0;
+		}
+		if (s->cr && *p == '\n') {
+			s->cr = 0;
+			p++;
+			continue;
+		}
+		s->cr = 0;
+		for (q = p; q < e && *q != '\n' && *q != '\r'; q++)
+			;
+		if (q == e) {
+			bufadd(&s->line, p, q - p);
+			break;
+		}
+		s->cr = *q == '\r';
+		if (s->line.len) {
+			bufadd(&s->line, p, q - p);
+			r = line(s, s->line.p, s->line.len);
+			bufreset(&s->line);
+		} else {
+			r = line(s, p, q - p);
+		}
+		if (r)
+			return r;
+		p = q + 1;
+	}
+	return 0;
+}
+
+/* The stream ended: finish a last line and event that lack their ends. */
+int
+sseend(Sse *s)
+{
+	int r = 0;
+
+	if (s->line.len && !s->bom)
+		r = line(s, s->line.p, s->line.len);
+	bufreset(&s->line);
+	if (!r)
+		r = dispatch(s);
+	return r;
+}

@@ -1,0 +1,186 @@
+/* See LICENSE file for copyright and license details. */
+/* test/json.c: unit tests of json.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../agent.h"
+#include "t.h"
+
+static int
+parses(const char *s)
+{
+	Json j;
+	int r = jsonparse(&j, s, strlen(s));
+
+	jsonfree(&j);
+	return r == 0;
+}
+
+static void
+testvalid(void)
+{
+	static const char *good[] = {
+		"{}", "[]", "0", "-0.5e+3", "\"\"", "true", "null",
+		" {\"a\" : [1, 2, {\"b\": null}], \"c\": \"\\u00e9\"} ",
+		"[[[[]]]]", "\"\\ud83c\\udf89\"",
+	};
+	static const char *bad[] = {
+		"", "{", "{\"a\":1,}", "[1 2]", "[1,]", "{\"a\"}", "{\"a\" 1}",
+		"tru", "nul", "01", "1.", "-", "1e", "\"\\x\"", "\"abc",
+		"\"a\nb\"", "{} {}", "[}", "{]", "{1:2}", "\"\\u12g4\"",
+		"[\"a\",,\"b\"]", ",", "[1]]",
+	};
+	size_t i;
+
+	for (i = 0; i < LEN(good); i++)
+		T(parses(good[i]), "valid: %s", good[i]);
+	for (i = 0; i < LEN(bad); i++)
+		T(!parses(bad[i]), "invalid: %s", bad[i]);
+}
+
+static void
+testlookup(void)
+{
+	const char *s = "{\"a\":{\"x\":[1,{\"y\":2}]},\"b\":\"str\","
+	                "\"n\":\"42\",\"t\":\"true\",\"f\":false,\"z\":null,"
+	                "\"k\\u0065y\":7}";
+	Json j;
+	double d;
+	int v, a, x;
+	char *str;
+
+	T(jsonparse(&j, s, strlen(s)) == 0, "parse lookup document");
+	a = jsonget(&j, 0, "a");
+	T(a > 0 && j.t[a].type == JOBJ, "get object value");
+	x = jsonget(&j, a, "x");
+	T(x > 0 && j.t[x].type == JARR && j.t[x].size == 2, "get array");
+	T(jsonnum(&j, jsonat(&j, x, 0), &d) == 0 && d == 1, "array item 0");
+	T(jsonnum(&j, jsonget(&j, jsonat(&j, x, 1), "y"), &d) == 0 && d == 2,
+	  "array item 1 key");
+	T(jsonat(&j, x, 2) == -1, "array item out of range");
+	str = jsonstr(&j, jsonget(&j, 0, "b"));
+	T(str && !strcmp(str, "str"), "string after nested value");
+	free(str);
+	T(jsonnum(&j, jsonget(&j, 0, "n"), &d) == 0 && d == 42,
+	  "number given as string");
+	T(jsonbool(&j, jsonget(&j, 0, "t"), &v) == 0 && v == 1,
+	  "bool given as string");
+	T(jsonbool(&j, jsonget(&j, 0, "f"), &v) == 0 && v == 0, "bool");
+	T(jsonisnull(&j, jsonget(&j, 0, "z")), "null");
+	T(jsonnum(&j, jsonget(&j, 0, "b"), &d) == -1, "string is no number");
+	T(jsonnum(&j, jsonget(&j, 0, "z"), &d) == -1, "null is no number");
+	T(jsonget(&j, 0, "missing") == -1, "missing key");
+	T(jsonget(&j, 0, "key") > 0, "escaped key matches");
+	T(jsonget(&j, a, "y") == -1, "no key from a nested object");
+	jsonfree(&j);
+}
+
+static void
+testunescape(void)
+{
+	const char *s = "[\"a\\\"b\\\\c\\/d\\n\\t\\u00e9\\ud83c\\udf89\","
+	                "\"\\ud800x\", \"\\udc00\", \"\\u0000z\"]";
+	Json j;
+	Buf b = { 0 };
+	char *str;
+
+	T(jsonparse(&j, s, strlen(s)) == 0, "parse escapes");
+	str = jsonstr(&j, jsonat(&j, 0, 0));
+	T(str && !strcmp(str, "a\"b\\c/d\n\t\xc3\xa9\xf0\x9f\x8e\x89"),
+	  "escapes and surrogate pair");
+	free(str);
+	str = jsonstr(&j, jsonat(&j, 0, 1));
+	T(str && !strcmp(str, "\xef\xbf\xbdx"), "lone high surrogate");
+	free(str);
+	str = jsonstr(&j, jsonat(&j, 0, 2));
+	T(str && !strcmp(str, "\xef\xbf\xbd"), "lone low surrogate");
+	free(str);
+	jsonstrbuf(&j, jsonat(&j, 0, 3), &b);
+	T(b.len == 2 && b.p[0] == 0 && b.p[1] == 'z', "NUL kept in buffer");
+	buffree(&b);
+	T(jsonstr(&j, 0) == NULL, "container is no string");
+	jsonfree(&j);
+}
+
+static int
+validjson(Buf *b)
+{
+	Json j;
+	int r = jsonparse(&j, b->p, b->len);
+
+	jsonfree(&j);
+	return r == 0 && utf8valid(b->p, b->len) == b->len;
+}
+
+static void
+testwrite(void)
+{
+	Buf b = { 0 };
+	Json j;
+	char all[256];
+	char *back;
+	int i;
+
+	for (i = 0; i < 256; i++)
+		all[i] = i;
+	jsonesc(&b, all, sizeof(all));
+	T(validjson(&b), "every byte escapes to valid JSON");
+	bufreset(&b);
+	jsonescs(&b, "q\"b\\n\nc\x01\xc3\xa9\xff\xed\xa0\x80\xf0\x9f");
+	T(!strcmp(b.p, "\"q\\\"b\\\\n\\nc\\u0001\xc3\xa9"
+	           "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	           "\xef\xbf\xbd\xef\xbf\xbd\""), "escapes and repairs: %s", b.p);
+	jsonparse(&j, b.p, b.len);
+	back = jsonstr(&j, 0);
+	T(back && !strncmp(back, "q\"b\\n\nc\x01\xc3\xa9", 10), "round trip");
+	free(back);
+	jsonfree(&j);
+	buffree(&b);
+}
+
+static void
+testraw(void)
+{
+	const char *s = "{\"a\": [1, \"x\xffy\", {\"b\": true}], \"c\": \"d\"}";
+	Json j;
+	Buf b = { 0 };
+
+	T(jsonparse(&j, s, strlen(s)) == 0, "parse raw source");
+	jsonraw(&b, &j, jsonget(&j, 0, "a"));
+	T(!strcmp(b.p, "[1, \"x\xef\xbf\xbdy\", {\"b\": true}]"),
+	  "raw copy repairs strings: %s", b.p);
+	bufreset(&b);
+	jsonraw(&b, &j, jsonget(&j, 0, "c"));
+	T(!strcmp(b.p, "\"d\""), "raw string keeps quotes");
+	bufreset(&b);
+	jsonraw(&b, &j, 0);
+	T(validjson(&b), "raw whole document is valid");
+	buffree(&b);
+	jsonfree(&j);
+}
+
+static void
+testdeep(void)
+{
+	Buf b = { 0 };
+	int i;
+
+	for (i = 0; i < 5000; i++)
+		bufaddc(&b, '[');
+	for (i = 0; i < 5000; i++)
+		bufaddc(&b, ']');
+	T(!parses(b.p), "too deep is refused, not crashed on");
+	buffree(&b);
+}
+
+int
+main(void)
+{
+	testvalid();
+	testlookup();
+	testunescape();
+	testwrite();
+	testraw();
+	testdeep();
+	return tfail != 0;
+}
