@@ -1,0 +1,1212 @@
+/* See LICENSE file for copyright and license details. */
+/* agent.c: main, flags, the line interface, approvals, the turn loop and
+ * the OpenAI chat completions adapter. */
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+enum { OPENAI };	/* the wires a provider may speak */
+
+typedef struct {
+	const char *name;
+	int wire;
+	const char *url;	/* base URL, without the endpoint */
+	const char *keyenv;	/* variable holding the key; NULL: none needed */
+	const char *model;	/* default model; NULL: -m is required */
+	long context;		/* context window, tokens */
+	long maxout;		/* output tokens asked for */
+	const char *maxfield;	/* the request field naming maxout */
+} Provider;
+
+#include "config.h"
+
+typedef struct {
+	char **v;		/* messages as pi stores them: JSON texts */
+	size_t n, cap;
+} Msgs;
+
+typedef struct {
+	Buf id, name, args;	/* arguments arrive in pieces */
+} Call;
+
+/* What one model call streamed back. */
+typedef struct {
+	Buf text, think;	/* kept for the conversation, up to maxkeep */
+	Call *calls;
+	int ncalls;
+	char finish[32];	/* finish_reason */
+	long long in, out, cached;
+	int done;		/* data: [DONE] seen */
+	Buf err;		/* an error body, or an error from the stream */
+	Http *http;
+	Sse sse;
+	struct Agent *a;
+} Reply;
+
+typedef struct Agent {
+	const Provider *prov;
+	const char *model, *url, *key;
+	int quiet, yes;
+	const Tool *offer[LEN(tools)];
+	int noffer;
+	int always[LEN(tools)];	/* 'a' answered: no more asking */
+	Httpclient *http;
+	Toolenv tenv;
+	const char **scrub;
+	Msgs msgs;
+	char *system;
+	int color;
+	int ttyout;
+	int lastc;		/* last byte written to stdout, -1 none */
+	int thinking;		/* thinking is being shown on stderr */
+	int textseen;		/* stdout has text from an earlier message */
+	long long turnin, turnout, turncached;
+} Agent;
+
+static volatile sig_atomic_t intr;
+
+static void
+onsigint(int sig)
+{
+	(void)sig;
+	if (intr)
+		_exit(130);
+	intr = 1;
+}
+
+static void
+usage(void)
+{
+	fputs("usage: agent [-cnqyjv] [-s file] [-f file] [-P provider] "
+	      "[-m model] [-t tools] [prompt ...]\n", stderr);
+	exit(2);
+}
+
+static const char *
+color(Agent *a, const char *code)
+{
+	return a->color ? code : "";
+}
+
+static void
+msgadd(Msgs *m, char *json)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 16;
+		m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
+	}
+	m->v[m->n++] = json;
+}
+
+static void
+msgsfree(Msgs *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->v[i]);
+	free(m->v);
+}
+
+/* Text to stdout at once.  A reader that went away ends us quietly. */
+static void
+out(Agent *a, const char *p, size_t n)
+{
+	if (!n)
+		return;
+	if (writeall(1, p, n) < 0) {
+		if (errno == EPIPE)
+			exit(0);
+		die("write stdout:");
+	}
+	a->lastc = (unsigned char)p[n - 1];
+}
+
+static void
+endthinking(Agent *a)
+{
+	if (a->thinking)
+		fprintf(stderr, "%s\n", color(a, "\033[0m"));
+	a->thinking = 0;
+}
+
+/* Keep up to maxkeep bytes of a streamed text, never cutting a character:
+ * the rest was shown but is not remembered. */
+static void
+keep(Buf *b, const char *p, size_t n)
+{
+	size_t room;
+
+	if (b->len >= maxkeep)
+		return;
+	room = maxkeep - b->len;
+	if (n > room)
+		n = utf8back(p, room);
+	bufadd(b, p, n);
+}
+
+static void
+showtext(Reply *r, const char *p, size_t n)
+{
+	Agent *a = r->a;
+
+	if (!n)
+		return;
+	endthinking(a);
+	if (!r->text.len && a->textseen && a->lastc != '\n')
+		out(a, "\n", 1);
+	out(a, p, n);
+	a->textseen = 1;
+	keep(&r->text, p, n);
+}
+
+static void
+showthink(Reply *r, const char *p, size_t n)
+{
+	Agent *a = r->a;
+
+	if (!n)
+		return;
+	if (!a->quiet) {
+		if (!a->thinking)
+			fputs(color(a, "\033[2m"), stderr);
+		a->thinking = 1;
+		fwrite(p, 1, n, stderr);
+	}
+	keep(&r->think, p, n);
+}
+
+static Call *
+callat(Reply *r, int idx)
+{
+	if (idx < 0 || idx > 1000)
+		return NULL;
+	if (idx >= r->ncalls) {
+		r->calls = xrealloc(r->calls, (idx + 1) * sizeof(*r->calls));
+		memset(r->calls + r->ncalls, 0,
+		       (idx + 1 - r->ncalls) * sizeof(*r->calls));
+		r->ncalls = idx + 1;
+	}
+	return &r->calls[idx];
+}
+
+/* OpenAI streams tool calls as pieces keyed by index: the id and name
+ * come first, the arguments in fragments of a JSON text. */
+static void
+openaicalls(Reply *r, const Json *j, int arr)
+{
+	int k, tc, fn;
+	double idx;
+	Call *c;
+
+	for (k = 0; (tc = jsonat(j, arr, k)) >= 0; k++) {
+		if (jsonnum(j, jsonget(j, tc, "index"), &idx) < 0)
+			idx = k;
+		if (!(c = callat(r, (int)idx)))
+			continue;
+		jsonstrbuf(j, jsonget(j, tc, "id"), &c->id);
+		fn = jsonget(j, tc, "function");
+		jsonstrbuf(j, jsonget(j, fn, "name"), &c->name);
+		jsonstrbuf(j, jsonget(j, fn, "arguments"), &c->args);
+	}
+}
+
+static void
+openaiusage(Reply *r, const Json *j, int u)
+{
+	double v;
+
+	if (jsonnum(j, jsonget(j, u, "prompt_tokens"), &v) == 0)
+		r->in = v;
+	if (jsonnum(j, jsonget(j, u, "completion_tokens"), &v) == 0)
+		r->out = v;
+	if (jsonnum(j, jsonget(j, jsonget(j, u, "prompt_tokens_details"),
+	                       "cached_tokens"), &v) == 0)
+		r->cached = v;
+}
+
+/* The message of an error object, or of a body holding one. */
+static void
+errortext(Buf *out, const Json *j, int i)
+{
+	int e = jsonget(j, i, "error");
+
+	if (e >= 0 && j->t[e].type == JSTR) {
+		jsonstrbuf(j, e, out);
+		return;
+	}
+	if (e < 0)
+		e = i;
+	if (jsonstrbuf(j, jsonget(j, e, "message"), out) == 0)
+		return;
+	if (jsonstrbuf(j, jsonget(j, e, "detail"), out) == 0)
+		return;
+	jsonraw(out, j, e);
+}
+
+static int
+openaievent(void *arg, const char *event, const char *data, size_t len)
+{
+	Reply *r = arg;
+	Json j;
+	Buf s = { 0 };
+	int ch, d, v;
+
+	(void)event;
+	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
+		r->done = 1;
+		return 0;
+	}
+	if (jsonparse(&j, data, len) < 0) {
+		bufadds(&r->err, "the provider sent malformed JSON: ");
+		utf8repair(&r->err, data, MIN(len, 200));
+		return 1;
+	}
+	if (jsonget(&j, 0, "error") >= 0) {
+		errortext(&r->err, &j, 0);
+		jsonfree(&j);
+		return 1;
+	}
+	if ((v = jsonget(&j, 0, "usage")) >= 0 && j.t[v].type == JOBJ)
+		openaiusage(r, &j, v);
+	ch = jsonat(&j, jsonget(&j, 0, "choices"), 0);
+	if ((v = jsonget(&j, ch, "finish_reason")) >= 0 && j.t[v].type == JSTR)
+		snprintf(r->finish, sizeof(r->finish), "%.*s",
+		         j.t[v].end - j.t[v].start, j.s + j.t[v].start);
+	d = jsonget(&j, ch, "delta");
+	if (jsonstrbuf(&j, jsonget(&j, d, "reasoning_content"), &s) == 0 ||
+	    jsonstrbuf(&j, jsonget(&j, d, "reasoning"), &s) == 0)
+		showthink(r, s.p, s.len);
+	bufreset(&s);
+	if (jsonstrbuf(&j, jsonget(&j, d, "content"), &s) == 0)
+		showtext(r, s.p, s.len);
+	if ((v = jsonget(&j, d, "tool_calls")) >= 0)
+		openaicalls(r, &j, v);
+	buffree(&s);
+	jsonfree(&j);
+	return 0;
+}
+
+static int
+onbody(void *arg, const char *p, size_t n)
+{
+	Reply *r = arg;
+
+	if (r->http->status / 100 != 2) {
+		if (r->err.len < maxerrbody)
+			bufadd(&r->err, p, MIN(n, maxerrbody - r->err.len));
+		return 0;
+	}
+	return ssefeed(&r->sse, p, n);
+}
+
+static void
+replyinit(Reply *r, Agent *a, Http *h)
+{
+	memset(r, 0, sizeof(*r));
+	r->a = a;
+	r->http = h;
+	sseinit(&r->sse, openaievent, r);
+}
+
+static void
+replyfree(Reply *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncalls; i++) {
+		buffree(&r->calls[i].id);
+		buffree(&r->calls[i].name);
+		buffree(&r->calls[i].args);
+	}
+	free(r->calls);
+	buffree(&r->text);
+	buffree(&r->think);
+	buffree(&r->err);
+	ssefree(&r->sse);
+}
+
+/* Text of a message's content: a string, or the text blocks joined. */
+static void
+contenttext(Buf *b, const Json *j, int content)
+{
+	int k, blk;
+
+	if (jsonstrbuf(j, content, b) == 0)
+		return;
+	for (k = 0; (blk = jsonat(j, content, k)) >= 0; k++)
+		if (jsoneq(j, jsonget(j, blk, "type"), "text"))
+			jsonstrbuf(j, jsonget(j, blk, "text"), b);
+}
+
+typedef struct {
+	char **id;		/* tool calls still owed a result */
+	int n;
+} Pending;
+
+static void
+pendingdrop(Pending *p, const char *id)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		if (!strcmp(p->id[i], id)) {
+			free(p->id[i]);
+			p->id[i] = p->id[--p->n];
+			return;
+		}
+	}
+}
+
+/* A call left without a result (an interrupted turn) still needs one, or
+ * the provider refuses the whole request. */
+static void
+pendingflush(Buf *b, Pending *p)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
+		jsonescs(b, p->id[i]);
+		bufadds(b, ",\"content\":\"No result provided\"}");
+		free(p->id[i]);
+	}
+	p->n = 0;
+}
+
+static void
+openaiassistant(Buf *b, const Json *j, Pending *p)
+{
+	Buf text = { 0 }, args = { 0 };
+	int content, blk, k, ncalls = 0;
+
+	content = jsonget(j, 0, "content");
+	contenttext(&text, j, content);
+	for (k = 0; (blk = jsonat(j, content, k)) >= 0; k++)
+		ncalls += jsoneq(j, jsonget(j, blk, "type"), "toolCall");
+	if (!text.len && !ncalls)
+		goto done;
+	bufadds(b, ",{\"role\":\"assistant\",\"content\":");
+	if (text.len)
+		jsonesc(b, text.p, text.len);
+	else
+		bufadds(b, "null");
+	if (ncalls) {
+		bufadds(b, ",\"tool_calls\":[");
+		p->id = xrealloc(p->id, (p->n + ncalls) * sizeof(*p->id));
+		for (k = 0, ncalls = 0; (blk = jsonat(j, content, k)) >= 0; k++) {
+			if (!jsoneq(j, jsonget(j, blk, "type"), "toolCall"))
+				continue;
+			bufadds(b, ncalls++ ? ",{\"id\":" : "{\"id\":");
+			jsonraw(b, j, jsonget(j, blk, "id"));
+			bufadds(b, ",\"type\":\"function\",\"function\":{\"name\":");
+			jsonraw(b, j, jsonget(j, blk, "name"));
+			bufadds(b, ",\"arguments\":");
+			bufreset(&args);
+			jsonraw(&args, j, jsonget(j, blk, "arguments"));
+			jsonesc(b, args.p, args.len);
+			bufadds(b, "}}");
+			if (!(p->id[p->n] = jsonstr(j, jsonget(j, blk, "id"))))
+				p->id[p->n] = xstrdup("");
+			p->n++;
+		}
+		bufadds(b, "]");
+	}
+	bufadds(b, "}");
+done:
+	buffree(&text);
+	buffree(&args);
+}
+
+/* One stored message in the chat completions form. */
+static void
+openaimsg(Buf *b, const char *msg, Pending *p)
+{
+	Json j;
+	Buf text = { 0 };
+	char *id;
+	int role;
+
+	if (jsonparse(&j, msg, strlen(msg)) < 0)
+		return;
+	role = jsonget(&j, 0, "role");
+	if (!jsoneq(&j, role, "toolResult"))
+		pendingflush(b, p);
+	if (jsoneq(&j, role, "user")) {
+		contenttext(&text, &j, jsonget(&j, 0, "content"));
+		bufadds(b, ",{\"role\":\"user\",\"content\":");
+		jsonesc(b, text.p ? text.p : "", text.len);
+		bufadds(b, "}");
+	} else if (jsoneq(&j, role, "assistant")) {
+		/* a failed or interrupted answer is not sent again */
+		if (!jsoneq(&j, jsonget(&j, 0, "stopReason"), "error"))
+			openaiassistant(b, &j, p);
+	} else if (jsoneq(&j, role, "toolResult")) {
+		id = jsonstr(&j, jsonget(&j, 0, "toolCallId"));
+		contenttext(&text, &j, jsonget(&j, 0, "content"));
+		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
+		jsonescs(b, id ? id : "");
+		bufadds(b, ",\"content\":");
+		jsonesc(b, text.p ? text.p : "", text.len);
+		bufadds(b, "}");
+		if (id)
+			pendingdrop(p, id);
+		free(id);
+	}
+	buffree(&text);
+	jsonfree(&j);
+}
+
+static void
+openaibody(Agent *a, Buf *b)
+{
+	Pending p = { 0 };
+	size_t i;
+	int k;
+
+	bufadds(b, "{\"model\":");
+	jsonescs(b, a->model);
+	bufadds(b, ",\"messages\":[{\"role\":\"system\",\"content\":");
+	jsonescs(b, a->system);
+	bufadds(b, "}");
+	for (i = 0; i < a->msgs.n; i++)
+		openaimsg(b, a->msgs.v[i], &p);
+	pendingflush(b, &p);
+	free(p.id);
+	bufadds(b, "],\"stream\":true,"
+	        "\"stream_options\":{\"include_usage\":true}");
+	bufaddf(b, ",\"%s\":%ld", a->prov->maxfield, a->prov->maxout);
+	if (a->noffer) {
+		bufadds(b, ",\"tools\":[");
+		for (k = 0; k < a->noffer; k++) {
+			bufadds(b, k ? ",{" : "{");
+			bufadds(b, "\"type\":\"function\",\"function\":{\"name\":");
+			jsonescs(b, a->offer[k]->name);
+			bufadds(b, ",\"description\":");
+			jsonescs(b, a->offer[k]->desc);
+			bufadds(b, ",\"parameters\":");
+			bufadds(b, a->offer[k]->schema);
+			bufadds(b, "}}");
+		}
+		bufadds(b, "]");
+	}
+	bufadds(b, "}");
+}
+
+static int
+retryable(int status)
+{
+	return status == 429 || status == 500 || status == 502 ||
+	       status == 503 || status == 504 || status == 529;
+}
+
+/* Sleep ms, or less if interrupted. */
+static void
+pause_(long ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = ms % 1000 * 1000000L;
+	while (!intr && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Say why a request failed, in one line on stderr. */
+static void
+failure(Agent *a, Reply *r, Http *h, int rc)
+{
+	Json j;
+	Buf msg = { 0 };
+
+	endthinking(a);
+	if (rc < 0 && intr) {
+		warn("interrupted");
+	} else if (rc < 0 && h->status / 100 == 2) {
+		warn("%s: the answer broke off: %s", a->prov->name, h->err);
+	} else if (rc < 0) {
+		warn("%s: %s", a->prov->name, h->err);
+	} else if (h->status / 100 != 2) {
+		if (jsonparse(&j, r->err.p ? r->err.p : "", r->err.len) == 0) {
+			errortext(&msg, &j, 0);
+			jsonfree(&j);
+		} else {
+			utf8repair(&msg, r->err.p, MIN(r->err.len, 300));
+		}
+		warn("%s: HTTP %d: %s", a->prov->name, h->status,
+		     msg.len ? msg.p : "(no message)");
+	} else if (r->err.len) {
+		warn("%s: %s", a->prov->name, r->err.p);
+	} else {
+		warn("%s: the stream ended before the answer was complete",
+		     a->prov->name);
+	}
+	buffree(&msg);
+}
+
+/* POST the conversation and stream the answer into r, retrying what may
+ * succeed on a second try.  0 on success, -1 with the reason printed. */
+static int
+ask(Agent *a, Reply *r, Http *h)
+{
+	Buf body = { 0 }, auth = { 0 }, url = { 0 };
+	const char *headers[4];
+	int attempt, rc, n = 0;
+	long delay;
+
+	openaibody(a, &body);
+	bufaddf(&url, "%s/chat/completions", a->url);
+	if (a->key) {
+		bufaddf(&auth, "Authorization: Bearer %s", a->key);
+		headers[n++] = auth.p;
+	}
+	headers[n++] = "Content-Type: application/json";
+	headers[n++] = "Accept: text/event-stream";
+	headers[n] = NULL;
+	for (attempt = 1;; attempt++) {
+		memset(h, 0, sizeof(*h));
+		h->method = "POST";
+		h->url = url.p;
+		h->headers = headers;
+		h->body = body.p;
+		h->bodylen = body.len;
+		h->fn = onbody;
+		h->arg = r;
+		replyinit(r, a, h);
+		rc = httpdo(a->http, h);
+		if (rc == 0 && h->status / 100 == 2)
+			sseend(&r->sse);
+		if (rc == 0 && h->status / 100 == 2 && !r->err.len &&
+		    (r->done || r->finish[0]))
+			break;
+		if (intr || attempt >= maxattempts ||
+		    !(rc == 0 ? retryable(h->status) :
+		      h->status == 0 && !strstr(h->err, "timed out"))) {
+			failure(a, r, h, rc);
+			rc = -1;
+			break;
+		}
+		delay = retrybase << (attempt - 1);
+		delay -= rand() % (delay / 4 + 1);
+		if (h->retryafter >= 0)
+			delay = h->retryafter * 1000;
+		if (delay > retrymax * 1000L) {
+			failure(a, r, h, rc);
+			warn("the server asks to wait %ld s: giving up",
+			     delay / 1000);
+			rc = -1;
+			break;
+		}
+		if (rc == 0)
+			warn("%s: HTTP %d, retrying in %.1f s", a->prov->name,
+			     h->status, delay / 1000.0);
+		else
+			warn("%s: %s, retrying in %.1f s", a->prov->name,
+			     h->err, delay / 1000.0);
+		replyfree(r);
+		pause_(delay);
+	}
+	endthinking(a);
+	buffree(&body);
+	buffree(&auth);
+	buffree(&url);
+	return rc == 0 ? 0 : -1;
+}
+
+static const char *
+stopreason(Reply *r, int interrupted)
+{
+	if (interrupted)
+		return "aborted";
+	if (r->ncalls)
+		return "toolUse";
+	if (!strcmp(r->finish, "length"))
+		return "length";
+	return "stop";
+}
+
+/* The finished answer as pi stores an assistant message. */
+static char *
+assistantjson(Agent *a, Reply *r, int interrupted)
+{
+	Buf b = { 0 };
+	Json j;
+	int i, first = 1;
+	Call *c;
+
+	bufadds(&b, "{\"role\":\"assistant\",\"content\":[");
+	if (r->think.len) {
+		bufadds(&b, "{\"type\":\"thinking\",\"thinking\":");
+		jsonesc(&b, r->think.p, r->think.len);
+		bufadds(&b, "}");
+		first = 0;
+	}
+	if (r->text.len) {
+		bufadds(&b, first ? "{" : ",{");
+		bufadds(&b, "\"type\":\"text\",\"text\":");
+		jsonesc(&b, r->text.p, r->text.len);
+		bufadds(&b, "}");
+		first = 0;
+	}
+	for (i = 0; i < r->ncalls; i++) {
+		c = &r->calls[i];
+		bufadds(&b, first ? "{" : ",{");
+		bufadds(&b, "\"type\":\"toolCall\",\"id\":");
+		jsonesc(&b, c->id.p ? c->id.p : "", c->id.len);
+		bufadds(&b, ",\"name\":");
+		jsonesc(&b, c->name.p ? c->name.p : "", c->name.len);
+		bufadds(&b, ",\"arguments\":");
+		if (c->args.len && jsonparse(&j, c->args.p, c->args.len) == 0 &&
+		    j.t[0].type == JOBJ)
+			jsonraw(&b, &j, 0);
+		else
+			bufadds(&b, "{}");
+		if (c->args.len)
+			jsonfree(&j);
+		bufadds(&b, "}");
+		first = 0;
+	}
+	bufadds(&b, "],\"api\":\"openai-completions\",\"provider\":");
+	jsonescs(&b, a->prov->name);
+	bufadds(&b, ",\"model\":");
+	jsonescs(&b, a->model);
+	bufaddf(&b, ",\"usage\":{\"input\":%lld,\"output\":%lld,"
+	        "\"cacheRead\":%lld,\"cacheWrite\":0,\"totalTokens\":%lld,"
+	        "\"cost\":{\"input\":0,\"output\":0,\"cacheRead\":0,"
+	        "\"cacheWrite\":0,\"total\":0}}",
+	        r->in - r->cached, r->out, r->cached, r->in + r->out);
+	bufadds(&b, ",\"stopReason\":");
+	jsonescs(&b, stopreason(r, interrupted));
+	bufaddf(&b, ",\"timestamp\":%lld}", nowms());
+	return bufdetach(&b);
+}
+
+static char *
+userjson(const char *text, size_t len)
+{
+	Buf b = { 0 };
+
+	bufadds(&b, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":");
+	jsonesc(&b, text, len);
+	bufaddf(&b, "}],\"timestamp\":%lld}", nowms());
+	return bufdetach(&b);
+}
+
+static char *
+resultjson(Call *c, const char *text, size_t len, int iserr)
+{
+	Buf b = { 0 };
+
+	bufadds(&b, "{\"role\":\"toolResult\",\"toolCallId\":");
+	jsonesc(&b, c->id.p, c->id.len);
+	bufadds(&b, ",\"toolName\":");
+	jsonesc(&b, c->name.p ? c->name.p : "", c->name.len);
+	bufadds(&b, ",\"content\":[{\"type\":\"text\",\"text\":");
+	jsonesc(&b, text, len);
+	bufaddf(&b, "}],\"isError\":%s,\"timestamp\":%lld}",
+	        iserr ? "true" : "false", nowms());
+	return bufdetach(&b);
+}
+
+/* A few words saying what a call does, for the trace and the question. */
+static void
+summary(Buf *b, const Json *j, int args)
+{
+	static const char *keys[] = { "command", "path", "pattern" };
+	Buf v = { 0 };
+	size_t i, k;
+
+	for (i = 0; i < LEN(keys) && !v.len; i++)
+		jsonstrbuf(j, jsonget(j, args, keys[i]), &v);
+	for (k = 0; k < v.len; k++)
+		if (v.p[k] == '\n' || v.p[k] == '\t' || v.p[k] == '\r')
+			v.p[k] = ' ';
+	if (v.len > 70) {
+		utf8repair(b, v.p, utf8back(v.p, 67));
+		bufadds(b, "...");
+	} else {
+		utf8repair(b, v.p ? v.p : "", v.len);
+	}
+	buffree(&v);
+}
+
+/* Ask on the terminal whether a call may run: 1 yes, 0 no, -1 no terminal. */
+static int
+approve(Agent *a, int ti, const char *what)
+{
+	char line[64];
+	ssize_t n;
+	int fd;
+
+	if (a->yes || a->always[ti])
+		return 1;
+	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY)) < 0)
+		return -1;
+	dprintf(fd, "%sagent: allow %s %s? [y/n/a] %s", color(a, "\033[1m"),
+	        tools[ti].name, what, color(a, "\033[0m"));
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	if (line[0] == 'a' || line[0] == 'A')
+		a->always[ti] = 1;
+	return line[0] == 'y' || line[0] == 'Y' || a->always[ti];
+}
+
+static int
+toolindex(Agent *a, const char *name)
+{
+	int k;
+
+	for (k = 0; k < a->noffer; k++)
+		if (!strcmp(a->offer[k]->name, name))
+			return a->offer[k] - tools;
+	return -1;
+}
+
+static void
+traceend(Agent *a, int iserr, const Buf *res)
+{
+	size_t lines = 0, k, eol;
+
+	if (a->quiet)
+		return;
+	if (iserr) {
+		eol = res->len ? strcspn(res->p, "\n") : 0;
+		fprintf(stderr, " %s-> %.*s%s\n", color(a, "\033[31m"),
+		        (int)MIN(eol, 200), res->p ? res->p : "",
+		        color(a, "\033[0m"));
+		return;
+	}
+	for (k = 0; k < res->len; k++)
+		lines += res->p[k] == '\n';
+	if (res->len && res->p[res->len - 1] != '\n')
+		lines++;
+	fprintf(stderr, " %s-> %zu line%s%s\n", color(a, "\033[2m"), lines,
+	        lines == 1 ? "" : "s", color(a, "\033[0m"));
+}
+
+/* Run one call; the result, success or error, goes to the conversation. */
+static void
+runcall(Agent *a, Call *c, int n)
+{
+	Buf res = { 0 }, what = { 0 };
+	Json j;
+	int ti, iserr = 1, ok = 0, parsed = 0;
+
+	if (!c->id.len)
+		bufaddf(&c->id, "call_%d_%lld", n, nowms() % 100000000);
+	ti = toolindex(a, c->name.p ? c->name.p : "");
+	if (ti < 0) {
+		bufaddf(&res, "Tool %s not found", c->name.p ? c->name.p : "");
+		goto done;
+	}
+	if (!c->args.len)
+		bufadds(&c->args, "{}");
+	if (jsonparse(&j, c->args.p, c->args.len) < 0) {
+		bufadds(&res, "The arguments are not valid JSON: ");
+		utf8repair(&res, c->args.p, MIN(c->args.len, 500));
+		goto done;
+	}
+	parsed = 1;
+	if (j.t[0].type != JOBJ) {
+		bufadds(&res, "The arguments must be a JSON object");
+		goto done;
+	}
+	summary(&what, &j, 0);
+	if (tools[ti].approve) {
+		ok = approve(a, ti, what.p);
+		if (ok < 0) {
+			bufadds(&res, "Not run: there is no terminal to ask the "
+			        "user for approval (the user can allow tools "
+			        "with -y).");
+			goto done;
+		}
+		if (!ok) {
+			bufadds(&res, "The user did not allow this call.");
+			goto done;
+		}
+	}
+	if (!a->quiet)
+		fprintf(stderr, "%s%s%s %s", color(a, "\033[36m"), tools[ti].name,
+		        color(a, "\033[0m"), what.p);
+	iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
+	traceend(a, iserr, &res);
+	goto record;
+done:
+	if (!a->quiet)
+		fprintf(stderr, "%s%s%s", color(a, "\033[36m"),
+		        c->name.p ? c->name.p : "?", color(a, "\033[0m"));
+	traceend(a, 1, &res);
+record:
+	msgadd(&a->msgs, resultjson(c, res.p ? res.p : "", res.len, iserr));
+	if (parsed)
+		jsonfree(&j);
+	buffree(&res);
+	buffree(&what);
+}
+
+static void
+showusage(Agent *a)
+{
+	if (a->quiet || (!a->turnin && !a->turnout))
+		return;
+	fprintf(stderr, "%stokens: %lld in (%lld cached), %lld out%s\n",
+	        color(a, "\033[2m"), a->turnin, a->turncached, a->turnout,
+	        color(a, "\033[0m"));
+}
+
+/* One user message and the model rounds it sets off: 0 done, 1 failed,
+ * 130 interrupted. */
+static int
+turn(Agent *a, const char *text, size_t len)
+{
+	Reply r;
+	Http h;
+	int round, i, rc = 1;
+
+	intr = 0;
+	a->turnin = a->turnout = a->turncached = 0;
+	msgadd(&a->msgs, userjson(text, len));
+	for (round = 0; round < maxrounds; round++) {
+		if (ask(a, &r, &h) < 0) {
+			if (r.text.len || r.think.len || r.ncalls)
+				msgadd(&a->msgs, assistantjson(a, &r, 1));
+			replyfree(&r);
+			rc = intr ? 130 : 1;
+			goto done;
+		}
+		a->turnin += r.in;
+		a->turnout += r.out;
+		a->turncached += r.cached;
+		msgadd(&a->msgs, assistantjson(a, &r, 0));
+		if (!r.ncalls) {
+			rc = 0;
+			if (!strcmp(r.finish, "length")) {
+				warn("the answer was cut short: the output "
+				     "token limit was reached");
+				rc = 1;
+			}
+			replyfree(&r);
+			goto done;
+		}
+		if (a->ttyout && a->lastc != '\n' && a->textseen)
+			out(a, "\n", 1);
+		for (i = 0; i < r.ncalls && !intr; i++)
+			runcall(a, &r.calls[i], i);
+		replyfree(&r);
+		if (intr) {
+			warn("interrupted");
+			rc = 130;
+			goto done;
+		}
+	}
+	warn("stopped after %d model calls in one turn", maxrounds);
+done:
+	if (a->ttyout && a->textseen && a->lastc != '\n')
+		out(a, "\n", 1);
+	showusage(a);
+	return rc;
+}
+
+/* Read all of a piped stdin, up to maxstdin bytes. */
+static void
+readstdin(Buf *b)
+{
+	char buf[65536];
+	ssize_t n;
+
+	for (;;) {
+		n = read(0, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR && !intr)
+			continue;
+		if (n < 0)
+			die("read stdin:");
+		if (n == 0)
+			break;
+		if (b->len + n > maxstdin) {
+			warn("stdin is over %zu bytes: the rest is not attached",
+			     maxstdin);
+			bufadd(b, buf, maxstdin - b->len);
+			break;
+		}
+		bufadd(b, buf, n);
+	}
+}
+
+static int
+oneshot(Agent *a, char **words)
+{
+	Buf msg = { 0 }, in = { 0 };
+	int rc;
+
+	for (; *words; words++) {
+		bufadds(&msg, *words);
+		if (words[1])
+			bufaddc(&msg, ' ');
+	}
+	if (!isatty(0)) {
+		readstdin(&in);
+		if (in.len) {
+			bufadds(&msg, "\n\n");
+			bufadd(&msg, in.p, in.len);
+		}
+	}
+	rc = turn(a, msg.p, msg.len);
+	buffree(&msg);
+	buffree(&in);
+	return rc;
+}
+
+/* A /command typed in line mode: 1 to go on, 0 to quit. */
+static int
+command(Agent *a, const char *line)
+{
+	(void)a;
+	if (!strcmp(line, "/quit") || !strcmp(line, "/exit"))
+		return 0;
+	if (!strcmp(line, "/help")) {
+		fputs("/help  this list\n/quit  leave (also /exit, Ctrl-D)\n",
+		      stderr);
+		return 1;
+	}
+	warn("unknown command: %s (try /help)", line);
+	return 1;
+}
+
+/* Each line of stdin is a message; a line ending in \ goes on. */
+static int
+linemode(Agent *a)
+{
+	Buf msg = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int tty = isatty(0), rc = 0, r;
+
+	for (;;) {
+		if (tty)
+			fputs(msg.len ? ". " : "> ", stderr);
+		intr = 0;
+		n = getline(&line, &cap, stdin);
+		if (n < 0) {
+			if (errno == EINTR && intr) {
+				rc = 130;
+				break;
+			}
+			if (ferror(stdin))
+				die("read stdin:");
+			break;
+		}
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (n && line[n - 1] == '\r')
+			line[--n] = '\0';
+		if (n && line[n - 1] == '\\') {
+			bufadd(&msg, line, n - 1);
+			bufaddc(&msg, '\n');
+			continue;
+		}
+		bufadd(&msg, line, n);
+		if (!msg.len)
+			continue;
+		if (msg.p[0] == '/' && !memchr(msg.p, '\n', msg.len)) {
+			r = command(a, msg.p);
+			bufreset(&msg);
+			if (!r)
+				break;
+			continue;
+		}
+		r = turn(a, msg.p, msg.len);
+		if (r)
+			rc = r == 130 ? rc : 1;
+		bufreset(&msg);
+	}
+	free(line);
+	buffree(&msg);
+	return rc;
+}
+
+static const Provider *
+findprovider(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < LEN(providers); i++)
+		if (!strcmp(providers[i].name, name))
+			return &providers[i];
+	return NULL;
+}
+
+/* -t: a comma-separated list of tool names, empty for none. */
+static void
+offertools(Agent *a, const char *list)
+{
+	char *s, *p, *name;
+	size_t i;
+
+	a->noffer = 0;
+	if (!list) {
+		for (i = 0; i < LEN(tools); i++)
+			a->offer[a->noffer++] = &tools[i];
+		return;
+	}
+	s = xstrdup(list);
+	for (p = s; (name = strtok(p, ", ")); p = NULL) {
+		for (i = 0; i < LEN(tools) && strcmp(tools[i].name, name); i++)
+			;
+		if (i == LEN(tools)) {
+			warn("-t: no tool named %s", name);
+			usage();
+		}
+		if (toolindex(a, name) < 0)
+			a->offer[a->noffer++] = &tools[i];
+	}
+	free(s);
+}
+
+static void
+buildsystem(Agent *a)
+{
+	Buf b = { 0 };
+	char date[32], cwd[4096];
+	time_t now = time(NULL);
+	int k;
+
+	bufadds(&b, sysprompt);
+	if (a->noffer) {
+		bufadds(&b, "\n\nTools: ");
+		for (k = 0; k < a->noffer; k++)
+			bufaddf(&b, "%s%s", k ? ", " : "", a->offer[k]->name);
+		bufadds(&b, ".");
+	}
+	strftime(date, sizeof(date), "%Y-%m-%d", localtime(&now));
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), ".");
+	bufaddf(&b, "\n\nCurrent date: %s\nCurrent working directory: %s",
+	        date, cwd);
+	a->system = bufdetach(&b);
+}
+
+/* Keys must never reach a tool: the bash tool drops these variables. */
+static void
+buildscrub(Agent *a)
+{
+	size_t i, n = 0;
+
+	a->scrub = xcalloc(LEN(providers) + LEN(secretenv) + 2,
+	                   sizeof(*a->scrub));
+	a->scrub[n++] = "AGENT_API_KEY";
+	for (i = 0; i < LEN(providers); i++)
+		if (providers[i].keyenv)
+			a->scrub[n++] = providers[i].keyenv;
+	for (i = 0; secretenv[i]; i++)
+		a->scrub[n++] = secretenv[i];
+	a->scrub[n] = NULL;
+}
+
+static void
+setup(Agent *a, const char *pname, const char *model, const char *toollist)
+{
+	const char *v;
+	long timeout = readtimeout;
+	struct sigaction sa;
+
+	if (!pname)
+		pname = getenv("AGENT_PROVIDER");
+	a->prov = pname && *pname ? findprovider(pname) : &providers[0];
+	if (!a->prov) {
+		warn("no provider named %s in config.h", pname);
+		usage();
+	}
+	if (!model || !*model)
+		model = getenv("AGENT_MODEL");
+	a->model = model && *model ? model : a->prov->model;
+	if (!a->model)
+		die("%s: no model: use -m or AGENT_MODEL", a->prov->name);
+	v = getenv("AGENT_BASE_URL");
+	a->url = v && *v ? v : a->prov->url;
+	v = getenv("AGENT_API_KEY");
+	if ((!v || !*v) && a->prov->keyenv)
+		v = getenv(a->prov->keyenv);
+	a->key = v && *v ? v : NULL;
+	if (!a->key && a->prov->keyenv)
+		die("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
+		    a->prov->keyenv);
+	if ((v = getenv("AGENT_TIMEOUT")) && atol(v) > 0)
+		timeout = atol(v);
+	offertools(a, toollist);
+	buildsystem(a);
+	buildscrub(a);
+	a->tenv.maxlines = maxlines;
+	a->tenv.maxbytes = maxbytes;
+	a->tenv.greplinemax = greplinemax;
+	a->tenv.greplimit = greplimit;
+	a->tenv.findlimit = findlimit;
+	a->tenv.lslimit = lslimit;
+	a->tenv.bashtimeout = bashtimeout;
+	a->tenv.killgrace = killgrace;
+	a->tenv.shells = shells;
+	a->tenv.scrubenv = a->scrub;
+	a->tenv.intr = &intr;
+	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
+	                  maxhead, &intr);
+	a->ttyout = isatty(1);
+	a->color = isatty(2) && !getenv("NO_COLOR");
+	a->lastc = -1;
+	srand(time(NULL) ^ getpid());
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = onsigint;	/* no SA_RESTART: reads see EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+int
+main(int argc, char *argv[])
+{
+	Agent a;
+	const char *pname = NULL, *model = NULL, *toollist = NULL;
+	int c, rc;
+
+	setlocale(LC_CTYPE, "");
+	memset(&a, 0, sizeof(a));
+	while ((c = getopt(argc, argv, "cnqyjvs:f:P:m:t:")) != -1) {
+		switch (c) {
+		case 'n': break;	/* no session file: none is written yet */
+		case 'q': a.quiet = 1; break;
+		case 'y': a.yes = 1; break;
+		case 'v':
+			puts("agent " VERSION);
+			return 0;
+		case 'P': pname = optarg; break;
+		case 'm': model = optarg; break;
+		case 't': toollist = optarg; break;
+		case 'c': case 's': case 'f':
+			die("-%c: sessions are not supported yet", c);
+			break;
+		case 'j':
+			die("-j: JSON events are not supported yet");
+			break;
+		default:
+			usage();
+		}
+	}
+	setup(&a, pname, model, toollist);
+	rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
+	httpfree(a.http);
+	msgsfree(&a.msgs);
+	free(a.system);
+	free(a.scrub);
+	return rc;
+}

@@ -1,0 +1,154 @@
+/* See LICENSE file for copyright and license details. */
+/* config.def.h: copied to config.h, which you edit and recompile. */
+
+/*
+ * Providers.  The first row is the default (AGENT_PROVIDER or -P picks
+ * another).  All speak the OpenAI chat completions wire; a provider whose
+ * key variable is NULL needs no key (AGENT_API_KEY is still sent if set).
+ */
+static const Provider providers[] = {
+	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field */
+	{ "openai",     OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5-mini",               400000,  32000,  "max_completion_tokens" },
+	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-4.5", 200000, 32000, "max_tokens" },
+	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens" },
+	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens" },
+	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens" },
+	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens" },
+	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens" },
+	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens" },
+};
+
+/* Variables never passed to a tool, besides AGENT_API_KEY and the key
+ * variables of the providers above. */
+static const char *const secretenv[] = {
+	"ANTHROPIC_API_KEY", "GEMINI_API_KEY", "XAI_API_KEY", "HF_TOKEN",
+	NULL
+};
+
+/* CA bundles tried in order when SSL_CERT_FILE is not set. */
+static const char *const cafiles[] = {
+	"/etc/ssl/certs/ca-certificates.crt",	/* Debian, Alpine, Arch */
+	"/etc/pki/tls/certs/ca-bundle.crt",	/* Fedora, RHEL */
+	"/etc/ssl/ca-bundle.pem",		/* openSUSE */
+	"/etc/ssl/cert.pem",			/* OpenBSD, macOS */
+	NULL
+};
+
+/* The bash tool runs the first of these that exists. */
+static const char *const shells[] = { "/bin/bash", "/bin/sh", NULL };
+
+static const int conntimeout = 15;	/* seconds to connect */
+static const int readtimeout = 300;	/* seconds without a byte (AGENT_TIMEOUT) */
+static const size_t maxhead = 64 * 1024;	/* bytes of response head */
+static const size_t maxerrbody = 64 * 1024;	/* bytes of an error body kept */
+static const size_t maxkeep = 1 << 20;	/* bytes of one answer kept in the
+					 * conversation; the rest is shown only */
+static const size_t maxstdin = 16 << 20;	/* bytes of piped stdin attached */
+static const int maxattempts = 4;	/* tries of one request: 429, 5xx, reset */
+static const int retrybase = 1000;	/* milliseconds before the first retry */
+static const int retrymax = 60;	/* seconds: longer Retry-After gives up */
+static const int maxrounds = 100;	/* model calls in one turn */
+
+/* Tool output limits (what the model sees). */
+static const int maxlines = 2000;	/* lines of output */
+static const size_t maxbytes = 50 * 1024;	/* bytes of output */
+static const int greplinemax = 500;	/* bytes of one matched line */
+static const int greplimit = 100;	/* default grep matches */
+static const int findlimit = 1000;	/* default find results */
+static const int lslimit = 500;	/* default ls entries */
+static const int bashtimeout = 0;	/* default bash timeout in seconds, 0 none */
+static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
+
+/* Tools.  approve: ask on the terminal first, unless -y. */
+static const Tool tools[] = {
+	/* name   function   approve  description, parameters */
+	{ "read", toolread, 0,
+	  "Read a text file. Output is cut at 2000 lines or 50KB, whichever "
+	  "comes first, with a note saying how to read on: use offset and "
+	  "limit for large files, and continue with offset until you have "
+	  "what you need. Binary files are refused.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\",\"description\":\"File to read, relative or absolute\"},"
+	  "\"offset\":{\"type\":\"number\",\"description\":\"First line to read, counting from 1\"},"
+	  "\"limit\":{\"type\":\"number\",\"description\":\"Most lines to read\"}},"
+	  "\"required\":[\"path\"]}" },
+	{ "write", toolwrite, 1,
+	  "Write a file whole: creates it, or replaces what it held. "
+	  "Missing parent directories are created.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\",\"description\":\"File to write, relative or absolute\"},"
+	  "\"content\":{\"type\":\"string\",\"description\":\"The whole new content\"}},"
+	  "\"required\":[\"path\",\"content\"]}" },
+	{ "edit", tooledit, 1,
+	  "Change a file by exact text replacement. Each edits[].oldText must "
+	  "match exactly one place in the original file, whitespace included, "
+	  "and the edits must not overlap; they are applied together or not "
+	  "at all. Merge changes to nearby lines into one edit, and do not "
+	  "carry large unchanged regions along.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\",\"description\":\"File to edit, relative or absolute\"},"
+	  "\"edits\":{\"type\":\"array\",\"description\":\"Replacements, each matched against the original file\","
+	  "\"items\":{\"type\":\"object\",\"properties\":{"
+	  "\"oldText\":{\"type\":\"string\",\"description\":\"Exact text to find; must be unique in the file\"},"
+	  "\"newText\":{\"type\":\"string\",\"description\":\"Text to put in its place\"}},"
+	  "\"required\":[\"oldText\",\"newText\"]}}},"
+	  "\"required\":[\"path\",\"edits\"]}" },
+	{ "bash", toolbash, 1,
+	  "Run a shell command in the working directory and return its "
+	  "output, stdout and stderr together. Output is cut to the last "
+	  "2000 lines or 50KB; the whole of it is then saved to a file whose "
+	  "name is given. Stdin is empty. Give a timeout in seconds for "
+	  "commands that may run long.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"command\":{\"type\":\"string\",\"description\":\"The command line\"},"
+	  "\"timeout\":{\"type\":\"number\",\"description\":\"Seconds before it is killed (optional)\"}},"
+	  "\"required\":[\"command\"]}" },
+	{ "grep", toolgrep, 0,
+	  "Search file contents with a POSIX extended regular expression (or "
+	  "a literal string). Returns matching lines as path:line: text. "
+	  "Skips .git, binary files and what .gitignore ignores. Output is "
+	  "cut at 100 matches or 50KB; lines longer than 500 bytes are cut.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"pattern\":{\"type\":\"string\",\"description\":\"Regular expression, or text with literal=true\"},"
+	  "\"path\":{\"type\":\"string\",\"description\":\"Directory or file to search (default: .)\"},"
+	  "\"glob\":{\"type\":\"string\",\"description\":\"Only files matching this glob, e.g. *.c\"},"
+	  "\"ignoreCase\":{\"type\":\"boolean\",\"description\":\"Match without regard to case\"},"
+	  "\"literal\":{\"type\":\"boolean\",\"description\":\"Take the pattern as plain text\"},"
+	  "\"context\":{\"type\":\"number\",\"description\":\"Lines of context around each match\"},"
+	  "\"limit\":{\"type\":\"number\",\"description\":\"Most matches to return (default 100)\"}},"
+	  "\"required\":[\"pattern\"]}" },
+	{ "find", toolfind, 0,
+	  "Find files by glob pattern, e.g. *.c or src/**/*.h. Returns paths "
+	  "relative to the search directory, sorted. Skips .git and what "
+	  ".gitignore ignores. Output is cut at 1000 results or 50KB.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"pattern\":{\"type\":\"string\",\"description\":\"Glob to match file names or paths against\"},"
+	  "\"path\":{\"type\":\"string\",\"description\":\"Directory to search (default: .)\"},"
+	  "\"limit\":{\"type\":\"number\",\"description\":\"Most results to return (default 1000)\"}},"
+	  "\"required\":[\"pattern\"]}" },
+	{ "ls", toolls, 0,
+	  "List a directory, sorted, directories marked with a trailing /, "
+	  "dotfiles included. Cut at 500 entries or 50KB.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\",\"description\":\"Directory to list (default: .)\"},"
+	  "\"limit\":{\"type\":\"number\",\"description\":\"Most entries to return (default 500)\"}}}" },
+};
+
+/* The system prompt; the offered tools, the date and the working directory
+ * are added after it. */
+static const char sysprompt[] =
+	"You are agent, a coding assistant at work in the user's terminal. "
+	"You help by reading files, searching code, running commands, "
+	"editing and writing files, through the tools you are given.\n"
+	"\n"
+	"Guidelines:\n"
+	"- Look before you change: read a file before you edit it; use grep, "
+	"find and ls to find your way (they honour .gitignore).\n"
+	"- Use edit for precise changes: each oldText must match the file "
+	"exactly, once. Use write for new files or whole rewrites.\n"
+	"- Use bash to build, test and run things. It has no terminal and "
+	"no stdin, so avoid interactive programs; give long commands a "
+	"timeout.\n"
+	"- When you are done, say briefly what you did in plain text, with "
+	"file paths; do not print files with cat to show your work.\n"
+	"- Be concise.";
