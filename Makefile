@@ -7,7 +7,7 @@ include config.mk
 SRC = agent.c http.c json.c sse.c tools.c util.c
 OBJ = agent.o http.o json.o sse.o tools.o util.o
 TESTS = test/json test/sse test/http test/tools
-TESTPROGS = $(TESTS) test/fake
+TESTPROGS = $(TESTS) test/fake test/httpget
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 all: agent
@@ -40,6 +40,8 @@ test/sse: test/sse.c test/t.h sse.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/sse.c sse.o util.o $(LDFLAGS)
 test/http: test/http.c test/t.h http.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/http.c http.o util.o $(LDFLAGS) $(LIBS)
+test/httpget: test/httpget.c http.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/httpget.c http.o util.o $(LDFLAGS) $(LIBS)
 test/tools: test/tools.c test/t.h tools.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o json.o util.o $(LDFLAGS)
 test/fake: test/fake.c

@@ -94,7 +94,10 @@ typedef struct {
 	Buf line;		/* the header line being read */
 	size_t headlen;		/* bytes of head seen, against maxhead */
 	size_t maxhead;
-	int status;
+	int code;		/* of the status line being read */
+	int status;		/* final status, 0 until the head is complete */
+	char reason[64];	/* its reason phrase */
+	int nobody;		/* set by the caller for HEAD and CONNECT */
 	long long clen;		/* Content-Length, -1 if none */
 	long long left;		/* body or chunk bytes still to come */
 	int chunked;
@@ -106,9 +109,21 @@ typedef struct {
 } Httpresp;
 
 void httprespinit(Httpresp *r, Httpfn fn, void *arg, size_t maxhead);
-int httprespfeed(Httpresp *r, const char *p, size_t n);
-int httprespeof(Httpresp *r);
+int httprespfeed(Httpresp *r, const char *p, size_t n);	/* -1, 0, 1 done */
+int httprespeof(Httpresp *r);	/* 0 clean end, -1 truncated */
 void httprespfree(Httpresp *r);
+
+typedef struct {
+	int tls;		/* https */
+	char host[256];		/* IPv6 without its brackets */
+	char port[6];
+	int defport;		/* the port is the scheme's default */
+	const char *path;	/* into the URL: path and query, maybe "" */
+	size_t pathlen;		/* without the #fragment */
+} Url;
+
+const char *httpurl(Url *u, const char *s);	/* NULL or why not */
+int httpnoproxy(const char *list, const char *host);
 
 typedef struct Httpclient Httpclient;	/* trust anchors, loaded lazily */
 
@@ -128,6 +143,7 @@ typedef struct {
 	char err[256];		/* why httpdo failed */
 } Http;
 
+/* Timeouts in milliseconds (<= 0: none); intr (or NULL) is set by SIGINT. */
 Httpclient *httpnew(const char *const *cafiles, int conntimeout,
                     int readtimeout, size_t maxhead,
                     volatile sig_atomic_t *intr);

@@ -1,0 +1,1291 @@
+/* See LICENSE file for copyright and license details. */
+/* http.c: HTTP/1.1 client: URLs, sockets with timeouts, TLS, proxies. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bearssl.h>
+
+#include "agent.h"
+
+/* Response parser states, in the order a message goes through them. */
+enum {
+	SSTATUS,	/* status line */
+	SHEAD,		/* header lines */
+	SBODY,		/* Content-Length body */
+	SCLOSE,		/* body until the connection closes */
+	SCHUNKSIZE,	/* chunk size line */
+	SCHUNK,		/* chunk data */
+	SCHUNKEND,	/* the line end after chunk data */
+	STRAILER,	/* trailer lines, dropped */
+	SDONE,
+	SERR
+};
+
+struct Httpclient {
+	const char *const *cafiles;
+	int conntimeout, readtimeout;	/* milliseconds, <= 0 for none */
+	size_t maxhead;
+	volatile sig_atomic_t *intr;
+	br_x509_trust_anchor *ta;	/* loaded at the first https request */
+	size_t nta, cap;
+};
+
+typedef struct {
+	br_ssl_client_context sc;
+	br_x509_minimal_context xc;
+	br_sslio_context io;
+	unsigned char buf[BR_SSL_BUFSIZE_BIDI];
+} Tls;
+
+/* One connection of one request. */
+typedef struct {
+	Httpclient *cl;
+	Http *h;		/* err receives the reason of a failure */
+	Httpresp *r;
+	int fd;
+	Tls *tls;
+	const char *host;	/* named in TLS messages */
+	int eof;		/* the peer closed the TCP stream */
+	int sent;		/* TLS: the handshake is over */
+} Conn;
+
+static int
+rfail(Httpresp *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	r->state = SERR;
+	return -1;
+}
+
+/* Set the reason of the failure; a format ending in ':' gets strerror. */
+static int
+cfail(Conn *c, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+	int saved = errno;
+
+	va_start(ap, fmt);
+	vsnprintf(c->h->err, sizeof(c->h->err), fmt, ap);
+	va_end(ap);
+	n = strlen(fmt);
+	if (n && fmt[n - 1] == ':') {
+		n = strlen(c->h->err);
+		snprintf(c->h->err + n, sizeof(c->h->err) - n, " %s",
+		         strerror(saved));
+	}
+	return -1;
+}
+
+/* Copy the printable ASCII of s for a message. */
+static char *
+clean(char *dst, size_t size, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size && s[i]; i++)
+		dst[i] = s[i] >= ' ' && s[i] < 0x7f ? s[i] : '?';
+	dst[i] = '\0';
+	return dst;
+}
+
+static int
+istoken(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+static int
+isdig(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+void
+httprespinit(Httpresp *r, Httpfn fn, void *arg, size_t maxhead)
+{
+	memset(r, 0, sizeof(*r));
+	r->state = SSTATUS;
+	r->maxhead = maxhead;
+	r->clen = -1;
+	r->retryafter = -1;
+	r->fn = fn;
+	r->arg = arg;
+}
+
+void
+httprespfree(Httpresp *r)
+{
+	buffree(&r->line);
+}
+
+static int
+statusline(Httpresp *r, const char *s)
+{
+	char tmp[48];
+
+	if (strncmp(s, "HTTP/1.", 7) || !isdig(s[7]) || s[8] != ' ' ||
+	    !isdig(s[9]) || !isdig(s[10]) || !isdig(s[11]) ||
+	    (s[12] && s[12] != ' '))
+		return rfail(r, "bad status line: %s",
+		             clean(tmp, sizeof(tmp), s));
+	r->code = (s[9] - '0') * 100 + (s[10] - '0') * 10 + (s[11] - '0');
+	if (r->code < 100 || r->code > 599)
+		return rfail(r, "bad status code %d", r->code);
+	clean(r->reason, sizeof(r->reason), s[12] ? s + 13 : "");
+	r->state = SHEAD;
+	return 0;
+}
+
+/* Content-Length: a number, or a list of the same number repeated. */
+static int
+contentlength(Httpresp *r, const char *v)
+{
+	long long n;
+
+	do {
+		while (*v == ' ' || *v == '\t' || *v == ',')
+			v++;
+		if (!isdig(*v))
+			return rfail(r, "invalid Content-Length");
+		for (n = 0; isdig(*v); v++) {
+			if (n > (LLONG_MAX - 9) / 10)
+				return rfail(r, "invalid Content-Length");
+			n = n * 10 + (*v - '0');
+		}
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v && *v != ',')
+			return rfail(r, "invalid Content-Length");
+		if (r->clen >= 0 && r->clen != n)
+			return rfail(r, "conflicting Content-Length");
+		r->clen = n;
+	} while (*v);
+	return 0;
+}
+
+/* Days from 1970-01-01 to the given date of the proleptic Gregorian
+ * calendar, for y >= 1970. */
+static long long
+days(int y, int m, int d)
+{
+	static const int before[] = {
+		0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334
+	};
+	int p = y - 1, leap = (y % 4 == 0 && y % 100) || y % 400 == 0;
+
+	return (y - 1970) * 365LL + (p / 4 - p / 100 + p / 400) -
+	       (1969 / 4 - 1969 / 100 + 1969 / 400) + before[m] +
+	       (m > 1 && leap) + d - 1;
+}
+
+/* Retry-After: delta-seconds, or an IMF-fixdate turned into seconds from
+ * now; -1 for anything else (the obsolete date formats too). */
+static long
+retryafter(const char *v)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	char wd[4], mon[4];
+	const char *m;
+	int d, y, hh, mm, ss;
+	long long t;
+	long n;
+
+	if (isdig(*v)) {
+		for (n = 0; isdig(*v); v++)
+			n = n < 100000000 ? n * 10 + (*v - '0') : n;
+		return *v ? -1 : n;
+	}
+	if (sscanf(v, "%3[A-Za-z], %2d %3[A-Za-z] %4d %2d:%2d:%2d GMT",
+	           wd, &d, mon, &y, &hh, &mm, &ss) != 7 ||
+	    strlen(mon) != 3 || !(m = strstr(months, mon)) ||
+	    (m - months) % 3 || y < 1970 || d < 1 || d > 31 ||
+	    hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60)
+		return -1;
+	t = days(y, (m - months) / 3, d) * 86400 + hh * 3600 + mm * 60 + ss;
+	t -= time(NULL);
+	return t < 0 ? 0 : t > 100000000 ? 100000000 : (long)t;
+}
+
+static int
+headerline(Httpresp *r, char *s)
+{
+	char tmp[48], *v, *e;
+
+	if (*s == ' ' || *s == '\t')
+		return rfail(r, "folded header line (obs-fold) not supported");
+	for (v = s; istoken(*v); v++)
+		;
+	if (v == s || *v != ':')
+		return rfail(r, "malformed header line: %s",
+		             clean(tmp, sizeof(tmp), s));
+	*v++ = '\0';
+	while (*v == ' ' || *v == '\t')
+		v++;
+	for (e = v + strlen(v); e > v && (e[-1] == ' ' || e[-1] == '\t'); )
+		*--e = '\0';
+	if (r->code < 200)
+		return 0;	/* an interim response's headers */
+	if (!strcasecmp(s, "Content-Length"))
+		return contentlength(r, v);
+	if (!strcasecmp(s, "Transfer-Encoding")) {
+		/* We send no TE header: chunked is the only coding a
+		 * server may use on us. */
+		if (strcasecmp(v, "chunked") || r->chunked)
+			return rfail(r, "unsupported Transfer-Encoding: %s",
+			             clean(tmp, sizeof(tmp), v));
+		r->chunked = 1;
+	} else if (!strcasecmp(s, "Retry-After")) {
+		r->retryafter = retryafter(v);
+	}
+	return 0;
+}
+
+static int
+endhead(Httpresp *r)
+{
+	if (r->code < 200) {
+		/* 1xx: skipped, the real answer follows; 101 would switch
+		 * protocols, which we never ask for. */
+		if (r->code == 101)
+			return rfail(r, "unexpected 101 Switching Protocols");
+		r->state = SSTATUS;
+		return 0;
+	}
+	r->status = r->code;
+	if (r->nobody || r->status == 204 || r->status == 304)
+		r->state = SDONE;
+	else if (r->chunked)	/* it overrides Content-Length */
+		r->state = SCHUNKSIZE;
+	else if (r->clen >= 0)
+		r->state = (r->left = r->clen) ? SBODY : SDONE;
+	else
+		r->state = SCLOSE;
+	return 0;
+}
+
+/* chunk-size [ chunk-ext ]: the extensions are ignored. */
+static int
+chunksize(Httpresp *r, const char *s)
+{
+	long long n = 0;
+	int d;
+
+	if (hexval(*s) < 0)
+		return rfail(r, "bad chunk size line");
+	for (; (d = hexval(*s)) >= 0; s++) {
+		if (n > (LLONG_MAX - d) / 16)
+			return rfail(r, "chunk size too large");
+		n = n * 16 + d;
+	}
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s && *s != ';')
+		return rfail(r, "bad chunk size line");
+	r->left = n;
+	r->state = n ? SCHUNK : STRAILER;
+	return 0;
+}
+
+/* A whole line is in r->line, its LF included. Lines may end in CRLF or,
+ * leniently (RFC 9112, 2.2), in a bare LF; a CR anywhere else is an
+ * error, as is a NUL. */
+static int
+line(Httpresp *r)
+{
+	char *s = r->line.p;
+	size_t n = r->line.len - 1;
+
+	if (n && s[n - 1] == '\r')
+		n--;
+	s[n] = '\0';
+	if (memchr(s, '\r', n) || strlen(s) != n)
+		return rfail(r, "stray CR or NUL in a header line");
+	switch (r->state) {
+	case SSTATUS:
+		return statusline(r, s);
+	case SHEAD:
+		return *s ? headerline(r, s) : endhead(r);
+	case SCHUNKSIZE:
+		return chunksize(r, s);
+	case SCHUNKEND:
+		if (*s)
+			return rfail(r, "chunk data longer than its size");
+		r->state = SCHUNKSIZE;
+		return 0;
+	case STRAILER:
+		if (!*s)
+			r->state = SDONE;
+		return 0;
+	}
+	return rfail(r, "internal error: line in state %d", r->state);
+}
+
+static int
+body(Httpresp *r, const char *p, size_t n)
+{
+	if (!n)
+		return 0;
+	r->nbody += n;
+	if (r->fn && r->fn(r->arg, p, n))
+		return rfail(r, "stopped");
+	return 0;
+}
+
+/* Feed n bytes; -1 on error (r->err), 0 for more, 1 when complete. */
+int
+httprespfeed(Httpresp *r, const char *p, size_t n)
+{
+	const char *nl;
+	size_t k;
+	int head;
+
+	while (n > 0 && r->state != SDONE && r->state != SERR) {
+		switch (r->state) {
+		case SBODY:
+		case SCHUNK:
+			k = (long long)n < r->left ? n : (size_t)r->left;
+			if (body(r, p, k) < 0)
+				return -1;
+			p += k;
+			n -= k;
+			if ((r->left -= k))
+				break;
+			r->state = r->state == SBODY ? SDONE : SCHUNKEND;
+			break;
+		case SCLOSE:
+			if (body(r, p, n) < 0)
+				return -1;
+			n = 0;
+			break;
+		default:
+			nl = memchr(p, '\n', n);
+			k = nl ? (size_t)(nl - p) + 1 : n;
+			head = r->state <= SHEAD || r->state == STRAILER;
+			if (head && r->headlen + k > r->maxhead)
+				return rfail(r, "response head larger than "
+				             "%zu bytes", r->maxhead);
+			if (r->line.len + k > r->maxhead)
+				return rfail(r, "chunk size line too long");
+			if (head)
+				r->headlen += k;
+			bufadd(&r->line, p, k);
+			p += k;
+			n -= k;
+			if (nl) {
+				if (line(r) < 0)
+					return -1;
+				bufreset(&r->line);
+			}
+		}
+	}
+	if (r->state == SERR)
+		return -1;
+	return r->state == SDONE;
+}
+
+/* The connection was closed: 0 if that ends the message cleanly, else
+ * -1 with the reason in r->err. */
+int
+httprespeof(Httpresp *r)
+{
+	switch (r->state) {
+	case SDONE:
+		return 0;
+	case SCLOSE:
+		r->state = SDONE;
+		return 0;
+	case SERR:
+		return -1;
+	case SSTATUS:
+		if (!r->headlen)
+			return rfail(r, "connection closed before any "
+			             "response");
+		/* fallthrough */
+	case SHEAD:
+		return rfail(r, "connection closed inside the response head");
+	case SBODY:
+		return rfail(r, "response truncated: %lld of %lld body bytes",
+		             r->clen - r->left, r->clen);
+	}
+	return rfail(r, "response truncated inside the chunked body");
+}
+
+/* URLs */
+
+static int
+ishostc(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       isdig(c) || c == '-' || c == '.' || c == '_';
+}
+
+/* Parse an http or https URL into u; NULL, or why not. */
+const char *
+httpurl(Url *u, const char *s)
+{
+	const char *p, *end, *h, *he, *q;
+	long port;
+
+	memset(u, 0, sizeof(*u));
+	for (p = s; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return "space or control character in URL";
+	if (!strncasecmp(s, "http://", 7)) {
+		p = s + 7;
+	} else if (!strncasecmp(s, "https://", 8)) {
+		p = s + 8;
+		u->tls = 1;
+	} else {
+		return "not an http:// or https:// URL";
+	}
+	strcpy(u->port, u->tls ? "443" : "80");
+	u->defport = 1;
+	end = p + strcspn(p, "/?#");
+	if (memchr(p, '@', end - p))
+		return "user name or password in URL not supported";
+	if (*p == '[') {
+		h = p + 1;
+		if (!(he = memchr(h, ']', end - h)))
+			return "bad IPv6 address in URL";
+		for (q = h; q < he; q++)
+			if (hexval(*q) < 0 && *q != ':' && *q != '.')
+				return "bad IPv6 address in URL";
+		if (!memchr(h, ':', he - h))
+			return "bad IPv6 address in URL";
+		p = he + 1;
+	} else {
+		h = p;
+		for (he = h; he < end && ishostc(*he); he++)
+			;
+		p = he;
+	}
+	if (p < end && *p != ':')
+		return "bad character in the host of the URL";
+	if (he == h)
+		return "no host in URL";
+	if ((size_t)(he - h) >= sizeof(u->host))
+		return "host name too long";
+	memcpy(u->host, h, he - h);
+	if (p < end && ++p < end) {	/* an empty port is the default */
+		for (port = 0, q = p; q < end && isdig(*q) && port <= 65535;
+		     q++)
+			port = port * 10 + (*q - '0');
+		if (q < end || port < 1 || port > 65535)
+			return "bad port in URL";
+		snprintf(u->port, sizeof(u->port), "%ld", port);
+		u->defport = port == (u->tls ? 443 : 80);
+	}
+	u->path = end;
+	u->pathlen = strcspn(end, "#");
+	return NULL;
+}
+
+/* host[:port] as in a Host header; IPv6 in brackets. */
+static void
+hostport(Buf *b, const Url *u, int withport)
+{
+	if (strchr(u->host, ':'))
+		bufaddf(b, "[%s]", u->host);
+	else
+		bufadds(b, u->host);
+	if (withport || !u->defport)
+		bufaddf(b, ":%s", u->port);
+}
+
+static int
+isiplit(const char *s)
+{
+	if (strchr(s, ':'))
+		return 1;
+	for (; *s; s++)
+		if (!isdig(*s) && *s != '.')
+			return 0;
+	return 1;
+}
+
+/* Whether host is in a NO_PROXY list: comma-separated names, each
+ * matching itself and its subdomains (a leading dot is allowed), ports
+ * ignored; IP literals match exactly; "*" matches all. */
+int
+httpnoproxy(const char *list, const char *host)
+{
+	const char *p, *e, *a, *b, *c;
+	size_t n, hn = strlen(host);
+	int ip = isiplit(host);
+
+	for (p = list; ; p = e + 1) {
+		e = p + strcspn(p, ",");
+		for (a = p; a < e && (*a == ' ' || *a == '\t'); a++)
+			;
+		for (b = e; b > a && (b[-1] == ' ' || b[-1] == '\t'); b--)
+			;
+		if (b - a == 1 && *a == '*')
+			return 1;
+		if (a < b && *a == '[') {
+			a++;
+			if ((c = memchr(a, ']', b - a)))
+				b = c;
+		} else if ((c = memchr(a, ':', b - a)) &&
+		           !memchr(c + 1, ':', b - c - 1)) {
+			b = c;	/* name:port, not an IPv6 address */
+		}
+		if (a < b && *a == '.')
+			a++;
+		n = b - a;
+		if (n && n == hn && !strncasecmp(a, host, n))
+			return 1;
+		if (n && !ip && hn > n && host[hn - n - 1] == '.' &&
+		    !strncasecmp(host + hn - n, a, n))
+			return 1;
+		if (!*e)
+			return 0;
+	}
+}
+
+/* Trust anchors */
+
+typedef struct {
+	br_pem_decoder_context pc;
+	br_x509_decoder_context dc;
+	Buf dn;		/* subject DN of the certificate being decoded */
+	int cert;	/* the current PEM object is a certificate */
+} Pem;
+
+static void
+dnadd(void *ctx, const void *p, size_t n)
+{
+	bufadd(ctx, p, n);
+}
+
+static void
+x509push(void *ctx, const void *p, size_t n)
+{
+	br_x509_decoder_push(ctx, p, n);
+}
+
+static void
+pemskip(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+}
+
+static unsigned char *
+memdup(const unsigned char *p, size_t n)
+{
+	unsigned char *d = xmalloc(n);
+
+	memcpy(d, p, n);
+	return d;
+}
+
+/* Keep a decoded certificate's DN and key; one that failed to decode is
+ * skipped. */
+static void
+addanchor(Httpclient *c, br_x509_decoder_context *dc, Buf *dn)
+{
+	br_x509_pkey *pk = br_x509_decoder_get_pkey(dc);
+	br_x509_trust_anchor *ta;
+
+	if (!pk || (pk->key_type != BR_KEYTYPE_RSA &&
+	    pk->key_type != BR_KEYTYPE_EC))
+		return;
+	if (c->nta == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->ta = xrealloc(c->ta, c->cap * sizeof(*c->ta));
+	}
+	ta = &c->ta[c->nta++];
+	memset(ta, 0, sizeof(*ta));
+	ta->dn.len = dn->len;
+	ta->dn.data = (unsigned char *)bufdetach(dn);
+	ta->flags = br_x509_decoder_isCA(dc) ? BR_X509_TA_CA : 0;
+	ta->pkey.key_type = pk->key_type;
+	if (pk->key_type == BR_KEYTYPE_RSA) {
+		ta->pkey.key.rsa.n = memdup(pk->key.rsa.n, pk->key.rsa.nlen);
+		ta->pkey.key.rsa.nlen = pk->key.rsa.nlen;
+		ta->pkey.key.rsa.e = memdup(pk->key.rsa.e, pk->key.rsa.elen);
+		ta->pkey.key.rsa.elen = pk->key.rsa.elen;
+	} else {
+		ta->pkey.key.ec.curve = pk->key.ec.curve;
+		ta->pkey.key.ec.q = memdup(pk->key.ec.q, pk->key.ec.qlen);
+		ta->pkey.key.ec.qlen = pk->key.ec.qlen;
+	}
+}
+
+/* Push n bytes of PEM; -1 when the PEM is malformed. */
+static int
+pempush(Httpclient *c, Pem *pm, const char *p, size_t n)
+{
+	const char *name;
+	size_t k;
+
+	while (n > 0) {
+		k = br_pem_decoder_push(&pm->pc, p, n);
+		p += k;
+		n -= k;
+		switch (br_pem_decoder_event(&pm->pc)) {
+		case BR_PEM_BEGIN_OBJ:
+			name = br_pem_decoder_name(&pm->pc);
+			pm->cert = !strcmp(name, "CERTIFICATE") ||
+			           !strcmp(name, "X509 CERTIFICATE");
+			bufreset(&pm->dn);
+			if (pm->cert) {
+				br_x509_decoder_init(&pm->dc, dnadd, &pm->dn);
+				br_pem_decoder_setdest(&pm->pc, x509push,
+				                       &pm->dc);
+			} else {
+				br_pem_decoder_setdest(&pm->pc, pemskip, NULL);
+			}
+			break;
+		case BR_PEM_END_OBJ:
+			if (pm->cert)
+				addanchor(c, &pm->dc, &pm->dn);
+			pm->cert = 0;
+			break;
+		case BR_PEM_ERROR:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+freeanchors(Httpclient *c)
+{
+	br_x509_pkey *k;
+	size_t i;
+
+	for (i = 0; i < c->nta; i++) {
+		free(c->ta[i].dn.data);
+		k = &c->ta[i].pkey;
+		if (k->key_type == BR_KEYTYPE_RSA) {
+			free(k->key.rsa.n);
+			free(k->key.rsa.e);
+		} else {
+			free(k->key.ec.q);
+		}
+	}
+	free(c->ta);
+	c->ta = NULL;
+	c->nta = c->cap = 0;
+}
+
+/* Load the CA bundle once, from SSL_CERT_FILE or the first readable file
+ * of the list; Debian's 140 anchors load in about 30 ms. */
+static int
+loadanchors(Conn *cn)
+{
+	Httpclient *c = cn->cl;
+	Pem pm;
+	char buf[4096];
+	const char *path = getenv("SSL_CERT_FILE");
+	ssize_t n;
+	int fd = -1, i, bad = 0;
+
+	if (c->nta)
+		return 0;
+	if (path && *path) {
+		if ((fd = open(path, O_RDONLY)) < 0)
+			return cfail(cn, "SSL_CERT_FILE %s:", path);
+	} else {
+		for (i = 0; c->cafiles && c->cafiles[i] && fd < 0; i++)
+			fd = open(path = c->cafiles[i], O_RDONLY);
+		if (fd < 0)
+			return cfail(cn, "no CA certificates: set "
+			             "SSL_CERT_FILE");
+	}
+	memset(&pm, 0, sizeof(pm));
+	br_pem_decoder_init(&pm.pc);
+	while (!bad && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			cfail(cn, "read %s:", path);
+			freeanchors(c);
+			goto out;
+		}
+		/* a malformed PEM object ends the bundle; what came
+		 * before it is kept */
+		bad = pempush(c, &pm, buf, n) < 0;
+	}
+	/* an END line without its newline completes only now */
+	if (!bad)
+		pempush(c, &pm, "\n", 1);
+	if (!c->nta)
+		cfail(cn, "no CA certificates in %s", path);
+out:
+	buffree(&pm.dn);
+	close(fd);
+	return c->nta ? 0 : -1;
+}
+
+/* Sockets */
+
+static long long
+mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until c->fd is ready for ev: 0 ready, 1 timed out after ms (<= 0
+ * for never), -1 interrupted or failed (c->h->err). poll wakes up at
+ * least twice a second to see a SIGINT that came just before it. */
+static int
+waitfd(Conn *c, int ev, int ms)
+{
+	struct pollfd pfd;
+	long long end = mono() + ms, left;
+	int n;
+
+	for (;;) {
+		if (c->cl->intr && *c->cl->intr)
+			return cfail(c, "interrupted");
+		left = ms > 0 ? end - mono() : 500;
+		if (left <= 0)
+			return 1;
+		pfd.fd = c->fd;
+		pfd.events = ev;
+		pfd.revents = 0;
+		n = poll(&pfd, 1, left < 500 ? (int)left : 500);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return cfail(c, "poll:");
+	}
+}
+
+/* Read some bytes: the count, 0 at the end of the stream, -1 on error. */
+static int
+rawread(Conn *c, void *p, size_t n)
+{
+	ssize_t k;
+	int w;
+
+	for (;;) {
+		if ((w = waitfd(c, POLLIN, c->cl->readtimeout)) < 0)
+			return -1;
+		if (w)
+			return cfail(c, "read timed out after %g s",
+			             c->cl->readtimeout / 1000.0);
+		if ((k = recv(c->fd, p, n, 0)) >= 0)
+			return k;
+		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+			return cfail(c, "read:");
+	}
+}
+
+static int
+rawwrite(Conn *c, const void *p, size_t n)
+{
+	const char *s = p;
+	ssize_t k;
+	int w;
+
+	while (n > 0) {
+		if ((w = waitfd(c, POLLOUT, c->cl->readtimeout)) < 0)
+			return -1;
+		if (w)
+			return cfail(c, "write timed out after %g s",
+			             c->cl->readtimeout / 1000.0);
+		/* MSG_NOSIGNAL: a closed peer is EPIPE, not SIGPIPE */
+		if ((k = send(c->fd, s, n, MSG_NOSIGNAL)) >= 0) {
+			s += k;
+			n -= k;
+		} else if (errno != EINTR && errno != EAGAIN &&
+		           errno != EWOULDBLOCK) {
+			return cfail(c, "write:");
+		}
+	}
+	return 0;
+}
+
+/* Connect to u's host, trying every address, each within conntimeout. */
+static int
+dial(Conn *c, const Url *u)
+{
+	struct addrinfo hints, *res, *ai;
+	Buf name = {0};
+	socklen_t len;
+	int e, w, fd;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	/* getaddrinfo has no timeout of its own: the resolver's applies */
+	if ((e = getaddrinfo(u->host, u->port, &hints, &res)))
+		return cfail(c, "%s: %s", u->host, e == EAI_SYSTEM ?
+		             strerror(errno) : gai_strerror(e));
+	hostport(&name, u, 1);
+	for (ai = res; ai; ai = ai->ai_next) {
+		if ((fd = socket(ai->ai_family, ai->ai_socktype,
+		    ai->ai_protocol)) < 0) {
+			cfail(c, "socket:");
+			continue;
+		}
+		c->fd = fd;
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+			cfail(c, "fcntl:");
+		} else if (!connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+			break;
+		} else if (errno != EINPROGRESS && errno != EINTR) {
+			cfail(c, "connect %s:", name.p);
+		} else if ((w = waitfd(c, POLLOUT, c->cl->conntimeout)) < 0) {
+			c->fd = -1;
+			close(fd);
+			break;	/* interrupted */
+		} else if (w) {
+			cfail(c, "connect %s: timed out after %g s", name.p,
+			      c->cl->conntimeout / 1000.0);
+		} else {
+			len = sizeof(e);
+			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+				e = errno;
+			if (!e)
+				break;
+			errno = e;
+			cfail(c, "connect %s:", name.p);
+		}
+		c->fd = -1;
+		close(fd);
+	}
+	freeaddrinfo(res);
+	buffree(&name);
+	if (c->fd < 0)
+		return -1;
+	c->h->err[0] = '\0';	/* a failed earlier address is forgotten */
+	return 0;
+}
+
+/* TLS */
+
+typedef struct {
+	int code;
+	const char *words;
+} Errword;
+
+/* BearSSL's error codes worth telling apart, in words. */
+static const Errword tlserrs[] = {
+	{ BR_ERR_X509_NOT_TRUSTED, "certificate is not trusted (unknown CA)" },
+	{ BR_ERR_X509_BAD_SERVER_NAME,
+	  "certificate does not match the host name" },
+	{ BR_ERR_X509_EXPIRED, "certificate has expired or is not yet valid" },
+	{ BR_ERR_X509_TIME_UNKNOWN,
+	  "cannot check certificate dates: no clock" },
+	{ BR_ERR_X509_EMPTY_CHAIN, "server sent no certificate" },
+	{ BR_ERR_X509_NOT_CA, "certificate chain: an issuer is not a CA" },
+	{ BR_ERR_X509_BAD_SIGNATURE, "certificate chain: bad signature" },
+	{ BR_ERR_X509_DN_MISMATCH,
+	  "certificate chain: issuer names do not match" },
+	{ BR_ERR_X509_WEAK_PUBLIC_KEY, "certificate key is too weak" },
+	{ BR_ERR_X509_FORBIDDEN_KEY_USAGE,
+	  "certificate key usage forbids TLS server use" },
+	{ BR_ERR_X509_CRITICAL_EXTENSION,
+	  "certificate has an unsupported critical extension" },
+	{ BR_ERR_X509_UNSUPPORTED,
+	  "certificate uses an unsupported algorithm" },
+	{ BR_ERR_X509_WRONG_KEY_TYPE,
+	  "certificate uses an unsupported algorithm" },
+	{ BR_ERR_X509_LIMIT_EXCEEDED,
+	  "certificate chain too long or too large" },
+	{ BR_ERR_UNSUPPORTED_VERSION,
+	  "server wants a TLS version other than 1.0-1.2" },
+	{ BR_ERR_BAD_VERSION, "server wants a TLS version other than 1.0-1.2" },
+	{ BR_ERR_BAD_CIPHER_SUITE, "server chose an unsupported cipher suite" },
+	{ BR_ERR_BAD_MAC, "bad record MAC: data corrupted in transit" },
+	{ BR_ERR_NO_RANDOM, "no entropy source for TLS" },
+	{ BR_ERR_BAD_SIGNATURE, "bad server signature in the handshake" },
+	{ BR_ERR_UNEXPECTED, "TLS handshake protocol error" },
+	{ BR_ERR_BAD_HANDSHAKE, "TLS handshake protocol error" },
+	{ BR_ERR_BAD_HELLO_DONE, "TLS handshake protocol error" },
+	{ BR_ERR_BAD_FINISHED, "TLS handshake protocol error" },
+	{ BR_ERR_TOO_LARGE, "TLS record too large" },
+	{ BR_ERR_IO, "connection lost during the TLS exchange" },
+};
+
+/* TLS alerts (RFC 8446, 6) */
+static const Errword alerts[] = {
+	{ 10, "unexpected message" },
+	{ 20, "bad record MAC" },
+	{ 40, "handshake failure" },
+	{ 42, "bad certificate" },
+	{ 43, "unsupported certificate" },
+	{ 44, "certificate revoked" },
+	{ 45, "certificate expired" },
+	{ 46, "certificate unknown" },
+	{ 47, "illegal parameter" },
+	{ 48, "unknown CA" },
+	{ 50, "decode error" },
+	{ 51, "decrypt error" },
+	{ 70, "protocol version: TLS 1.0-1.2 refused" },
+	{ 71, "insufficient security" },
+	{ 80, "internal error" },
+	{ 90, "user canceled" },
+	{ 109, "missing extension" },
+	{ 112, "unrecognized name" },
+};
+
+static const char *
+words(const Errword *t, size_t n, int code)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].code == code)
+			return t[i].words;
+	return NULL;
+}
+
+static int
+tlsfail(Conn *c, int e)
+{
+	const char *s;
+	int a;
+
+	if ((s = words(tlserrs, LEN(tlserrs), e)))
+		return cfail(c, "%s: %s", c->host, s);
+	if (e >= BR_ERR_SEND_FATAL_ALERT) {
+		a = e - BR_ERR_SEND_FATAL_ALERT;
+		s = words(alerts, LEN(alerts), a);
+		return cfail(c, "%s: TLS error: we sent alert %d (%s)",
+		             c->host, a, s ? s : "?");
+	}
+	if (e >= BR_ERR_RECV_FATAL_ALERT) {
+		a = e - BR_ERR_RECV_FATAL_ALERT;
+		s = words(alerts, LEN(alerts), a);
+		return cfail(c, "%s: server sent TLS alert %d (%s)", c->host,
+		             a, s ? s : "?");
+	}
+	if (e >= BR_ERR_X509_INVALID_VALUE && e <= BR_ERR_X509_BAD_TIME)
+		return cfail(c, "%s: malformed certificate (X.509 error %d)",
+		             c->host, e);
+	return cfail(c, "%s: TLS error %d", c->host, e);
+}
+
+/* br_sslio's transport: poll with the timeouts; the end of the stream is
+ * an error for BearSSL, remembered in c->eof. */
+static int
+tlsread(void *ctx, unsigned char *p, size_t n)
+{
+	Conn *c = ctx;
+	int k = rawread(c, p, n);
+
+	if (!k)
+		c->eof = 1;
+	return k > 0 ? k : -1;
+}
+
+static int
+tlswrite(void *ctx, const unsigned char *p, size_t n)
+{
+	return rawwrite(ctx, p, n) < 0 ? -1 : (int)n;
+}
+
+static int
+tlsstart(Conn *c, const Url *u)
+{
+	Tls *t;
+
+	t = c->tls = xmalloc(sizeof(*t));
+	c->host = u->host;
+	br_ssl_client_init_full(&t->sc, &t->xc, c->cl->ta, c->cl->nta);
+	br_ssl_engine_set_buffer(&t->sc.eng, t->buf, sizeof(t->buf), 1);
+	/* the name is both the SNI and the one checked in the certificate */
+	if (!br_ssl_client_reset(&t->sc, u->host, 0))
+		return tlsfail(c, br_ssl_engine_last_error(&t->sc.eng));
+	br_sslio_init(&t->io, &t->sc.eng, tlsread, c, tlswrite, c);
+	return 0;
+}
+
+/* After a br_sslio failure: 0 for a closed stream, -1 otherwise. */
+static int
+tlsend(Conn *c)
+{
+	int e = br_ssl_engine_last_error(&c->tls->sc.eng);
+
+	if (c->h->err[0])
+		return -1;	/* our transport's own error */
+	if (e == BR_ERR_OK)
+		return 0;	/* close_notify */
+	/* Closed without close_notify: common. The parser still catches a
+	 * body cut short of its Content-Length or last chunk. */
+	if (e == BR_ERR_IO && c->eof)
+		return 0;
+	return tlsfail(c, e);
+}
+
+static int
+connread(Conn *c, char *p, size_t n)
+{
+	int k;
+
+	if (!c->tls)
+		return rawread(c, p, n);
+	if ((k = br_sslio_read(&c->tls->io, p, n)) > 0)
+		return k;
+	return tlsend(c);
+}
+
+/* After a failed br_sslio write or flush. */
+static int
+tlswritefail(Conn *c)
+{
+	if (tlsend(c) < 0)
+		return -1;
+	/* the engine takes data only once the handshake is done */
+	return cfail(c, "%s: connection closed %s", c->host, c->sent ?
+	             "while sending the request" : "during the TLS handshake");
+}
+
+static int
+connwrite(Conn *c, const char *p, size_t n)
+{
+	if (!c->tls)
+		return rawwrite(c, p, n);
+	if (br_sslio_write_all(&c->tls->io, p, n) < 0)
+		return tlswritefail(c);
+	c->sent = 1;
+	return 0;
+}
+
+static int
+connflush(Conn *c)
+{
+	if (c->tls && br_sslio_flush(&c->tls->io) < 0)
+		return tlswritefail(c);
+	return 0;
+}
+
+/* Open a tunnel to u through the proxy we are connected to. The answer
+ * is read a byte at a time: nothing after its head may be consumed. */
+static int
+tunnel(Conn *c, const Url *u)
+{
+	Httpresp r;
+	Buf b = {0};
+	char ch;
+	int k, ret = -1;
+
+	httprespinit(&r, NULL, NULL, c->cl->maxhead);
+	r.nobody = 1;
+	bufadds(&b, "CONNECT ");
+	hostport(&b, u, 1);
+	bufadds(&b, " HTTP/1.1\r\nHost: ");
+	hostport(&b, u, 1);
+	bufadds(&b, "\r\nUser-Agent: agent/" VERSION "\r\n\r\n");
+	if (rawwrite(c, b.p, b.len) < 0)
+		goto out;
+	do {
+		if ((k = rawread(c, &ch, 1)) < 0)
+			goto out;
+		if (!k) {
+			cfail(c, "proxy closed the connection during CONNECT");
+			goto out;
+		}
+	} while (!(k = httprespfeed(&r, &ch, 1)));
+	if (k < 0)
+		cfail(c, "proxy: %s", r.err);
+	else if (r.status / 100 != 2)
+		cfail(c, "proxy refused CONNECT: %d %s", r.status, r.reason);
+	else
+		ret = 0;
+out:
+	httprespfree(&r);
+	buffree(&b);
+	return ret;
+}
+
+/* The proxy for u from the environment, if any: 1 and p filled, 0 for
+ * none, -1 for a bad proxy URL. */
+static int
+proxyfor(Conn *c, const Url *u, Url *p)
+{
+	const char *s, *e, *no;
+
+	s = getenv(u->tls ? "HTTPS_PROXY" : "HTTP_PROXY");
+	if (!s || !*s)
+		s = getenv(u->tls ? "https_proxy" : "http_proxy");
+	if (!s || !*s)
+		return 0;
+	if (!(no = getenv("NO_PROXY")) || !*no)
+		no = getenv("no_proxy");
+	if (no && httpnoproxy(no, u->host))
+		return 0;
+	/* Without a port the proxy is on 80, the http default (curl picks
+	 * 1080; we keep to the URL's own meaning). */
+	if ((e = httpurl(p, s)))
+		return cfail(c, "proxy %s: %s", s, e);
+	if (p->tls || (p->pathlen && strncmp(p->path, "/", p->pathlen)))
+		return cfail(c, "proxy %s: must be http://host[:port]", s);
+	return 1;
+}
+
+static void
+request(Buf *b, const Http *h, const Url *u, int absolute)
+{
+	const char *const *hd;
+
+	bufadds(b, h->method ? h->method : "GET");
+	bufaddc(b, ' ');
+	if (absolute) {	/* to a proxy */
+		bufadds(b, "http://");
+		hostport(b, u, 0);
+	}
+	if (!u->pathlen || u->path[0] != '/')
+		bufaddc(b, '/');
+	bufadd(b, u->path, u->pathlen);
+	bufadds(b, " HTTP/1.1\r\nHost: ");
+	hostport(b, u, 0);
+	bufadds(b, "\r\nUser-Agent: agent/" VERSION "\r\n");
+	if (h->body)
+		bufaddf(b, "Content-Length: %zu\r\n", h->bodylen);
+	bufadds(b, "Connection: close\r\n");
+	for (hd = h->headers; hd && *hd; hd++) {
+		bufadds(b, *hd);
+		bufadds(b, "\r\n");
+	}
+	bufadds(b, "\r\n");
+}
+
+/* The body callback: the status is known before the first byte. */
+static int
+bodyfn(void *arg, const char *p, size_t n)
+{
+	Conn *c = arg;
+
+	c->h->status = c->r->status;
+	return c->h->fn ? c->h->fn(c->h->arg, p, n) : 0;
+}
+
+Httpclient *
+httpnew(const char *const *cafiles, int conntimeout, int readtimeout,
+        size_t maxhead, volatile sig_atomic_t *intr)
+{
+	Httpclient *c = xcalloc(1, sizeof(*c));
+
+	c->cafiles = cafiles;
+	c->conntimeout = conntimeout;
+	c->readtimeout = readtimeout;
+	c->maxhead = maxhead;
+	c->intr = intr;
+	return c;
+}
+
+void
+httpfree(Httpclient *c)
+{
+	if (!c)
+		return;
+	freeanchors(c);
+	free(c);
+}
+
+/* One request, one connection. 0 when the whole body arrived, whatever
+ * the status; -1 with h->err otherwise (h->status 0 if no response). */
+int
+httpdo(Httpclient *c, Http *h)
+{
+	Conn cn;
+	Httpresp r;
+	Url u, pu;
+	Buf b = {0};
+	const char *e, *const *hd;
+	char buf[16384];
+	int k, ret = -1, via = 0;
+
+	h->status = 0;
+	h->retryafter = -1;
+	h->nbody = 0;
+	h->err[0] = '\0';
+	memset(&cn, 0, sizeof(cn));
+	cn.cl = c;
+	cn.h = h;
+	cn.r = &r;
+	cn.fd = -1;
+	httprespinit(&r, bodyfn, &cn, c->maxhead);
+	r.nobody = h->method && !strcmp(h->method, "HEAD");
+	if ((e = httpurl(&u, h->url))) {
+		cfail(&cn, "%s: %s", h->url, e);
+		goto out;
+	}
+	for (hd = h->headers; hd && *hd; hd++) {
+		if (strpbrk(*hd, "\r\n")) {
+			cfail(&cn, "request header with a line break");
+			goto out;
+		}
+	}
+	if ((via = proxyfor(&cn, &u, &pu)) < 0)
+		goto out;
+	if (u.tls && loadanchors(&cn) < 0)
+		goto out;
+	if (dial(&cn, via ? &pu : &u) < 0)
+		goto out;
+	if (u.tls && via && tunnel(&cn, &u) < 0)
+		goto out;
+	if (u.tls && tlsstart(&cn, &u) < 0)
+		goto out;
+	request(&b, h, &u, via && !u.tls);
+	if (connwrite(&cn, b.p, b.len) < 0 ||
+	    (h->bodylen && connwrite(&cn, h->body, h->bodylen) < 0) ||
+	    connflush(&cn) < 0)
+		goto out;
+	for (;;) {
+		if ((k = connread(&cn, buf, sizeof(buf))) < 0)
+			goto out;
+		if (!k) {
+			if (httprespeof(&r) < 0)
+				break;
+			ret = 0;
+			goto out;
+		}
+		if ((k = httprespfeed(&r, buf, k)) < 0)
+			break;
+		if (k) {
+			ret = 0;
+			goto out;
+		}
+	}
+	snprintf(h->err, sizeof(h->err), "%s", r.err);
+out:
+	h->status = r.status;
+	h->retryafter = r.retryafter;
+	h->nbody = r.nbody;
+	httprespfree(&r);
+	buffree(&b);
+	free(cn.tls);
+	if (cn.fd >= 0)
+		close(cn.fd);
+	return ret;
+}

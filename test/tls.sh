@@ -1,0 +1,155 @@
+#!/bin/sh
+# tls.sh: http.c's TLS through test/httpget against openssl s_server, with
+# a CA and certificates made here: good chain, wrong host, unknown CA,
+# expired. Prints "ok - name" or "FAIL - name: details" per check.
+cd "$(dirname "$0")/.." || exit 1
+get=$PWD/test/httpget
+if ! command -v openssl >/dev/null 2>&1; then
+	echo "FAIL - openssl not installed"
+	exit 1
+fi
+if [ ! -x "$get" ]; then
+	echo "FAIL - test/httpget not built (make test/httpget)"
+	exit 1
+fi
+unset HTTPS_PROXY https_proxy
+dir=$(mktemp -d) || exit 1
+pid=
+stop() {
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		pid=
+	fi
+}
+trap 'stop; rm -rf "$dir"' EXIT
+trap 'exit 1' HUP INT TERM
+cd "$dir" || exit 1
+
+cat >ca.cnf <<'EOF'
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = agent test
+[ca]
+default_ca = testca
+[testca]
+database = index.txt
+serial = serial
+new_certs_dir = .
+default_md = sha256
+policy = anything
+unique_subject = no
+[anything]
+commonName = supplied
+[ca_ext]
+basicConstraints = critical,CA:true
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[localhost_ext]
+basicConstraints = CA:false
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:localhost,IP:127.0.0.1
+[other_ext]
+basicConstraints = CA:false
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:other.example
+EOF
+
+# mkca name: a self-signed RSA CA, name.pem and name.key
+mkca() {
+	openssl req -x509 -config ca.cnf -extensions ca_ext -newkey rsa:2048 \
+	    -nodes -keyout "$1.key" -out "$1.pem" -days 2 \
+	    -subj "/CN=agent test $1" 2>>log
+}
+
+# mkcert name ca ext [startdate enddate]: an EC P-256 server certificate
+mkcert() {
+	: >index.txt
+	echo 01 >serial
+	if [ $# -eq 5 ]; then
+		set -- "$1" "$2" "$3" -startdate "$4" -enddate "$5"
+	else
+		set -- "$1" "$2" "$3" -days 2
+	fi
+	openssl req -new -config ca.cnf -newkey ec \
+	    -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$1.key" \
+	    -out "$1.csr" -subj "/CN=$1" 2>>log &&
+	openssl ca -batch -config ca.cnf -cert "$2.pem" -keyfile "$2.key" \
+	    -extensions "$3" -notext -in "$1.csr" -out "$1.pem" "$4" "$5" \
+	    ${6:+"$6"} ${7:+"$7"} >>log 2>&1
+}
+
+# serve name: s_server with name.pem on a free port of 127.0.0.1
+serve() {
+	: >srv.log
+	openssl s_server -accept 127.0.0.1:0 -WWW -cert "$1.pem" \
+	    -key "$1.key" >srv.log 2>&1 &
+	pid=$!
+	i=0
+	while ! grep -q '^ACCEPT' srv.log && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	port=$(sed -n 's/^ACCEPT .*:\([0-9][0-9]*\)$/\1/p' srv.log)
+	[ -n "$port" ]
+}
+
+# refused name cert want: httpget must fail, naming the problem
+refused() {
+	if ! serve "$2"; then
+		echo "FAIL - $1: s_server did not start: $(cat srv.log)"
+		stop
+		return
+	fi
+	SSL_CERT_FILE=ca.pem "$get" "https://localhost:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "^httpget: localhost: $3" err &&
+	    [ ! -s got ]; then
+		echo "ok - $1 refused: $(cat err)"
+	else
+		echo "FAIL - $1: exit $rc, stderr: $(cat err)"
+	fi
+	stop
+}
+
+if ! { mkca ca && mkca other && mkcert good ca localhost_ext &&
+    mkcert wrongname ca other_ext && mkcert unknown other localhost_ext &&
+    mkcert expired ca localhost_ext 20200101000000Z 20200201000000Z; }; then
+	echo "FAIL - making certificates: $(tail -5 log)"
+	exit 1
+fi
+awk 'BEGIN { for (i = 0; i < 2000; i++) printf "line %d of the page\n", i }' \
+    >page.txt
+
+if serve good; then
+	SSL_CERT_FILE=ca.pem "$get" "https://localhost:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	if [ $rc -eq 0 ] && cmp -s got page.txt; then
+		echo "ok - good chain: the page arrives intact"
+	else
+		echo "FAIL - good chain: exit $rc, $(wc -c <got) bytes," \
+		    "stderr: $(cat err)"
+	fi
+	SSL_CERT_FILE=$dir/none.pem "$get" "https://localhost:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q 'SSL_CERT_FILE .*none.pem: No such' err
+	then
+		echo "ok - missing SSL_CERT_FILE: $(cat err)"
+	else
+		echo "FAIL - missing SSL_CERT_FILE: exit $rc, $(cat err)"
+	fi
+else
+	echo "FAIL - good chain: s_server did not start: $(cat srv.log)"
+fi
+stop
+
+refused "wrong host" wrongname "certificate does not match the host name"
+refused "unknown CA" unknown "certificate is not trusted (unknown CA)"
+refused "expired" expired "certificate has expired"
