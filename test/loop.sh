@@ -1,0 +1,238 @@
+#!/bin/sh
+# loop.sh: end-to-end tests of the tool loop against the fake provider:
+# the agent runs tools, sends their results back with matching ids, and
+# goes on until the model stops calling tools.
+. test/lib.sh
+ROOT=$PWD
+W=$T/work
+
+# runat args...: the agent in the work directory $W, no terminal to ask on.
+runat() {
+	(cd "$W" && agentexec setsid -w timeout 30 "$ROOT/agent" "$@") \
+	    </dev/null >"$T/out" 2>"$T/err"
+	RC=$?
+}
+
+fresh() {
+	rm -rf "$W"
+	mkdir -p "$W"
+}
+
+# A task that reads, edits, runs a command and answers.
+fresh
+printf 'hello wrold\nsecond line\n' >"$W/notes.txt"
+script r1 <<'X'
+text Reading.
+tool call_1 read {"path": "notes.txt"}
+finish tool_calls
+usage 100 10
+X
+script r2 <<'X'
+tool call_2 edit {"path": "notes.txt", "edits": [{"oldText": "wrold", "newText": "world"}]}
+finish tool_calls
+X
+script r3 <<'X'
+tool call_3 bash {"command": "tr a-z A-Z < notes.txt > upper.txt; echo ran ok"}
+finish tool_calls
+X
+script r4 <<'X'
+text All done.
+finish stop
+usage 300 5
+X
+startfake -x "$T/r1" "$T/r2" "$T/r3" "$T/r4"
+runat -y -n 'fix the typo and make an upper-case copy'
+[ "$RC" -eq 0 ] && ok "task: exit 0" || fail "task: exit 0" "rc $RC: $(cat "$T/err")"
+printf 'hello world\nsecond line\n' | cmp -s - "$W/notes.txt" &&
+    ok "task: file edited" || fail "task: file edited" "$(cat "$W/notes.txt")"
+printf 'HELLO WORLD\nSECOND LINE\n' | cmp -s - "$W/upper.txt" &&
+    ok "task: command ran" || fail "task: command ran" "no upper.txt"
+printf 'Reading.\nAll done.' | cmp -s - "$T/out" &&
+    ok "task: stdout holds the answers alone" ||
+    fail "task: stdout holds the answers alone" "$(od -c "$T/out" | head)"
+[ -f "$REQ/4.json" ] && [ ! -f "$REQ/5.json" ] &&
+    ok "task: four requests" || fail "task: four requests" "$(ls "$REQ")"
+jsontest "task: read result goes back with its id" "$REQ/2.json" \
+    'd["messages"][-1] == {"role": "tool", "tool_call_id": "call_1",
+     "content": "hello wrold\nsecond line\n"}'
+jsontest "task: assistant message carries the call" "$REQ/2.json" \
+    'd["messages"][-2]["tool_calls"][0]["id"] == "call_1" and
+     d["messages"][-2]["tool_calls"][0]["function"]["name"] == "read" and
+     json.loads(d["messages"][-2]["tool_calls"][0]["function"]["arguments"])
+     == {"path": "notes.txt"} and d["messages"][-2]["content"] == "Reading."'
+jsontest "task: edit result" "$REQ/3.json" \
+    'd["messages"][-1]["tool_call_id"] == "call_2" and
+     "notes.txt" in d["messages"][-1]["content"]'
+jsontest "task: bash result" "$REQ/4.json" \
+    'd["messages"][-1]["tool_call_id"] == "call_3" and
+     "ran ok" in d["messages"][-1]["content"]'
+jsontest "task: whole history sent" "$REQ/4.json" \
+    '[m["role"] for m in d["messages"]] == ["system", "user", "assistant",
+     "tool", "assistant", "tool", "assistant", "tool"]'
+jsontest "task: tools offered" "$REQ/1.json" \
+    'sorted(t["function"]["name"] for t in d["tools"]) ==
+     ["bash", "edit", "find", "grep", "ls", "read", "write"]'
+grep -q 'read notes.txt' "$T/err" && grep -q 'bash tr a-z' "$T/err" &&
+    ok "task: trace on stderr" || fail "task: trace on stderr" "$(cat "$T/err")"
+
+# Two calls in one message: both run, in order, and both answers go back.
+fresh
+echo aaa >"$W/a.txt"
+echo bbb >"$W/b.txt"
+script r1 <<'X'
+tool id_a read {"path": "a.txt"}
+tool id_b read {"path": "b.txt"}
+finish tool_calls
+X
+script r2 <<'X'
+text Both read.
+finish stop
+X
+startfake -x "$T/r1" "$T/r2"
+runat -n 'read both'
+[ "$RC" -eq 0 ] && ok "two calls: exit 0" || fail "two calls: exit 0" "rc $RC"
+jsontest "two calls: both results, in order" "$REQ/2.json" \
+    '[(m["tool_call_id"], m["content"]) for m in d["messages"][-2:]] ==
+     [("id_a", "aaa\n"), ("id_b", "bbb\n")]'
+jsontest "two calls: one assistant message with both" "$REQ/2.json" \
+    '[c["id"] for c in d["messages"][-3]["tool_calls"]] == ["id_a", "id_b"]'
+
+# No terminal and no -y: a write is refused and the model is told.
+fresh
+echo keep >"$W/f.txt"
+script r1 <<'X'
+tool w1 write {"path": "f.txt", "content": "clobbered"}
+finish tool_calls
+X
+script r2 <<'X'
+text I could not write.
+finish stop
+X
+startfake -x "$T/r1" "$T/r2"
+runat -n 'overwrite f.txt'
+[ "$(cat "$W/f.txt")" = keep ] && ok "refused: file untouched" ||
+    fail "refused: file untouched" "$(cat "$W/f.txt")"
+jsontest "refused: the model is told" "$REQ/2.json" \
+    'd["messages"][-1]["tool_call_id"] == "w1" and
+     "approv" in d["messages"][-1]["content"]'
+[ "$RC" -eq 0 ] && ok "refused: the turn goes on" || fail "refused: the turn goes on" "rc $RC"
+
+# Bad calls become errors the model sees, not crashes.
+fresh
+script r1 <<'X'
+tool bad1 read {"path": "x
+tool bad2 nosuch {}
+tool bad3 read {"offset": 1}
+tool bad4 read [1, 2]
+finish tool_calls
+X
+script r2 <<'X'
+text Sorry.
+finish stop
+X
+startfake -x "$T/r1" "$T/r2"
+runat -n 'go'
+[ "$RC" -eq 0 ] && ok "bad calls: exit 0" || fail "bad calls: exit 0" "rc $RC: $(cat "$T/err")"
+jsontest "bad calls: malformed arguments reported" "$REQ/2.json" \
+    'd["messages"][-4]["tool_call_id"] == "bad1" and
+     "not valid JSON" in d["messages"][-4]["content"]'
+jsontest "bad calls: unknown tool reported" "$REQ/2.json" \
+    'd["messages"][-3]["content"] == "Tool nosuch not found"'
+jsontest "bad calls: missing parameter reported" "$REQ/2.json" \
+    '"path" in d["messages"][-2]["content"]'
+jsontest "bad calls: arguments not an object" "$REQ/2.json" \
+    '"object" in d["messages"][-1]["content"]'
+
+# -t picks the offered tools; a call to another one is refused.
+fresh
+script r1 <<'X'
+tool t1 ls {}
+finish tool_calls
+X
+script r2 <<'X'
+text ok
+finish stop
+X
+startfake -x "$T/r1" "$T/r2"
+runat -n -t read,grep 'hi'
+jsontest "-t: only those tools offered" "$REQ/1.json" \
+    '[t["function"]["name"] for t in d["tools"]] == ["read", "grep"]'
+jsontest "-t: a tool not offered is not run" "$REQ/2.json" \
+    'd["messages"][-1]["content"] == "Tool ls not found"'
+script r3 <<'X'
+text ok
+finish stop
+X
+startfake -x "$T/r3"
+runat -n -t '' 'hi'
+jsontest "-t '': no tools" "$REQ/1.json" '"tools" not in d'
+runat -n -t nosuch 'hi'
+[ "$RC" -eq 2 ] && ok "-t: unknown tool is bad usage" || fail "-t: unknown tool is bad usage" "rc $RC"
+
+# Keys never reach a tool.
+fresh
+script r1 <<'X'
+tool e1 bash {"command": "env"}
+finish tool_calls
+X
+script r2 <<'X'
+text ok
+finish stop
+X
+startfake -x "$T/r1" "$T/r2"
+(cd "$W" && export OPENAI_API_KEY=sk-secret-openai && agentexec setsid -w timeout 30 \
+    "$ROOT/agent" -y -n 'env') </dev/null >"$T/out" 2>"$T/err"
+jsontest "secrets: bash ran env" "$REQ/2.json" \
+    '"PATH=" in d["messages"][-1]["content"]'
+if grep -q 'test-key\|sk-secret-openai' "$REQ/2.json"; then
+	fail "secrets: no key in the tool's environment" "$(grep -o '.\{20\}test-key' "$REQ/2.json")"
+else
+	ok "secrets: no key in the tool's environment"
+fi
+
+# The wire example: thinking on stderr, text on stdout, the call assembled.
+fresh
+echo 'hello world' >"$W/hello.txt"
+script r1 <<X
+raw $ROOT/../shared/wire/openai-stream-toolcall.txt
+X
+script r2 <<X
+raw $ROOT/../shared/wire/openai-stream-text.txt
+X
+if [ -f "$ROOT/../shared/wire/openai-stream-toolcall.txt" ]; then
+	startfake -x "$T/r1" "$T/r2"
+	runat -n 'read hello.txt'
+	printf 'Let me read it.\nIt says: hello w\303\266rld \360\237\216\211' |
+	    cmp -s - "$T/out" && ok "wire: stdout" ||
+	    fail "wire: stdout" "$(od -c "$T/out" | head)"
+	grep -q 'The user wants the file.' "$T/err" && ok "wire: thinking on stderr" ||
+	    fail "wire: thinking on stderr" "$(cat "$T/err")"
+	jsontest "wire: call_abc123 answered" "$REQ/2.json" \
+	    'd["messages"][-1] == {"role": "tool", "tool_call_id": "call_abc123",
+	     "content": "hello world\n"}'
+else
+	ok "wire: (skipped: ../shared/wire not found)"
+fi
+
+# The turn limit is not hit by a normal task, and line mode keeps tool
+# history between messages.
+fresh
+echo x >"$W/x.txt"
+script r1 <<'X'
+tool l1 read {"path": "x.txt"}
+finish tool_calls
+X
+script r2 <<'X'
+text first
+finish stop
+X
+script r3 <<'X'
+text second
+finish stop
+X
+startfake -x "$T/r1" "$T/r2" "$T/r3"
+printf 'one\ntwo\n' >"$T/in"
+(cd "$W" && agentexec setsid -w timeout 30 "$ROOT/agent" -n) <"$T/in" >"$T/out" 2>"$T/err"
+jsontest "line mode: tool history kept" "$REQ/3.json" \
+    '[m["role"] for m in d["messages"]] == ["system", "user", "assistant",
+     "tool", "assistant", "user"]'

@@ -1,0 +1,671 @@
+/* See LICENSE file for copyright and license details. */
+/* test/tools.c: unit tests of the tools, in a scratch directory. */
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../agent.h"
+#include "t.h"
+
+static volatile sig_atomic_t intr;
+static const char *const shells[] = { "/bin/bash", "/bin/sh", NULL };
+static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
+                                     NULL };
+static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, shells,
+                       scrub, &intr };
+static Buf out;
+static int root;
+
+/* Run a tool on a JSON text of arguments; the result is in out. */
+static int
+run(Toolfn fn, const char *args)
+{
+	Json j;
+	int rc;
+
+	bufreset(&out);
+	bufgrow(&out, 0);
+	if (jsonparse(&j, args, strlen(args)) < 0) {
+		printf("FAIL - bad test JSON: %s\n", args);
+		tfail++;
+		return -2;
+	}
+	rc = fn(&env, &j, 0, &out);
+	jsonfree(&j);
+	return rc;
+}
+
+static int
+is(const char *s)
+{
+	return !strcmp(out.p, s);
+}
+
+static int
+has(const char *s)
+{
+	return strstr(out.p, s) != NULL;
+}
+
+static void
+put(const char *path, const char *s, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(s, 1, n, f) != n || fclose(f) != 0) {
+		printf("FAIL - cannot write %s\n", path);
+		tfail++;
+	}
+}
+
+static void
+puts0(const char *path, const char *s)
+{
+	put(path, s, strlen(s));
+}
+
+/* The file's bytes, malloc'd, in a Buf the caller frees. */
+static Buf
+get(const char *path)
+{
+	Buf b = { 0 };
+	char chunk[4096];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	bufgrow(&b, 0);
+	if (!f)
+		return b;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		bufadd(&b, chunk, n);
+	fclose(f);
+	return b;
+}
+
+static int
+content(const char *path, const char *want)
+{
+	Buf b = get(path);
+	int ok = b.len == strlen(want) && !memcmp(b.p, want, b.len);
+
+	buffree(&b);
+	return ok;
+}
+
+static long long
+ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int
+modeof(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+static void
+testread(void)
+{
+	Buf b = { 0 };
+	int i;
+
+	puts0("f", "a\nb\nc\n");
+	T(run(toolread, "{\"path\":\"f\"}") == 0 && is("a\nb\nc\n"),
+	  "read: a small file, final newline kept");
+	T(run(toolread, "{}") == 1 &&
+	  has("read: missing required parameter \"path\""),
+	  "read: missing path named");
+	T(run(toolread, "{\"path\":5}") == 1 && has("\"path\"") &&
+	  has("string"), "read: mistyped path");
+	T(run(toolread, "{\"path\":\"f\",\"offset\":\"x\"}") == 1 &&
+	  has("\"offset\" must be a number"), "read: mistyped offset");
+	T(run(toolread, "{\"path\":\"nope\"}") == 1 &&
+	  has("File not found: nope"), "read: missing file");
+	mkdir("dir", 0755);
+	T(run(toolread, "{\"path\":\"dir\"}") == 1 && has("directory"),
+	  "read: a directory refused");
+	T(run(toolread, "{\"path\":\"f\",\"offset\":\"2\",\"limit\":\"1\"}")
+	  == 0 && is("b\n\n[1 more lines in file. Use offset=3 to "
+	  "continue.]"), "read: offset and limit as strings, notice");
+	T(run(toolread, "{\"path\":\"f\",\"offset\":2}") == 0 && is("b\nc\n"),
+	  "read: offset to the end, no notice");
+	T(run(toolread, "{\"path\":\"f\",\"offset\":0}") == 0 &&
+	  is("a\nb\nc\n"), "read: offset 0 as 1");
+	T(run(toolread, "{\"path\":\"f\",\"offset\":10}") == 1 &&
+	  is("Offset 10 is beyond end of file (3 lines total)"),
+	  "read: offset beyond end");
+	puts0("nofinal", "x\ny");
+	T(run(toolread, "{\"path\":\"nofinal\"}") == 0 && is("x\ny"),
+	  "read: no final newline");
+	puts0("crlf", "a\r\nb\r\n");
+	T(run(toolread, "{\"path\":\"crlf\"}") == 0 && is("a\r\nb\r\n"),
+	  "read: CRLF kept as it is");
+	put("bin", "ab\0cd\n", 6);
+	T(run(toolread, "{\"path\":\"bin\"}") == 1 && has("binary"),
+	  "read: NUL byte: binary refused");
+	puts0("latin1", "caf\xe9\n");
+	T(run(toolread, "{\"path\":\"latin1\"}") == 1 && has("binary"),
+	  "read: invalid UTF-8: binary refused");
+	puts0("empty", "");
+	T(run(toolread, "{\"path\":\"empty\"}") == 0 && is("(empty file)"),
+	  "read: empty file");
+	T(run(toolread, "{\"path\":\"@f\"}") == 0 && is("a\nb\nc\n"),
+	  "read: leading @ stripped");
+	T(run(toolread, "{\"path\":\"~/f\"}") == 0 && is("a\nb\nc\n"),
+	  "read: ~/ expanded");
+
+	for (i = 1; i <= 2500; i++)
+		bufaddf(&b, "line %d\n", i);
+	put("many", b.p, b.len);
+	T(run(toolread, "{\"path\":\"many\"}") == 0 &&
+	  has("line 2000\n\n[Showing lines 1-2000 of 2500. Use offset=2001 "
+	  "to continue.]") && !has("line 2001"), "read: cut at 2000 lines");
+	T(run(toolread, "{\"path\":\"many\",\"offset\":2001}") == 0 &&
+	  !has("[") && has("line 2500"), "read: the rest by offset");
+
+	bufreset(&b);
+	for (i = 0; i < 20000; i++) {
+		bufadds(&b, "\xc3\xa9\xe2\x82\xac");	/* two characters */
+		bufadds(&b, i % 10 == 9 ? "\n" : "");
+	}
+	put("utf8", b.p, b.len);
+	T(run(toolread, "{\"path\":\"utf8\"}") == 0 &&
+	  has("(50.0KB limit). Use offset="), "read: cut at 50KB");
+	T(strstr(out.p, "\n\n[") - out.p <= 51200 &&
+	  utf8valid(out.p, out.len) == out.len,
+	  "read: cut at a line end, never mid-character");
+
+	bufreset(&b);
+	for (i = 0; i < 60000; i++)
+		bufaddc(&b, 'x');
+	bufadds(&b, "\nshort\n");
+	put("longline", b.p, b.len);
+	T(run(toolread, "{\"path\":\"longline\"}") == 0 &&
+	  is("[Line 1 is 58.6KB, exceeds 50.0KB limit. Use bash: sed -n '1p' "
+	  "longline | head -c 51200]"), "read: first line too long");
+	T(run(toolread, "{\"path\":\"longline\",\"offset\":2}") == 0 &&
+	  is("short\n"), "read: the line after it");
+	buffree(&b);
+
+	if (root) {
+		T(1, "read: permission denied (skipped: root)");
+	} else {
+		puts0("secret", "s\n");
+		chmod("secret", 0);
+		T(run(toolread, "{\"path\":\"secret\"}") == 1 &&
+		  has("Permission denied: secret"), "read: permission denied");
+	}
+}
+
+static void
+testwrite(void)
+{
+	Buf b;
+
+	T(run(toolwrite, "{\"path\":\"w1/w2/new.txt\",\"content\":\"hi\\n\"}")
+	  == 0 && is("Wrote 3 bytes to w1/w2/new.txt") &&
+	  content("w1/w2/new.txt", "hi\n"), "write: into new directories");
+	puts0("keep", "old\n");
+	chmod("keep", 0751);
+	T(run(toolwrite, "{\"path\":\"keep\",\"content\":\"new\"}") == 0 &&
+	  content("keep", "new") && modeof("keep") == 0751,
+	  "write: replaces, keeps the mode");
+	T(run(toolwrite, "{\"path\":\"keep\",\"content\":\"\"}") == 0 &&
+	  content("keep", "") && is("Wrote 0 bytes to keep"),
+	  "write: empty content");
+	T(run(toolwrite, "{\"path\":\"x\"}") == 1 &&
+	  has("missing required parameter \"content\""),
+	  "write: missing content named");
+	T(run(toolwrite, "{\"content\":\"x\"}") == 1 &&
+	  has("missing required parameter \"path\""),
+	  "write: missing path named");
+	T(run(toolwrite, "{\"path\":\"x\",\"content\":5}") == 1 &&
+	  has("\"content\" must be a string"), "write: mistyped content");
+	T(run(toolwrite, "{\"path\":\"dir\",\"content\":\"x\"}") == 1 &&
+	  has("directory"), "write: onto a directory refused");
+	T(run(toolwrite, "{\"path\":\"keep/sub\",\"content\":\"x\"}") == 1 &&
+	  has("Cannot create directory keep"), "write: a file in the way");
+	T(run(toolwrite, "{\"path\":\"nul\",\"content\":\"a\\u0000b\"}") ==
+	  0 && (b = get("nul")).len == 3 && !memcmp(b.p, "a\0b", 3),
+	  "write: NUL bytes kept");
+	buffree(&b);
+	puts0("target", "t\n");
+	if (symlink("target", "link") == 0) {
+		T(run(toolwrite, "{\"path\":\"link\",\"content\":\"via\"}") ==
+		  0 && content("target", "via") && content("link", "via"),
+		  "write: through a symbolic link");
+	}
+	T(system("ls -a w1/w2 keep* . | grep -q '\\.agent'") != 0,
+	  "write: no temporary file left");
+	if (root) {
+		T(1, "write: permission denied (skipped: root)");
+	} else {
+		mkdir("ro", 0555);
+		T(run(toolwrite, "{\"path\":\"ro/f\",\"content\":\"x\"}")
+		  == 1 && has("Permission denied"),
+		  "write: permission denied");
+	}
+}
+
+static void
+testedit(void)
+{
+	puts0("e", "one\ntwo\nthree\nfour\n");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":[{\"oldText\":\"two\","
+	  "\"newText\":\"2\"}]}") == 0 && content("e", "one\n2\nthree\n"
+	  "four\n") && has("1 block in e") && has("line 2"),
+	  "edit: one edit in an array");
+	T(run(tooledit, "{\"path\":\"e\",\"oldText\":\"2\\nthree\","
+	  "\"newText\":\"3\"}") == 0 && content("e", "one\n3\nfour\n"),
+	  "edit: the single oldText/newText form");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":\"[{\\\"oldText\\\":"
+	  "\\\"one\\\",\\\"newText\\\":\\\"1\\\"}]\"}") == 0 &&
+	  content("e", "1\n3\nfour\n"), "edit: edits as a JSON string");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":{\"oldText\":\"four\","
+	  "\"newText\":\"4\"}}") == 0 && content("e", "1\n3\n4\n"),
+	  "edit: edits as one object");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":[{\"oldText\":\"1\","
+	  "\"newText\":\"one\"},{\"oldText\":\"4\",\"newText\":\"four\"},"
+	  "{\"oldText\":\"3\",\"newText\":\"three\"}]}") == 0 &&
+	  content("e", "one\nthree\nfour\n") && has("3 blocks") &&
+	  has("line 1"), "edit: several edits at once");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":[{\"oldText\":\"zzz\","
+	  "\"newText\":\"y\"}]}") == 1 && has("Could not find the exact "
+	  "text in e."), "edit: not found");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":[{\"oldText\":\"one\","
+	  "\"newText\":\"1\"},{\"oldText\":\"zzz\",\"newText\":\"y\"}]}") ==
+	  1 && has("Could not find edits[1] in e.") &&
+	  content("e", "one\nthree\nfour\n"),
+	  "edit: not found among several, nothing changed");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":[{\"oldText\":\"e\","
+	  "\"newText\":\"0\"}]}") == 1 && has("Found 3 occurrences of the "
+	  "text in e."), "edit: found three times");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":[{\"oldText\":\"one\\nth\","
+	  "\"newText\":\"x\"},{\"oldText\":\"three\",\"newText\":\"y\"}]}")
+	  == 1 && has("edits[0] and edits[1] overlap in e.") &&
+	  content("e", "one\nthree\nfour\n"), "edit: overlapping refused");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":[{\"oldText\":\"\","
+	  "\"newText\":\"x\"}]}") == 1 && has("must not be empty"),
+	  "edit: empty oldText refused");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":[{\"oldText\":\"one\","
+	  "\"newText\":\"one\"}]}") == 1 && has("No changes made to e."),
+	  "edit: no change is an error");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":[]}") == 1 &&
+	  has("at least one"), "edit: empty edits");
+	T(run(tooledit, "{\"path\":\"e\"}") == 1 &&
+	  has("missing required parameter \"edits\""),
+	  "edit: missing edits named");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":[{\"oldText\":\"one\"}]}")
+	  == 1 && has("\"edits[0].newText\""), "edit: missing newText named");
+	T(run(tooledit, "{\"path\":\"e\",\"edits\":7}") == 1 &&
+	  has("\"edits\" must be an array"), "edit: mistyped edits");
+	T(run(tooledit, "{\"path\":\"nope\",\"oldText\":\"a\","
+	  "\"newText\":\"b\"}") == 1 && has("File not found: nope"),
+	  "edit: missing file");
+
+	puts0("crlfe", "a\r\nb\r\nc\r\n");
+	T(run(tooledit, "{\"path\":\"crlfe\",\"oldText\":\"a\\nb\","
+	  "\"newText\":\"x\\ny\\nz\"}") == 0 &&
+	  content("crlfe", "x\r\ny\r\nz\r\nc\r\n"), "edit: a CRLF file stays "
+	  "CRLF");
+	puts0("bom", "\xef\xbb\xbfhello\n");
+	chmod("bom", 0640);
+	T(run(tooledit, "{\"path\":\"bom\",\"oldText\":\"hello\","
+	  "\"newText\":\"bye\"}") == 0 && content("bom", "\xef\xbb\xbf"
+	  "bye\n") && modeof("bom") == 0640, "edit: BOM and mode kept");
+}
+
+/* Live (not zombie) processes in group g, by ps(1). */
+static int
+alive(long g)
+{
+	char line[256];
+	long pg;
+	char st[16];
+	int n = 0;
+	FILE *f = popen("ps -e -o pgid= -o stat=", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%ld %15s", &pg, st) == 2 && pg == g &&
+		    st[0] != 'Z')
+			n++;
+	pclose(f);
+	return n;
+}
+
+static void
+onalarm(int sig)
+{
+	(void)sig;
+	intr = 1;
+}
+
+static void
+testbashlong(void)
+{
+	Buf b;
+	char *file, *e;
+	long long t0;
+	long g, bg;
+	int lines = 0;
+	size_t i;
+
+	t0 = ms();
+	T(run(toolbash, "{\"command\":\"echo $$; sleep 100.123 & sleep "
+	  "100.123\",\"timeout\":\"1\"}") == 1 &&
+	  has("Command timed out after 1 seconds") && ms() - t0 < 5000,
+	  "bash: timeout kills in about a second (%lld ms)", ms() - t0);
+	g = atol(out.p);
+	T(g > 0 && alive(g) == 0, "bash: no process left in group %ld", g);
+
+	t0 = ms();
+	T(run(toolbash, "{\"command\":\"sleep 30.321 & echo $!\"}") == 0 &&
+	  ms() - t0 < 5000 && has("Background processes"),
+	  "bash: a background job does not hang the call (%lld ms)",
+	  ms() - t0);
+	if ((bg = atol(out.p)) > 0)
+		kill(bg, SIGKILL);
+	T(run(toolbash, "{\"command\":\"sleep 30 >/dev/null 2>&1 & echo $!\"}")
+	  == 0 && !has("Background"), "bash: a redirected job is quiet");
+	if ((bg = atol(out.p)) > 0)
+		kill(bg, SIGKILL);
+
+	signal(SIGALRM, onalarm);
+	alarm(1);
+	t0 = ms();
+	T(run(toolbash, "{\"command\":\"echo start; sleep 100\"}") == 1 &&
+	  has("start\n\nCommand aborted") && ms() - t0 < 5000,
+	  "bash: interrupted: aborted");
+	intr = 0;
+
+	env.bashtimeout = 1;
+	T(run(toolbash, "{\"command\":\"sleep 10\"}") == 1 &&
+	  has("timed out after 1 seconds"), "bash: the default timeout");
+	env.bashtimeout = 0;
+
+	T(run(toolbash, "{\"command\":\"seq 1 200000\"}") == 0 &&
+	  has("\n200000\n\n[Showing lines 198001-200000 of 200000. Full "
+	  "output: ") && !strncmp(out.p, "198001\n", 7),
+	  "bash: huge output cut to its tail");
+	file = strstr(out.p, "Full output: ");
+	file = file ? xstrdup(file + 13) : xstrdup("");
+	if ((e = strchr(file, ']')))
+		*e = '\0';
+	b = get(file);
+	for (i = 0; i < b.len; i++)
+		lines += b.p[i] == '\n';
+	T(lines == 200000 && b.len > 7 &&
+	  !strcmp(b.p + b.len - 7, "200000\n") && modeof(file) == 0600,
+	  "bash: the log holds all of it, mode 0600 (%d lines)", lines);
+	unlink(file);
+	buffree(&b);
+	free(file);
+
+	T(run(toolbash, "{\"command\":\"yes 01234567890123456789012345678901"
+	  "23456789 | head -n 5000\"}") == 0 && has("\n\n[Showing lines "
+	  "3753-5000 of 5000 (50.0KB limit). Full output: ") &&
+	  strstr(out.p, "\n\n[") - out.p <= 51200,
+	  "bash: cut at 50KB");
+	if ((file = strstr(out.p, "Full output: ")) &&
+	    (e = strchr(file, ']'))) {
+		*e = '\0';
+		unlink(file + 13);
+	}
+
+	T(run(toolbash, "{\"command\":\"i=0; while [ $i -lt 40000 ]; do "
+	  "printf '\\\\303\\\\251'; i=$((i+1)); done\"}") == 0 &&
+	  has("[Showing last 50.0KB of line 1 (line is 78.1KB). ") &&
+	  utf8valid(out.p, out.len) == out.len,
+	  "bash: a long last line: its end, whole characters");
+	if ((file = strstr(out.p, "Full output: ")) &&
+	    (e = strchr(file, ']'))) {
+		*e = '\0';
+		unlink(file + 13);
+	}
+}
+
+static void
+testbash(void)
+{
+	T(run(toolbash, "{\"command\":\"echo hello\"}") == 0 && is("hello"),
+	  "bash: output");
+	T(run(toolbash, "{\"command\":\"echo a; echo b >&2; echo c\"}") == 0
+	  && is("a\nb\nc"), "bash: stdout and stderr merged in order");
+	T(run(toolbash, "{\"command\":\"echo out; exit 3\"}") == 1 &&
+	  is("out\n\nCommand exited with code 3"), "bash: exit status");
+	T(run(toolbash, "{\"command\":\"true\"}") == 0 && is("(no output)"),
+	  "bash: no output");
+	T(run(toolbash, "{\"command\":\"cat\"}") == 0 && is("(no output)"),
+	  "bash: stdin is /dev/null");
+	T(run(toolbash, "{\"command\":\"kill -9 $$\"}") == 1 &&
+	  has("killed by signal 9"), "bash: killed by a signal");
+	T(run(toolbash, "{}") == 1 &&
+	  has("missing required parameter \"command\""),
+	  "bash: missing command named");
+	T(run(toolbash, "{\"command\":[1]}") == 1 && has("string"),
+	  "bash: mistyped command");
+	T(run(toolbash, "{\"command\":\"true\",\"timeout\":\"soon\"}") == 1 &&
+	  has("\"timeout\" must be a number"), "bash: mistyped timeout");
+	setenv("AGENT_API_KEY", "sekrit-1", 1);
+	setenv("OPENAI_API_KEY", "sekrit-2", 1);
+	setenv("AGENT_TEST_SEEN", "visible", 1);
+	T(run(toolbash, "{\"command\":\"env\"}") == 0 && !has("sekrit") &&
+	  has("AGENT_TEST_SEEN=visible"), "bash: key variables scrubbed");
+	T(run(toolbash, "{\"command\":\"yes | head -c 4\"}") == 0 &&
+	  is("y\ny"), "bash: SIGPIPE not ignored in the child");
+	testbashlong();
+}
+
+static void
+grepsetup(void)
+{
+	Buf b = { 0 };
+	int i;
+
+	mkdir("g", 0755);
+	mkdir("g/sub", 0755);
+	mkdir("g/.git", 0755);
+	mkdir("g/build", 0755);
+	mkdir("g/sub/gen", 0755);
+	puts0("g/a.txt", "hello world\nfoo\nHello again\nx1 o.*a\n");
+	puts0("g/sub/b.c", "int foo;\nfoo bar\n");
+	puts0("g/.git/config", "foo\n");
+	puts0("g/.gitignore", "ignored.txt\nbuild/\n*.log\n!keep.log\n"
+	      "/top.txt\n**/gen/*.txt\n/sub/skipme.txt\n");
+	puts0("g/ignored.txt", "foo\n");
+	puts0("g/build/x.txt", "foo\n");
+	puts0("g/skip.log", "foo\n");
+	puts0("g/keep.log", "foo\n");
+	puts0("g/top.txt", "foo\n");
+	puts0("g/sub/top.txt", "foo top\n");
+	puts0("g/sub/gen/z.txt", "foo\n");
+	puts0("g/sub/.gitignore", "b.h\n");
+	puts0("g/sub/b.h", "foo\n");
+	puts0("g/sub/skipme.txt", "foo\n");
+	puts0("g/sub/x.log", "foo\n");
+	put("g/bin.dat", "foo\0bar\n", 8);
+	bufadds(&b, "foo ");
+	for (i = 0; i < 600; i++)
+		bufadds(&b, "\xc3\xa9");
+	bufaddc(&b, '\n');
+	put("g/long.txt", b.p, b.len);
+	buffree(&b);
+}
+
+static void
+testgrep(void)
+{
+	grepsetup();
+	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\"}") == 0 &&
+	  has("a.txt:2: foo\n") && has("keep.log:1: foo\n") &&
+	  has("sub/b.c:1: int foo;\nsub/b.c:2: foo bar") &&
+	  has("sub/top.txt:1: foo top"), "grep: matches, sorted");
+	T(!has("config") && !has("ignored") && !has("build") &&
+	  !has("skip.log") && !has("bin.dat") && !has("b.h") &&
+	  !has("\ntop.txt") && !has("gen/"),
+	  "grep: .git, .gitignore'd and binary files skipped");
+	T(has("long.txt:1: foo \xc3\xa9") && has("... [truncated]") &&
+	  has("Some lines truncated to 500 bytes") &&
+	  utf8valid(out.p, out.len) == out.len,
+	  "grep: a long line cut at a character");
+	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g/sub\"}") == 0 &&
+	  is("b.c:1: int foo;\nb.c:2: foo bar\ntop.txt:1: foo top"),
+	  "grep: .gitignore above the searched directory");
+	T(run(toolgrep, "{\"pattern\":\"hello\",\"path\":\"g\","
+	  "\"ignoreCase\":\"true\"}") == 0 && has("a.txt:1: hello world\n"
+	  "a.txt:3: Hello again"), "grep: ignoreCase as a string");
+	T(run(toolgrep, "{\"pattern\":\"o.*a\",\"path\":\"g/a.txt\","
+	  "\"literal\":true}") == 0 && is("a.txt:4: x1 o.*a"),
+	  "grep: literal, a single file");
+	T(run(toolgrep, "{\"pattern\":\"x\\\\d\",\"path\":\"g\"}") == 0 &&
+	  is("a.txt:4: x1 o.*a"), "grep: \\d understood");
+	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"glob\":"
+	  "\"*.c\"}") == 0 && is("sub/b.c:1: int foo;\nsub/b.c:2: foo bar"),
+	  "grep: glob on the name");
+	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"glob\":"
+	  "\"sub/*.{c,txt}\"}") == 0 && has("sub/b.c:1:") &&
+	  has("sub/top.txt:1:") && !has("a.txt"), "grep: glob with a path");
+	T(run(toolgrep, "{\"pattern\":\"^foo$\",\"path\":\"g/a.txt\","
+	  "\"context\":\"1\"}") == 0 && is("a.txt-1- hello world\n"
+	  "a.txt:2: foo\na.txt-3- Hello again"), "grep: context lines");
+	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"limit\":1}")
+	  == 0 && is("a.txt:2: foo\n\n[1 matches limit reached. Use limit=2 "
+	  "for more, or refine pattern]"), "grep: limit");
+	T(run(toolgrep, "{\"pattern\":\"zzz\",\"path\":\"g\"}") == 0 &&
+	  is("No matches found"), "grep: no matches");
+	T(run(toolgrep, "{\"pattern\":\"(\",\"path\":\"g\"}") == 1 &&
+	  has("invalid regular expression"), "grep: invalid regex");
+	T(run(toolgrep, "{\"pattern\":\"x\",\"path\":\"nope\"}") == 1 &&
+	  is("Path not found: nope"), "grep: missing path");
+	T(run(toolgrep, "{\"path\":\"g\"}") == 1 &&
+	  has("missing required parameter \"pattern\""),
+	  "grep: missing pattern named");
+	T(run(toolgrep, "{\"pattern\":\"x\",\"literal\":\"maybe\"}") == 1 &&
+	  has("\"literal\" must be true or false"), "grep: mistyped boolean");
+}
+
+static void
+testfind(void)
+{
+	T(run(toolfind, "{\"pattern\":\"*.c\",\"path\":\"g\"}") == 0 &&
+	  is("sub/b.c"), "find: by name");
+	T(run(toolfind, "{\"pattern\":\"*.txt\",\"path\":\"g\"}") == 0 &&
+	  is("a.txt\nlong.txt\nsub/top.txt"), "find: .gitignore honoured");
+	T(run(toolfind, "{\"pattern\":\"s*\",\"path\":\"g\"}") == 0 &&
+	  is("sub/"), "find: directories marked");
+	T(run(toolfind, "{\"pattern\":\"**/sub/*.{c,h}\",\"path\":\"g\"}") ==
+	  0 && is("sub/b.c"), "find: ** and braces");
+	T(run(toolfind, "{\"pattern\":\"sub/*.c\",\"path\":\"g\"}") == 0 &&
+	  is("sub/b.c"), "find: a pattern with a path");
+	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\","
+	  "\"limit\":\"2\"}") == 0 && is(".gitignore\na.txt\n\n[2 results "
+	  "limit reached. Use limit=4 for more, or refine pattern]"),
+	  "find: limit");
+	T(run(toolfind, "{\"pattern\":\"*.zz\",\"path\":\"g\"}") == 0 &&
+	  is("No files found matching pattern"), "find: nothing");
+	T(run(toolfind, "{\"path\":\"g\"}") == 1 &&
+	  has("missing required parameter \"pattern\""),
+	  "find: missing pattern named");
+	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"nope\"}") == 1 &&
+	  is("Path not found: nope"), "find: missing path");
+}
+
+static void
+testls(void)
+{
+	mkdir("l", 0755);
+	mkdir("l/c", 0755);
+	mkdir("l/empty", 0755);
+	puts0("l/B", "");
+	puts0("l/a", "");
+	puts0("l/.hidden", "");
+	puts0("l/b", "");
+	T(run(toolls, "{\"path\":\"l\"}") == 0 &&
+	  is(".hidden\na\nB\nb\nc/\nempty/"),
+	  "ls: sorted, dotfiles, directories marked");
+	T(run(toolls, "{\"path\":\"l\",\"limit\":\"2\"}") == 0 &&
+	  is(".hidden\na\n\n[2 entries limit reached. Use limit=4 for more]"),
+	  "ls: limit as a string");
+	T(run(toolls, "{\"path\":\"l/empty\"}") == 0 &&
+	  is("(empty directory)"), "ls: empty directory");
+	T(run(toolls, "{\"path\":\"l/a\"}") == 1 && is("Not a directory: l/a"),
+	  "ls: not a directory");
+	T(run(toolls, "{\"path\":\"nope\"}") == 1 &&
+	  is("Path not found: nope"), "ls: missing path");
+	T(run(toolls, "{\"path\":\"l\",\"limit\":\"many\"}") == 1 &&
+	  has("\"limit\" must be a number"), "ls: mistyped limit");
+	T(run(toolls, "{}") == 0 && has("l/\n"), "ls: . by default");
+}
+
+/* test/tools --bench-read FILE: the read tool on FILE, peak memory. */
+static int
+benchread(const char *path)
+{
+	struct rusage ru;
+	Buf args = { 0 };
+	long long t0 = ms();
+	int rc;
+
+	bufadds(&args, "{\"path\":");
+	jsonescs(&args, path);
+	bufaddc(&args, '}');
+	rc = run(toolread, args.p);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("read %s: rc %d, %lu bytes out, %lld ms, peak RSS %ld KB\n",
+	       path, rc, (unsigned long)out.len, ms() - t0, ru.ru_maxrss);
+	printf("%s\n", strstr(out.p, "\n\n[") ? strstr(out.p, "\n\n[") + 2 :
+	       "(no notice)");
+	buffree(&args);
+	buffree(&out);
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	char dir[] = "/tmp/agent-tools-XXXXXX";
+	char cmd[128];
+
+	if (argc == 3 && !strcmp(argv[1], "--bench-read"))
+		return benchread(argv[2]);
+	if (!mkdtemp(dir) || chdir(dir) < 0) {
+		printf("FAIL - cannot make a scratch directory\n");
+		return 1;
+	}
+	setenv("HOME", dir, 1);
+	setenv("TMPDIR", dir, 1);
+	root = geteuid() == 0;
+	signal(SIGPIPE, SIG_IGN);	/* as agent does */
+	testread();
+	testwrite();
+	testedit();
+	testbash();
+	testgrep();
+	testfind();
+	testls();
+	buffree(&out);
+	if (chdir("/") == 0) {
+		snprintf(cmd, sizeof(cmd), "chmod -R u+rwx %s; rm -rf %s", dir,
+		         dir);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", dir);
+	}
+	return tfail != 0;
+}

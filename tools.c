@@ -1,0 +1,2318 @@
+/* See LICENSE file for copyright and license details. */
+/* tools.c: the model's tools: read, write, edit, bash, grep, find, ls. */
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+extern char **environ;
+
+enum {
+	CHUNK = 65536,		/* bytes read from a file at a time */
+	SNIFF = 8192,		/* bytes looked at to tell text from binary */
+	LINECAP = 1 << 20,	/* grep matches the first MiB of a line */
+	IDLEMS = 150,		/* bash: idle pipe after the shell exited */
+	DRAINMS = 1000,		/* bash: read no longer than this after exit */
+	POLLMS = 100		/* bash: how often to look at the child */
+};
+
+enum { CUTLINES = 1, CUTBYTES };	/* why a listing was cut */
+enum { DONE, TIMEDOUT, ABORTED };	/* how a bash command ended */
+
+/* A file read in chunks: the read tool never holds more than it returns. */
+typedef struct {
+	int fd;
+	int eof;
+	size_t pos, len;
+	int nl;			/* the last line read ended in a newline */
+	char buf[CHUNK];
+} Rd;
+
+/* Output built line by line from the top, cut at the Toolenv limits. */
+typedef struct {
+	Buf *out;
+	size_t base;		/* where the listing starts in out */
+	int lines;
+	int cut;		/* CUTLINES or CUTBYTES: a line did not fit */
+} Head;
+
+/* The tail of a command's output, and all of it in a file once it is cut. */
+typedef struct {
+	const Toolenv *e;
+	Buf win;		/* the last bytes of output */
+	int trimmed;		/* bytes before win were dropped */
+	int prevnl;		/* and the last of them was a newline */
+	unsigned long long total, nl;	/* bytes and newlines seen */
+	size_t linelen, lastlen;	/* the open line, the last whole one */
+	int fd;			/* the log file, -1 until needed */
+	char *file;
+	int saveerr;		/* errno if the log could not be written */
+} Tail;
+
+/* A bash child: the shell, the group it leads, the pipe it writes to. */
+typedef struct {
+	pid_t pid;
+	int fd;
+	int status;
+	int reaped;
+	int nostatus;		/* reaped by someone else: status unknown */
+	int eof;
+	int held;		/* the shell exited, others hold the pipe */
+} Proc;
+
+/* One .gitignore line; the newest (deepest, latest) rule comes first. */
+typedef struct Rule Rule;
+struct Rule {
+	char *pat;
+	size_t base;		/* length of its directory's prefix in rel */
+	char *pre;		/* from above the root: the root seen there */
+	int neg, dir, anchored;
+	Rule *next;
+};
+
+typedef int (*Walkfn)(void *arg, const char *path, const char *rel,
+                      const struct stat *st);
+
+/* A walk of a tree in sorted order, skipping .git and ignored paths. */
+typedef struct {
+	Buf path;		/* root, then "/rel" of the entry at hand */
+	size_t rootlen;		/* where rel starts in path */
+	Rule *rules;
+	Walkfn fn;
+	void *arg;
+	int stop;
+} Walk;
+
+typedef struct {
+	const Toolenv *e;
+	regex_t re;
+	int context, limit, matches, done, linecut;
+	Head h;
+	Buf line, text;
+	Buf *ring;		/* the last context lines, cut for output */
+	Rd *rd;
+} Grep;
+
+typedef struct {
+	const Toolenv *e;
+	const char *pat;
+	int limit, n, more;
+	Head h;
+} Find;
+
+typedef struct {
+	Buf old, new;
+	size_t pos;		/* where old was found in the file */
+	int idx;		/* its place in the call */
+} Edit;
+
+/* arguments */
+
+static int
+argfind(const Json *j, int args, const char *key)
+{
+	int i;
+
+	if (args < 0 || args >= j->n || j->t[args].type != JOBJ)
+		return -1;
+	i = jsonget(j, args, key);
+	return i >= 0 && !jsonisnull(j, i) ? i : -1;
+}
+
+static int
+missing(Buf *out, const char *tool, const char *key)
+{
+	bufaddf(out, "%s: missing required parameter \"%s\"", tool, key);
+	return -1;
+}
+
+/* A string argument appended to v; -1 with the reason in out. */
+static int
+bufarg(const Json *j, int args, const char *tool, const char *key, Buf *v,
+       Buf *out)
+{
+	int i = argfind(j, args, key);
+
+	if (i < 0)
+		return missing(out, tool, key);
+	if (jsonstrbuf(j, i, v) < 0) {
+		bufaddf(out, "%s: parameter \"%s\" must be a string", tool,
+		        key);
+		return -1;
+	}
+	return 0;
+}
+
+/* A string argument, malloc'd; NULL if it is optional and absent. */
+static int
+strarg(const Json *j, int args, const char *tool, const char *key, int need,
+       char **v, Buf *out)
+{
+	Buf b = { 0 };
+
+	*v = NULL;
+	if (!need && argfind(j, args, key) < 0)
+		return 0;
+	if (bufarg(j, args, tool, key, &b, out) < 0) {
+		buffree(&b);
+		return -1;
+	}
+	*v = bufdetach(&b);
+	return 0;
+}
+
+/* Numbers may come as strings ("5"); *v is kept when the key is absent. */
+static int
+numarg(const Json *j, int args, const char *tool, const char *key,
+       double *v, Buf *out)
+{
+	int i = argfind(j, args, key);
+	double d;
+
+	if (i < 0)
+		return 0;
+	if (jsonnum(j, i, &d) < 0 || d != d) {
+		bufaddf(out, "%s: parameter \"%s\" must be a number", tool,
+		        key);
+		return -1;
+	}
+	*v = d;
+	return 0;
+}
+
+static int
+intarg(const Json *j, int args, const char *tool, const char *key, long *v,
+       Buf *out)
+{
+	double d = *v;
+
+	if (numarg(j, args, tool, key, &d, out) < 0)
+		return -1;
+	/* far beyond any count we use, and sums of two still fit a long */
+	*v = d > 1e9 ? 1000000000L : d < -1e9 ? -1000000000L : (long)d;
+	return 0;
+}
+
+/* Booleans may come as strings ("true"). */
+static int
+boolarg(const Json *j, int args, const char *tool, const char *key, int *v,
+        Buf *out)
+{
+	int i = argfind(j, args, key);
+
+	if (i < 0)
+		return 0;
+	if (jsonbool(j, i, v) < 0) {
+		bufaddf(out, "%s: parameter \"%s\" must be true or false",
+		        tool, key);
+		return -1;
+	}
+	return 0;
+}
+
+/* A path as models write it: "@" in front dropped, "~/" for $HOME. */
+static char *
+expandpath(const char *p)
+{
+	const char *home = getenv("HOME");
+	Buf b = { 0 };
+
+	if (*p == '@')
+		p++;
+	if (p[0] == '~' && (p[1] == '/' || !p[1]) && home && *home) {
+		bufadds(&b, home);
+		p++;
+	}
+	bufadds(&b, p);
+	return bufdetach(&b);
+}
+
+static int
+patharg(const Json *j, int args, const char *tool, int need, char **path,
+        Buf *out)
+{
+	char *s;
+
+	*path = NULL;
+	if (strarg(j, args, tool, "path", need, &s, out) < 0)
+		return -1;
+	if (!s && !need)
+		s = xstrdup(".");
+	if (!*s) {
+		free(s);
+		bufaddf(out, "%s: parameter \"path\" must not be empty", tool);
+		return -1;
+	}
+	*path = expandpath(s);
+	free(s);
+	return 0;
+}
+
+/* output limits */
+
+static void
+addsize(Buf *b, size_t n)
+{
+	if (n < 1024)
+		bufaddf(b, "%luB", (unsigned long)n);
+	else if (n < 1024 * 1024)
+		bufaddf(b, "%.1fKB", n / 1024.0);
+	else
+		bufaddf(b, "%.1fMB", n / (1024.0 * 1024.0));
+}
+
+/* Append a line unless the limits forbid it: 0 if added. */
+static int
+headline(const Toolenv *e, Head *h, const char *s, size_t n)
+{
+	size_t used = h->out->len - h->base;
+
+	if (h->cut)
+		return -1;
+	if (h->lines >= e->maxlines) {
+		h->cut = CUTLINES;
+		return -1;
+	}
+	if (used + (h->lines > 0) + n > e->maxbytes) {
+		h->cut = CUTBYTES;
+		return -1;
+	}
+	if (h->lines > 0)
+		bufaddc(h->out, '\n');
+	bufadd(h->out, s, n);
+	h->lines++;
+	return 0;
+}
+
+/* Notices are joined into one bracket: "[this. that]". */
+static void
+notesep(Buf *nb)
+{
+	if (nb->len)
+		bufadds(nb, ". ");
+}
+
+/* What the output limits cut, and how to see the rest. */
+static void
+headnote(const Toolenv *e, const Head *h, const char *hint, Buf *nb)
+{
+	if (!h->cut)
+		return;
+	notesep(nb);
+	if (h->cut == CUTLINES) {
+		bufaddf(nb, "%d lines limit reached", e->maxlines);
+	} else {
+		addsize(nb, e->maxbytes);
+		bufadds(nb, " limit reached");
+	}
+	bufaddf(nb, ": %s to see the rest", hint);
+}
+
+static void
+flushnotes(Buf *out, Buf *nb)
+{
+	if (nb->len)
+		bufaddf(out, "\n\n[%s]", nb->p);
+	buffree(nb);
+}
+
+/* files */
+
+static void
+fileerr(Buf *out, const char *path, int err)
+{
+	if (err == ENOENT)
+		bufaddf(out, "File not found: %s", path);
+	else if (err == EACCES)
+		bufaddf(out, "Permission denied: %s", path);
+	else
+		bufaddf(out, "Cannot open %s: %s", path, strerror(err));
+}
+
+/* Open a file to read its text; -1 with the reason in out. */
+static int
+openread(const char *path, Buf *out)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) < 0) {
+		fileerr(out, path, errno);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		bufaddf(out, "%s is a directory, not a file: use ls to list "
+		        "it", path);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		bufaddf(out, "%s is not a regular file", path);
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY)) < 0)
+		fileerr(out, path, errno);
+	return fd;
+}
+
+/* Refill r->buf once it is used up; -1 with errno on a read error. */
+static int
+rdmore(Rd *r)
+{
+	ssize_t n;
+
+	r->pos = r->len = 0;
+	while (!r->eof && r->len < sizeof(r->buf)) {
+		n = read(r->fd, r->buf + r->len, sizeof(r->buf) - r->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			r->eof = 1;
+		r->len += n;
+	}
+	return 0;
+}
+
+/* The next line without its newline: at most cap bytes of it kept in line,
+ * its whole length in *n.  1 for a line, 0 at the end, -1 on error.  A last
+ * line without a newline counts; the end after a final newline does not. */
+static int
+rdline(Rd *r, Buf *line, size_t cap, size_t *n)
+{
+	const char *nl;
+	size_t k;
+	int any = 0;
+
+	bufreset(line);
+	*n = 0;
+	for (;;) {
+		if (r->pos == r->len) {
+			if (r->eof)
+				return any;
+			if (rdmore(r) < 0)
+				return -1;
+			continue;
+		}
+		nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+		k = (nl ? (size_t)(nl - r->buf) : r->len) - r->pos;
+		if (line->len < cap)
+			bufadd(line, r->buf + r->pos, MIN(k, cap - line->len));
+		*n += k;
+		r->pos += k;
+		any = 1;
+		r->nl = nl != NULL;
+		if (nl) {
+			r->pos++;
+			return 1;
+		}
+	}
+}
+
+/* Binary: a NUL or invalid UTF-8 in the first SNIFF bytes.  p holds all of
+ * the file's start that fits, so a character begun there is complete. */
+static int
+isbinary(const char *p, size_t n)
+{
+	size_t m = MIN(n, SNIFF);
+
+	return memchr(p, '\0', m) || utf8valid(p, n) < m;
+}
+
+static Rd *
+rdopen(int fd)
+{
+	Rd *r = xmalloc(sizeof(*r));
+
+	r->fd = fd;
+	r->eof = 0;
+	r->pos = r->len = 0;
+	return r;
+}
+
+/* Create the directories above path, as mkdir -p. */
+static int
+mkparents(const char *path, Buf *out)
+{
+	char *d = xstrdup(path), *s;
+	struct stat st;
+
+	for (s = d + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (mkdir(d, 0777) < 0 && errno != EEXIST) {
+			bufaddf(out, "Cannot create directory %s: %s", d,
+			        strerror(errno));
+			free(d);
+			return -1;
+		}
+		if (stat(d, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			bufaddf(out, "Cannot create directory %s: a file is "
+			        "in the way", d);
+			free(d);
+			return -1;
+		}
+		*s = '/';
+	}
+	free(d);
+	return 0;
+}
+
+/* A new file next to target, created with O_EXCL. */
+static int
+tmpnear(const char *target, Buf *name)
+{
+	int fd, k;
+
+	for (k = 0; k < 100; k++) {
+		bufreset(name);
+		bufaddf(name, "%s.agent%ld-%d", target, (long)getpid(), k);
+		fd = open(name->p, O_WRONLY | O_CREAT | O_EXCL, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+static int
+writesync(int fd, const char *p, size_t n)
+{
+	if (writeall(fd, p, n) < 0 || fsync(fd) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* Where a symbolic link leads, followed a few times, or NULL if path is
+ * not one. */
+static char *
+linktarget(const char *path)
+{
+	char buf[PATH_MAX], *cur = NULL;
+	const char *at = path, *slash;
+	struct stat st;
+	ssize_t n;
+	Buf b = { 0 };
+	int k;
+
+	for (k = 0; k < 8; k++) {
+		if (lstat(at, &st) < 0 || !S_ISLNK(st.st_mode) ||
+		    (n = readlink(at, buf, sizeof(buf) - 1)) < 0)
+			break;
+		buf[n] = '\0';
+		if (buf[0] != '/' && (slash = strrchr(at, '/')))
+			bufadd(&b, at, slash - at + 1);
+		bufadds(&b, buf);
+		free(cur);
+		at = cur = bufdetach(&b);
+	}
+	return cur;
+}
+
+/* Replace the file's content through a temporary file in the same
+ * directory and rename(2), so a reader sees the old or the new file, never
+ * half of one.  A symlink is written through; the file's mode is kept. */
+static int
+savefile(const char *path, const char *p, size_t n, Buf *out)
+{
+	struct stat st;
+	Buf tmp = { 0 };
+	char *real = linktarget(path);
+	const char *target = real ? real : path;
+	int fd, have, err;
+
+	have = stat(target, &st) == 0;
+	if (have && S_ISDIR(st.st_mode)) {
+		bufaddf(out, "Cannot write %s: it is a directory", path);
+		free(real);
+		return -1;
+	}
+	if ((fd = tmpnear(target, &tmp)) < 0) {
+		err = errno;
+		goto fail;
+	}
+	if ((have && fchmod(fd, st.st_mode & 07777) < 0) ||
+	    writesync(fd, p, n) < 0 || rename(tmp.p, target) < 0) {
+		err = errno;
+		unlink(tmp.p);
+		goto fail;
+	}
+	buffree(&tmp);
+	free(real);
+	return 0;
+fail:
+	if (err == EACCES)
+		bufaddf(out, "Permission denied: %s", path);
+	else
+		bufaddf(out, "Cannot write %s: %s", path, strerror(err));
+	buffree(&tmp);
+	free(real);
+	return -1;
+}
+
+/* read */
+
+/* The first line asked for is over the byte limit on its own. */
+static void
+longline(const Toolenv *e, const char *path, long ln, size_t size, Buf *out)
+{
+	bufaddf(out, "[Line %ld is ", ln);
+	addsize(out, size);
+	bufadds(out, ", exceeds ");
+	addsize(out, e->maxbytes);
+	bufaddf(out, " limit. Use bash: sed -n '%ldp' %s | head -c %lu]", ln,
+	        path, (unsigned long)e->maxbytes);
+}
+
+static void
+shownote(const Toolenv *e, int cut, long off, long last, long total,
+         Buf *out)
+{
+	bufaddf(out, "\n\n[Showing lines %ld-%ld of %ld", off, last, total);
+	if (cut == CUTBYTES) {
+		bufadds(out, " (");
+		addsize(out, e->maxbytes);
+		bufadds(out, " limit)");
+	}
+	bufaddf(out, ". Use offset=%ld to continue.]", last + 1);
+}
+
+/* Stream the lines of r from off, at most lim of them (0: no limit), into
+ * out within the limits; count the rest of the file for the notice. */
+static int
+readlines(const Toolenv *e, Rd *r, const char *path, long off, long lim,
+          Buf *out)
+{
+	Head h = { 0 };
+	Buf line = { 0 };
+	long ln = 0, last = 0;
+	size_t n, first = 0;
+	int got, want;
+
+	h.out = out;
+	h.base = out->len;
+	for (;;) {
+		want = ln + 1 >= off && !h.cut &&
+		       !(lim && ln + 1 >= off + lim);
+		got = rdline(r, &line, want ? e->maxbytes + 1 : 0, &n);
+		if (got <= 0)
+			break;
+		ln++;
+		if (!want)
+			continue;
+		if (ln == off)
+			first = n;
+		if (headline(e, &h, line.p ? line.p : "", line.len) == 0)
+			last = ln;
+	}
+	buffree(&line);
+	if (got < 0) {
+		out->len = h.base;
+		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
+		return 1;
+	}
+	if (off > ln && (ln > 0 || off > 1)) {
+		bufaddf(out, "Offset %ld is beyond end of file (%ld lines "
+		        "total)", off, ln);
+		return 1;
+	}
+	if (ln == 0) {
+		bufadds(out, "(empty file)");
+		return 0;
+	}
+	/* the file to its end is given as it is, final newline and all */
+	if (!h.cut && last == ln && r->nl)
+		bufaddc(out, '\n');
+	if (h.cut && !last)
+		longline(e, path, off, first, out);
+	else if (h.cut)
+		shownote(e, h.cut, off, last, ln, out);
+	else if (lim && off + lim - 1 < ln) {
+		bufaddf(out, "\n\n[%ld more lines in file. Use offset=%ld to "
+		        "continue.]", ln - (off + lim - 1), off + lim);
+	}
+	return 0;
+}
+
+int
+toolread(const Toolenv *e, const Json *j, int args, Buf *out)
+{
+	char *path;
+	long off = 1, lim = 0;
+	int fd, rc = 1;
+	Rd *r;
+
+	if (patharg(j, args, "read", 1, &path, out) < 0)
+		return 1;
+	if (intarg(j, args, "read", "offset", &off, out) < 0 ||
+	    intarg(j, args, "read", "limit", &lim, out) < 0 ||
+	    (fd = openread(path, out)) < 0) {
+		free(path);
+		return 1;
+	}
+	off = MAX(off, 1);
+	lim = MAX(lim, 0);
+	r = rdopen(fd);
+	if (rdmore(r) < 0)
+		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
+	else if (isbinary(r->buf, r->len))
+		bufaddf(out, "Cannot read %s: it is a binary file (images and "
+		        "other binary data are not supported)", path);
+	else
+		rc = readlines(e, r, path, off, lim, out);
+	free(r);
+	close(fd);
+	free(path);
+	return rc;
+}
+
+/* write */
+
+int
+toolwrite(const Toolenv *e, const Json *j, int args, Buf *out)
+{
+	char *path;
+	Buf content = { 0 };
+	int rc = 1;
+
+	(void)e;
+	if (patharg(j, args, "write", 1, &path, out) < 0)
+		return 1;
+	if (bufarg(j, args, "write", "content", &content, out) == 0 &&
+	    mkparents(path, out) == 0 &&
+	    savefile(path, content.p, content.len, out) == 0) {
+		bufaddf(out, "Wrote %lu bytes to %s",
+		        (unsigned long)content.len, path);
+		rc = 0;
+	}
+	buffree(&content);
+	free(path);
+	return rc;
+}
+
+/* edit */
+
+static int
+slurp(const char *path, Buf *b, Buf *out)
+{
+	char chunk[CHUNK];
+	ssize_t n;
+	int fd;
+
+	if ((fd = openread(path, out)) < 0)
+		return -1;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			bufaddf(out, "Cannot read %s: %s", path,
+			        strerror(errno));
+			close(fd);
+			return -1;
+		}
+		bufadd(b, chunk, n);
+	}
+	close(fd);
+	bufgrow(b, 0);
+	return 0;
+}
+
+static const char *
+findmem(const char *h, size_t hn, const char *s, size_t n)
+{
+	const char *p = h, *end = h + hn;
+
+	while (n && (size_t)(end - p) >= n &&
+	       (p = memchr(p, s[0], end - p - n + 1))) {
+		if (!memcmp(p, s, n))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/* Occurrences of s in h that do not overlap; the first at *at. */
+static int
+count(const char *h, size_t hn, const char *s, size_t n, size_t *at)
+{
+	const char *p = h, *q;
+	int k = 0;
+
+	while ((q = findmem(p, hn - (p - h), s, n))) {
+		if (!k)
+			*at = q - h;
+		k++;
+		p = q + n;
+	}
+	return k;
+}
+
+static int
+addpair(const Json *j, int obj, int idx, int top, Edit **ed, int *n,
+        Buf *out)
+{
+	const char *k[2] = { "oldText", "newText" };
+	char key[32];
+	Edit *d;
+	int i, v;
+
+	*ed = xrealloc(*ed, (*n + 1) * sizeof(**ed));
+	d = &(*ed)[*n];
+	memset(d, 0, sizeof(*d));
+	d->idx = idx;
+	(*n)++;
+	for (i = 0; i < 2; i++) {
+		if (top)
+			snprintf(key, sizeof(key), "%s", k[i]);
+		else
+			snprintf(key, sizeof(key), "edits[%d].%s", idx, k[i]);
+		v = jsonget(j, obj, k[i]);
+		if (v < 0 || jsonisnull(j, v))
+			return missing(out, "edit", key);
+		if (jsonstrbuf(j, v, i ? &d->new : &d->old) < 0) {
+			bufaddf(out, "edit: parameter \"%s\" must be a "
+			        "string", key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* edits as an array of objects, one object, or either of those as a JSON
+ * text in a string (models send all three). */
+static int
+addedits(const Json *j, int i, Edit **ed, int *n, Buf *out)
+{
+	Json sub;
+	char *s;
+	int k, el, rc;
+
+	if (j->t[i].type == JOBJ)
+		return addpair(j, i, 0, 0, ed, n, out);
+	if (j->t[i].type == JARR) {
+		for (k = 0; k < j->t[i].size; k++) {
+			el = jsonat(j, i, k);
+			if (j->t[el].type != JOBJ) {
+				bufaddf(out, "edit: edits[%d] must be an "
+				        "object with oldText and newText", k);
+				return -1;
+			}
+			if (addpair(j, el, k, 0, ed, n, out) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	memset(&sub, 0, sizeof(sub));
+	s = jsonstr(j, i);
+	if (s && jsonparse(&sub, s, strlen(s)) == 0 &&
+	    (sub.t[0].type == JOBJ || sub.t[0].type == JARR)) {
+		rc = addedits(&sub, 0, ed, n, out);
+	} else {
+		bufadds(out, "edit: parameter \"edits\" must be an array of "
+		        "{oldText, newText}");
+		rc = -1;
+	}
+	jsonfree(&sub);
+	free(s);
+	return rc;
+}
+
+static int
+editargs(const Json *j, int args, Edit **ed, int *n, Buf *out)
+{
+	int i;
+
+	*ed = NULL;
+	*n = 0;
+	if ((i = argfind(j, args, "edits")) >= 0 &&
+	    addedits(j, i, ed, n, out) < 0)
+		return -1;
+	if (argfind(j, args, "oldText") >= 0 &&
+	    addpair(j, args, *n, 1, ed, n, out) < 0)
+		return -1;
+	if (*n == 0) {
+		if (i >= 0)
+			bufadds(out, "edit: edits must contain at least one "
+			        "replacement");
+		else
+			missing(out, "edit", "edits");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+freeedits(Edit *ed, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		buffree(&ed[i].old);
+		buffree(&ed[i].new);
+	}
+	free(ed);
+}
+
+/* Write text in the file's line endings: every LF as CRLF. */
+static void
+tocrlf(Buf *b)
+{
+	Buf t = { 0 };
+	size_t i;
+
+	for (i = 0; i < b->len; i++) {
+		if (b->p[i] == '\n' && (i == 0 || b->p[i - 1] != '\r'))
+			bufaddc(&t, '\r');
+		bufaddc(&t, b->p[i]);
+	}
+	buffree(b);
+	*b = t;
+}
+
+/* Where each edit's oldText is, exactly once; -1 with the reason. */
+static int
+locate(Edit *ed, int n, const char *s, size_t len, const char *path,
+       Buf *out)
+{
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		if (!ed[i].old.len) {
+			if (n == 1)
+				bufaddf(out, "oldText must not be empty in "
+				        "%s.", path);
+			else
+				bufaddf(out, "edits[%d].oldText must not be "
+				        "empty in %s.", ed[i].idx, path);
+			return -1;
+		}
+		k = count(s, len, ed[i].old.p, ed[i].old.len, &ed[i].pos);
+		if (k == 1)
+			continue;
+		if (k == 0 && n == 1)
+			bufaddf(out, "Could not find the exact text in %s. "
+			        "The old text must match exactly including "
+			        "all whitespace and newlines.", path);
+		else if (k == 0)
+			bufaddf(out, "Could not find edits[%d] in %s. The "
+			        "oldText must match exactly including all "
+			        "whitespace and newlines.", ed[i].idx, path);
+		else if (n == 1)
+			bufaddf(out, "Found %d occurrences of the text in %s. "
+			        "The text must be unique. Please provide more "
+			        "context to make it unique.", k, path);
+		else
+			bufaddf(out, "Found %d occurrences of edits[%d] in "
+			        "%s. Each oldText must be unique. Please "
+			        "provide more context to make it unique.", k,
+			        ed[i].idx, path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+bypos(const void *a, const void *b)
+{
+	const Edit *x = a, *y = b;
+
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Sort by place in the file and refuse overlaps. */
+static int
+order(Edit *ed, int n, const char *path, Buf *out)
+{
+	int i;
+
+	qsort(ed, n, sizeof(*ed), bypos);
+	for (i = 1; i < n; i++) {
+		if (ed[i - 1].pos + ed[i - 1].old.len <= ed[i].pos)
+			continue;
+		bufaddf(out, "edits[%d] and edits[%d] overlap in %s. Merge "
+		        "them into one edit or target disjoint regions.",
+		        MIN(ed[i - 1].idx, ed[i].idx),
+		        MAX(ed[i - 1].idx, ed[i].idx), path);
+		return -1;
+	}
+	return 0;
+}
+
+static long
+firstdiff(const Buf *a, const Buf *b)
+{
+	size_t i, n = MIN(a->len, b->len);
+	long ln = 1;
+
+	for (i = 0; i < n && a->p[i] == b->p[i]; i++)
+		if (a->p[i] == '\n')
+			ln++;
+	return ln;
+}
+
+/* Apply the edits to the original, which is in the file's line endings;
+ * the texts have been brought to them too. */
+static int
+apply(Edit *ed, int n, const Buf *orig, const char *path, Buf *res,
+      Buf *out)
+{
+	size_t at = 0;
+	int i;
+
+	if (locate(ed, n, orig->p, orig->len, path, out) < 0 ||
+	    order(ed, n, path, out) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		bufadd(res, orig->p + at, ed[i].pos - at);
+		bufadd(res, ed[i].new.p, ed[i].new.len);
+		at = ed[i].pos + ed[i].old.len;
+	}
+	bufadd(res, orig->p + at, orig->len - at);
+	if (res->len == orig->len && !memcmp(res->p, orig->p, res->len)) {
+		bufaddf(out, "No changes made to %s. The replacement produced "
+		        "identical content. This might indicate an issue with "
+		        "special characters or the text not existing as "
+		        "expected.", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* A CRLF file (by its first line) gets the texts in CRLF as well, so the
+ * lines no edit touches keep their bytes. */
+/* Text with its CRLFs as LF, then every LF as CRLF. */
+static void
+crlftext(Buf *b)
+{
+	Buf t = { 0 };
+	size_t i;
+
+	for (i = 0; i < b->len; i++)
+		if (b->p[i] != '\r' || i + 1 == b->len || b->p[i + 1] != '\n')
+			bufaddc(&t, b->p[i]);
+	buffree(b);
+	*b = t;
+	tocrlf(b);
+}
+
+/* A CRLF file (by its first line) gets the texts in CRLF as well, so the
+ * lines no edit touches keep their bytes. */
+static void
+matchendings(const Buf *file, Edit *ed, int n)
+{
+	const char *nl = memchr(file->p, '\n', file->len);
+	int k;
+
+	if (!nl || nl == file->p || nl[-1] != '\r')
+		return;
+	for (k = 0; k < n; k++) {
+		crlftext(&ed[k].old);
+		crlftext(&ed[k].new);
+	}
+}
+
+int
+tooledit(const Toolenv *e, const Json *j, int args, Buf *out)
+{
+	char *path;
+	Buf file = { 0 }, res = { 0 };
+	Edit *ed = NULL;
+	int n = 0, rc = 1;
+
+	(void)e;
+	if (patharg(j, args, "edit", 1, &path, out) < 0)
+		return 1;
+	if (editargs(j, args, &ed, &n, out) < 0 ||
+	    slurp(path, &file, out) < 0)
+		goto done;
+	matchendings(&file, ed, n);
+	if (apply(ed, n, &file, path, &res, out) < 0 ||
+	    savefile(path, res.p, res.len, out) < 0)
+		goto done;
+	bufaddf(out, "Successfully replaced %d block%s in %s (first change "
+	        "at line %ld).", n, n == 1 ? "" : "s", path,
+	        firstdiff(&file, &res));
+	rc = 0;
+done:
+	freeedits(ed, n);
+	buffree(&file);
+	buffree(&res);
+	free(path);
+	return rc;
+}
+
+/* bash */
+
+static long long
+monoms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A new log file in $TMPDIR, mode 0600, never one that was there. */
+static int
+tmplog(char **name)
+{
+	const char *dir = getenv("TMPDIR");
+	struct timespec ts;
+	unsigned long x;
+	Buf b = { 0 };
+	int fd = -1, k;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (unsigned long)ts.tv_nsec ^ (unsigned long)getpid() << 12;
+	for (k = 0; k < 100; k++) {
+		x = x * 1103515245UL + 12345UL;
+		bufreset(&b);
+		bufaddf(&b, "%s/agent-bash-%06lx.log", dir, x >> 4 & 0xffffff);
+		fd = open(b.p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		buffree(&b);
+		return -1;
+	}
+	*name = bufdetach(&b);
+	return fd;
+}
+
+/* Start saving the whole output: win still holds all of it. */
+static void
+tailsave(Tail *t)
+{
+	if ((t->fd = tmplog(&t->file)) < 0) {
+		t->saveerr = errno;
+		return;
+	}
+	if (writeall(t->fd, t->win.p, t->win.len) < 0) {
+		t->saveerr = errno;
+		close(t->fd);
+		t->fd = -1;
+	}
+}
+
+/* Take more output: count it, keep its tail, save it once it is too much
+ * to show.  win holds at most twice maxbytes; trimming keeps maxbytes. */
+static void
+tailadd(Tail *t, const char *p, size_t n)
+{
+	const Toolenv *e = t->e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] == '\n') {
+			t->nl++;
+			t->lastlen = t->linelen;
+			t->linelen = 0;
+		} else {
+			t->linelen++;
+		}
+	}
+	t->total += n;
+	bufadd(&t->win, p, n);
+	if (t->fd < 0 && !t->saveerr && (t->total > e->maxbytes ||
+	    t->nl > (unsigned long long)e->maxlines)) {
+		tailsave(t);
+	} else if (t->fd >= 0 && writeall(t->fd, p, n) < 0) {
+		t->saveerr = errno;
+		close(t->fd);
+		t->fd = -1;
+	}
+	if (t->win.len > 2 * e->maxbytes) {
+		i = t->win.len - e->maxbytes;
+		t->prevnl = t->win.p[i - 1] == '\n';
+		memmove(t->win.p, t->win.p + i, e->maxbytes);
+		t->win.len = e->maxbytes;
+		t->win.p[t->win.len] = '\0';
+		t->trimmed = 1;
+	}
+}
+
+static void
+addfull(Tail *t, Buf *out)
+{
+	if (t->fd < 0 && !t->saveerr)
+		tailsave(t);
+	if (t->fd >= 0)
+		bufaddf(out, "Full output: %s]", t->file);
+	else
+		bufaddf(out, "Full output not saved: %s]",
+		        strerror(t->saveerr));
+}
+
+/* How many whole lines at the end of win fit the limits; from is where
+ * they start.  CUTLINES or CUTBYTES if there is more before them. */
+static int
+tailfit(Tail *t, size_t end, unsigned long long lines, int *n, size_t *from)
+{
+	const Toolenv *e = t->e;
+	size_t pos = end, start, used = 0;
+
+	*n = 0;
+	*from = end;
+	for (;;) {
+		if ((unsigned long long)*n == lines)
+			return 0;
+		if (*n == e->maxlines)
+			return CUTLINES;
+		for (start = pos; start > 0 && t->win.p[start - 1] != '\n';)
+			start--;
+		if (start == 0 && t->trimmed && !t->prevnl)
+			return CUTBYTES;	/* begun before win */
+		if (used + (pos - start) + (*n > 0) > e->maxbytes)
+			return CUTBYTES;
+		used += (pos - start) + (*n > 0);
+		(*n)++;
+		*from = start;
+		if (start == 0)
+			return t->trimmed ? CUTBYTES : 0;
+		pos = start - 1;
+	}
+}
+
+/* The output as the model sees it: the last lines that fit, a notice if
+ * some were cut, "(no output)" if there was none. */
+static int
+tailtext(Tail *t, Buf *out)
+{
+	const Toolenv *e = t->e;
+	unsigned long long lines;
+	size_t end, from;
+	int n, cut, endnl;
+
+	if (!t->total) {
+		bufadds(out, "(no output)");
+		return 0;
+	}
+	endnl = t->win.p[t->win.len - 1] == '\n';
+	end = t->win.len - endnl;
+	lines = t->nl + !endnl;
+	cut = tailfit(t, end, lines, &n, &from);
+	if (n == 0) {
+		from = end > e->maxbytes ? end - e->maxbytes : 0;
+		while (from < end && (t->win.p[from] & 0xc0) == 0x80)
+			from++;
+	}
+	bufadd(out, t->win.p + from, end - from);
+	if (!cut)
+		return 0;
+	if (n == 0) {
+		bufadds(out, "\n\n[Showing last ");
+		addsize(out, end - from);
+		bufaddf(out, " of line %llu (line is ", lines);
+		addsize(out, endnl ? t->lastlen : t->linelen);
+		bufadds(out, "). ");
+	} else {
+		bufaddf(out, "\n\n[Showing lines %llu-%llu of %llu",
+		        lines - n + 1, lines, lines);
+		if (cut == CUTBYTES) {
+			bufadds(out, " (");
+			addsize(out, e->maxbytes);
+			bufadds(out, " limit)");
+		}
+		bufadds(out, ". ");
+	}
+	addfull(t, out);
+	return cut;
+}
+
+static const char *
+findshell(const Toolenv *e)
+{
+	const char *const *s;
+
+	for (s = e->shells; s && *s; s++)
+		if (access(*s, X_OK) == 0)
+			return *s;
+	return NULL;
+}
+
+static int
+scrubbed(const char *var, const char *const *drop)
+{
+	size_t n;
+
+	for (; drop && *drop; drop++) {
+		n = strlen(*drop);
+		if (!strncmp(var, *drop, n) && var[n] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+/* The environment without the variables that hold keys. */
+static char **
+cleanenv(const char *const *drop)
+{
+	char **env;
+	size_t n, i, k = 0;
+
+	for (n = 0; environ[n]; n++)
+		;
+	env = xmalloc((n + 1) * sizeof(*env));
+	for (i = 0; i < n; i++)
+		if (!scrubbed(environ[i], drop))
+			env[k++] = environ[i];
+	env[k] = NULL;
+	return env;
+}
+
+/* In the child: a session and process group of its own (the terminal's
+ * ^C does not reach it; we kill the whole group instead), default signal
+ * dispositions (ours, like SIGPIPE ignored, would be inherited), stdin
+ * from /dev/null, stdout and stderr into one pipe. */
+static void
+child(char **argv, char **env, int w)
+{
+	static const char msg[] = "agent: cannot run the shell\n";
+	const int sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP,
+	                     SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU };
+	sigset_t none;
+	size_t i;
+	int fd;
+
+	setsid();
+	for (i = 0; i < LEN(sigs); i++)
+		signal(sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if ((fd = open("/dev/null", O_RDONLY)) < 0 || dup2(fd, 0) < 0 ||
+	    dup2(w, 1) < 0 || dup2(w, 2) < 0)
+		_exit(126);
+	if (fd > 2)
+		close(fd);
+	if (w > 2)
+		close(w);
+	execve(argv[0], argv, env);
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int
+spawn(const Toolenv *e, const char *sh, const char *cmd, Proc *p, Buf *out)
+{
+	char *argv[4];
+	char **env;
+	int fds[2];
+
+	if (pipe(fds) < 0) {
+		bufaddf(out, "bash: cannot make a pipe: %s", strerror(errno));
+		return -1;
+	}
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	argv[0] = (char *)sh;
+	argv[1] = "-c";
+	argv[2] = (char *)cmd;
+	argv[3] = NULL;
+	env = cleanenv(e->scrubenv);
+	if ((p->pid = fork()) == 0)
+		child(argv, env, fds[1]);
+	free(env);
+	close(fds[1]);
+	if (p->pid < 0) {
+		bufaddf(out, "bash: cannot fork: %s", strerror(errno));
+		close(fds[0]);
+		return -1;
+	}
+	p->fd = fds[0];
+	return 0;
+}
+
+static void
+reap(Proc *p, int flags)
+{
+	pid_t r;
+
+	if (p->reaped)
+		return;
+	while ((r = waitpid(p->pid, &p->status, flags)) < 0 && errno == EINTR)
+		;
+	if (r == p->pid) {
+		p->reaped = 1;
+	} else if (r < 0) {
+		p->reaped = 1;	/* SIGCHLD ignored: reaped for us */
+		p->nostatus = 1;
+	}
+}
+
+/* Read what the pipe has; the command's output goes into t. */
+static void
+drain(Proc *p, Tail *t, long long *last)
+{
+	char buf[16384];
+	ssize_t n;
+
+	n = read(p->fd, buf, sizeof(buf));
+	if (n > 0) {
+		tailadd(t, buf, n);
+		*last = monoms();
+	} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+		p->eof = 1;
+	}
+}
+
+/* Collect output until the command ends, times out or is interrupted.
+ * Once the shell has exited, a background job it started may still hold
+ * the pipe (`server &`): we read on only while output keeps coming, for at
+ * most DRAINMS, then stop reading and leave the job running, as pi 1.5
+ * does.  It is not killed: starting a server in the background is a
+ * legitimate use; it dies of SIGPIPE if it writes to the pipe again. */
+static int
+pump(const Toolenv *e, Proc *p, Tail *t, double secs)
+{
+	long long now, start = monoms(), last = start, exitat = 0, deadline;
+	struct pollfd pf;
+	int ms;
+
+	deadline = secs > 0 ? start + (long long)(secs * 1000) : 0;
+	for (;;) {
+		now = monoms();
+		if (!p->reaped) {
+			reap(p, WNOHANG);
+			exitat = now;	/* ends up as when the exit was seen */
+		}
+		if (p->reaped && (p->eof || now - exitat >= DRAINMS ||
+		    now - MAX(last, exitat) >= IDLEMS)) {
+			p->held = !p->eof;
+			return DONE;
+		}
+		if (e->intr && *e->intr)
+			return ABORTED;
+		if (!p->reaped && deadline && now >= deadline)
+			return TIMEDOUT;
+		ms = p->eof ? 10 : POLLMS;
+		if (!p->reaped && deadline && deadline - now < ms)
+			ms = deadline - now;
+		pf.fd = p->fd;
+		pf.events = POLLIN;
+		if (poll(&pf, !p->eof, ms) > 0)
+			drain(p, t, &last);
+	}
+}
+
+/* TERM the whole group, give it killgrace ms to go, KILL what is left. */
+static void
+killgroup(const Toolenv *e, Proc *p, Tail *t)
+{
+	long long until = monoms() + e->killgrace, last;
+	int k;
+
+	kill(-p->pid, SIGTERM);
+	while (monoms() < until) {
+		reap(p, WNOHANG);
+		if (kill(-p->pid, 0) < 0 && errno == ESRCH)
+			break;
+		poll(NULL, 0, 10);
+	}
+	kill(-p->pid, SIGKILL);
+	reap(p, 0);
+	for (k = 0; k < 64 && !p->eof; k++)	/* what was written before */
+		drain(p, t, &last);
+}
+
+static int
+bashstatus(const Proc *p, int why, double secs, Buf *out)
+{
+	if (why == TIMEDOUT) {
+		bufaddf(out, "\n\nCommand timed out after %g seconds", secs);
+		return 1;
+	}
+	if (why == ABORTED) {
+		bufadds(out, "\n\nCommand aborted");
+		return 1;
+	}
+	if (p->nostatus) {
+		bufadds(out, "\n\nCommand terminated without an exit code");
+		return 1;
+	}
+	if (WIFSIGNALED(p->status)) {
+		bufaddf(out, "\n\nCommand killed by signal %d (%s)",
+		        WTERMSIG(p->status), strsignal(WTERMSIG(p->status)));
+		return 1;
+	}
+	if (WIFEXITED(p->status) && WEXITSTATUS(p->status)) {
+		bufaddf(out, "\n\nCommand exited with code %d",
+		        WEXITSTATUS(p->status));
+		return 1;
+	}
+	return 0;
+}
+
+int
+toolbash(const Toolenv *e, const Json *j, int args, Buf *out)
+{
+	const char *sh;
+	char *cmd;
+	double secs = 0;
+	Proc p = { 0 };
+	Tail t = { 0 };
+	int why, rc;
+
+	if (strarg(j, args, "bash", "command", 1, &cmd, out) < 0)
+		return 1;
+	if (numarg(j, args, "bash", "timeout", &secs, out) < 0) {
+		free(cmd);
+		return 1;
+	}
+	if (secs <= 0)
+		secs = e->bashtimeout;
+	if (!(sh = findshell(e))) {
+		bufadds(out, "bash: no shell found (see shells in config.h)");
+		free(cmd);
+		return 1;
+	}
+	t.e = e;
+	t.fd = -1;
+	if (spawn(e, sh, cmd, &p, out) < 0) {
+		free(cmd);
+		return 1;
+	}
+	free(cmd);
+	if ((why = pump(e, &p, &t, secs)) != DONE)
+		killgroup(e, &p, &t);
+	close(p.fd);
+	if (!tailtext(&t, out) && t.file)
+		unlink(t.file);	/* saved early, but it all fits */
+	rc = bashstatus(&p, why, secs, out);
+	if (p.held)
+		bufadds(out, "\n\n[Background processes still hold the "
+		        "output: redirect theirs (cmd > file 2>&1 &) or they "
+		        "die on their next write]");
+	if (t.fd >= 0 && close(t.fd) < 0)
+		warn("close %s:", t.file);
+	free(t.file);
+	buffree(&t.win);
+	return rc;
+}
+
+/* globs and .gitignore */
+
+/* fnmatch(3) per path component, with "**" matching any number of whole
+ * components, as in .gitignore and most globbing tools. */
+static int
+pathmatch(const char *p, const char *s)
+{
+	char pat[512], name[512];
+	size_t pn, sn;
+
+	if (p[0] == '*' && p[1] == '*' && (p[2] == '/' || !p[2])) {
+		if (!p[2])
+			return 1;
+		for (;;) {
+			if (pathmatch(p + 3, s))
+				return 1;
+			if (!(s = strchr(s, '/')))
+				return 0;
+			s++;
+		}
+	}
+	pn = strcspn(p, "/");
+	sn = strcspn(s, "/");
+	if (pn >= sizeof(pat) || sn >= sizeof(name))
+		return 0;
+	memcpy(pat, p, pn);
+	pat[pn] = '\0';
+	memcpy(name, s, sn);
+	name[sn] = '\0';
+	if (fnmatch(pat, name, 0) != 0)
+		return 0;
+	if (!p[pn] || !s[sn])
+		return !p[pn] && !s[sn];
+	return pathmatch(p + pn + 1, s + sn + 1);
+}
+
+/* A glob from the model: "{a,b}" alternatives; with a "/" it matches the
+ * end of the relative path (src/x.c matches lib/src/x.c), without one the
+ * name alone. */
+static int
+globmatch(const char *g, const char *rel, const char *name)
+{
+	const char *lb, *rb, *s, *e;
+	Buf b = { 0 };
+	int hit = 0;
+
+	if ((lb = strchr(g, '{')) && (rb = strchr(lb, '}'))) {
+		for (s = lb + 1; !hit && s <= rb; s = e + 1) {
+			e = s + strcspn(s, ",}");
+			bufreset(&b);
+			bufadd(&b, g, lb - g);
+			bufadd(&b, s, e - s);
+			bufadds(&b, rb + 1);
+			hit = globmatch(b.p, rel, name);
+		}
+		buffree(&b);
+		return hit;
+	}
+	if (g[0] == '.' && g[1] == '/')
+		g += 2;
+	if (!strchr(g, '/'))
+		return fnmatch(g, name, 0) == 0;
+	for (s = rel;; s++) {
+		if (pathmatch(g, s))
+			return 1;
+		if (!(s = strchr(s, '/')))
+			return 0;
+	}
+}
+
+/* One line of a .gitignore as a rule, or NULL for a blank or comment. */
+static Rule *
+parserule(const char *s, size_t n, size_t base)
+{
+	Rule *r;
+	int neg = 0, dir = 0;
+
+	while (n && (s[n - 1] == '\r' || (s[n - 1] == ' ' &&
+	       (n < 2 || s[n - 2] != '\\'))))
+		n--;
+	if (!n || s[0] == '#')
+		return NULL;
+	if (s[0] == '!') {
+		neg = 1;
+		s++, n--;
+	} else if (s[0] == '\\') {
+		s++, n--;
+	}
+	for (; n && s[n - 1] == '/'; n--)
+		dir = 1;
+	if (!n)
+		return NULL;
+	r = xcalloc(1, sizeof(*r));
+	r->neg = neg;
+	r->dir = dir;
+	r->base = base;
+	r->anchored = memchr(s, '/', n) != NULL;
+	if (s[0] == '/')
+		s++, n--;
+	r->pat = xstrndup(s, n);
+	return r;
+}
+
+/* Push the rules of dir/.gitignore, if there is one.  pre is the root of
+ * the search as seen from dir when dir is above it, else NULL. */
+static void
+loadrules(Walk *w, const char *dir, size_t base, const char *pre)
+{
+	Buf line = { 0 };
+	size_t n;
+	Rule *r;
+	Rd *rd;
+	int fd;
+
+	bufaddf(&line, "%s/.gitignore", dir);
+	fd = open(line.p, O_RDONLY);
+	if (fd < 0) {
+		buffree(&line);
+		return;
+	}
+	rd = rdopen(fd);
+	while (rdline(rd, &line, 4096, &n) == 1) {
+		if (!(r = parserule(line.p, line.len, base)))
+			continue;
+		r->pre = pre && r->anchored ? xstrdup(pre) : NULL;
+		r->next = w->rules;
+		w->rules = r;
+	}
+	free(rd);
+	close(fd);
+	buffree(&line);
+}
+
+static void
+loadignore(Walk *w)
+{
+	size_t len = w->path.len;
+
+	loadrules(w, w->path.p, len > w->rootlen ? len - w->rootlen + 1 : 0,
+	          NULL);
+}
+
+/* path made absolute, "." and ".." taken out by its letters alone */
+static char *
+abspath(const char *path)
+{
+	char cwd[PATH_MAX];
+	const char *s, *e;
+	Buf in = { 0 }, b = { 0 };
+
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		bufaddf(&in, "%s/", cwd);
+	bufadds(&in, path);
+	for (s = in.p; *s; s = e) {
+		s += strspn(s, "/");
+		e = s + strcspn(s, "/");
+		if (e == s || (e - s == 1 && s[0] == '.'))
+			continue;
+		if (e - s == 2 && s[0] == '.' && s[1] == '.') {
+			while (b.len && b.p[--b.len] != '/')
+				;
+			continue;
+		}
+		bufaddc(&b, '/');
+		bufadd(&b, s, e - s);
+	}
+	buffree(&in);
+	if (!b.len)
+		bufaddc(&b, '/');
+	b.p[b.len] = '\0';
+	return bufdetach(&b);
+}
+
+static int
+exists(const char *dir, size_t n, const char *name)
+{
+	struct stat st;
+	Buf b = { 0 };
+	int ok;
+
+	bufadd(&b, dir, n);
+	bufaddf(&b, "/%s", name);
+	ok = lstat(b.p, &st) == 0;
+	buffree(&b);
+	return ok;
+}
+
+/* The .gitignore files above the root, up to the top of its git work
+ * tree, count too: a search in packages/x still skips the node_modules
+ * that the top .gitignore names.  Outside a work tree, none do. */
+static void
+loadabove(Walk *w, const char *root)
+{
+	char *abs = abspath(root);
+	size_t at[64], n = 0, len = strlen(abs);
+	Buf dir = { 0 }, pre = { 0 };
+	int top = 0;
+
+	if (!exists(abs, len, ".git")) {
+		while (!top && n < LEN(at) && len > 0) {
+			while (len > 0 && abs[--len] != '/')
+				;
+			at[n++] = len;	/* a parent: abs[0..len), or "/" */
+			top = exists(abs, len, ".git");
+		}
+	}
+	while (top && n-- > 0) {
+		bufreset(&dir);
+		bufreset(&pre);
+		bufadd(&dir, abs, at[n] ? at[n] : 1);
+		bufaddf(&pre, "%s/", abs + at[n] + 1);
+		loadrules(w, dir.p, 0, pre.p);
+	}
+	buffree(&dir);
+	buffree(&pre);
+	free(abs);
+}
+
+static int
+ignored(const Rule *r, const char *rel, const char *name, int isdir)
+{
+	char full[PATH_MAX];
+	int hit;
+
+	for (; r; r = r->next) {
+		if (r->dir && !isdir)
+			continue;
+		if (!r->anchored) {
+			hit = fnmatch(r->pat, name, 0) == 0;
+		} else if (r->pre) {
+			snprintf(full, sizeof(full), "%s%s", r->pre, rel);
+			hit = pathmatch(r->pat, full);
+		} else {
+			hit = pathmatch(r->pat, rel + r->base);
+		}
+		if (hit)
+			return !r->neg;
+	}
+	return 0;
+}
+
+/* Pop the rules pushed since keep. */
+static void
+droprules(Walk *w, Rule *keep)
+{
+	Rule *r;
+
+	while (w->rules != keep) {
+		r = w->rules;
+		w->rules = r->next;
+		free(r->pat);
+		free(r->pre);
+		free(r);
+	}
+}
+
+/* the tree walk */
+
+static int
+bystr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in a directory, sorted, without ".", ".." and ".git". */
+static char **
+dirnames(const char *path, size_t *n)
+{
+	struct dirent *de;
+	char **v = NULL;
+	DIR *d;
+
+	*n = 0;
+	if (!(d = opendir(path)))
+		return NULL;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !strcmp(de->d_name, ".git"))
+			continue;
+		v = xrealloc(v, (*n + 1) * sizeof(*v));
+		v[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), bystr);
+	return v;
+}
+
+/* Visit the entries under w->path in sorted order, depth first; symbolic
+ * links are reported but not followed. */
+static void
+walkdir(Walk *w)
+{
+	size_t len = w->path.len, n, i;
+	Rule *keep = w->rules;
+	struct stat st;
+	char **names;
+
+	names = dirnames(w->path.p, &n);
+	loadignore(w);
+	for (i = 0; i < n && !w->stop; i++) {
+		if (w->path.p[len - 1] != '/')
+			bufaddc(&w->path, '/');
+		bufadds(&w->path, names[i]);
+		if (lstat(w->path.p, &st) == 0 &&
+		    !ignored(w->rules, w->path.p + w->rootlen, names[i],
+		             S_ISDIR(st.st_mode))) {
+			if (w->fn(w->arg, w->path.p, w->path.p + w->rootlen,
+			          &st))
+				w->stop = 1;
+			else if (S_ISDIR(st.st_mode))
+				walkdir(w);
+		}
+		w->path.len = len;
+		w->path.p[len] = '\0';
+	}
+	droprules(w, keep);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void
+walk(const char *root, Walkfn fn, void *arg)
+{
+	Walk w;
+
+	memset(&w, 0, sizeof(w));
+	bufadds(&w.path, root);
+	w.rootlen = w.path.len + (root[w.path.len - 1] != '/');
+	w.fn = fn;
+	w.arg = arg;
+	loadabove(&w, root);
+	walkdir(&w);
+	droprules(&w, NULL);
+	buffree(&w.path);
+}
+
+/* The root of a search: a directory, or for grep a single file. */
+static int
+statroot(const char *path, struct stat *st, Buf *out)
+{
+	if (stat(path, st) == 0)
+		return 0;
+	if (errno == ENOENT || errno == ENOTDIR)
+		bufaddf(out, "Path not found: %s", path);
+	else
+		bufaddf(out, "Cannot open %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/* grep */
+
+/* The model's pattern as a POSIX ERE: a literal one escaped, and the
+ * Perl classes models use (\d, \s, \w, \t) spelt out. */
+static void
+toere(Buf *b, const char *p, int literal)
+{
+	const char *q, *e;
+	char end[3];
+
+	for (; *p; p++) {
+		if (literal) {
+			if (strchr(".[]()*+?{}|^$\\", *p))
+				bufaddc(b, '\\');
+			bufaddc(b, *p);
+		} else if (*p == '[') {	/* a bracket expression, as is */
+			q = p + 1;
+			q += *q == '^';
+			q += *q == ']';
+			for (; *q && *q != ']'; q++) {
+				if (*q != '[' || !q[1] || !strchr(":.=", q[1]))
+					continue;
+				snprintf(end, sizeof(end), "%c]", q[1]);
+				if ((e = strstr(q + 2, end)))
+					q = e + 1;
+			}
+			bufadd(b, p, q - p + (*q != '\0'));
+			p = *q ? q : q - 1;
+		} else if (*p == '\\' && p[1] && strchr("dDsSwWt", p[1])) {
+			switch (*++p) {
+			case 'd': bufadds(b, "[0-9]"); break;
+			case 'D': bufadds(b, "[^0-9]"); break;
+			case 's': bufadds(b, "[[:space:]]"); break;
+			case 'S': bufadds(b, "[^[:space:]]"); break;
+			case 'w': bufadds(b, "[[:alnum:]_]"); break;
+			case 'W': bufadds(b, "[^[:alnum:]_]"); break;
+			case 't': bufaddc(b, '\t'); break;
+			}
+		} else if (*p == '\\' && p[1]) {
+			bufadd(b, p++, 2);
+		} else {
+			bufaddc(b, *p);
+		}
+	}
+}
+
+/* One output line: "rel:12: text" for a match, "rel-13- text" around. */
+static void
+grepout(Grep *g, const char *rel, long ln, int sep, const char *s, size_t n)
+{
+	size_t max = g->e->greplinemax;
+
+	bufreset(&g->text);
+	bufaddf(&g->text, "%s%c%ld%c ", rel, sep, ln, sep);
+	if (n > max) {
+		bufadd(&g->text, s, utf8back(s, max));
+		bufadds(&g->text, "... [truncated]");
+		g->linecut = 1;
+	} else {
+		bufadd(&g->text, s, n);
+	}
+	headline(g->e, &g->h, g->text.p, g->text.len);
+}
+
+/* Print the context lines before line ln that are not out yet. */
+static void
+before(Grep *g, const char *rel, long ln, long shown)
+{
+	long k;
+	Buf *b;
+
+	for (k = MAX(ln - g->context, shown + 1); k < ln; k++) {
+		b = &g->ring[k % g->context];
+		grepout(g, rel, k, '-', b->p ? b->p : "", b->len);
+	}
+}
+
+static void
+remember(Grep *g, long ln)
+{
+	Buf *b;
+
+	if (!g->context)
+		return;
+	b = &g->ring[ln % g->context];
+	bufreset(b);
+	bufadd(b, g->line.p, MIN(g->line.len, (size_t)g->e->greplinemax + 1));
+}
+
+static void
+greplines(Grep *g, const char *rel)
+{
+	long ln = 0, shown = 0, after = 0;
+	size_t n;
+
+	while (!g->h.cut && rdline(g->rd, &g->line, LINECAP, &n) == 1) {
+		ln++;
+		if (g->line.len && g->line.p[g->line.len - 1] == '\r')
+			g->line.p[--g->line.len] = '\0';
+		if (!g->done && regexec(&g->re, g->line.p, 0, NULL, 0) == 0) {
+			before(g, rel, ln, shown);
+			grepout(g, rel, ln, ':', g->line.p, g->line.len);
+			shown = ln;
+			after = g->context;
+			g->done = ++g->matches >= g->limit;
+		} else if (after > 0) {
+			grepout(g, rel, ln, '-', g->line.p, g->line.len);
+			shown = ln;
+			after--;
+		} else if (g->done) {
+			break;
+		}
+		remember(g, ln);
+	}
+}
+
+static void
+grepfile(Grep *g, const char *path, const char *rel)
+{
+	int fd;
+
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return;
+	g->rd->fd = fd;
+	g->rd->eof = 0;
+	if (rdmore(g->rd) == 0 && !memchr(g->rd->buf, '\0',
+	    MIN(g->rd->len, SNIFF))) {
+		bufgrow(&g->line, 0);
+		greplines(g, rel);
+	}
+	close(fd);
+}
+
+static int
+grepvisit(void *arg, const char *path, const char *rel, const struct stat *st)
+{
+	Grep *g = arg;
+
+	if (S_ISREG(st->st_mode))
+		grepfile(g, path, rel);
+	return g->done || g->h.cut;
+}
+
+static int
+grepinit(Grep *g, const Json *j, int args, char **glob, Buf *out)
+{
+	Buf ere = { 0 };
+	char *pat, err[256];
+	int icase = 0, literal = 0, rc;
+	long ctx = 0, lim = g->e->greplimit;
+
+	if (strarg(j, args, "grep", "pattern", 1, &pat, out) < 0)
+		return -1;
+	if (strarg(j, args, "grep", "glob", 0, glob, out) < 0 ||
+	    boolarg(j, args, "grep", "ignoreCase", &icase, out) < 0 ||
+	    boolarg(j, args, "grep", "literal", &literal, out) < 0 ||
+	    intarg(j, args, "grep", "context", &ctx, out) < 0 ||
+	    intarg(j, args, "grep", "limit", &lim, out) < 0) {
+		free(pat);
+		return -1;
+	}
+	toere(&ere, pat, literal);
+	free(pat);
+	bufgrow(&ere, 0);
+	rc = regcomp(&g->re, ere.p, REG_EXTENDED | REG_NOSUB |
+	             (icase ? REG_ICASE : 0));
+	buffree(&ere);
+	if (rc) {
+		regerror(rc, &g->re, err, sizeof(err));
+		bufaddf(out, "grep: invalid regular expression: %s", err);
+		return -1;
+	}
+	g->context = MIN(MAX(ctx, 0), g->e->maxlines);
+	g->limit = MAX(lim, 1);
+	g->ring = g->context ? xcalloc(g->context, sizeof(*g->ring)) : NULL;
+	g->rd = rdopen(-1);
+	return 0;
+}
+
+static void
+grepfree(Grep *g)
+{
+	int i;
+
+	for (i = 0; i < g->context; i++)
+		buffree(&g->ring[i]);
+	free(g->ring);
+	free(g->rd);
+	buffree(&g->line);
+	buffree(&g->text);
+	regfree(&g->re);
+}
+
+static void
+grepnotes(Grep *g, Buf *out)
+{
+	Buf nb = { 0 };
+
+	if (!g->matches) {
+		bufadds(out, "No matches found");
+		return;
+	}
+	if (g->done) {
+		bufaddf(&nb, "%d matches limit reached. Use limit=%d for "
+		        "more, or refine pattern", g->limit, 2 * g->limit);
+	}
+	headnote(g->e, &g->h, "narrow the path, glob or pattern", &nb);
+	if (g->linecut) {
+		notesep(&nb);
+		bufaddf(&nb, "Some lines truncated to %d bytes. Use read tool "
+		        "to see full lines", g->e->greplinemax);
+	}
+	flushnotes(out, &nb);
+}
+
+/* grep with a glob looks only at files whose names match it */
+typedef struct {
+	Grep *g;
+	const char *glob;
+} Grepglob;
+
+static int
+grepglob(void *arg, const char *path, const char *rel, const struct stat *st)
+{
+	Grepglob *gg = arg;
+	const char *name = strrchr(rel, '/');
+
+	name = name ? name + 1 : rel;
+	if (S_ISREG(st->st_mode) && !globmatch(gg->glob, rel, name))
+		return 0;
+	return grepvisit(gg->g, path, rel, st);
+}
+
+int
+toolgrep(const Toolenv *e, const Json *j, int args, Buf *out)
+{
+	Grep g = { 0 };
+	Grepglob gg;
+	struct stat st;
+	char *path, *glob = NULL, *name;
+	int rc = 1;
+
+	g.e = e;
+	if (patharg(j, args, "grep", 0, &path, out) < 0)
+		return 1;
+	if (grepinit(&g, j, args, &glob, out) < 0) {
+		free(glob);
+		free(path);
+		return 1;
+	}
+	if (statroot(path, &st, out) < 0)
+		goto done;
+	g.h.out = out;
+	g.h.base = out->len;
+	gg.g = &g;
+	gg.glob = glob;
+	if (S_ISDIR(st.st_mode)) {
+		walk(path, glob ? grepglob : grepvisit, glob ? (void *)&gg :
+		     (void *)&g);
+	} else if (!S_ISREG(st.st_mode)) {
+		bufaddf(out, "Not a regular file: %s", path);
+		goto done;
+	} else {
+		name = strrchr(path, '/');
+		grepfile(&g, path, name ? name + 1 : path);
+	}
+	grepnotes(&g, out);
+	rc = 0;
+done:
+	grepfree(&g);
+	free(glob);
+	free(path);
+	return rc;
+}
+
+/* find */
+
+static int
+findvisit(void *arg, const char *path, const char *rel, const struct stat *st)
+{
+	Find *f = arg;
+	const char *name = strrchr(rel, '/');
+	Buf b = { 0 };
+	int full;
+
+	(void)path;
+	name = name ? name + 1 : rel;
+	if (!globmatch(f->pat, rel, name))
+		return 0;
+	if (f->n == f->limit) {
+		f->more = 1;
+		return 1;
+	}
+	bufadds(&b, rel);
+	if (S_ISDIR(st->st_mode))
+		bufaddc(&b, '/');
+	full = headline(f->e, &f->h, b.p, b.len) < 0;
+	buffree(&b);
+	f->n += !full;
+	return full;
+}
+
+int
+toolfind(const Toolenv *e, const Json *j, int args, Buf *out)
+{
+	Find f = { 0 };
+	Buf nb = { 0 };
+	struct stat st;
+	char *path, *pat;
+	long lim = e->findlimit;
+
+	if (strarg(j, args, "find", "pattern", 1, &pat, out) < 0)
+		return 1;
+	if (patharg(j, args, "find", 0, &path, out) < 0) {
+		free(pat);
+		return 1;
+	}
+	if (intarg(j, args, "find", "limit", &lim, out) < 0 ||
+	    statroot(path, &st, out) < 0) {
+		free(pat);
+		free(path);
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		bufaddf(out, "Not a directory: %s", path);
+		free(pat);
+		free(path);
+		return 1;
+	}
+	f.e = e;
+	f.pat = pat;
+	f.limit = lim > 0 ? lim : e->findlimit;
+	f.h.out = out;
+	f.h.base = out->len;
+	walk(path, findvisit, &f);
+	if (!f.n)
+		bufadds(out, "No files found matching pattern");
+	if (f.more)
+		bufaddf(&nb, "%d results limit reached. Use limit=%d for "
+		        "more, or refine pattern", f.limit, 2 * f.limit);
+	headnote(e, &f.h, "narrow the path or pattern", &nb);
+	flushnotes(out, &nb);
+	free(pat);
+	free(path);
+	return 0;
+}
+
+/* ls */
+
+/* Case-insensitive in ASCII (not the locale's), bytes to break ties. */
+static int
+byname(const void *a, const void *b)
+{
+	const unsigned char *x = *(const unsigned char *const *)a;
+	const unsigned char *y = *(const unsigned char *const *)b;
+	size_t i;
+	int cx, cy;
+
+	for (i = 0; x[i] || y[i]; i++) {
+		cx = x[i] >= 'A' && x[i] <= 'Z' ? x[i] + 32 : x[i];
+		cy = y[i] >= 'A' && y[i] <= 'Z' ? y[i] + 32 : y[i];
+		if (cx != cy)
+			return cx - cy;
+	}
+	return strcmp((const char *)x, (const char *)y);
+}
+
+/* The entries of a directory, dotfiles included. */
+static char **
+lsnames(const char *path, size_t *n)
+{
+	struct dirent *de;
+	char **v = NULL;
+	DIR *d;
+
+	*n = 0;
+	if (!(d = opendir(path)))
+		return NULL;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		v = xrealloc(v, (*n + 1) * sizeof(*v));
+		v[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), byname);
+	return v;
+}
+
+static void
+lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
+       Buf *out)
+{
+	Head h = { 0 };
+	Buf b = { 0 }, nb = { 0 };
+	struct stat st;
+	size_t i;
+
+	h.out = out;
+	h.base = out->len;
+	for (i = 0; i < n && i < (size_t)lim; i++) {
+		bufreset(&b);
+		bufaddf(&b, "%s/%s", path, v[i]);
+		st.st_mode = 0;
+		if (stat(b.p, &st) < 0)
+			lstat(b.p, &st);
+		bufreset(&b);
+		bufadds(&b, v[i]);
+		if (S_ISDIR(st.st_mode))
+			bufaddc(&b, '/');
+		if (headline(e, &h, b.p, b.len) < 0)
+			break;
+	}
+	buffree(&b);
+	if (n > (size_t)lim)
+		bufaddf(&nb, "%ld entries limit reached. Use limit=%ld for "
+		        "more", lim, 2 * lim);
+	headnote(e, &h, "list a subdirectory or use find", &nb);
+	flushnotes(out, &nb);
+}
+
+int
+toolls(const Toolenv *e, const Json *j, int args, Buf *out)
+{
+	struct stat st;
+	char *path, **v;
+	long lim = e->lslimit;
+	size_t n, i;
+	int rc = 1;
+
+	if (patharg(j, args, "ls", 0, &path, out) < 0)
+		return 1;
+	if (intarg(j, args, "ls", "limit", &lim, out) < 0 ||
+	    statroot(path, &st, out) < 0)
+		goto done;
+	if (!S_ISDIR(st.st_mode)) {
+		bufaddf(out, "Not a directory: %s", path);
+		goto done;
+	}
+	errno = 0;
+	if (!(v = lsnames(path, &n)) && errno) {
+		bufaddf(out, "Cannot read directory %s: %s", path,
+		        strerror(errno));
+		goto done;
+	}
+	if (!n)
+		bufadds(out, "(empty directory)");
+	else
+		lslist(e, path, v, n, lim > 0 ? lim : e->lslimit, out);
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	rc = 0;
+done:
+	free(path);
+	return rc;
+}
