@@ -50,6 +50,9 @@ test/fake: test/fake.c
 test: agent $(TESTPROGS)
 	sh test/run.sh
 
+demo: agent test/fake
+	sh test/demo.sh
+
 # The whole suite under AddressSanitizer and UBSan, in a build of its own.
 test-asan:
 	rm -rf .asan && mkdir -p .asan/test
@@ -82,4 +85,4 @@ install: agent
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/agent $(DESTDIR)$(MANPREFIX)/man1/agent.1
 
-.PHONY: all test test-asan clean dist install uninstall
+.PHONY: all demo test test-asan clean dist install uninstall

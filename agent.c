@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "agent.h"
 
@@ -64,7 +65,7 @@ typedef struct Agent {
 	Msgs msgs;
 	char *system;
 	int color;
-	int ttyout;
+	int ttyout;		/* stdout is read by a person: end lines */
 	int lastc;		/* last byte written to stdout, -1 none */
 	int thinking;		/* thinking is being shown on stderr */
 	int textseen;		/* stdout has text from an earlier message */
@@ -1113,6 +1114,16 @@ buildscrub(Agent *a)
 	a->scrub[n] = NULL;
 }
 
+/* Whether two descriptors write to one file, as with 2>&1. */
+static int
+samefile(int fd1, int fd2)
+{
+	struct stat s1, s2;
+
+	return fstat(fd1, &s1) == 0 && fstat(fd2, &s2) == 0 &&
+	       s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
+}
+
 static void
 setup(Agent *a, const char *pname, const char *model, const char *toollist)
 {
@@ -1159,7 +1170,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	a->tenv.intr = &intr;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
 	                  maxhead, &intr);
-	a->ttyout = isatty(1);
+	a->ttyout = isatty(1) || samefile(1, 2);
 	a->color = isatty(2) && !getenv("NO_COLOR");
 	a->lastc = -1;
 	srand(time(NULL) ^ getpid());
