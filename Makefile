@@ -53,19 +53,40 @@ test: agent $(TESTPROGS)
 demo: agent test/fake
 	sh test/demo.sh
 
-# The whole suite under AddressSanitizer and UBSan, in a build of its own.
+# The whole suite under AddressSanitizer and UBSan; rebuilds everything.
+ASANFLAGS = -std=c99 -g -O1 -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer
 test-asan:
-	rm -rf .asan && mkdir -p .asan/test
-	cp $(SRC) agent.h config.mk Makefile .asan/
-	cp config.h .asan/ 2>/dev/null || cp config.def.h .asan/config.h
-	cp test/*.c test/*.h test/*.sh .asan/test/
-	cd .asan && $(MAKE) CC=clang \
-	    CFLAGS='-std=c99 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
-	    LDFLAGS='-fsanitize=address,undefined' test
+	$(MAKE) clean
+	$(MAKE) CC=clang CFLAGS='$(ASANFLAGS)' \
+	    LDFLAGS='-fsanitize=address,undefined' test; \
+	rc=$$?; $(MAKE) clean; exit $$rc
+
+# Fuzz each parser of outside bytes for FUZZTIME seconds with libFuzzer.
+FUZZTIME = 20
+FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http
+FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all $(ACPPFLAGS)
+
+test/fuzz_json: test/fuzz_json.c json.c util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_json.c json.c util.c
+test/fuzz_sse: test/fuzz_sse.c sse.c util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_sse.c sse.c util.c
+test/fuzz_http: test/fuzz_http.c http.c util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c util.c $(LIBS)
+
+fuzz: $(FUZZ)
+	for t in json sse http; do \
+		mkdir -p .fuzz/$$t && \
+		./test/fuzz_$$t -max_total_time=$(FUZZTIME) -max_len=8192 \
+		    -print_final_stats=0 .fuzz/$$t test/corpus/$$t \
+		    2>.fuzz/$$t.log || { tail -40 .fuzz/$$t.log; exit 1; }; \
+		echo "fuzz $$t: $(FUZZTIME) s, no crash"; \
+	done
 
 clean:
-	rm -f agent $(OBJ) $(TESTPROGS) agent-$(VERSION).tar.gz
-	rm -rf .asan
+	rm -f agent $(OBJ) $(TESTPROGS) $(FUZZ) agent-$(VERSION).tar.gz
+	rm -rf .fuzz
 
 dist: clean
 	mkdir -p agent-$(VERSION)/test
@@ -85,4 +106,4 @@ install: agent
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/agent $(DESTDIR)$(MANPREFIX)/man1/agent.1
 
-.PHONY: all demo test test-asan clean dist install uninstall
+.PHONY: all demo fuzz test test-asan clean dist install uninstall

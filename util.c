@@ -107,6 +107,7 @@ bufgrow(Buf *b, size_t n)
 		cap *= 2;
 	b->p = xrealloc(b->p, cap);
 	b->cap = cap;
+	b->p[b->len] = '\0';
 }
 
 void
