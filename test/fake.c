@@ -1,0 +1,1108 @@
+/* See LICENSE file for copyright and license details. */
+/* fake.c: a scripted OpenAI-compatible provider for the end-to-end tests. */
+/*
+ * usage: fake [-xCkB] [-p portfile] [-r dir] [-b bytes] [-d ms]
+ *             [-f length|chunked|close] script ...
+ *
+ * Listens on 127.0.0.1 at a port the kernel picks, writes the port number to
+ * portfile (temp file + rename, so a test may poll for it) or to stdout, and
+ * serves one connection at a time, HTTP/1.1 with Connection: close.  Request
+ * N (from 1) is answered by the N-th script; past the last script the answer
+ * is a 500 with "fake: no script for request N".
+ *
+ *   -p file  write the port number to file
+ *   -r dir   record request N as dir/N.head (request line and headers, as
+ *            received) and dir/N.json (the body, de-chunked)
+ *   -x       exit once every script has been served (else run until SIGTERM)
+ *   -b n     bytes per write (default: a whole event per write; 1 splits
+ *            everything, UTF-8 sequences and CRLFs included)
+ *   -d ms    delay before each write but the first
+ *   -f mode  body framing: chunked (default), length, close
+ *   -C       CRLF line ends in the event stream (default LF)
+ *   -k       a comment line ": keep-alive" before every event
+ *   -B       a UTF-8 BOM before the event stream
+ *
+ * A script is one reply, one directive a line; blank lines and lines
+ * starting with # are skipped.  TEXT is the rest of the line, with the
+ * escapes \n \t \r \\ and \xHH; the fake JSON-escapes it.
+ *
+ *   status CODE      HTTP status (default 200); a non-2xx reply has the body
+ *                    {"error":{"message":MSG,"type":...,"code":null}} sent
+ *                    as application/json, and no events
+ *   error MSG        the message of that error body
+ *   retry-after S    a Retry-After header
+ *   think TEXT       a reasoning_content delta
+ *   text TEXT        a content delta
+ *   tool ID NAME ARGS  a tool call: one delta with index, id, type, name and
+ *                    empty arguments, then ARGS (raw JSON text, the rest of
+ *                    the line) as arguments pieces of about 5 bytes; the
+ *                    tool lines of a script get index 0, 1, 2...
+ *   finish REASON    a chunk with an empty delta and finish_reason REASON
+ *   usage IN OUT     the usage-only chunk (choices empty)
+ *   big N            N bytes of content ("a".."z" and a newline, repeated)
+ *                    in deltas of 1000 bytes, made as they are sent
+ *   line TEXT        TEXT and a line end, sent as they are (any SSE line)
+ *   raw FILE         FILE's lines sent as they are, one event (up to a blank
+ *                    line) per unit; -C still turns line ends into CRLF
+ *   sleep MS         pause here
+ *   stall            send what came before, then nothing: wait until the
+ *                    client closes or 60 s pass, then close
+ *   drop N           close the connection after N body bytes (not counting
+ *                    chunk framing); `reset N` the same with a TCP RST
+ *   nodone           no `data: [DONE]` at the end (a script with `raw`
+ *                    never gets one: the file has its own)
+ *   bytes N, delay MS, framing MODE, crlf, comments, bom
+ *                    -b, -d, -f, -C, -k, -B for this reply alone
+ *
+ * The first generated chunk is preceded by one with the delta
+ * {"role":"assistant","content":""}, as real servers send.  Every chunk has
+ * id "chatcmpl-fake", object "chat.completion.chunk", created 1 and model
+ * "fake-model".  With -f length the reply is generated twice, once to count
+ * its bytes: nothing is held whole, `big` included.
+ *
+ * Every script is checked at start: a bad line stops the fake.  Relative
+ * paths are taken from the working directory.  A connection closed or cut
+ * before a whole request head arrived is not counted as a request.
+ */
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HEADMAX 65536	/* longest request head */
+#define BIGPART 1000	/* bytes of content per `big` delta */
+#define ARGPART 5	/* bytes of tool arguments per delta */
+#define STALLSEC 60	/* longest `stall` */
+#define IOSEC 10	/* socket read and write timeout */
+
+enum { CHUNKED, LENGTH, CLOSE };
+
+typedef struct {
+	char *p;
+	size_t len, cap;
+} Buf;
+
+typedef struct {
+	int fd;
+	char b[4096];
+	size_t pos, len;
+} Conn;
+
+/* what a script says before any byte is sent */
+typedef struct {
+	int status;
+	char *error;
+	long retry;		/* -1: no Retry-After */
+	long long drop;		/* -1: never */
+	int rst, nodone, raw;
+	int bytes, delay, framing, crlf, comments, bom;
+} Reply;
+
+typedef struct {
+	int fd;
+	int counting;		/* -f length first pass: count, send nothing */
+	long long total;	/* bytes counted */
+	long long sent;		/* body bytes sent */
+	int dead;		/* connection gone or cut: send nothing more */
+	int started;		/* the role chunk went out */
+	int ntool;
+	int nwrites;
+	Reply r;
+	Buf delta, chunk, ev, unit;
+} Out;
+
+static int bytes, delay, framing = CHUNKED, crlf, comments, bom;
+
+static void
+die(const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	fputs("fake: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	n = strlen(fmt);
+	if (n && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(errno));
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void
+bufadd(Buf *b, const void *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		if (!(b->p = realloc(b->p, b->cap)))
+			die("realloc:");
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void
+bufs(Buf *b, const char *s)
+{
+	bufadd(b, s, strlen(s));
+}
+
+/* s as the inside of a JSON string; bytes >= 0x80 pass as they are */
+static void
+bufesc(Buf *b, const char *s, size_t n)
+{
+	char u[8];
+	size_t i;
+	unsigned char c;
+
+	for (i = 0; i < n; i++) {
+		c = s[i];
+		switch (c) {
+		case '"': bufs(b, "\\\""); break;
+		case '\\': bufs(b, "\\\\"); break;
+		case '\n': bufs(b, "\\n"); break;
+		case '\r': bufs(b, "\\r"); break;
+		case '\t': bufs(b, "\\t"); break;
+		default:
+			if (c < 0x20) {
+				snprintf(u, sizeof(u), "\\u%04x", c);
+				bufs(b, u);
+			} else {
+				bufadd(b, &s[i], 1);
+			}
+		}
+	}
+}
+
+static void
+msleep(long ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = ms % 1000 * 1000000L;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Undo the script escapes in place; returns the new length. */
+static size_t
+unescape(char *s)
+{
+	char *r, *w;
+	int h, l;
+
+	for (r = w = s; *r; r++) {
+		if (*r != '\\' || !r[1]) {
+			*w++ = *r;
+			continue;
+		}
+		switch (*++r) {
+		case 'n': *w++ = '\n'; break;
+		case 't': *w++ = '\t'; break;
+		case 'r': *w++ = '\r'; break;
+		case '\\': *w++ = '\\'; break;
+		case 'x':
+			h = hexval(r[1]);
+			if (h >= 0 && (l = hexval(r[2])) >= 0) {
+				*w++ = h * 16 + l;
+				r += 2;
+				break;
+			}
+			/* FALLTHROUGH */
+		default:
+			*w++ = '\\';
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	return w - s;
+}
+
+/* The next word of *s, NUL-terminated; *s moves past one space after it. */
+static char *
+word(char **s)
+{
+	char *w = *s, *e;
+
+	e = w + strcspn(w, " ");
+	*s = *e ? e + 1 : e;
+	*e = '\0';
+	return w;
+}
+
+static int
+number(const char *s, long long *n)
+{
+	char *e;
+
+	errno = 0;
+	*n = strtoll(s, &e, 10);
+	return errno || e == s || *e || *n < 0 ? -1 : 0;
+}
+
+static int
+framingname(const char *s)
+{
+	if (!strcmp(s, "chunked"))
+		return CHUNKED;
+	if (!strcmp(s, "length"))
+		return LENGTH;
+	if (!strcmp(s, "close"))
+		return CLOSE;
+	return -1;
+}
+
+/* One script line into its keyword and argument; 0 for a line to skip. */
+static int
+scriptline(char *line, char **kw, char **arg)
+{
+	line[strcspn(line, "\r\n")] = '\0';
+	if (!*line || *line == '#')
+		return 0;
+	*arg = line;
+	*kw = word(arg);
+	return 1;
+}
+
+/*
+ * Read what a script fixes before the first byte (status, headers, knobs)
+ * and check every line; returns NULL or what is wrong.
+ */
+static const char *
+prescan(const char *path, Reply *r)
+{
+	static char err[512];
+	FILE *f;
+	char *line = NULL, *kw, *arg, *a;
+	size_t cap = 0;
+	long long n, m;
+	int ln = 0, bad = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->status = 200;
+	r->retry = r->drop = -1;
+	r->bytes = bytes, r->delay = delay, r->framing = framing;
+	r->crlf = crlf, r->comments = comments, r->bom = bom;
+	if (!(f = fopen(path, "r"))) {
+		snprintf(err, sizeof(err), "%s: %s", path, strerror(errno));
+		return err;
+	}
+	while (!bad && getline(&line, &cap, f) > 0) {
+		ln++;
+		if (!scriptline(line, &kw, &arg))
+			continue;
+		if (!strcmp(kw, "status"))
+			bad = number(arg, &n) || n < 100 || n > 999 ||
+			    !(r->status = n);
+		else if (!strcmp(kw, "error")) {
+			free(r->error);
+			if (!(r->error = malloc(strlen(arg) + 1)))
+				die("malloc:");
+			strcpy(r->error, arg);
+		} else if (!strcmp(kw, "retry-after"))
+			bad = number(arg, &n) || (r->retry = n) < 0;
+		else if (!strcmp(kw, "drop") || !strcmp(kw, "reset")) {
+			bad = number(arg, &n);
+			r->drop = n;
+			r->rst = kw[0] == 'r';
+		} else if (!strcmp(kw, "nodone"))
+			r->nodone = 1;
+		else if (!strcmp(kw, "raw"))
+			r->raw = 1;
+		else if (!strcmp(kw, "bytes"))
+			bad = number(arg, &n) || (r->bytes = n) < 0;
+		else if (!strcmp(kw, "delay"))
+			bad = number(arg, &n) || (r->delay = n) < 0;
+		else if (!strcmp(kw, "framing"))
+			bad = (r->framing = framingname(arg)) < 0;
+		else if (!strcmp(kw, "crlf"))
+			r->crlf = 1;
+		else if (!strcmp(kw, "comments"))
+			r->comments = 1;
+		else if (!strcmp(kw, "bom"))
+			r->bom = 1;
+		else if (!strcmp(kw, "usage"))
+			bad = number(word(&arg), &n) || number(arg, &m);
+		else if (!strcmp(kw, "big") || !strcmp(kw, "sleep"))
+			bad = number(arg, &n);
+		else if (!strcmp(kw, "tool")) {
+			a = arg;
+			bad = !*word(&a) || !*word(&a);
+		} else if (strcmp(kw, "think") && strcmp(kw, "text") &&
+		    strcmp(kw, "finish") && strcmp(kw, "line") &&
+		    strcmp(kw, "stall"))
+			bad = 1;
+	}
+	free(line);
+	fclose(f);
+	if (bad) {
+		snprintf(err, sizeof(err), "%s:%d: bad line", path, ln);
+		free(r->error);
+		r->error = NULL;
+		return err;
+	}
+	return NULL;
+}
+
+/* Write s to the client, r.bytes at a time, r.delay ms apart. */
+static void
+sendraw(Out *o, const char *s, size_t len)
+{
+	size_t n;
+	ssize_t w;
+
+	while (len > 0 && !o->dead) {
+		n = len;
+		if (o->r.bytes > 0 && n > (size_t)o->r.bytes)
+			n = o->r.bytes;
+		if (o->r.delay > 0 && o->nwrites > 0)
+			msleep(o->r.delay);
+		o->nwrites++;
+		if ((w = write(o->fd, s, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			o->dead = 1;
+			return;
+		}
+		s += w;
+		len -= w;
+	}
+}
+
+/* End the connection now, with a RST if the script said reset. */
+static void
+cut(Out *o)
+{
+	struct linger l;
+
+	if (o->r.rst) {
+		l.l_onoff = 1;
+		l.l_linger = 0;
+		setsockopt(o->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	o->dead = 1;
+}
+
+/* One unit of the body (an event, say): framed, cut at `drop`, sent. */
+static void
+body(Out *o, const char *s, size_t len)
+{
+	char hdr[32];
+	size_t n = len;
+	int last = 0;
+
+	if (o->counting) {
+		o->total += len;
+		return;
+	}
+	if (o->dead || len == 0)
+		return;
+	if (o->r.drop >= 0 && o->sent + (long long)len >= o->r.drop) {
+		n = o->r.drop - o->sent;
+		last = 1;
+	}
+	o->unit.len = 0;
+	if (o->r.framing == CHUNKED) {
+		snprintf(hdr, sizeof(hdr), "%lx\r\n", (unsigned long)len);
+		bufs(&o->unit, hdr);
+	}
+	bufadd(&o->unit, s, n);
+	if (o->r.framing == CHUNKED && !last)
+		bufs(&o->unit, "\r\n");
+	sendraw(o, o->unit.p, o->unit.len);
+	o->sent += n;
+	if (last)
+		cut(o);
+}
+
+static const char *
+eol(Out *o)
+{
+	return o->r.crlf ? "\r\n" : "\n";
+}
+
+/* One SSE event holding data, as one unit. */
+static void
+event(Out *o, const char *data, size_t len)
+{
+	o->ev.len = 0;
+	if (o->r.comments) {
+		bufs(&o->ev, ": keep-alive");
+		bufs(&o->ev, eol(o));
+	}
+	bufs(&o->ev, "data: ");
+	bufadd(&o->ev, data, len);
+	bufs(&o->ev, eol(o));
+	bufs(&o->ev, eol(o));
+	body(o, o->ev.p, o->ev.len);
+}
+
+/*
+ * One chat.completion.chunk event: delta and finish are JSON texts, or
+ * delta is NULL for the usage-only chunk.
+ */
+static void
+chunk(Out *o, const char *delta, const char *finish, const char *usage)
+{
+	Buf *b = &o->chunk;
+
+	if (!o->started) {
+		o->started = 1;
+		chunk(o, "{\"role\":\"assistant\",\"content\":\"\"}", NULL,
+		    NULL);
+	}
+	b->len = 0;
+	bufs(b, "{\"id\":\"chatcmpl-fake\","
+	    "\"object\":\"chat.completion.chunk\",\"created\":1,"
+	    "\"model\":\"fake-model\",\"choices\":[");
+	if (delta) {
+		bufs(b, "{\"index\":0,\"delta\":");
+		bufs(b, delta);
+		bufs(b, ",\"finish_reason\":");
+		bufs(b, finish ? finish : "null");
+		bufs(b, "}");
+	}
+	bufs(b, "]");
+	if (usage) {
+		bufs(b, ",\"usage\":");
+		bufs(b, usage);
+	}
+	bufs(b, "}");
+	event(o, b->p, b->len);
+}
+
+/* A delta {"key":"s"}. */
+static void
+strdelta(Out *o, const char *key, const char *s, size_t len)
+{
+	Buf *d = &o->delta;
+
+	d->len = 0;
+	bufs(d, "{\"");
+	bufs(d, key);
+	bufs(d, "\":\"");
+	bufesc(d, s, len);
+	bufs(d, "\"}");
+	chunk(o, d->p, NULL, NULL);
+}
+
+static void
+tool(Out *o, char *arg)
+{
+	Buf *d = &o->delta;
+	char *id, *name, num[32];
+	size_t len, i, n;
+
+	id = word(&arg);
+	name = word(&arg);
+	snprintf(num, sizeof(num), "%d", o->ntool++);
+	d->len = 0;
+	bufs(d, "{\"tool_calls\":[{\"index\":");
+	bufs(d, num);
+	bufs(d, ",\"id\":\"");
+	bufesc(d, id, strlen(id));
+	bufs(d, "\",\"type\":\"function\",\"function\":{\"name\":\"");
+	bufesc(d, name, strlen(name));
+	bufs(d, "\",\"arguments\":\"\"}}]}");
+	chunk(o, d->p, NULL, NULL);
+	len = strlen(arg);
+	for (i = 0; i < len && !o->dead; i += n) {
+		/* whole UTF-8 sequences only, as a JSON string holds */
+		n = ARGPART;
+		while (i + n < len && (arg[i + n] & 0xC0) == 0x80)
+			n++;
+		if (i + n > len)
+			n = len - i;
+		d->len = 0;
+		bufs(d, "{\"tool_calls\":[{\"index\":");
+		bufs(d, num);
+		bufs(d, ",\"function\":{\"arguments\":\"");
+		bufesc(d, arg + i, n);
+		bufs(d, "\"}}]}");
+		chunk(o, d->p, NULL, NULL);
+	}
+}
+
+static void
+big(Out *o, long long n)
+{
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyz\n";
+	char part[BIGPART];
+	long long off;
+	size_t i, k;
+
+	for (off = 0; off < n && !o->dead; off += k) {
+		k = n - off < BIGPART ? (size_t)(n - off) : BIGPART;
+		for (i = 0; i < k; i++)
+			part[i] = abc[(off + i) % (sizeof(abc) - 1)];
+		strdelta(o, "content", part, k);
+	}
+}
+
+/* FILE's lines as they are, an event (up to a blank line) per unit. */
+static void
+raw(Out *o, const char *path)
+{
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0, n;
+	ssize_t len;
+
+	if (!(f = fopen(path, "r"))) {
+		fprintf(stderr, "fake: %s: %s\n", path, strerror(errno));
+		cut(o);
+		return;
+	}
+	o->ev.len = 0;
+	while (!o->dead && (len = getline(&line, &cap, f)) > 0) {
+		n = len;
+		if (n && line[n - 1] == '\n')
+			n--;
+		if (n && line[n - 1] == '\r')
+			n--;
+		bufadd(&o->ev, line, n);
+		if (n < (size_t)len)
+			bufs(&o->ev, eol(o));
+		if (n == 0) {
+			body(o, o->ev.p, o->ev.len);
+			o->ev.len = 0;
+		}
+	}
+	body(o, o->ev.p, o->ev.len);
+	free(line);
+	fclose(f);
+}
+
+/* Wait until the client closes or STALLSEC pass; then end the connection. */
+static void
+stall(Out *o)
+{
+	struct pollfd p;
+	char b[512];
+	time_t end = time(NULL) + STALLSEC;
+
+	p.fd = o->fd;
+	p.events = POLLIN;
+	while (time(NULL) < end) {
+		p.revents = 0;
+		if (poll(&p, 1, 1000) < 0 && errno != EINTR)
+			break;
+		if (p.revents && read(o->fd, b, sizeof(b)) <= 0)
+			break;
+	}
+	o->dead = 1;
+}
+
+/* The events of a 2xx reply. */
+static void
+events(Out *o, const char *path)
+{
+	FILE *f;
+	char *line = NULL, *kw, *arg, use[128];
+	size_t cap = 0, n;
+	long long x, y;
+
+	o->started = 0;
+	o->ntool = 0;
+	if (o->r.bom)
+		body(o, "\xEF\xBB\xBF", 3);
+	if (!(f = fopen(path, "r"))) {
+		fprintf(stderr, "fake: %s: %s\n", path, strerror(errno));
+		cut(o);
+		return;
+	}
+	while (!o->dead && getline(&line, &cap, f) > 0) {
+		if (!scriptline(line, &kw, &arg))
+			continue;
+		if (!strcmp(kw, "text") || !strcmp(kw, "think")) {
+			n = unescape(arg);
+			strdelta(o, kw[1] == 'e' ? "content" :
+			    "reasoning_content", arg, n);
+		} else if (!strcmp(kw, "tool")) {
+			tool(o, arg);
+		} else if (!strcmp(kw, "finish")) {
+			o->delta.len = 0;
+			bufs(&o->delta, "\"");
+			bufesc(&o->delta, arg, strlen(arg));
+			bufs(&o->delta, "\"");
+			chunk(o, "{}", o->delta.p, NULL);
+		} else if (!strcmp(kw, "usage")) {
+			number(word(&arg), &x);
+			number(arg, &y);
+			snprintf(use, sizeof(use), "{\"prompt_tokens\":%lld,"
+			    "\"completion_tokens\":%lld,"
+			    "\"total_tokens\":%lld}", x, y, x + y);
+			chunk(o, NULL, NULL, use);
+		} else if (!strcmp(kw, "big")) {
+			number(arg, &x);
+			big(o, x);
+		} else if (!strcmp(kw, "line")) {
+			n = unescape(arg);
+			o->ev.len = 0;
+			bufadd(&o->ev, arg, n);
+			bufs(&o->ev, eol(o));
+			body(o, o->ev.p, o->ev.len);
+		} else if (!strcmp(kw, "raw")) {
+			raw(o, arg);
+		} else if (!strcmp(kw, "sleep") && !o->counting) {
+			number(arg, &x);
+			msleep(x);
+		} else if (!strcmp(kw, "stall") && !o->counting) {
+			stall(o);
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!o->r.nodone && !o->r.raw)
+		event(o, "[DONE]", 6);
+}
+
+/* Fill c's buffer; 1 on data, 0 at end of stream, -1 on error. */
+static int
+cfill(Conn *c)
+{
+	ssize_t n;
+
+	if (c->pos < c->len)
+		return 1;
+	while ((n = read(c->fd, c->b, sizeof(c->b))) < 0 && errno == EINTR)
+		;
+	if (n <= 0)
+		return n < 0 ? -1 : 0;
+	c->pos = 0;
+	c->len = n;
+	return 1;
+}
+
+/* Append one line, its \n included, to b; 1, 0 at end of stream, -1. */
+static int
+cline(Conn *c, Buf *b, size_t max)
+{
+	char *nl;
+	size_t n, start = b->len;
+	int r;
+
+	for (;;) {
+		if ((r = cfill(c)) <= 0)
+			return b->len > start || r < 0 ? -1 : 0;
+		nl = memchr(c->b + c->pos, '\n', c->len - c->pos);
+		n = nl ? (size_t)(nl - c->b) + 1 - c->pos : c->len - c->pos;
+		if (b->len - start + n > max)
+			return -1;
+		bufadd(b, c->b + c->pos, n);
+		c->pos += n;
+		if (nl)
+			return 1;
+	}
+}
+
+/* Copy n body bytes to f (may be NULL); 0 or -1. */
+static int
+ccopy(Conn *c, FILE *f, unsigned long long n)
+{
+	size_t k;
+
+	while (n > 0) {
+		if (cfill(c) <= 0)
+			return -1;
+		k = c->len - c->pos;
+		if (k > n)
+			k = n;
+		if (f && fwrite(c->b + c->pos, 1, k, f) != k)
+			return -1;
+		c->pos += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static int
+chunkedbody(Conn *c, FILE *f)
+{
+	Buf line = {0};
+	unsigned long long n;
+	char *e;
+	int r = -1;
+
+	for (;;) {
+		line.len = 0;
+		if (cline(c, &line, 1024) <= 0)
+			goto out;
+		n = strtoull(line.p, &e, 16);
+		if (e == line.p)
+			goto out;
+		if (n == 0)
+			break;
+		line.len = 0;
+		if (ccopy(c, f, n) < 0 || cline(c, &line, 2) <= 0 ||
+		    line.p[strspn(line.p, "\r")] != '\n')
+			goto out;
+	}
+	do {	/* trailers, up to the blank line */
+		line.len = 0;
+		if (cline(c, &line, 8192) <= 0)
+			goto out;
+	} while (line.p[strspn(line.p, "\r")] != '\n');
+	r = 0;
+out:
+	free(line.p);
+	return r;
+}
+
+static FILE *
+record(const char *dir, int n, const char *ext)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d.%s", dir, n, ext);
+	if (!(f = fopen(path, "w")))
+		fprintf(stderr, "fake: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+static int
+closerecord(FILE *f)
+{
+	int r = 0;
+
+	if (f && (ferror(f) | fclose(f))) {
+		fprintf(stderr, "fake: cannot write a record\n");
+		r = -1;
+	}
+	return r;
+}
+
+/*
+ * Read request n, recording it in dir (may be NULL): 1 done, 0 nothing
+ * came, -1 malformed or cut short.
+ */
+static int
+request(Conn *c, int n, const char *dir)
+{
+	Buf head = {0};
+	FILE *f = NULL;
+	char *p, *q, *v, *nl, *end;
+	unsigned long long len = 0;
+	int chunked = 0, r;
+
+	while ((r = cline(c, &head, HEADMAX - head.len)) > 0) {
+		p = head.p + head.len - 1;
+		if (head.len > 2 && (p[-1] == '\n' ||
+		    (p[-1] == '\r' && p[-2] == '\n')))
+			break;
+	}
+	if (r <= 0)
+		goto out;
+	end = head.p + head.len;
+	p = (char *)memchr(head.p, '\n', head.len) + 1;
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!(q = memchr(p, ':', nl - p)))
+			continue;
+		for (v = q + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		if (q - p == 14 && !strncasecmp(p, "content-length", 14))
+			len = strtoull(v, NULL, 10);
+		if (q - p == 17 && !strncasecmp(p, "transfer-encoding", 17))
+			chunked = !strncasecmp(v, "chunked", 7);
+	}
+	r = -1;
+	if (dir) {
+		if (!(f = record(dir, n, "head")))
+			goto out;
+		fwrite(head.p, 1, head.len, f);
+		if (closerecord(f) < 0 || !(f = record(dir, n, "json")))
+			goto out;
+	}
+	if ((chunked ? chunkedbody(c, f) : ccopy(c, f, len)) < 0)
+		goto out;
+	r = 1;
+out:
+	if (closerecord(f) < 0)
+		r = -1;
+	free(head.p);
+	return r;
+}
+
+static const char *
+reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 429: return "Too Many Requests";
+	case 500: return "Internal Server Error";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 529: return "Overloaded";
+	default: return "Status";
+	}
+}
+
+static void
+sendhead(Out *o, const char *type, unsigned long long len)
+{
+	Buf h = {0};
+	char s[128];
+
+	snprintf(s, sizeof(s), "HTTP/1.1 %d %s\r\n", o->r.status,
+	    reason(o->r.status));
+	bufs(&h, s);
+	bufs(&h, "Content-Type: ");
+	bufs(&h, type);
+	bufs(&h, "\r\nCache-Control: no-cache\r\nConnection: close\r\n");
+	if (o->r.framing == CHUNKED)
+		bufs(&h, "Transfer-Encoding: chunked\r\n");
+	if (o->r.framing == LENGTH) {
+		snprintf(s, sizeof(s), "Content-Length: %llu\r\n", len);
+		bufs(&h, s);
+	}
+	if (o->r.retry >= 0) {
+		snprintf(s, sizeof(s), "Retry-After: %ld\r\n", o->r.retry);
+		bufs(&h, s);
+	}
+	bufs(&h, "\r\n");
+	sendraw(o, h.p, h.len);
+	free(h.p);
+}
+
+/* A non-2xx reply: a JSON error body. */
+static void
+senderror(Out *o, const char *msg)
+{
+	Buf b = {0};
+	char dflt[64];
+
+	if (!msg) {
+		snprintf(dflt, sizeof(dflt), "fake: status %d", o->r.status);
+		msg = dflt;
+	}
+	bufs(&b, "{\"error\":{\"message\":\"");
+	bufesc(&b, msg, strlen(msg));
+	bufs(&b, o->r.status < 500 ? "\",\"type\":\"invalid_request_error\"" :
+	    "\",\"type\":\"server_error\"");
+	bufs(&b, ",\"param\":null,\"code\":null}}\n");
+	sendhead(o, "application/json", b.len);
+	body(o, b.p, b.len);
+	free(b.p);
+}
+
+/* Answer request n from script (NULL: none left); 1 if the end was clean. */
+static int
+serve(Out *o, const char *script, int n)
+{
+	const char *err;
+	char msg[128];
+
+	o->sent = o->total = 0;
+	o->dead = o->counting = o->nwrites = 0;
+	if (!script) {
+		prescan("/dev/null", &o->r);
+		o->r.status = 500;
+		snprintf(msg, sizeof(msg), "fake: no script for request %d",
+		    n);
+		senderror(o, msg);
+	} else if ((err = prescan(script, &o->r))) {
+		fprintf(stderr, "fake: %s\n", err);
+		o->r.status = 500;
+		senderror(o, err);
+	} else if (o->r.status < 200 || o->r.status > 299) {
+		senderror(o, o->r.error);
+	} else {
+		if (o->r.framing == LENGTH) {
+			o->counting = 1;
+			events(o, script);
+			o->counting = 0;
+			o->started = 0;
+		}
+		sendhead(o, "text/event-stream", o->total);
+		events(o, script);
+	}
+	free(o->r.error);
+	o->r.error = NULL;
+	if (!o->dead && o->r.framing == CHUNKED)
+		sendraw(o, "0\r\n\r\n", 5);
+	return !o->dead;
+}
+
+/* Close after the client has seen our end of stream: no RST eats the tail. */
+static void
+lingerclose(int fd)
+{
+	struct pollfd p;
+	char b[512];
+
+	shutdown(fd, SHUT_WR);
+	p.fd = fd;
+	p.events = POLLIN;
+	while (poll(&p, 1, 2000) > 0 && read(fd, b, sizeof(b)) > 0)
+		;
+	close(fd);
+}
+
+static void
+writeport(const char *path, int port)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (!path) {
+		printf("%d\n", port);
+		if (fflush(stdout) == EOF)
+			die("stdout:");
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!(f = fopen(tmp, "w")))
+		die("%s:", tmp);
+	fprintf(f, "%d\n", port);
+	if (ferror(f) | fclose(f))
+		die("%s:", tmp);
+	if (rename(tmp, path) < 0)
+		die("rename %s:", path);
+}
+
+static int
+listener(void)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	int fd, one = 1;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+		die("socket:");
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = 0;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		die("bind:");
+	if (listen(fd, 16) < 0)
+		die("listen:");
+	if (getsockname(fd, (struct sockaddr *)&a, &len) < 0)
+		die("getsockname:");
+	return fd;
+}
+
+static void
+usage(void)
+{
+	die("usage: fake [-xCkB] [-p portfile] [-r dir] [-b bytes] [-d ms] "
+	    "[-f length|chunked|close] script ...");
+}
+
+static long
+optnum(const char *s)
+{
+	long long n;
+
+	if (number(s, &n) < 0 || n > 1000000000)
+		usage();
+	return n;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sockaddr_in a;
+	struct timeval tv;
+	socklen_t alen;
+	Conn c;
+	Out o;
+	Reply r;
+	const char *portfile = NULL, *dir = NULL, *err;
+	int lfd, fd, i, n, once = 0, one = 1, nscript;
+
+	while ((i = getopt(argc, argv, "b:d:f:p:r:xCkB")) != -1) {
+		switch (i) {
+		case 'b': bytes = optnum(optarg); break;
+		case 'd': delay = optnum(optarg); break;
+		case 'f':
+			if ((framing = framingname(optarg)) < 0)
+				usage();
+			break;
+		case 'p': portfile = optarg; break;
+		case 'r': dir = optarg; break;
+		case 'x': once = 1; break;
+		case 'C': crlf = 1; break;
+		case 'k': comments = 1; break;
+		case 'B': bom = 1; break;
+		default: usage();
+		}
+	}
+	argv += optind;
+	nscript = argc - optind;
+	for (i = 0; i < nscript; i++) {
+		if ((err = prescan(argv[i], &r)))
+			die("%s", err);
+		free(r.error);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	lfd = listener();
+	alen = sizeof(a);
+	getsockname(lfd, (struct sockaddr *)&a, &alen);
+	writeport(portfile, ntohs(a.sin_port));
+	memset(&o, 0, sizeof(o));
+	for (n = 1; !once || n <= nscript; ) {
+		alen = sizeof(a);
+		if ((fd = accept(lfd, (struct sockaddr *)&a, &alen)) < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			die("accept:");
+		}
+		tv.tv_sec = IOSEC;
+		tv.tv_usec = 0;
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		/* one write, one segment: -b 1 reaches the client bytewise */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c.fd = o.fd = fd;
+		c.pos = c.len = 0;
+		if ((i = request(&c, n, dir)) > 0) {
+			if (serve(&o, n <= nscript ? argv[n - 1] : NULL, n))
+				lingerclose(fd);
+			else
+				close(fd);
+			n++;
+		} else {
+			close(fd);
+		}
+	}
+	free(o.delta.p);
+	free(o.chunk.p);
+	free(o.ev.p);
+	free(o.unit.p);
+	return 0;
+}
