@@ -46,6 +46,7 @@ typedef struct {
 	char finish[32];	/* finish_reason */
 	long long in, out, cached;
 	int done;		/* data: [DONE] seen */
+	int atend;		/* the connection closed: events are flushed */
 	Buf err;		/* an error body, or an error from the stream */
 	Http *http;
 	Sse sse;
@@ -267,6 +268,12 @@ openaievent(void *arg, const char *event, const char *data, size_t len)
 		return 0;
 	}
 	if (jsonparse(&j, data, len) < 0) {
+		/* a last event cut short by the connection's end */
+		if (r->atend) {
+			bufadds(&r->err, "the stream ended before the answer "
+			        "was complete");
+			return 1;
+		}
 		bufadds(&r->err, "the provider sent malformed JSON: ");
 		utf8repair(&r->err, data, MIN(len, 200));
 		return 1;
@@ -531,6 +538,8 @@ failure(Agent *a, Reply *r, Http *h, int rc)
 	endthinking(a);
 	if (rc < 0 && intr) {
 		warn("interrupted");
+	} else if (h->status / 100 == 2 && r->err.len) {
+		warn("%s: %s", a->prov->name, r->err.p);
 	} else if (rc < 0 && h->status / 100 == 2) {
 		warn("%s: the answer broke off: %s", a->prov->name, h->err);
 	} else if (rc < 0) {
@@ -544,8 +553,6 @@ failure(Agent *a, Reply *r, Http *h, int rc)
 		}
 		warn("%s: HTTP %d: %s", a->prov->name, h->status,
 		     msg.len ? msg.p : "(no message)");
-	} else if (r->err.len) {
-		warn("%s: %s", a->prov->name, r->err.p);
 	} else {
 		warn("%s: the stream ended before the answer was complete",
 		     a->prov->name);
@@ -583,8 +590,10 @@ ask(Agent *a, Reply *r, Http *h)
 		h->arg = r;
 		replyinit(r, a, h);
 		rc = httpdo(a->http, h);
-		if (rc == 0 && h->status / 100 == 2)
+		if (rc == 0 && h->status / 100 == 2) {
+			r->atend = 1;
 			sseend(&r->sse);
+		}
 		if (rc == 0 && h->status / 100 == 2 && !r->err.len &&
 		    (r->done || r->finish[0]))
 			break;

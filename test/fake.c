@@ -49,6 +49,7 @@
  *                    client closes or 60 s pass, then close
  *   drop N           close the connection after N body bytes (not counting
  *                    chunk framing); `reset N` the same with a TCP RST
+ *   hangup           reset the connection before any byte of the reply
  *   nodone           no `data: [DONE]` at the end (a script with `raw`
  *                    never gets one: the file has its own)
  *   bytes N, delay MS, framing MODE, crlf, comments, bom
@@ -106,7 +107,7 @@ typedef struct {
 	char *error;
 	long retry;		/* -1: no Retry-After */
 	long long drop;		/* -1: never */
-	int rst, nodone, raw;
+	int rst, nodone, raw, hangup;
 	int bytes, delay, framing, crlf, comments, bom;
 } Reply;
 
@@ -334,6 +335,8 @@ prescan(const char *path, Reply *r)
 			r->rst = kw[0] == 'r';
 		} else if (!strcmp(kw, "nodone"))
 			r->nodone = 1;
+		else if (!strcmp(kw, "hangup"))
+			r->hangup = r->rst = 1;
 		else if (!strcmp(kw, "raw"))
 			r->raw = 1;
 		else if (!strcmp(kw, "bytes"))
@@ -937,6 +940,8 @@ serve(Out *o, const char *script, int n)
 		fprintf(stderr, "fake: %s\n", err);
 		o->r.status = 500;
 		senderror(o, err);
+	} else if (o->r.hangup) {
+		cut(o);
 	} else if (o->r.status < 200 || o->r.status > 299) {
 		senderror(o, o->r.error);
 	} else {
