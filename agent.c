@@ -132,6 +132,14 @@ out(Agent *a, const char *p, size_t n)
 	a->lastc = (unsigned char)p[n - 1];
 }
 
+/* Before a trace or a message on a terminal: finish the answer's line. */
+static void
+endline(Agent *a)
+{
+	if (a->ttyout && a->textseen && a->lastc != '\n')
+		out(a, "\n", 1);
+}
+
 static void
 endthinking(Agent *a)
 {
@@ -536,6 +544,7 @@ failure(Agent *a, Reply *r, Http *h, int rc)
 	Buf msg = { 0 };
 
 	endthinking(a);
+	endline(a);
 	if (rc < 0 && intr) {
 		warn("interrupted");
 	} else if (h->status / 100 == 2 && r->err.len) {
@@ -790,9 +799,13 @@ traceend(Agent *a, int iserr, const Buf *res)
 	if (a->quiet)
 		return;
 	if (iserr) {
-		eol = res->len ? strcspn(res->p, "\n") : 0;
+		/* the last line says most: "Command exited with code 2" */
+		for (eol = res->len; eol > 0 && res->p[eol - 1] == '\n'; eol--)
+			;
+		for (k = eol; k > 0 && res->p[k - 1] != '\n'; k--)
+			;
 		fprintf(stderr, " %s-> %.*s%s\n", color(a, "\033[31m"),
-		        (int)MIN(eol, 200), res->p ? res->p : "",
+		        (int)MIN(eol - k, 200), res->p ? res->p + k : "",
 		        color(a, "\033[0m"));
 		return;
 	}
@@ -908,12 +921,12 @@ turn(Agent *a, const char *text, size_t len)
 			replyfree(&r);
 			goto done;
 		}
-		if (a->ttyout && a->lastc != '\n' && a->textseen)
-			out(a, "\n", 1);
+		endline(a);
 		for (i = 0; i < r.ncalls && !intr; i++)
 			runcall(a, &r.calls[i], i);
 		replyfree(&r);
 		if (intr) {
+			endline(a);
 			warn("interrupted");
 			rc = 130;
 			goto done;
@@ -921,8 +934,7 @@ turn(Agent *a, const char *text, size_t len)
 	}
 	warn("stopped after %d model calls in one turn", maxrounds);
 done:
-	if (a->ttyout && a->textseen && a->lastc != '\n')
-		out(a, "\n", 1);
+	endline(a);
 	showusage(a);
 	return rc;
 }
