@@ -53,6 +53,9 @@ test: agent $(TESTPROGS)
 demo: agent test/fake
 	sh test/demo.sh
 
+bench: agent test/fake test/tools
+	sh bench/run.sh
+
 # The whole suite under AddressSanitizer and UBSan; rebuilds everything.
 ASANFLAGS = -std=c99 -g -O1 -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -106,4 +109,4 @@ install: agent
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/agent $(DESTDIR)$(MANPREFIX)/man1/agent.1
 
-.PHONY: all demo fuzz test test-asan clean dist install uninstall
+.PHONY: all bench demo fuzz test test-asan clean dist install uninstall

@@ -1,0 +1,101 @@
+#!/bin/sh
+# bench/run.sh: agent measured against itself and, when it is installed,
+# against pi in the same run: startup, a streamed answer (time and peak
+# memory), and a scripted task with tool calls, all against test/fake on
+# loopback.  Figures are medians; ratios are pi / agent.  Not a test.
+#
+# pi is looked for as $PI, on PATH, or in bench/pi/node_modules/.bin/pi
+# (npm install --prefix bench/pi @mariozechner/pi-coding-agent).
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+make -s agent test/fake || exit 1
+B=$(mktemp -d "${TMPDIR:-/tmp}/agent-bench.XXXXXX") || exit 1
+${CC:-cc} -O2 -o "$B/peak" bench/peak.c || exit 1
+trap 'kill $FAKE 2>/dev/null; rm -rf "$B"' EXIT INT TERM
+unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
+
+PI=${PI:-$(command -v pi || echo "$ROOT/bench/pi/node_modules/.bin/pi")}
+[ -x "$PI" ] || PI=
+
+# measure N cmd...: run cmd N times; print "median-ms peak-rss-kb".
+measure() {
+	"$B/peak" "$@"
+}
+
+# fake N script...: a fake that serves the scripts N times over.
+fake() {
+	n=$1
+	shift
+	kill $FAKE 2>/dev/null
+	rm -f "$B/port"
+	set -- $(i=0; while [ $i -lt "$n" ]; do echo "$@"; i=$((i + 1)); done)
+	"$ROOT/test/fake" -p "$B/port" "$@" &
+	FAKE=$!
+	while [ ! -s "$B/port" ]; do sleep 0.02; done
+	URL=http://127.0.0.1:$(cat "$B/port")/v1
+	mkdir -p "$B/home/.pi/agent"
+	cat >"$B/home/.pi/agent/models.json" <<X
+{"providers": {"fake": {"baseUrl": "$URL", "api": "openai-completions",
+  "apiKey": "bench", "models": [{"id": "fake-model"}]}}}
+X
+}
+
+# row NAME AGENT-RESULT PI-RESULT
+row() {
+	set -- "$1" $2 $3
+	if [ -n "$4" ]; then
+		printf '%-26s %9s ms %7s KB   %9s ms %7s KB   %5.1fx time %5.1fx memory\n' \
+		    "$1" "$2" "$3" "$4" "$5" \
+		    "$(echo "$4 $2" | awk '{ print $1 / $2 }')" \
+		    "$(echo "$5 $3" | awk '{ print $1 / $2 }')"
+	else
+		printf '%-26s %9s ms %7s KB   (pi not installed)\n' "$1" "$2" "$3"
+	fi
+}
+
+echo "                               agent                     pi"
+
+a=$(measure 50 "$ROOT/agent" -v)
+p=
+[ -n "$PI" ] && p=$(measure 5 "$PI" --version)
+row "startup (-v)" "$a" "$p"
+
+cat >"$B/stream" <<X
+big 5000000
+finish stop
+usage 10 1000
+X
+fake 12 "$B/stream"
+a=$(measure 5 env AGENT_BASE_URL="$URL" AGENT_API_KEY=bench "$ROOT/agent" -n -q go)
+p=
+[ -n "$PI" ] && p=$(measure 5 env HOME="$B/home" "$PI" --provider fake \
+    --model fake-model --no-session -p go)
+row "5 MB streamed answer" "$a" "$p"
+
+mkdir -p "$B/proj"
+cat >"$B/t1" <<'X'
+tool c1 read {"path": "hello.c"}
+finish tool_calls
+X
+cat >"$B/t2" <<'X'
+tool c2 edit {"path": "hello.c", "edits": [{"oldText": "wrold", "newText": "world"}]}
+finish tool_calls
+X
+cat >"$B/t3" <<'X'
+tool c3 bash {"command": "grep -c world hello.c"}
+finish tool_calls
+X
+cat >"$B/t4" <<'X'
+text Fixed.
+finish stop
+X
+fake 12 "$B/t1" "$B/t2" "$B/t3" "$B/t4"
+a=$(cd "$B/proj" && measure 5 sh -c "printf 'int main(void) { puts(\"hello, wrold\"); }\n' > hello.c &&
+    exec env AGENT_BASE_URL=$URL AGENT_API_KEY=bench $ROOT/agent -y -n -q fix")
+p=
+[ -n "$PI" ] && p=$(cd "$B/proj" && measure 5 sh -c "printf 'int main(void) { puts(\"hello, wrold\"); }\n' > hello.c &&
+    exec env HOME=$B/home $PI --provider fake --model fake-model --no-session -p fix")
+row "task: read, edit, bash" "$a" "$p"
+
+echo
+sh bench/read.sh | tail -2
