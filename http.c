@@ -751,15 +751,6 @@ out:
 
 /* Sockets */
 
-static long long
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait until c->fd is ready for ev: 0 ready, 1 timed out after ms (<= 0
  * for never), -1 interrupted or failed (c->h->err). poll wakes up at
  * least twice a second to see a SIGINT that came just before it. */
@@ -767,13 +758,13 @@ static int
 waitfd(Conn *c, int ev, int ms)
 {
 	struct pollfd pfd;
-	long long end = mono() + ms, left;
+	long long end = monoms() + ms, left;
 	int n;
 
 	for (;;) {
 		if (c->cl->intr && *c->cl->intr)
 			return cfail(c, "interrupted");
-		left = ms > 0 ? end - mono() : 500;
+		left = ms > 0 ? end - monoms() : 500;
 		if (left <= 0)
 			return 1;
 		pfd.fd = c->fd;

@@ -1057,15 +1057,6 @@ done:
 
 /* bash */
 
-static long long
-monoms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A new log file in $TMPDIR, mode 0600, never one that was there. */
 static int
 tmplog(char **name)
@@ -1771,9 +1762,11 @@ bystr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names in a directory, sorted, without ".", ".." and ".git". */
+/* The names in a directory, sorted by cmp, without "." and ".." (and
+ * without ".git" if nogit).  NULL with errno set if it cannot be read. */
 static char **
-dirnames(const char *path, size_t *n)
+dirnames(const char *path, size_t *n, int nogit,
+         int (*cmp)(const void *, const void *))
 {
 	struct dirent *de;
 	char **v = NULL;
@@ -1784,14 +1777,14 @@ dirnames(const char *path, size_t *n)
 		return NULL;
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    !strcmp(de->d_name, ".git"))
+		    (nogit && !strcmp(de->d_name, ".git")))
 			continue;
 		v = xrealloc(v, (*n + 1) * sizeof(*v));
 		v[(*n)++] = xstrdup(de->d_name);
 	}
 	closedir(d);
 	if (*n)
-		qsort(v, *n, sizeof(*v), bystr);
+		qsort(v, *n, sizeof(*v), cmp);
 	return v;
 }
 
@@ -1805,7 +1798,7 @@ walkdir(Walk *w)
 	struct stat st;
 	char **names;
 
-	names = dirnames(w->path.p, &n);
+	names = dirnames(w->path.p, &n, 1, bystr);
 	loadignore(w);
 	for (i = 0; i < n && !w->stop; i++) {
 		if (w->path.p[len - 1] != '/')
@@ -2225,29 +2218,6 @@ byname(const void *a, const void *b)
 	return strcmp((const char *)x, (const char *)y);
 }
 
-/* The entries of a directory, dotfiles included. */
-static char **
-lsnames(const char *path, size_t *n)
-{
-	struct dirent *de;
-	char **v = NULL;
-	DIR *d;
-
-	*n = 0;
-	if (!(d = opendir(path)))
-		return NULL;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		v = xrealloc(v, (*n + 1) * sizeof(*v));
-		v[(*n)++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), byname);
-	return v;
-}
-
 static void
 lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
        Buf *out)
@@ -2299,7 +2269,7 @@ toolls(const Toolenv *e, const Json *j, int args, Buf *out)
 		goto done;
 	}
 	errno = 0;
-	if (!(v = lsnames(path, &n)) && errno) {
+	if (!(v = dirnames(path, &n, 0, byname)) && errno) {
 		bufaddf(out, "Cannot read directory %s: %s", path,
 		        strerror(errno));
 		goto done;

@@ -273,6 +273,16 @@ nowms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Milliseconds on a clock that never jumps: for timeouts. */
+long long
+monoms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Write all of p, retrying short writes; -1 with errno on failure. */
 int
 writeall(int fd, const char *p, size_t n)
