@@ -1095,6 +1095,61 @@ offertools(Agent *a, const char *list)
 	free(s);
 }
 
+/* Append up to max bytes of a file; -1 if it cannot be read. */
+static int
+addfile(Buf *b, const char *path, size_t max)
+{
+	char buf[8192];
+	size_t n, got = 0;
+	FILE *f;
+
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (got < max && (n = fread(buf, 1, MIN(sizeof(buf), max - got), f))) {
+		bufadd(b, buf, n);
+		got += n;
+	}
+	if (got == max && fgetc(f) != EOF)
+		bufaddf(b, "\n[cut at %zu bytes]", max);
+	fclose(f);
+	return 0;
+}
+
+/* The project instructions from cwd up to the root, outermost first. */
+static void
+addcontext(Buf *b, const char *cwd)
+{
+	char dir[4096], path[4200], *found[128], *slash;
+	int n = 0, k;
+
+	snprintf(dir, sizeof(dir), "%s", cwd);
+	while (n < (int)LEN(found)) {
+		for (k = 0; contextfiles[k]; k++) {
+			snprintf(path, sizeof(path), "%s/%s",
+			         strcmp(dir, "/") ? dir : "", contextfiles[k]);
+			if (access(path, R_OK) == 0) {
+				found[n++] = xstrdup(path);
+				break;
+			}
+		}
+		if (!(slash = strrchr(dir, '/')) || !strcmp(dir, "/"))
+			break;
+		if (slash == dir)
+			dir[1] = '\0';	/* up to the root */
+		else
+			*slash = '\0';
+	}
+	if (n)
+		bufadds(b, "\n\n# Project instructions\n\nThe user's "
+		        "instructions for this project, from these files:");
+	while (n-- > 0) {
+		bufaddf(b, "\n\n## %s\n\n", found[n]);
+		if (addfile(b, found[n], maxcontext) < 0)
+			warn("%s:", found[n]);
+		free(found[n]);
+	}
+}
+
 static void
 buildsystem(Agent *a)
 {
@@ -1110,9 +1165,10 @@ buildsystem(Agent *a)
 			bufaddf(&b, "%s%s", k ? ", " : "", a->offer[k]->name);
 		bufadds(&b, ".");
 	}
-	strftime(date, sizeof(date), "%Y-%m-%d", localtime(&now));
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), ".");
+	addcontext(&b, cwd);
+	strftime(date, sizeof(date), "%Y-%m-%d", localtime(&now));
 	bufaddf(&b, "\n\nCurrent date: %s\nCurrent working directory: %s",
 	        date, cwd);
 	a->system = bufdetach(&b);

@@ -134,8 +134,13 @@ static const Tool tools[] = {
 	  "\"limit\":{\"type\":\"number\",\"description\":\"Most entries to return (default 500)\"}}}" },
 };
 
-/* The system prompt; the offered tools, the date and the working directory
- * are added after it. */
+/* Project instructions: in the working directory and each one above it,
+ * the first of these that exists joins the system prompt, outermost first. */
+static const char *const contextfiles[] = { "AGENTS.md", "CLAUDE.md", NULL };
+static const size_t maxcontext = 64 * 1024;	/* bytes of one such file */
+
+/* The system prompt; the offered tools, the project instructions, the
+ * date and the working directory are added after it. */
 static const char sysprompt[] =
 	"You are agent, a coding assistant at work in the user's terminal. "
 	"You help by reading files, searching code, running commands, "

@@ -236,3 +236,27 @@ printf 'one\ntwo\n' >"$T/in"
 jsontest "line mode: tool history kept" "$REQ/3.json" \
     '[m["role"] for m in d["messages"]] == ["system", "user", "assistant",
      "tool", "assistant", "user"]'
+
+# Project instructions: AGENTS.md (or CLAUDE.md) from the working directory
+# up, outermost first, in the system prompt.
+fresh
+mkdir -p "$W/sub"
+echo 'Use tabs.' >"$W/AGENTS.md"
+echo 'Inner rule.' >"$W/sub/AGENTS.md"
+echo 'Not read: AGENTS.md comes first.' >"$W/sub/CLAUDE.md"
+script r1 <<'X'
+text ok
+finish stop
+X
+startfake -x "$T/r1"
+(cd "$W/sub" && agentexec setsid -w timeout 30 "$ROOT/agent" -n hi) \
+    </dev/null >"$T/out" 2>"$T/err"
+jsontest "context: AGENTS.md files, outermost first" "$REQ/1.json" \
+    'd["messages"][0]["role"] == "system" and
+     0 < d["messages"][0]["content"].find("Use tabs.") <
+     d["messages"][0]["content"].find("Inner rule.") and
+     "Not read" not in d["messages"][0]["content"]'
+jsontest "context: the prompt ends with the date and directory" "$REQ/1.json" \
+    '"\nCurrent date: " in d["messages"][0]["content"] and
+     d["messages"][0]["content"].endswith("Current working directory: " +
+     sys.argv[1].split("/req/")[0] + "/work/sub")'
