@@ -164,6 +164,8 @@ typedef struct {
 	const char *const *shells;	/* first that exists runs bash */
 	const char *const *scrubenv;	/* variables removed for bash */
 	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */
+	volatile sig_atomic_t *pgid;	/* the running bash group, or 0: a
+					 * second SIGINT kills it and exits */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
