@@ -11,6 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "agent.h"
 
@@ -55,7 +58,8 @@ typedef struct {
 
 typedef struct Agent {
 	const Provider *prov;
-	const char *model, *url, *key;
+	const char *model, *url;
+	char *key;
 	int quiet, yes;
 	const Tool *offer[LEN(tools)];
 	int noffer;
@@ -70,17 +74,24 @@ typedef struct Agent {
 	int lastc;		/* last byte written to stdout, -1 none */
 	int thinking;		/* thinking is being shown on stderr */
 	int textseen;		/* stdout has text from an earlier message */
+	int nids;		/* ids made up for calls that came without */
 	long long turnin, turnout, turncached;
 } Agent;
 
-static volatile sig_atomic_t intr;
+extern char **environ;
+
+static volatile sig_atomic_t intr;	/* SIGINT came: stop the turn */
+static volatile sig_atomic_t toolpg;	/* the running bash group, or 0 */
 
 static void
 onsigint(int sig)
 {
 	(void)sig;
-	if (intr)
+	if (intr) {
+		if (toolpg > 0)
+			kill(-toolpg, SIGKILL);
 		_exit(130);
+	}
 	intr = 1;
 }
 
@@ -96,6 +107,38 @@ static const char *
 color(Agent *a, const char *code)
 {
 	return a->color ? code : "";
+}
+
+static const char *
+bstr(const Buf *b)
+{
+	return b->p ? b->p : "";
+}
+
+/* Text from the model, made safe for a terminal: control characters
+ * (an escape sequence could hide what is asked) shown as \xNN, newlines
+ * and tabs kept unless oneline. */
+static void
+safetext(Buf *b, const char *s, size_t n, int oneline)
+{
+	Buf v = { 0 };
+	size_t i;
+	unsigned char c, d;
+
+	utf8repair(&v, s, n);
+	for (i = 0; i < v.len; i++) {
+		c = v.p[i];
+		d = i + 1 < v.len ? (unsigned char)v.p[i + 1] : 0;
+		if (c == '\n' || c == '\t')
+			bufaddc(b, oneline ? ' ' : c);
+		else if (c < 0x20 || c == 0x7f)
+			bufaddf(b, "\\x%02x", c);
+		else if (c == 0xc2 && d >= 0x80 && d <= 0x9f)
+			bufaddf(b, "\\u%04x", d), i++;	/* C1 controls */
+		else
+			bufaddc(b, c);
+	}
+	buffree(&v);
 }
 
 static void
@@ -194,6 +237,16 @@ showthink(Reply *r, const char *p, size_t n)
 	keep(&r->think, p, n);
 }
 
+/* Set b to string token i, unless it is missing or empty. */
+static void
+setstr(Buf *b, const Json *j, int i)
+{
+	if (i < 0 || j->t[i].type != JSTR || j->t[i].end == j->t[i].start)
+		return;
+	bufreset(b);
+	jsonstrbuf(j, i, b);
+}
+
 static Call *
 callat(Reply *r, int idx)
 {
@@ -213,19 +266,25 @@ callat(Reply *r, int idx)
 static void
 openaicalls(Reply *r, const Json *j, int arr)
 {
-	int k, tc, fn;
+	int k, tc, fn, v;
 	double idx;
 	Call *c;
 
 	for (k = 0; (tc = jsonat(j, arr, k)) >= 0; k++) {
 		if (jsonnum(j, jsonget(j, tc, "index"), &idx) < 0)
 			idx = k;
-		if (!(c = callat(r, (int)idx)))
+		if (!(idx >= 0 && idx <= 1000) || !(c = callat(r, (int)idx)))
 			continue;
-		jsonstrbuf(j, jsonget(j, tc, "id"), &c->id);
+		setstr(&c->id, j, jsonget(j, tc, "id"));
 		fn = jsonget(j, tc, "function");
-		jsonstrbuf(j, jsonget(j, fn, "name"), &c->name);
-		jsonstrbuf(j, jsonget(j, fn, "arguments"), &c->args);
+		setstr(&c->name, j, jsonget(j, fn, "name"));
+		v = jsonget(j, fn, "arguments");
+		if (v >= 0 && j->t[v].type == JOBJ) {
+			bufreset(&c->args);
+			jsonraw(&c->args, j, v);
+		} else {
+			jsonstrbuf(j, v, &c->args);
+		}
 	}
 }
 
@@ -234,12 +293,16 @@ openaiusage(Reply *r, const Json *j, int u)
 {
 	double v;
 
-	if (jsonnum(j, jsonget(j, u, "prompt_tokens"), &v) == 0)
+	/* counts from the network: no cast of what does not fit */
+	if (jsonnum(j, jsonget(j, u, "prompt_tokens"), &v) == 0 &&
+	    v >= 0 && v < 1e15)
 		r->in = v;
-	if (jsonnum(j, jsonget(j, u, "completion_tokens"), &v) == 0)
+	if (jsonnum(j, jsonget(j, u, "completion_tokens"), &v) == 0 &&
+	    v >= 0 && v < 1e15)
 		r->out = v;
 	if (jsonnum(j, jsonget(j, jsonget(j, u, "prompt_tokens_details"),
-	                       "cached_tokens"), &v) == 0)
+	                       "cached_tokens"), &v) == 0 &&
+	    v >= 0 && v < 1e15)
 		r->cached = v;
 }
 
@@ -286,7 +349,7 @@ openaievent(void *arg, const char *event, const char *data, size_t len)
 		utf8repair(&r->err, data, MIN(len, 200));
 		return 1;
 	}
-	if (jsonget(&j, 0, "error") >= 0) {
+	if ((v = jsonget(&j, 0, "error")) >= 0 && !jsonisnull(&j, v)) {
 		errortext(&r->err, &j, 0);
 		jsonfree(&j);
 		return 1;
@@ -449,10 +512,12 @@ openaimsg(Buf *b, const char *msg, Pending *p)
 	Json j;
 	Buf text = { 0 };
 	char *id;
-	int role;
+	int role, stop;
 
-	if (jsonparse(&j, msg, strlen(msg)) < 0)
+	if (jsonparse(&j, msg, strlen(msg)) < 0) {
+		warn("a stored message is not valid JSON: left out");
 		return;
+	}
 	role = jsonget(&j, 0, "role");
 	if (!jsoneq(&j, role, "toolResult"))
 		pendingflush(b, p);
@@ -463,7 +528,8 @@ openaimsg(Buf *b, const char *msg, Pending *p)
 		bufadds(b, "}");
 	} else if (jsoneq(&j, role, "assistant")) {
 		/* a failed or interrupted answer is not sent again */
-		if (!jsoneq(&j, jsonget(&j, 0, "stopReason"), "error"))
+		stop = jsonget(&j, 0, "stopReason");
+		if (!jsoneq(&j, stop, "error") && !jsoneq(&j, stop, "aborted"))
 			openaiassistant(b, &j, p);
 	} else if (jsoneq(&j, role, "toolResult")) {
 		id = jsonstr(&j, jsonget(&j, 0, "toolCallId"));
@@ -517,11 +583,29 @@ openaibody(Agent *a, Buf *b)
 	bufadds(b, "}");
 }
 
-static int
-retryable(int status)
+/* How long to wait before trying a failed request again, in ms; -1: do not
+ * try again, -2: the server asks for a wait longer than retrymax. */
+static long
+retrydelay(const Http *h, int rc, int attempt)
 {
-	return status == 429 || status == 500 || status == 502 ||
-	       status == 503 || status == 504 || status == 529;
+	long delay;
+
+	if (intr || attempt >= maxattempts)
+		return -1;
+	if (rc == 0 && h->status != 429 && h->status != 500 &&
+	    h->status != 502 && h->status != 503 && h->status != 504 &&
+	    h->status != 529)
+		return -1;
+	/* only a connection lost before a byte of the answer: a bad host
+	 * name or certificate will not be better next time */
+	if (rc < 0 && !(h->status == 0 && h->transient))
+		return -1;
+	if (h->retryafter > retrymax)
+		return -2;
+	if (h->retryafter >= 0)
+		return h->retryafter * 1000;
+	delay = (long)retrybase << (attempt - 1);
+	return delay - rand() % (delay / 4 + 1);
 }
 
 /* Sleep ms, or less if interrupted. */
@@ -537,40 +621,48 @@ pause_(long ms)
 }
 
 /* Say why a request failed, in one line on stderr. */
+/* Say why a request failed, in one line on stderr; what the server said
+ * is made safe for the terminal first. */
 static void
 failure(Agent *a, Reply *r, Http *h, int rc)
 {
 	Json j;
-	Buf msg = { 0 };
+	Buf msg = { 0 }, safe = { 0 };
 
 	endthinking(a);
 	endline(a);
-	if (rc < 0 && intr) {
-		warn("interrupted");
-	} else if (h->status / 100 == 2 && r->err.len) {
-		warn("%s: %s", a->prov->name, r->err.p);
-	} else if (rc < 0 && h->status / 100 == 2) {
-		warn("%s: the answer broke off: %s", a->prov->name, h->err);
-	} else if (rc < 0) {
-		warn("%s: %s", a->prov->name, h->err);
-	} else if (h->status / 100 != 2) {
-		if (jsonparse(&j, r->err.p ? r->err.p : "", r->err.len) == 0) {
+	if (h->status / 100 != 2 && rc == 0) {
+		if (jsonparse(&j, bstr(&r->err), r->err.len) == 0) {
 			errortext(&msg, &j, 0);
 			jsonfree(&j);
 		} else {
-			utf8repair(&msg, r->err.p, MIN(r->err.len, 300));
+			bufadd(&msg, bstr(&r->err), MIN(r->err.len, 300));
 		}
+	} else if (r->err.len) {
+		bufadd(&msg, r->err.p, r->err.len);
+	}
+	safetext(&safe, bstr(&msg), MIN(msg.len, 1000), 1);
+	bufgrow(&safe, 0);
+	if (rc < 0 && intr)
+		warn("interrupted");
+	else if (h->status / 100 == 2 && r->err.len)
+		warn("%s: %s", a->prov->name, safe.p);
+	else if (rc < 0 && h->status / 100 == 2)
+		warn("%s: the answer broke off: %s", a->prov->name, h->err);
+	else if (rc < 0)
+		warn("%s: %s", a->prov->name, h->err);
+	else if (h->status / 100 != 2)
 		warn("%s: HTTP %d: %s", a->prov->name, h->status,
-		     msg.len ? msg.p : "(no message)");
-	} else {
+		     safe.len ? safe.p : "(no message)");
+	else
 		warn("%s: the stream ended before the answer was complete",
 		     a->prov->name);
-	}
 	buffree(&msg);
+	buffree(&safe);
 }
 
-/* POST the conversation and stream the answer into r, retrying what may
- * succeed on a second try.  0 on success, -1 with the reason printed. */
+/* POST the conversation and stream the answer into r, trying again what
+ * may succeed on a second try.  0 on success, -1 with the reason said. */
 static int
 ask(Agent *a, Reply *r, Http *h)
 {
@@ -602,25 +694,14 @@ ask(Agent *a, Reply *r, Http *h)
 		if (rc == 0 && h->status / 100 == 2) {
 			r->atend = 1;
 			sseend(&r->sse);
+			if (!r->err.len && (r->done || r->finish[0]))
+				break;
 		}
-		if (rc == 0 && h->status / 100 == 2 && !r->err.len &&
-		    (r->done || r->finish[0]))
-			break;
-		if (intr || attempt >= maxattempts ||
-		    !(rc == 0 ? retryable(h->status) :
-		      h->status == 0 && !strstr(h->err, "timed out"))) {
+		if ((delay = retrydelay(h, rc, attempt)) < 0) {
 			failure(a, r, h, rc);
-			rc = -1;
-			break;
-		}
-		delay = retrybase << (attempt - 1);
-		delay -= rand() % (delay / 4 + 1);
-		if (h->retryafter >= 0)
-			delay = h->retryafter * 1000;
-		if (delay > retrymax * 1000L) {
-			failure(a, r, h, rc);
-			warn("the server asks to wait %ld s: giving up",
-			     delay / 1000);
+			if (delay == -2)
+				warn("the server asks for a wait of %ld s: "
+				     "giving up", h->retryafter);
 			rc = -1;
 			break;
 		}
@@ -637,14 +718,12 @@ ask(Agent *a, Reply *r, Http *h)
 	buffree(&body);
 	buffree(&auth);
 	buffree(&url);
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 static const char *
-stopreason(Reply *r, int interrupted)
+stopreason(const Reply *r)
 {
-	if (interrupted)
-		return "aborted";
 	if (r->ncalls)
 		return "toolUse";
 	if (!strcmp(r->finish, "length"))
@@ -652,9 +731,10 @@ stopreason(Reply *r, int interrupted)
 	return "stop";
 }
 
-/* The finished answer as pi stores an assistant message. */
+/* The answer as pi stores an assistant message; stop is NULL for a
+ * finished answer, or "error" or "aborted" for what arrived of another. */
 static char *
-assistantjson(Agent *a, Reply *r, int interrupted)
+assistantjson(Agent *a, Reply *r, const char *stop)
 {
 	Buf b = { 0 };
 	Json j;
@@ -703,7 +783,7 @@ assistantjson(Agent *a, Reply *r, int interrupted)
 	        "\"cacheWrite\":0,\"total\":0}}",
 	        r->in - r->cached, r->out, r->cached, r->in + r->out);
 	bufadds(&b, ",\"stopReason\":");
-	jsonescs(&b, stopreason(r, interrupted));
+	jsonescs(&b, stop ? stop : stopreason(r));
 	bufaddf(&b, ",\"timestamp\":%lld}", nowms());
 	return bufdetach(&b);
 }
@@ -736,48 +816,51 @@ resultjson(Call *c, const char *text, size_t len, int iserr)
 }
 
 /* A few words saying what a call does, for the trace and the question. */
+/* What a call works on: its command, path or pattern, cut to max bytes
+ * (0: whole) and made safe for the terminal. */
 static void
-summary(Buf *b, const Json *j, int args)
+summary(Buf *b, const Json *j, int args, size_t max)
 {
 	static const char *keys[] = { "command", "path", "pattern" };
-	Buf v = { 0 };
-	size_t i, k;
+	Buf v = { 0 }, safe = { 0 };
+	size_t i;
 
 	for (i = 0; i < LEN(keys) && !v.len; i++)
 		jsonstrbuf(j, jsonget(j, args, keys[i]), &v);
-	for (k = 0; k < v.len; k++)
-		if (v.p[k] == '\n' || v.p[k] == '\t' || v.p[k] == '\r')
-			v.p[k] = ' ';
-	if (v.len > 70) {
-		utf8repair(b, v.p, utf8back(v.p, 67));
+	safetext(&safe, v.p ? v.p : "", v.len, max > 0);
+	if (max && safe.len > max) {
+		bufadd(b, safe.p, utf8back(safe.p, max - 3));
 		bufadds(b, "...");
 	} else {
-		utf8repair(b, v.p ? v.p : "", v.len);
+		bufadd(b, safe.p ? safe.p : "", safe.len);
 	}
+	bufgrow(b, 0);
 	buffree(&v);
+	buffree(&safe);
 }
 
+/* Ask on the terminal whether a call may run: 1 yes, 0 no, -1 no terminal. */
 /* Ask on the terminal whether a call may run: 1 yes, 0 no, -1 no terminal. */
 static int
 approve(Agent *a, int ti, const char *what)
 {
-	char line[64];
-	ssize_t n;
+	char c, first = 0;
 	int fd;
 
 	if (a->yes || a->always[ti])
 		return 1;
-	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY)) < 0)
+	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
 		return -1;
 	dprintf(fd, "%sagent: allow %s %s? [y/n/a] %s", color(a, "\033[1m"),
 	        tools[ti].name, what, color(a, "\033[0m"));
-	n = read(fd, line, sizeof(line) - 1);
+	/* the whole answer line, so none of it is left to be read later */
+	while (read(fd, &c, 1) == 1 && c != '\n')
+		if (!first && c != ' ')
+			first = c;
 	close(fd);
-	if (n <= 0)
-		return 0;
-	if (line[0] == 'a' || line[0] == 'A')
+	if (first == 'a' || first == 'A')
 		a->always[ti] = 1;
-	return line[0] == 'y' || line[0] == 'Y' || a->always[ti];
+	return first == 'y' || first == 'Y' || a->always[ti];
 }
 
 static int
@@ -818,61 +901,64 @@ traceend(Agent *a, int iserr, const Buf *res)
 }
 
 /* Run one call; the result, success or error, goes to the conversation. */
+/* Whether a call may run; if not, why, in res. */
+static int
+mayrun(Agent *a, Call *c, int ti, Json *j, Buf *res)
+{
+	Buf what = { 0 };
+	int ok;
+
+	if (ti < 0) {
+		bufaddf(res, "Tool %s not found", bstr(&c->name));
+		return 0;
+	}
+	if (jsonparse(j, c->args.len ? c->args.p : "{}",
+	              c->args.len ? c->args.len : 2) < 0) {
+		bufadds(res, "The arguments are not valid JSON: ");
+		utf8repair(res, c->args.p, MIN(c->args.len, 500));
+		return 0;
+	}
+	if (j->t[0].type != JOBJ) {
+		bufadds(res, "The arguments must be a JSON object");
+		return 0;
+	}
+	if (!tools[ti].approve)
+		return 1;
+	summary(&what, j, 0, 0);
+	ok = approve(a, ti, what.p);
+	buffree(&what);
+	if (ok < 0)
+		bufadds(res, "Not run: there is no terminal to ask the user for "
+		        "approval (the user can allow tools with -y).");
+	else if (!ok)
+		bufadds(res, "The user did not allow this call.");
+	return ok > 0;
+}
+
+/* Run one call; its result, success or error, joins the conversation. */
 static void
-runcall(Agent *a, Call *c, int n)
+runcall(Agent *a, Call *c)
 {
 	Buf res = { 0 }, what = { 0 };
-	Json j;
-	int ti, iserr = 1, ok = 0, parsed = 0;
+	Json j = { 0 };
+	int ti, iserr = 1, ok;
 
-	if (!c->id.len)
-		bufaddf(&c->id, "call_%d_%lld", n, nowms() % 100000000);
-	ti = toolindex(a, c->name.p ? c->name.p : "");
-	if (ti < 0) {
-		bufaddf(&res, "Tool %s not found", c->name.p ? c->name.p : "");
-		goto done;
-	}
-	if (!c->args.len)
-		bufadds(&c->args, "{}");
-	if (jsonparse(&j, c->args.p, c->args.len) < 0) {
-		bufadds(&res, "The arguments are not valid JSON: ");
-		utf8repair(&res, c->args.p, MIN(c->args.len, 500));
-		goto done;
-	}
-	parsed = 1;
-	if (j.t[0].type != JOBJ) {
-		bufadds(&res, "The arguments must be a JSON object");
-		goto done;
-	}
-	summary(&what, &j, 0);
-	if (tools[ti].approve) {
-		ok = approve(a, ti, what.p);
-		if (ok < 0) {
-			bufadds(&res, "Not run: there is no terminal to ask the "
-			        "user for approval (the user can allow tools "
-			        "with -y).");
-			goto done;
-		}
-		if (!ok) {
-			bufadds(&res, "The user did not allow this call.");
-			goto done;
-		}
-	}
+	ti = toolindex(a, bstr(&c->name));
+	ok = mayrun(a, c, ti, &j, &res);
+	if (ok)
+		summary(&what, &j, 0, 70);
+	else if (ti < 0)
+		safetext(&what, bstr(&c->name), c->name.len, 1);
+	bufgrow(&what, 0);
 	if (!a->quiet)
-		fprintf(stderr, "%s%s%s %s", color(a, "\033[36m"), tools[ti].name,
-		        color(a, "\033[0m"), what.p);
-	iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
+		fprintf(stderr, "%s%s%s %s", color(a, "\033[36m"),
+		        ti >= 0 ? tools[ti].name : "tool", color(a, "\033[0m"),
+		        what.p);
+	if (ok)
+		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
 	traceend(a, iserr, &res);
-	goto record;
-done:
-	if (!a->quiet)
-		fprintf(stderr, "%s%s%s", color(a, "\033[36m"),
-		        c->name.p ? c->name.p : "?", color(a, "\033[0m"));
-	traceend(a, 1, &res);
-record:
-	msgadd(&a->msgs, resultjson(c, res.p ? res.p : "", res.len, iserr));
-	if (parsed)
-		jsonfree(&j);
+	msgadd(&a->msgs, resultjson(c, bstr(&res), res.len, iserr));
+	jsonfree(&j);
 	buffree(&res);
 	buffree(&what);
 }
@@ -889,6 +975,8 @@ showusage(Agent *a)
 
 /* One user message and the model rounds it sets off: 0 done, 1 failed,
  * 130 interrupted. */
+/* One user message and the model rounds it sets off: 0 done, 1 failed,
+ * 130 interrupted. */
 static int
 turn(Agent *a, const char *text, size_t len)
 {
@@ -902,7 +990,8 @@ turn(Agent *a, const char *text, size_t len)
 	for (round = 0; round < maxrounds; round++) {
 		if (ask(a, &r, &h) < 0) {
 			if (r.text.len || r.think.len || r.ncalls)
-				msgadd(&a->msgs, assistantjson(a, &r, 1));
+				msgadd(&a->msgs, assistantjson(a, &r,
+				       intr ? "aborted" : "error"));
 			replyfree(&r);
 			rc = intr ? 130 : 1;
 			goto done;
@@ -910,7 +999,11 @@ turn(Agent *a, const char *text, size_t len)
 		a->turnin += r.in;
 		a->turnout += r.out;
 		a->turncached += r.cached;
-		msgadd(&a->msgs, assistantjson(a, &r, 0));
+		/* a call must have an id for its result to name */
+		for (i = 0; i < r.ncalls; i++)
+			if (!r.calls[i].id.len)
+				bufaddf(&r.calls[i].id, "call_%d", ++a->nids);
+		msgadd(&a->msgs, assistantjson(a, &r, NULL));
 		if (!r.ncalls) {
 			rc = 0;
 			if (!strcmp(r.finish, "length")) {
@@ -923,7 +1016,7 @@ turn(Agent *a, const char *text, size_t len)
 		}
 		endline(a);
 		for (i = 0; i < r.ncalls && !intr; i++)
-			runcall(a, &r.calls[i], i);
+			runcall(a, &r.calls[i]);
 		replyfree(&r);
 		if (intr) {
 			endline(a);
@@ -950,6 +1043,8 @@ readstdin(Buf *b)
 		n = read(0, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR && !intr)
 			continue;
+		if (n < 0 && intr)
+			exit(130);
 		if (n < 0)
 			die("read stdin:");
 		if (n == 0)
@@ -1096,23 +1191,40 @@ offertools(Agent *a, const char *list)
 }
 
 /* Append up to max bytes of a file; -1 if it cannot be read. */
+/* Append up to max bytes of a file; -1 with errno if it cannot be read. */
 static int
 addfile(Buf *b, const char *path, size_t max)
 {
 	char buf[8192];
 	size_t n, got = 0;
 	FILE *f;
+	int err;
 
 	if (!(f = fopen(path, "r")))
 		return -1;
-	while (got < max && (n = fread(buf, 1, MIN(sizeof(buf), max - got), f))) {
+	while (got < max &&
+	       (n = fread(buf, 1, MIN(sizeof(buf), max - got), f))) {
 		bufadd(b, buf, n);
 		got += n;
 	}
 	if (got == max && fgetc(f) != EOF)
 		bufaddf(b, "\n[cut at %zu bytes]", max);
+	err = ferror(f) ? errno : 0;
 	fclose(f);
-	return 0;
+	errno = err;
+	return err ? -1 : 0;
+}
+
+/* A file of instructions we trust: a regular file of ours or root's, not
+ * one that another user left in a shared directory such as /tmp. */
+static int
+trusted(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (st.st_uid == getuid() || st.st_uid == 0) &&
+	       access(path, R_OK) == 0;
 }
 
 /* The project instructions from cwd up to the root, outermost first. */
@@ -1127,7 +1239,7 @@ addcontext(Buf *b, const char *cwd)
 		for (k = 0; contextfiles[k]; k++) {
 			snprintf(path, sizeof(path), "%s/%s",
 			         strcmp(dir, "/") ? dir : "", contextfiles[k]);
-			if (access(path, R_OK) == 0) {
+			if (trusted(path)) {
 				found[n++] = xstrdup(path);
 				break;
 			}
@@ -1191,6 +1303,29 @@ buildscrub(Agent *a)
 	a->scrub[n] = NULL;
 }
 
+/* No key may reach a tool, and the one that bash runs could read ours in
+ * /proc/PID/environ, which shows the environment we started with: blank
+ * the values there (the key was copied), and keep other processes of the
+ * user out of our memory. */
+static void
+hidesecrets(const char *const *names)
+{
+	char **e, *eq;
+	size_t k;
+
+	for (e = environ; *e; e++) {
+		if (!(eq = strchr(*e, '=')))
+			continue;
+		for (k = 0; names[k]; k++)
+			if (strlen(names[k]) == (size_t)(eq - *e) &&
+			    !memcmp(*e, names[k], eq - *e))
+				memset(eq + 1, 0, strlen(eq + 1));
+	}
+#ifdef __linux__
+	prctl(PR_SET_DUMPABLE, 0);
+#endif
+}
+
 /* Whether two descriptors write to one file, as with 2>&1. */
 static int
 samefile(int fd1, int fd2)
@@ -1207,6 +1342,8 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	const char *v;
 	long timeout = readtimeout;
 	struct sigaction sa;
+	Buf url = { 0 };
+	Url u;
 
 	if (!pname)
 		pname = getenv("AGENT_PROVIDER");
@@ -1225,15 +1362,20 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	v = getenv("AGENT_API_KEY");
 	if ((!v || !*v) && a->prov->keyenv)
 		v = getenv(a->prov->keyenv);
-	a->key = v && *v ? v : NULL;
+	a->key = v && *v ? xstrdup(v) : NULL;
 	if (!a->key && a->prov->keyenv)
 		die("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
 		    a->prov->keyenv);
+	bufaddf(&url, "%s/chat/completions", a->url);
+	if ((v = httpurl(&u, url.p)))
+		die("%s: %s", a->url, v);
+	buffree(&url);
 	if ((v = getenv("AGENT_TIMEOUT")) && atol(v) > 0)
-		timeout = atol(v);
+		timeout = MIN(atol(v), 1000000);
 	offertools(a, toollist);
 	buildsystem(a);
 	buildscrub(a);
+	hidesecrets(a->scrub);
 	a->tenv.maxlines = maxlines;
 	a->tenv.maxbytes = maxbytes;
 	a->tenv.greplinemax = greplinemax;
@@ -1245,6 +1387,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	a->tenv.shells = shells;
 	a->tenv.scrubenv = a->scrub;
 	a->tenv.intr = &intr;
+	a->tenv.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
 	                  maxhead, &intr);
 	a->ttyout = isatty(1) || samefile(1, 2);
@@ -1275,7 +1418,8 @@ main(int argc, char *argv[])
 		case 'q': a.quiet = 1; break;
 		case 'y': a.yes = 1; break;
 		case 'v':
-			puts("agent " VERSION);
+			if (puts("agent " VERSION) == EOF || fflush(stdout))
+				die("write stdout:");
 			return 0;
 		case 'P': pname = optarg; break;
 		case 'm': model = optarg; break;
@@ -1296,5 +1440,6 @@ main(int argc, char *argv[])
 	msgsfree(&a.msgs);
 	free(a.system);
 	free(a.scrub);
+	free(a.key);
 	return rc;
 }

@@ -141,6 +141,7 @@ typedef struct {
 	int status;		/* 0 until the head has arrived */
 	long retryafter;	/* seconds, -1 if none */
 	long long nbody;	/* body bytes received */
+	int transient;		/* the failure may pass: reset, refused */
 	char err[256];		/* why httpdo failed */
 } Http;
 

@@ -84,6 +84,10 @@ cfail(Conn *c, const char *fmt, ...)
 	vsnprintf(c->h->err, sizeof(c->h->err), fmt, ap);
 	va_end(ap);
 	n = strlen(fmt);
+	/* what a second try may get past: the server restarting, say */
+	if (n && fmt[n - 1] == ':' && (saved == ECONNRESET ||
+	    saved == ECONNREFUSED || saved == EPIPE))
+		c->h->transient = 1;
 	if (n && fmt[n - 1] == ':') {
 		n = strlen(c->h->err);
 		snprintf(c->h->err + n, sizeof(c->h->err) - n, " %s",
@@ -1219,6 +1223,7 @@ httpdo(Httpclient *c, Http *h)
 	h->status = 0;
 	h->retryafter = -1;
 	h->nbody = 0;
+	h->transient = 0;
 	h->err[0] = '\0';
 	memset(&cn, 0, sizeof(cn));
 	cn.cl = c;
@@ -1256,8 +1261,11 @@ httpdo(Httpclient *c, Http *h)
 		if ((k = connread(&cn, buf, sizeof(buf))) < 0)
 			goto out;
 		if (!k) {
-			if (httprespeof(&r) < 0)
+			if (httprespeof(&r) < 0) {
+				/* closed before a byte of the answer */
+				h->transient = r.headlen == 0;
 				break;
+			}
 			ret = 0;
 			goto out;
 		}

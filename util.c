@@ -13,13 +13,14 @@
 static void
 vwarn(const char *fmt, va_list ap)
 {
+	int saved = errno;	/* before stdio can change it */
 	size_t n;
 
 	fputs("agent: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	n = strlen(fmt);
 	if (n && fmt[n - 1] == ':')
-		fprintf(stderr, " %s", strerror(errno));
+		fprintf(stderr, " %s", strerror(saved));
 	fputc('\n', stderr);
 }
 
@@ -41,7 +42,6 @@ warn(const char *fmt, ...)
 	int saved = errno;
 
 	va_start(ap, fmt);
-	errno = saved;
 	vwarn(fmt, ap);
 	va_end(ap);
 	errno = saved;

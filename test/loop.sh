@@ -260,3 +260,86 @@ jsontest "context: the prompt ends with the date and directory" "$REQ/1.json" \
     '"\nCurrent date: " in d["messages"][0]["content"] and
      d["messages"][0]["content"].endswith("Current working directory: " +
      sys.argv[1].split("/req/")[0] + "/work/sub")'
+
+# A key is not in /proc/PID/environ of the agent either, where a tool
+# could read it.
+fresh
+script r1 <<'X'
+tool p1 bash {"command": "tr '\\0' '\\n' < /proc/$PPID/environ"}
+finish tool_calls
+X
+script r2 <<'X'
+text ok
+finish stop
+X
+if [ -r /proc/self/environ ]; then
+	startfake -x "$T/r1" "$T/r2"
+	(cd "$W" && export OPENAI_API_KEY=sk-secret-openai && agentexec setsid -w \
+	    timeout 30 "$ROOT/agent" -y -n 'env') </dev/null >"$T/out" 2>"$T/err"
+	jsontest "secrets: the agent's environment was read" "$REQ/2.json" \
+	    '"AGENT_BASE_URL=" in d["messages"][-1]["content"]'
+	if grep -q 'test-key\|sk-secret-openai' "$REQ/2.json"; then
+		fail "secrets: no key in /proc/PPID/environ" "$(grep -o '.\{30\}test-key' "$REQ/2.json")"
+	else
+		ok "secrets: no key in /proc/PPID/environ"
+	fi
+else
+	ok "secrets: no key in /proc/PPID/environ (skipped: no /proc)"
+fi
+
+# Servers differ in how they send calls: the id and name again in every
+# piece, no id at all, the arguments as an object.
+fresh
+echo one >"$W/a.txt"
+script r1 <<'X'
+line data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "rep", "type": "function", "function": {"name": "read", "arguments": "{\"pa"}}]}}]}
+line
+line data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "rep", "type": "function", "function": {"name": "read", "arguments": "th\": \"a.txt\"}"}}]}}]}
+line
+line data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "function": {"name": "read", "arguments": "{\"path\": \"a.txt\"}"}}]}}]}
+line
+line data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 2, "id": "obj", "function": {"name": "read", "arguments": {"path": "a.txt"}}}]}}]}
+line
+line data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1e10, "id": "huge", "function": {"name": "read", "arguments": "{}"}}]}}]}
+line
+finish tool_calls
+X
+script r2 <<'X'
+text ok
+finish stop
+X
+startfake -x "$T/r1" "$T/r2"
+runat -n 'read'
+jsontest "call shapes: id and name sent twice are not doubled" "$REQ/2.json" \
+    'd["messages"][-4]["tool_calls"][0]["id"] == "rep" and
+     d["messages"][-4]["tool_calls"][0]["function"]["name"] == "read" and
+     d["messages"][-3] == {"role": "tool", "tool_call_id": "rep", "content": "one\n"}'
+jsontest "call shapes: a call without an id gets one, and its result too" "$REQ/2.json" \
+    'd["messages"][-4]["tool_calls"][1]["id"] != "" and
+     d["messages"][-2]["tool_call_id"] == d["messages"][-4]["tool_calls"][1]["id"] and
+     d["messages"][-2]["content"] == "one\n"'
+jsontest "call shapes: arguments as an object" "$REQ/2.json" \
+    'd["messages"][-1] == {"role": "tool", "tool_call_id": "obj", "content": "one\n"}'
+jsontest "call shapes: an index out of range is dropped" "$REQ/2.json" \
+    'len(d["messages"][-4]["tool_calls"]) == 3'
+
+# What the model asks for reaches the terminal made safe: an escape
+# sequence cannot hide part of a command.
+fresh
+script r1 <<'X'
+tool s1 bash {"command": "echo safe \u001b[2K\u001b[1Grm -rf x; echo hidden"}
+finish tool_calls
+X
+script r2 <<'X'
+text ok
+finish stop
+X
+startfake -x "$T/r1" "$T/r2"
+runat -y -n 'go'
+if grep -q "$(printf '\033')" "$T/err"; then
+	fail "trace: no escape sequence from the model" "$(od -c "$T/err" | head -5)"
+else
+	ok "trace: no escape sequence from the model"
+fi
+grep -q 'echo safe \\x1b\[2K' "$T/err" && ok "trace: control characters shown as \\xNN" ||
+    fail "trace: control characters shown as \\xNN" "$(cat "$T/err")"

@@ -18,7 +18,11 @@ retry-after 1
 error Rate limit reached
 X
 startfake -x "$T/r429" "$T/ok"
+t0=$(date +%s%N)
 runagent -n hi
+t1=$(date +%s%N)
+[ $(((t1 - t0) / 1000000)) -ge 1000 ] && ok "429: waited the Retry-After second" ||
+    fail "429: waited the Retry-After second" "$(((t1 - t0) / 1000000)) ms"
 [ "$RC" -eq 0 ] && ok "429: exit 0 after a retry" || fail "429: exit 0 after a retry" "rc $RC: $(cat "$T/err")"
 [ "$(cat "$T/out")" = fine ] && ok "429: the answer" || fail "429: the answer" "$(cat "$T/out")"
 [ "$(count)" -eq 2 ] && ok "429: two requests" || fail "429: two requests" "$(count)"
@@ -118,3 +122,27 @@ startfake "$T/cutshort"
 runagent -n hi
 [ "$RC" -eq 1 ] && grep -q 'token limit' "$T/err" && [ "$(cat "$T/out")" = trunc ] &&
     ok "finish length: answer kept, exit 1" || fail "finish length: answer kept, exit 1" "rc $RC: $(cat "$T/err")"
+
+# What a second try cannot mend is not tried again.
+runagent2() {
+	(env HOME="$T" AGENT_BASE_URL="$1" AGENT_API_KEY=k AGENT_PROVIDER=openai \
+	    timeout 30 ./agent -n hi) </dev/null >"$T/out" 2>"$T/err"
+	RC=$?
+}
+runagent2 'ftp://127.0.0.1/v1'
+[ "$RC" -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ok "bad base URL: one message, exit 1" ||
+    fail "bad base URL: one message, exit 1" "rc $RC: $(cat "$T/err")"
+runagent2 'http://nosuchhost.invalid/v1'
+[ "$RC" -eq 1 ] && ! grep -q retrying "$T/err" && ok "unknown host: no retry" ||
+    fail "unknown host: no retry" "rc $RC: $(cat "$T/err")"
+
+# A failed answer is not sent again with the next message.
+script stallpart <<'X'
+text partial answ
+stall
+X
+startfake -x "$T/stallpart" "$T/ok"
+printf 'first\nsecond\n' >"$T/lines"
+(export AGENT_TIMEOUT=1; runin "$T/lines" -n)
+jsontest "a failed answer is not sent again" "$REQ/2.json" \
+    '[m["role"] for m in d["messages"]] == ["system", "user", "user"]'

@@ -153,8 +153,19 @@ for knobs in "-f chunked" "-f length"; do
 	startfake $knobs "$T/drop"
 	runagent -n -q hi
 	check "dropped connection, fake $knobs: exit 1" [ "$RC" -eq 1 ]
-	check "dropped connection, fake $knobs: a message" [ -s "$T/err" ]
+	check "dropped connection, fake $knobs: says the answer broke off" \
+	    grep -q 'broke off\|ended before the answer was complete' "$T/err"
 done
+
+# Ctrl-C while piped stdin is still being read: 130, as for any interrupt.
+sleep 5 | env HOME="$T" AGENT_BASE_URL="$URL" AGENT_API_KEY=k ./agent -n hi \
+    >"$T/out" 2>"$T/err" &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+RC=$?
+check "Ctrl-C while reading stdin: exit 130" [ "$RC" -eq 130 ]
 
 # Flags.
 runagent -v

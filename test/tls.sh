@@ -4,6 +4,7 @@
 # expired. Prints "ok - name" or "FAIL - name: details" per check.
 cd "$(dirname "$0")/.." || exit 1
 get=$PWD/test/httpget
+agent=$PWD/agent
 if ! command -v openssl >/dev/null 2>&1; then
 	echo "FAIL - openssl not installed"
 	exit 1
@@ -113,6 +114,17 @@ refused() {
 		echo "ok - $1 refused: $(cat err)"
 	else
 		echo "FAIL - $1: exit $rc, stderr: $(cat err)"
+	fi
+	# the agent: refused at once, one clear line, nothing tried again
+	env SSL_CERT_FILE=ca.pem HOME="$dir" AGENT_PROVIDER=openai \
+	    AGENT_BASE_URL="https://localhost:$port/v1" AGENT_API_KEY=k \
+	    timeout 30 "$agent" -n hi </dev/null >got 2>err
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	    grep -q "^agent: openai: localhost: $3" err && [ ! -s got ]; then
+		echo "ok - $1 refused by the agent: $(cat err)"
+	else
+		echo "FAIL - $1 by the agent: exit $rc, stderr: $(cat err)"
 	fi
 	stop
 }
