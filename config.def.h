@@ -49,7 +49,8 @@ static const int retrybase = 1000;	/* milliseconds before the first retry */
 static const int retrymax = 60;	/* seconds: longer Retry-After gives up */
 static const int maxrounds = 100;	/* model calls in one turn */
 
-/* Tool output limits (what the model sees). */
+/* Tool output limits (what the model sees).  The tool descriptions below
+ * tell the model these numbers: change them together. */
 static const int maxlines = 2000;	/* lines of output */
 static const size_t maxbytes = 50 * 1024;	/* bytes of output */
 static const int greplinemax = 500;	/* bytes of one matched line */
