@@ -98,8 +98,8 @@ onsigint(int sig)
 static void
 usage(void)
 {
-	fputs("usage: agent [-cnqyjv] [-s file] [-f file] [-P provider] "
-	      "[-m model] [-t tools] [prompt ...]\n", stderr);
+	fputs("usage: agent [-nqyv] [-P provider] [-m model] [-t tools] "
+	      "[prompt ...]\n", stderr);
 	exit(2);
 }
 
@@ -225,6 +225,7 @@ static void
 showthink(Reply *r, const char *p, size_t n)
 {
 	Agent *a = r->a;
+	Buf show = { 0 };
 
 	if (!n)
 		return;
@@ -232,7 +233,9 @@ showthink(Reply *r, const char *p, size_t n)
 		if (!a->thinking)
 			fputs(color(a, "\033[2m"), stderr);
 		a->thinking = 1;
-		fwrite(p, 1, n, stderr);
+		safetext(&show, p, n, 0);
+		fwrite(show.p, 1, show.len, stderr);
+		buffree(&show);
 	}
 	keep(&r->think, p, n);
 }
