@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <poll.h>
@@ -27,7 +28,9 @@ enum {
 	LINECAP = 1 << 20,	/* grep matches the first MiB of a line */
 	IDLEMS = 150,		/* bash: idle pipe after the shell exited */
 	DRAINMS = 1000,		/* bash: read no longer than this after exit */
-	POLLMS = 100		/* bash: how often to look at the child */
+	POLLMS = 100,		/* bash: how often to look at the child */
+	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
+	MAXINT = 1000000000	/* the largest offset, limit or context */
 };
 
 enum { CUTLINES = 1, CUTBYTES };	/* why a listing was cut */
@@ -37,6 +40,7 @@ enum { DONE, TIMEDOUT, ABORTED };	/* how a bash command ended */
 typedef struct {
 	int fd;
 	int eof;
+	volatile sig_atomic_t *intr;	/* or NULL: set, reading stops */
 	size_t pos, len;
 	int nl;			/* the last line read ended in a newline */
 	char buf[CHUNK];
@@ -94,6 +98,7 @@ typedef struct {
 	Rule *rules;
 	Walkfn fn;
 	void *arg;
+	volatile sig_atomic_t *intr;	/* or NULL: set, the walk stops */
 	int stop;
 } Walk;
 
@@ -175,7 +180,9 @@ strarg(const Json *j, int args, const char *tool, const char *key, int need,
 	return 0;
 }
 
-/* Numbers may come as strings ("5"); *v is kept when the key is absent. */
+/* Numbers may come as strings ("5"); *v is kept when the key is absent.
+ * strtod takes "inf", "nan" and 1e999 too: only finite numbers pass, so
+ * converting one to an integer in range is defined. */
 static int
 numarg(const Json *j, int args, const char *tool, const char *key,
        double *v, Buf *out)
@@ -185,7 +192,7 @@ numarg(const Json *j, int args, const char *tool, const char *key,
 
 	if (i < 0)
 		return 0;
-	if (jsonnum(j, i, &d) < 0 || d != d) {
+	if (jsonnum(j, i, &d) < 0 || d != d || d > DBL_MAX || d < -DBL_MAX) {
 		bufaddf(out, "%s: parameter \"%s\" must be a number", tool,
 		        key);
 		return -1;
@@ -194,6 +201,8 @@ numarg(const Json *j, int args, const char *tool, const char *key,
 	return 0;
 }
 
+/* An integer of at most MAXINT either way: far beyond any count we use,
+ * and sums of two still fit a long. */
 static int
 intarg(const Json *j, int args, const char *tool, const char *key, long *v,
        Buf *out)
@@ -202,8 +211,12 @@ intarg(const Json *j, int args, const char *tool, const char *key, long *v,
 
 	if (numarg(j, args, tool, key, &d, out) < 0)
 		return -1;
-	/* far beyond any count we use, and sums of two still fit a long */
-	*v = d > 1e9 ? 1000000000L : d < -1e9 ? -1000000000L : (long)d;
+	if (d > MAXINT || d < -MAXINT) {
+		bufaddf(out, "%s: parameter \"%s\" is out of range (at most "
+		        "%d)", tool, key, MAXINT);
+		return -1;
+	}
+	*v = (long)d;
 	return 0;
 }
 
@@ -330,6 +343,21 @@ flushnotes(Buf *out, Buf *nb)
 	buffree(nb);
 }
 
+/* A search cut short by SIGINT is an error: what it found so far with a
+ * notice, or "Interrupted" alone.  1 if it was. */
+static int
+stopped(const Toolenv *e, const Head *h)
+{
+	if (!e->intr || !*e->intr)
+		return 0;
+	if (h->out->len > h->base)
+		bufadds(h->out, "\n\n[Interrupted: the search stopped "
+		        "early]");
+	else
+		bufadds(h->out, "Interrupted");
+	return 1;
+}
+
 /* files */
 
 static void
@@ -359,16 +387,26 @@ openread(const char *path, Buf *out)
 		        "it", path);
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+	/* a device or FIFO may never end (/dev/tty, /dev/zero) */
+	if (!S_ISREG(st.st_mode)) {
 		bufaddf(out, "%s is not a regular file", path);
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY)) < 0)
+	/* O_NONBLOCK: should a FIFO take its place now, open does not wait */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0) {
 		fileerr(out, path, errno);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		bufaddf(out, "%s is not a regular file", path);
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
-/* Refill r->buf once it is used up; -1 with errno on a read error. */
+/* Refill r->buf once it is used up; -1 with errno on a read error, or
+ * EINTR once SIGINT has come. */
 static int
 rdmore(Rd *r)
 {
@@ -376,6 +414,10 @@ rdmore(Rd *r)
 
 	r->pos = r->len = 0;
 	while (!r->eof && r->len < sizeof(r->buf)) {
+		if (r->intr && *r->intr) {
+			errno = EINTR;
+			return -1;
+		}
 		n = read(r->fd, r->buf + r->len, sizeof(r->buf) - r->len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -434,11 +476,12 @@ isbinary(const char *p, size_t n)
 }
 
 static Rd *
-rdopen(int fd)
+rdopen(int fd, volatile sig_atomic_t *intr)
 {
 	Rd *r = xmalloc(sizeof(*r));
 
 	r->fd = fd;
+	r->intr = intr;
 	r->eof = 0;
 	r->pos = r->len = 0;
 	return r;
@@ -487,14 +530,49 @@ tmpnear(const char *target, Buf *name)
 	return -1;
 }
 
+/* Fill the new file, keeping the old one's owner and mode; fd is closed
+ * whatever happens, errno tells the first failure. */
 static int
-writesync(int fd, const char *p, size_t n)
+fill(int fd, const struct stat *old, const char *p, size_t n)
 {
-	if (writeall(fd, p, n) < 0 || fsync(fd) < 0) {
+	int err;
+
+	/* chown first: it may clear the set-id bits that fchmod sets */
+	if ((old && fchown(fd, old->st_uid, old->st_gid) < 0 &&
+	     errno != EPERM) ||
+	    (old && fchmod(fd, old->st_mode & 07777) < 0) ||
+	    writeall(fd, p, n) < 0 || fsync(fd) < 0) {
+		err = errno;
 		close(fd);
+		errno = err;
 		return -1;
 	}
 	return close(fd);
+}
+
+/* Make a rename in path's directory durable. */
+static int
+syncdir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd, rc = 0;
+
+	if (!slash)
+		dir = xstrdup(".");
+	else
+		dir = xstrndup(path, slash > path ? (size_t)(slash - path) : 1);
+	if ((fd = open(dir, O_RDONLY)) < 0) {
+		free(dir);
+		return -1;
+	}
+	/* some file systems cannot sync a directory, and say EINVAL */
+	if (fsync(fd) < 0 && errno != EINVAL)
+		rc = -1;
+	if (close(fd) < 0)
+		rc = -1;
+	free(dir);
+	return rc;
 }
 
 /* Where a symbolic link leads, followed a few times, or NULL if path is
@@ -525,7 +603,9 @@ linktarget(const char *path)
 
 /* Replace the file's content through a temporary file in the same
  * directory and rename(2), so a reader sees the old or the new file, never
- * half of one.  A symlink is written through; the file's mode is kept. */
+ * half of one.  A symlink is written through; the file's owner and mode
+ * are kept.  A hard link is not: the name gets a new file and the other
+ * names keep the old one, the price of the atomic rename. */
 static int
 savefile(const char *path, const char *p, size_t n, Buf *out)
 {
@@ -533,35 +613,50 @@ savefile(const char *path, const char *p, size_t n, Buf *out)
 	Buf tmp = { 0 };
 	char *real = linktarget(path);
 	const char *target = real ? real : path;
-	int fd, have, err;
+	int fd, have, err, rc = -1;
 
 	have = stat(target, &st) == 0;
 	if (have && S_ISDIR(st.st_mode)) {
 		bufaddf(out, "Cannot write %s: it is a directory", path);
-		free(real);
-		return -1;
+		goto done;
 	}
-	if ((fd = tmpnear(target, &tmp)) < 0) {
+	if (have && !S_ISREG(st.st_mode)) {
+		bufaddf(out, "Cannot write %s: not a regular file", path);
+		goto done;
+	}
+	/* the rename would replace a file we may not write */
+	if (have && access(target, W_OK) < 0) {
+		if (errno == EACCES)
+			bufaddf(out, "Permission denied: %s is read-only",
+			        path);
+		else
+			bufaddf(out, "Cannot write %s: %s", path,
+			        strerror(errno));
+		goto done;
+	}
+	if ((fd = tmpnear(target, &tmp)) < 0 ||
+	    fill(fd, have ? &st : NULL, p, n) < 0 ||
+	    rename(tmp.p, target) < 0) {
 		err = errno;
-		goto fail;
+		if (fd >= 0)
+			unlink(tmp.p);
+		if (err == EACCES)
+			bufaddf(out, "Permission denied: %s", path);
+		else
+			bufaddf(out, "Cannot write %s: %s", path,
+			        strerror(err));
+		goto done;
 	}
-	if ((have && fchmod(fd, st.st_mode & 07777) < 0) ||
-	    writesync(fd, p, n) < 0 || rename(tmp.p, target) < 0) {
-		err = errno;
-		unlink(tmp.p);
-		goto fail;
+	if (syncdir(target) < 0) {
+		bufaddf(out, "Wrote %s, but cannot sync its directory: %s",
+		        path, strerror(errno));
+		goto done;
 	}
+	rc = 0;
+done:
 	buffree(&tmp);
 	free(real);
-	return 0;
-fail:
-	if (err == EACCES)
-		bufaddf(out, "Permission denied: %s", path);
-	else
-		bufaddf(out, "Cannot write %s: %s", path, strerror(err));
-	buffree(&tmp);
-	free(real);
-	return -1;
+	return rc;
 }
 
 /* read */
@@ -666,7 +761,7 @@ toolread(const Toolenv *e, const Json *j, int args, Buf *out)
 	}
 	off = MAX(off, 1);
 	lim = MAX(lim, 0);
-	r = rdopen(fd);
+	r = rdopen(fd, e->intr);
 	if (rdmore(r) < 0)
 		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
 	else if (isbinary(r->buf, r->len))
@@ -883,6 +978,64 @@ tocrlf(Buf *b)
 	*b = t;
 }
 
+/* Text with its CRLFs as LF, then every LF as CRLF. */
+static void
+crlftext(Buf *b)
+{
+	Buf t = { 0 };
+	size_t i;
+
+	for (i = 0; i < b->len; i++)
+		if (b->p[i] != '\r' || i + 1 == b->len || b->p[i + 1] != '\n')
+			bufaddc(&t, b->p[i]);
+	buffree(b);
+	*b = t;
+	tocrlf(b);
+}
+
+static int
+barelf(const Buf *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->len; i++)
+		if (b->p[i] == '\n' && (i == 0 || b->p[i - 1] != '\r'))
+			return 1;
+	return 0;
+}
+
+/* The line at pos ends in CRLF (the last line: the one before it). */
+static int
+crlfat(const char *s, size_t len, size_t pos)
+{
+	const char *nl = memchr(s + pos, '\n', len - pos), *q;
+
+	for (q = s + pos; !nl && q > s; q--)
+		if (q[-1] == '\n')
+			nl = q - 1;
+	return nl && nl > s && nl[-1] == '\r';
+}
+
+/* Occurrences of d's oldText in s; the first at d->pos.  The model may
+ * have seen a file with CRLF line ends in CRLF or in LF, and a file may
+ * mix both: the text is looked for as given first, then in CRLF.  newText
+ * takes the line ends of the place it goes, so the lines no edit touches
+ * keep their bytes. */
+static int
+lookup(Edit *d, const char *s, size_t len)
+{
+	int k = count(s, len, d->old.p, d->old.len, &d->pos);
+
+	if (k == 0 && findmem(s, len, "\r\n", 2)) {
+		crlftext(&d->old);
+		crlftext(&d->new);
+		return count(s, len, d->old.p, d->old.len, &d->pos);
+	}
+	if (k == 1 && !barelf(&d->old) && crlfat(s, len, d->pos))
+		crlftext(&d->new);
+	return k;
+}
+
 /* Where each edit's oldText is, exactly once; -1 with the reason. */
 static int
 locate(Edit *ed, int n, const char *s, size_t len, const char *path,
@@ -900,7 +1053,7 @@ locate(Edit *ed, int n, const char *s, size_t len, const char *path,
 				        "empty in %s.", ed[i].idx, path);
 			return -1;
 		}
-		k = count(s, len, ed[i].old.p, ed[i].old.len, &ed[i].pos);
+		k = lookup(&ed[i], s, len);
 		if (k == 1)
 			continue;
 		if (k == 0 && n == 1)
@@ -964,8 +1117,8 @@ firstdiff(const Buf *a, const Buf *b)
 	return ln;
 }
 
-/* Apply the edits to the original, which is in the file's line endings;
- * the texts have been brought to them too. */
+/* Apply the edits to the original; locate brings the texts to its line
+ * endings. */
 static int
 apply(Edit *ed, int n, const Buf *orig, const char *path, Buf *res,
       Buf *out)
@@ -992,39 +1145,6 @@ apply(Edit *ed, int n, const Buf *orig, const char *path, Buf *res,
 	return 0;
 }
 
-/* A CRLF file (by its first line) gets the texts in CRLF as well, so the
- * lines no edit touches keep their bytes. */
-/* Text with its CRLFs as LF, then every LF as CRLF. */
-static void
-crlftext(Buf *b)
-{
-	Buf t = { 0 };
-	size_t i;
-
-	for (i = 0; i < b->len; i++)
-		if (b->p[i] != '\r' || i + 1 == b->len || b->p[i + 1] != '\n')
-			bufaddc(&t, b->p[i]);
-	buffree(b);
-	*b = t;
-	tocrlf(b);
-}
-
-/* A CRLF file (by its first line) gets the texts in CRLF as well, so the
- * lines no edit touches keep their bytes. */
-static void
-matchendings(const Buf *file, Edit *ed, int n)
-{
-	const char *nl = memchr(file->p, '\n', file->len);
-	int k;
-
-	if (!nl || nl == file->p || nl[-1] != '\r')
-		return;
-	for (k = 0; k < n; k++) {
-		crlftext(&ed[k].old);
-		crlftext(&ed[k].new);
-	}
-}
-
 int
 tooledit(const Toolenv *e, const Json *j, int args, Buf *out)
 {
@@ -1039,7 +1159,6 @@ tooledit(const Toolenv *e, const Json *j, int args, Buf *out)
 	if (editargs(j, args, &ed, &n, out) < 0 ||
 	    slurp(path, &file, out) < 0)
 		goto done;
-	matchendings(&file, ed, n);
 	if (apply(ed, n, &file, path, &res, out) < 0 ||
 	    savefile(path, res.p, res.len, out) < 0)
 		goto done;
@@ -1320,6 +1439,8 @@ spawn(const Toolenv *e, const char *sh, const char *cmd, Proc *p, Buf *out)
 	env = cleanenv(e->scrubenv);
 	if ((p->pid = fork()) == 0)
 		child(argv, env, fds[1]);
+	if (p->pid > 0 && e->pgid)	/* the child leads its own group */
+		*e->pgid = p->pid;
 	free(env);
 	close(fds[1]);
 	if (p->pid < 0) {
@@ -1469,6 +1590,8 @@ toolbash(const Toolenv *e, const Json *j, int args, Buf *out)
 	}
 	if (secs <= 0)
 		secs = e->bashtimeout;
+	else if (secs > MAXTIMEOUT)
+		secs = 0;
 	if (!(sh = findshell(e))) {
 		bufadds(out, "bash: no shell found (see shells in config.h)");
 		free(cmd);
@@ -1483,6 +1606,8 @@ toolbash(const Toolenv *e, const Json *j, int args, Buf *out)
 	free(cmd);
 	if ((why = pump(e, &p, &t, secs)) != DONE)
 		killgroup(e, &p, &t);
+	if (e->pgid)
+		*e->pgid = 0;
 	close(p.fd);
 	if (!tailtext(&t, out) && t.file)
 		unlink(t.file);	/* saved early, but it all fits */
@@ -1618,7 +1743,7 @@ loadrules(Walk *w, const char *dir, size_t base, const char *pre)
 		buffree(&line);
 		return;
 	}
-	rd = rdopen(fd);
+	rd = rdopen(fd, NULL);
 	while (rdline(rd, &line, 4096, &n) == 1) {
 		if (!(r = parserule(line.p, line.len, base)))
 			continue;
@@ -1801,6 +1926,10 @@ walkdir(Walk *w)
 	names = dirnames(w->path.p, &n, 1, bystr);
 	loadignore(w);
 	for (i = 0; i < n && !w->stop; i++) {
+		if (w->intr && *w->intr) {
+			w->stop = 1;
+			break;
+		}
 		if (w->path.p[len - 1] != '/')
 			bufaddc(&w->path, '/');
 		bufadds(&w->path, names[i]);
@@ -1823,7 +1952,7 @@ walkdir(Walk *w)
 }
 
 static void
-walk(const char *root, Walkfn fn, void *arg)
+walk(const char *root, Walkfn fn, void *arg, volatile sig_atomic_t *intr)
 {
 	Walk w;
 
@@ -1832,6 +1961,7 @@ walk(const char *root, Walkfn fn, void *arg)
 	w.rootlen = w.path.len + (root[w.path.len - 1] != '/');
 	w.fn = fn;
 	w.arg = arg;
+	w.intr = intr;
 	loadabove(&w, root);
 	walkdir(&w);
 	droprules(&w, NULL);
@@ -1972,7 +2102,8 @@ grepfile(Grep *g, const char *path, const char *rel)
 {
 	int fd;
 
-	if ((fd = open(path, O_RDONLY)) < 0)
+	/* O_NONBLOCK: a FIFO put in the file's place does not block us */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)
 		return;
 	g->rd->fd = fd;
 	g->rd->eof = 0;
@@ -2026,7 +2157,7 @@ grepinit(Grep *g, const Json *j, int args, char **glob, Buf *out)
 	g->context = MIN(MAX(ctx, 0), g->e->maxlines);
 	g->limit = MAX(lim, 1);
 	g->ring = g->context ? xcalloc(g->context, sizeof(*g->ring)) : NULL;
-	g->rd = rdopen(-1);
+	g->rd = rdopen(-1, g->e->intr);
 	return 0;
 }
 
@@ -2109,7 +2240,7 @@ toolgrep(const Toolenv *e, const Json *j, int args, Buf *out)
 	gg.glob = glob;
 	if (S_ISDIR(st.st_mode)) {
 		walk(path, glob ? grepglob : grepvisit, glob ? (void *)&gg :
-		     (void *)&g);
+		     (void *)&g, e->intr);
 	} else if (!S_ISREG(st.st_mode)) {
 		bufaddf(out, "Not a regular file: %s", path);
 		goto done;
@@ -2117,8 +2248,8 @@ toolgrep(const Toolenv *e, const Json *j, int args, Buf *out)
 		name = strrchr(path, '/');
 		grepfile(&g, path, name ? name + 1 : path);
 	}
-	grepnotes(&g, out);
-	rc = 0;
+	if (!(rc = stopped(e, &g.h)))
+		grepnotes(&g, out);
 done:
 	grepfree(&g);
 	free(glob);
@@ -2185,7 +2316,12 @@ toolfind(const Toolenv *e, const Json *j, int args, Buf *out)
 	f.limit = lim > 0 ? lim : e->findlimit;
 	f.h.out = out;
 	f.h.base = out->len;
-	walk(path, findvisit, &f);
+	walk(path, findvisit, &f, e->intr);
+	if (stopped(e, &f.h)) {
+		free(pat);
+		free(path);
+		return 1;
+	}
 	if (!f.n)
 		bufadds(out, "No files found matching pattern");
 	if (f.more)

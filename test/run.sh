@@ -5,12 +5,24 @@ cd "$(dirname "$0")/.." || exit 1
 pass=0 fail=0
 out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT INT TERM
-for t in test/json test/sse test/http test/tools test/*.sh; do
+# root skips the permission tests: as root, run test/tools as nobody too
+nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env"
+for t in test/json test/sse test/http test/tools test/*.sh nobody; do
 	case $t in
 	test/run.sh|test/lib.sh|test/demo.sh) continue ;;
+	nobody)
+		[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null ||
+			continue
+		t="test/tools (nobody)"
+		if ! $nobody test -x test/tools; then
+			echo "$t: skipped, nobody cannot run test/tools here"
+			continue
+		fi
+		;;
 	esac
 	case $t in
 	*.sh) sh "$t" >"$out" 2>&1 ;;
+	*"(nobody)") $nobody ./test/tools >"$out" 2>&1 ;;
 	*) "./$t" >"$out" 2>&1 ;;
 	esac
 	rc=$?

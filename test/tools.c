@@ -16,12 +16,12 @@
 #include "../agent.h"
 #include "t.h"
 
-static volatile sig_atomic_t intr;
+static volatile sig_atomic_t intr, pgid, seenpgid;
 static const char *const shells[] = { "/bin/bash", "/bin/sh", NULL };
 static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
                                      NULL };
 static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, shells,
-                       scrub, &intr };
+                       scrub, &intr, &pgid };
 static Buf out;
 static int root;
 
@@ -166,6 +166,29 @@ testread(void)
 	  "read: empty file");
 	T(run(toolread, "{\"path\":\"@f\"}") == 0 && is("a\nb\nc\n"),
 	  "read: leading @ stripped");
+	T(run(toolread, "{\"path\":\"f\",\"offset\":1e300}") == 1 &&
+	  is("read: parameter \"offset\" is out of range (at most "
+	  "1000000000)"), "read: an absurd offset refused");
+	T(run(toolread, "{\"path\":\"f\",\"limit\":-1e300}") == 1 &&
+	  has("\"limit\" is out of range"), "read: an absurd limit refused");
+	T(run(toolread, "{\"path\":\"f\",\"offset\":\"inf\"}") == 1 &&
+	  has("\"offset\" must be a number"), "read: \"inf\" is no number");
+	T(run(toolread, "{\"path\":\"f\",\"limit\":\"-inf\"}") == 1 &&
+	  has("\"limit\" must be a number"), "read: \"-inf\" is no number");
+	T(run(toolread, "{\"path\":\"f\",\"offset\":\"nan\"}") == 1 &&
+	  has("\"offset\" must be a number"), "read: \"nan\" is no number");
+	T(run(toolread, "{\"path\":\"f\",\"offset\":1e999}") == 1 &&
+	  has("\"offset\" must be a number"), "read: 1e999 (inf) refused");
+	T(run(toolread, "{\"path\":\"/dev/null\"}") == 1 &&
+	  is("/dev/null is not a regular file"),
+	  "read: a character device refused");
+	if (mkfifo("rfifo", 0644) == 0)
+		T(run(toolread, "{\"path\":\"rfifo\"}") == 1 &&
+		  has("not a regular file"), "read: a FIFO refused");
+	intr = 1;
+	T(run(toolread, "{\"path\":\"f\"}") == 1 && has("Cannot read f: "),
+	  "read: interrupted: stops reading");
+	intr = 0;
 	T(run(toolread, "{\"path\":\"~/f\"}") == 0 && is("a\nb\nc\n"),
 	  "read: ~/ expanded");
 
@@ -215,6 +238,9 @@ testread(void)
 static void
 testwrite(void)
 {
+	struct rlimit rl, small;
+	struct stat st;
+	int fd0, fd1, ok;
 	Buf b;
 
 	T(run(toolwrite, "{\"path\":\"w1/w2/new.txt\",\"content\":\"hi\\n\"}")
@@ -250,15 +276,64 @@ testwrite(void)
 		  0 && content("target", "via") && content("link", "via"),
 		  "write: through a symbolic link");
 	}
+	if (mkfifo("fifo", 0644) == 0) {
+		T(run(toolwrite, "{\"path\":\"fifo\",\"content\":\"x\"}") ==
+		  1 && is("Cannot write fifo: not a regular file") &&
+		  lstat("fifo", &st) == 0 && S_ISFIFO(st.st_mode),
+		  "write: a FIFO refused, kept");
+		if (symlink("fifo", "fifolink") == 0)
+			T(run(toolwrite, "{\"path\":\"fifolink\",\"content\":"
+			  "\"x\"}") == 1 && has("not a regular file") &&
+			  lstat("fifo", &st) == 0 && S_ISFIFO(st.st_mode),
+			  "write: a link to a FIFO refused");
+	}
+	T(run(toolwrite, "{\"path\":\"/dev/null/x\",\"content\":\"x\"}")
+	  == 1 && has("Cannot create directory /dev/null"),
+	  "write: under a device refused");
+	fd0 = open("/dev/null", O_RDONLY);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &rl);
+	small = rl;
+	small.rlim_cur = 4;
+	setrlimit(RLIMIT_FSIZE, &small);	/* stdout too: print after */
+	ok = run(toolwrite, "{\"path\":\"big\",\"content\":\"0123456789\"}")
+	     == 1 && has("Cannot write big: ");
+	setrlimit(RLIMIT_FSIZE, &rl);
+	signal(SIGXFSZ, SIG_DFL);
+	T(ok, "write: a failed write reported");
+	run(toolwrite, "{\"path\":\"fifo\",\"content\":\"x\"}");
+	fd1 = open("/dev/null", O_RDONLY);
+	T(fd0 >= 0 && fd1 == fd0 + 1, "write: no descriptor leaked on "
+	  "failure (%d, %d)", fd0, fd1);
+	close(fd0);
+	close(fd1);
 	T(system("ls -a w1/w2 keep* . | grep -q '\\.agent'") != 0,
 	  "write: no temporary file left");
 	if (root) {
 		T(1, "write: permission denied (skipped: root)");
+		T(1, "write: a read-only file kept (skipped: root)");
 	} else {
 		mkdir("ro", 0555);
 		T(run(toolwrite, "{\"path\":\"ro/f\",\"content\":\"x\"}")
 		  == 1 && has("Permission denied"),
 		  "write: permission denied");
+		puts0("ro444", "old\n");
+		chmod("ro444", 0444);
+		T(run(toolwrite, "{\"path\":\"ro444\",\"content\":\"x\"}")
+		  == 1 && is("Permission denied: ro444 is read-only") &&
+		  content("ro444", "old\n"), "write: a read-only file kept");
+		T(run(tooledit, "{\"path\":\"ro444\",\"oldText\":\"old\","
+		  "\"newText\":\"new\"}") == 1 && has("read-only") &&
+		  content("ro444", "old\n"), "edit: a read-only file kept");
+	}
+	puts0("owned", "o\n");
+	if (!root) {
+		T(1, "write: owner and group kept (skipped: not root)");
+	} else if (chown("owned", 65534, 65534) == 0) {
+		T(run(toolwrite, "{\"path\":\"owned\",\"content\":\"n\"}")
+		  == 0 && stat("owned", &st) == 0 && st.st_uid == 65534 &&
+		  st.st_gid == 65534 && content("owned", "n"),
+		  "write: owner and group kept");
 	}
 }
 
@@ -323,6 +398,31 @@ testedit(void)
 	  "\"newText\":\"x\\ny\\nz\"}") == 0 &&
 	  content("crlfe", "x\r\ny\r\nz\r\nc\r\n"), "edit: a CRLF file stays "
 	  "CRLF");
+	T(run(tooledit, "{\"path\":\"crlfe\",\"oldText\":\"y\","
+	  "\"newText\":\"y\\ny2\"}") == 0 &&
+	  content("crlfe", "x\r\ny\r\ny2\r\nz\r\nc\r\n"),
+	  "edit: new lines in a CRLF line get CRLF");
+	T(run(tooledit, "{\"path\":\"crlfe\",\"oldText\":\"c\","
+	  "\"newText\":\"c\\nd\"}") == 0 &&
+	  content("crlfe", "x\r\ny\r\ny2\r\nz\r\nc\r\nd\r\n"),
+	  "edit: and on the last line");
+	puts0("mixed", "a\r\nb\nc\r\n");
+	T(run(tooledit, "{\"path\":\"mixed\",\"oldText\":\"b\\nc\","
+	  "\"newText\":\"B\\nC\"}") == 0 &&
+	  content("mixed", "a\r\nB\nC\r\n"),
+	  "edit: mixed line ends: an LF text found as given");
+	T(run(tooledit, "{\"path\":\"mixed\",\"oldText\":\"a\\nB\\nC\","
+	  "\"newText\":\"1\"}") == 1 && has("Could not find") &&
+	  content("mixed", "a\r\nB\nC\r\n"),
+	  "edit: mixed line ends: no match either way");
+	T(run(tooledit, "{\"path\":\"mixed\",\"oldText\":\"C\\n\","
+	  "\"newText\":\"C\\nD\\n\"}") == 0 &&
+	  content("mixed", "a\r\nB\nC\r\nD\r\n"),
+	  "edit: mixed line ends: a CRLF line found in CRLF");
+	T(run(tooledit, "{\"path\":\"mixed\",\"oldText\":\"a\\nB\","
+	  "\"newText\":\"1\\n2\"}") == 0 &&
+	  content("mixed", "1\r\n2\nC\r\nD\r\n"),
+	  "edit: mixed line ends: the CRLF part in CRLF");
 	puts0("bom", "\xef\xbb\xbfhello\n");
 	chmod("bom", 0640);
 	T(run(tooledit, "{\"path\":\"bom\",\"oldText\":\"hello\","
@@ -354,6 +454,7 @@ static void
 onalarm(int sig)
 {
 	(void)sig;
+	seenpgid = pgid;
 	intr = 1;
 }
 
@@ -393,6 +494,13 @@ testbashlong(void)
 	T(run(toolbash, "{\"command\":\"echo start; sleep 100\"}") == 1 &&
 	  has("start\n\nCommand aborted") && ms() - t0 < 5000,
 	  "bash: interrupted: aborted");
+	intr = 0;
+	signal(SIGALRM, onalarm);	/* it may have been reset */
+	alarm(1);
+	T(run(toolbash, "{\"command\":\"echo $$; sleep 100\"}") == 1 &&
+	  (g = atol(out.p)) > 0 && seenpgid == g && pgid == 0,
+	  "bash: the group is in pgid while it runs, 0 after (%ld, %ld)",
+	  (long)seenpgid, g);
 	intr = 0;
 
 	env.bashtimeout = 1;
@@ -463,6 +571,14 @@ testbash(void)
 	  "bash: mistyped command");
 	T(run(toolbash, "{\"command\":\"true\",\"timeout\":\"soon\"}") == 1 &&
 	  has("\"timeout\" must be a number"), "bash: mistyped timeout");
+	T(run(toolbash, "{\"command\":\"sleep 0.2; echo hi\",\"timeout\":"
+	  "1e300}") == 0 && is("hi"), "bash: a huge timeout is none");
+	T(run(toolbash, "{\"command\":\"true\",\"timeout\":\"inf\"}") == 1 &&
+	  has("\"timeout\" must be a number"), "bash: \"inf\" timeout refused");
+	T(run(toolbash, "{\"command\":\"true\",\"timeout\":\"nan\"}") == 1 &&
+	  has("\"timeout\" must be a number"), "bash: \"nan\" timeout refused");
+	T(run(toolbash, "{\"command\":\"echo hi\",\"timeout\":-1e300}") ==
+	  0 && is("hi"), "bash: a negative timeout is the default");
 	setenv("AGENT_API_KEY", "sekrit-1", 1);
 	setenv("OPENAI_API_KEY", "sekrit-2", 1);
 	setenv("AGENT_TEST_SEEN", "visible", 1);
@@ -559,6 +675,15 @@ testgrep(void)
 	  "grep: missing pattern named");
 	T(run(toolgrep, "{\"pattern\":\"x\",\"literal\":\"maybe\"}") == 1 &&
 	  has("\"literal\" must be true or false"), "grep: mistyped boolean");
+	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"context\":"
+	  "1e300}") == 1 && has("\"context\" is out of range"),
+	  "grep: an absurd context refused");
+	intr = 1;
+	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\"}") == 1 &&
+	  is("Interrupted"), "grep: interrupted: the walk stops");
+	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g/a.txt\"}") == 1
+	  && is("Interrupted"), "grep: interrupted: a file not read");
+	intr = 0;
 }
 
 static void
@@ -585,6 +710,13 @@ testfind(void)
 	  "find: missing pattern named");
 	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"nope\"}") == 1 &&
 	  is("Path not found: nope"), "find: missing path");
+	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\",\"limit\":"
+	  "\"1e10\"}") == 1 && has("\"limit\" is out of range"),
+	  "find: an absurd limit refused");
+	intr = 1;
+	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\"}") == 1 &&
+	  is("Interrupted"), "find: interrupted: the walk stops");
+	intr = 0;
 }
 
 static void
