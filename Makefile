@@ -4,9 +4,9 @@
 
 include config.mk
 
-SRC = agent.c http.c json.c sse.c tools.c util.c
-OBJ = agent.o http.o json.o sse.o tools.o util.o
-TESTS = test/json test/sse test/http test/tools
+SRC = agent.c http.c json.c session.c sse.c tools.c util.c
+OBJ = agent.o http.o json.o session.o sse.o tools.o util.o
+TESTS = test/json test/sse test/http test/tools test/session
 TESTPROGS = $(TESTS) test/fake test/httpget
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
@@ -44,6 +44,8 @@ test/httpget: test/httpget.c http.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/httpget.c http.o util.o $(LDFLAGS) $(LIBS)
 test/tools: test/tools.c test/t.h tools.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o json.o util.o $(LDFLAGS)
+test/session: test/session.c test/t.h session.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/session.c session.o json.o util.o $(LDFLAGS)
 test/fake: test/fake.c
 	$(CC) $(ACFLAGS) -o $@ test/fake.c $(LDFLAGS)
 
@@ -67,7 +69,7 @@ test-asan:
 
 # Fuzz each parser of outside bytes for FUZZTIME seconds with libFuzzer.
 FUZZTIME = 20
-FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http
+FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -78,8 +80,11 @@ test/fuzz_sse: test/fuzz_sse.c sse.c util.c agent.h
 test/fuzz_http: test/fuzz_http.c http.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c util.c $(LIBS)
 
+test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_session.c session.c json.c util.c
+
 fuzz: $(FUZZ)
-	for t in json sse http; do \
+	for t in json sse http session; do \
 		mkdir -p .fuzz/$$t && \
 		./test/fuzz_$$t -max_total_time=$(FUZZTIME) -max_len=8192 \
 		    -print_final_stats=0 .fuzz/$$t test/corpus/$$t \

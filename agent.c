@@ -17,7 +17,7 @@
 
 #include "agent.h"
 
-enum { OPENAI };	/* the wires a provider may speak */
+enum { OPENAI, ANTHROPIC };	/* the wires a provider may speak */
 
 typedef struct {
 	const char *name;
@@ -39,11 +39,13 @@ typedef struct {
 
 typedef struct {
 	Buf id, name, args;	/* arguments arrive in pieces */
+	int block;		/* Anthropic: the content block it came in */
 } Call;
 
 /* What one model call streamed back. */
 typedef struct {
 	Buf text, think;	/* kept for the conversation, up to maxkeep */
+	Buf sig;		/* Anthropic: the thinking block's signature */
 	Call *calls;
 	int ncalls;
 	char finish[32];	/* finish_reason */
@@ -67,7 +69,9 @@ typedef struct Agent {
 	Httpclient *http;
 	Toolenv tenv;
 	const char **scrub;
-	Msgs msgs;
+	Msgs msgs;		/* the context: the session's branch */
+	Session sess;
+	int modelnoted;		/* a model_change is on the branch */
 	char *system;
 	int color;
 	int ttyout;		/* stdout is read by a person: end lines */
@@ -98,8 +102,8 @@ onsigint(int sig)
 static void
 usage(void)
 {
-	fputs("usage: agent [-nqyv] [-P provider] [-m model] [-t tools] "
-	      "[prompt ...]\n", stderr);
+	fputs("usage: agent [-cnqyv] [-s file] [-f file] [-P provider] "
+	      "[-m model] [-t tools] [prompt ...]\n", stderr);
 	exit(2);
 }
 
@@ -149,6 +153,36 @@ msgadd(Msgs *m, char *json)
 		m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
 	}
 	m->v[m->n++] = json;
+}
+
+/* A message joins the context and, at once, the session file. */
+static void
+record(Agent *a, char *json)
+{
+	Buf f = { 0 };
+
+	bufadds(&f, "\"message\":");
+	bufadds(&f, json);
+	sessappend(&a->sess, "message", f.p);
+	buffree(&f);
+	msgadd(&a->msgs, json);
+}
+
+/* The session says which model answered, as pi's do, when it changes. */
+static void
+notemodel(Agent *a)
+{
+	Buf f = { 0 };
+
+	if (a->modelnoted)
+		return;
+	bufadds(&f, "\"provider\":");
+	jsonescs(&f, a->prov->name);
+	bufadds(&f, ",\"modelId\":");
+	jsonescs(&f, a->model);
+	sessappend(&a->sess, "model_change", f.p);
+	buffree(&f);
+	a->modelnoted = 1;
 }
 
 static void
@@ -377,6 +411,138 @@ openaievent(void *arg, const char *event, const char *data, size_t len)
 	return 0;
 }
 
+/* Anthropic's stream: content blocks by index (thinking with its
+ * signature, text, tool_use whose input arrives as partial_json), usage
+ * in message_start and message_delta, and an error event at any time. */
+static void
+anthropicusage(Reply *r, const Json *j, int u)
+{
+	double v, in = 0;
+	int got = 0;
+
+	if (jsonnum(j, jsonget(j, u, "input_tokens"), &v) == 0 &&
+	    v >= 0 && v < 1e15)
+		in += v, got = 1;
+	if (jsonnum(j, jsonget(j, u, "cache_creation_input_tokens"), &v) == 0 &&
+	    v >= 0 && v < 1e15)
+		in += v;
+	if (jsonnum(j, jsonget(j, u, "cache_read_input_tokens"), &v) == 0 &&
+	    v >= 0 && v < 1e15)
+		in += v, r->cached = v;
+	if (got)
+		r->in = in;
+	if (jsonnum(j, jsonget(j, u, "output_tokens"), &v) == 0 &&
+	    v >= 0 && v < 1e15)
+		r->out = v;
+}
+
+static Call *
+callofblock(Reply *r, int block)
+{
+	int i;
+
+	for (i = 0; i < r->ncalls; i++)
+		if (r->calls[i].block == block)
+			return &r->calls[i];
+	return NULL;
+}
+
+static void
+anthropicstart(Reply *r, const Json *j, int block)
+{
+	int cb = jsonget(j, 0, "content_block");
+	Buf s = { 0 };
+	Call *c;
+
+	if (jsoneq(j, jsonget(j, cb, "type"), "tool_use") &&
+	    (c = callat(r, r->ncalls))) {
+		c->block = block;
+		setstr(&c->id, j, jsonget(j, cb, "id"));
+		setstr(&c->name, j, jsonget(j, cb, "name"));
+	} else if (jsonstrbuf(j, jsonget(j, cb, "text"), &s) == 0) {
+		showtext(r, s.p, s.len);
+	}
+	buffree(&s);
+}
+
+static void
+anthropicdelta(Reply *r, const Json *j, int block)
+{
+	int d = jsonget(j, 0, "delta"), t = jsonget(j, d, "type");
+	Buf s = { 0 };
+	Call *c;
+
+	if (jsoneq(j, t, "text_delta")) {
+		jsonstrbuf(j, jsonget(j, d, "text"), &s);
+		showtext(r, bstr(&s), s.len);
+	} else if (jsoneq(j, t, "thinking_delta")) {
+		jsonstrbuf(j, jsonget(j, d, "thinking"), &s);
+		showthink(r, bstr(&s), s.len);
+	} else if (jsoneq(j, t, "signature_delta")) {
+		jsonstrbuf(j, jsonget(j, d, "signature"), &r->sig);
+	} else if (jsoneq(j, t, "input_json_delta") &&
+	           (c = callofblock(r, block))) {
+		jsonstrbuf(j, jsonget(j, d, "partial_json"), &c->args);
+	}
+	buffree(&s);
+}
+
+static void
+anthropicstop(Reply *r, const Json *j)
+{
+	int d = jsonget(j, 0, "delta"), v = jsonget(j, d, "stop_reason");
+
+	if (jsoneq(j, v, "tool_use"))
+		snprintf(r->finish, sizeof(r->finish), "tool_calls");
+	else if (jsoneq(j, v, "max_tokens"))
+		snprintf(r->finish, sizeof(r->finish), "length");
+	else if (v >= 0 && !jsonisnull(j, v))
+		snprintf(r->finish, sizeof(r->finish), "stop");
+	if ((v = jsonget(j, 0, "usage")) >= 0)
+		anthropicusage(r, j, v);
+}
+
+static int
+anthropicevent(void *arg, const char *event, const char *data, size_t len)
+{
+	Reply *r = arg;
+	Json j;
+	double idx = -1;
+	int t;
+
+	(void)event;	/* the data names its type too */
+	if (jsonparse(&j, data, len) < 0) {
+		if (r->atend)
+			bufadds(&r->err, "the stream ended before the answer "
+			        "was complete");
+		else
+			bufadds(&r->err, "the provider sent malformed JSON");
+		return 1;
+	}
+	t = jsonget(&j, 0, "type");
+	if (jsonnum(&j, jsonget(&j, 0, "index"), &idx) < 0 ||
+	    !(idx >= 0 && idx <= 1000))
+		idx = -1;
+	if (jsoneq(&j, t, "error")) {
+		errortext(&r->err, &j, 0);
+		jsonfree(&j);
+		return 1;
+	}
+	if (jsoneq(&j, t, "message_start"))
+		anthropicusage(r, &j, jsonget(&j, jsonget(&j, 0, "message"),
+		               "usage"));
+	else if (jsoneq(&j, t, "content_block_start"))
+		anthropicstart(r, &j, (int)idx);
+	else if (jsoneq(&j, t, "content_block_delta"))
+		anthropicdelta(r, &j, (int)idx);
+	else if (jsoneq(&j, t, "message_delta"))
+		anthropicstop(r, &j);
+	else if (jsoneq(&j, t, "message_stop"))
+		r->done = 1;
+	jsonfree(&j);
+	return 0;
+}
+
 static int
 onbody(void *arg, const char *p, size_t n)
 {
@@ -396,7 +562,8 @@ replyinit(Reply *r, Agent *a, Http *h)
 	memset(r, 0, sizeof(*r));
 	r->a = a;
 	r->http = h;
-	sseinit(&r->sse, openaievent, r);
+	sseinit(&r->sse, a->prov->wire == ANTHROPIC ? anthropicevent :
+	        openaievent, r);
 }
 
 static void
@@ -412,6 +579,7 @@ replyfree(Reply *r)
 	free(r->calls);
 	buffree(&r->text);
 	buffree(&r->think);
+	buffree(&r->sig);
 	buffree(&r->err);
 	ssefree(&r->sse);
 }
@@ -586,6 +754,211 @@ openaibody(Agent *a, Buf *b)
 	bufadds(b, "}");
 }
 
+/* Anthropic's messages, built from the stored ones: the results of one
+ * round go back as tool_result blocks of a single user message, and a
+ * user message may hold several blocks, so one stays open for more. */
+typedef struct {
+	Buf *b;
+	int nmsg;		/* messages written */
+	int open;		/* a user message is open */
+	int nblk;		/* blocks in it */
+	size_t cachepos;	/* where the last user block ends, or 0 */
+	Pending p;
+} Abody;
+
+/* Start a block of the open user message, opening one if need be. */
+static void
+ablock(Abody *o)
+{
+	if (!o->open) {
+		bufadds(o->b, o->nmsg++ ? "," : "");
+		bufadds(o->b, "{\"role\":\"user\",\"content\":[");
+		o->open = 1;
+		o->nblk = 0;
+	}
+	bufadds(o->b, o->nblk++ ? "," : "");
+}
+
+/* End a user block: remember where, for the cache mark. */
+static void
+ablockend(Abody *o)
+{
+	o->cachepos = o->b->len;
+	bufaddc(o->b, '}');
+}
+
+static void
+aclose(Abody *o)
+{
+	if (o->open)
+		bufadds(o->b, "]}");
+	o->open = 0;
+}
+
+static void
+aresult(Abody *o, const char *id, const char *text, size_t len, int iserr)
+{
+	ablock(o);
+	bufadds(o->b, "{\"type\":\"tool_result\",\"tool_use_id\":");
+	jsonescs(o->b, id);
+	bufadds(o->b, ",\"content\":");
+	jsonesc(o->b, text, len);
+	bufadds(o->b, iserr ? ",\"is_error\":true" : "");
+	ablockend(o);
+}
+
+/* Calls left without a result still need one, first thing after them. */
+static void
+apending(Abody *o)
+{
+	int i;
+
+	for (i = 0; i < o->p.n; i++) {
+		aresult(o, o->p.id[i], "No result provided", 18, 1);
+		free(o->p.id[i]);
+	}
+	o->p.n = 0;
+}
+
+static void
+aassistant(Abody *o, const Json *j)
+{
+	Buf blocks = { 0 }, *b = &blocks;
+	int content = jsonget(j, 0, "content"), blk, k, t, sig, v;
+
+	for (k = 0; (blk = jsonat(j, content, k)) >= 0; k++) {
+		t = jsonget(j, blk, "type");
+		sig = jsonget(j, blk, "thinkingSignature");
+		if (jsoneq(j, t, "thinking") && sig >= 0 &&
+		    j->t[sig].end > j->t[sig].start) {
+			bufadds(b, b->len ? "," : "");
+			bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
+			jsonraw(b, j, jsonget(j, blk, "thinking"));
+			bufadds(b, ",\"signature\":");
+			jsonraw(b, j, sig);
+			bufadds(b, "}");
+		} else if (jsoneq(j, t, "text") &&
+		           (v = jsonget(j, blk, "text")) >= 0 &&
+		           j->t[v].end > j->t[v].start) {
+			/* Anthropic refuses empty text blocks */
+			bufadds(b, b->len ? "," : "");
+			bufadds(b, "{\"type\":\"text\",\"text\":");
+			jsonraw(b, j, v);
+			bufadds(b, "}");
+		} else if (jsoneq(j, t, "toolCall")) {
+			bufadds(b, b->len ? "," : "");
+			bufadds(b, "{\"type\":\"tool_use\",\"id\":");
+			jsonraw(b, j, jsonget(j, blk, "id"));
+			bufadds(b, ",\"name\":");
+			jsonraw(b, j, jsonget(j, blk, "name"));
+			bufadds(b, ",\"input\":");
+			jsonraw(b, j, jsonget(j, blk, "arguments"));
+			bufadds(b, "}");
+			o->p.id = xrealloc(o->p.id, (o->p.n + 1) * sizeof(*o->p.id));
+			if (!(o->p.id[o->p.n] = jsonstr(j, jsonget(j, blk, "id"))))
+				o->p.id[o->p.n] = xstrdup("");
+			o->p.n++;
+		}
+	}
+	if (blocks.len) {
+		bufadds(o->b, o->nmsg++ ? "," : "");
+		bufadds(o->b, "{\"role\":\"assistant\",\"content\":[");
+		bufadd(o->b, blocks.p, blocks.len);
+		bufadds(o->b, "]}");
+	}
+	buffree(&blocks);
+}
+
+static void
+anthropicmsg(Abody *o, const char *msg)
+{
+	Json j;
+	Buf text = { 0 };
+	char *id;
+	int role, stop, iserr;
+
+	if (jsonparse(&j, msg, strlen(msg)) < 0) {
+		warn("a stored message is not valid JSON: left out");
+		return;
+	}
+	role = jsonget(&j, 0, "role");
+	if (jsoneq(&j, role, "user")) {
+		apending(o);
+		contenttext(&text, &j, jsonget(&j, 0, "content"));
+		ablock(o);
+		bufadds(o->b, "{\"type\":\"text\",\"text\":");
+		jsonesc(o->b, text.len ? text.p : "(empty)",
+		        text.len ? text.len : 7);
+		ablockend(o);
+	} else if (jsoneq(&j, role, "assistant")) {
+		stop = jsonget(&j, 0, "stopReason");
+		if (!jsoneq(&j, stop, "error") && !jsoneq(&j, stop, "aborted")) {
+			apending(o);
+			aclose(o);
+			aassistant(o, &j);
+		}
+	} else if (jsoneq(&j, role, "toolResult")) {
+		id = jsonstr(&j, jsonget(&j, 0, "toolCallId"));
+		contenttext(&text, &j, jsonget(&j, 0, "content"));
+		if (jsonbool(&j, jsonget(&j, 0, "isError"), &iserr) < 0)
+			iserr = 0;
+		aresult(o, id ? id : "", bstr(&text), text.len, iserr);
+		if (id)
+			pendingdrop(&o->p, id);
+		free(id);
+	}
+	buffree(&text);
+	jsonfree(&j);
+}
+
+static void
+anthropicbody(Agent *a, Buf *b)
+{
+	static const char cache[] = ",\"cache_control\":{\"type\":\"ephemeral\"}";
+	Buf msgs = { 0 };
+	Abody o = { 0 };
+	size_t i;
+	int k;
+
+	o.b = &msgs;
+	for (i = 0; i < a->msgs.n; i++)
+		anthropicmsg(&o, a->msgs.v[i]);
+	apending(&o);
+	aclose(&o);
+	free(o.p.id);
+	bufadds(b, "{\"model\":");
+	jsonescs(b, a->model);
+	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", a->prov->maxout);
+	/* the prompt is cached, and the conversation up to its last turn */
+	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");
+	jsonescs(b, a->system);
+	bufadds(b, cache);
+	bufadds(b, "}]");
+	if (a->noffer) {
+		bufadds(b, ",\"tools\":[");
+		for (k = 0; k < a->noffer; k++) {
+			bufadds(b, k ? ",{\"name\":" : "{\"name\":");
+			jsonescs(b, a->offer[k]->name);
+			bufadds(b, ",\"description\":");
+			jsonescs(b, a->offer[k]->desc);
+			bufadds(b, ",\"input_schema\":");
+			bufadds(b, a->offer[k]->schema);
+			bufadds(b, "}");
+		}
+		bufadds(b, "]");
+	}
+	bufadds(b, ",\"messages\":[");
+	if (o.cachepos) {
+		bufadd(b, msgs.p, o.cachepos);
+		bufadds(b, cache);
+		bufadd(b, msgs.p + o.cachepos, msgs.len - o.cachepos);
+	} else {
+		bufadd(b, bstr(&msgs), msgs.len);
+	}
+	bufadds(b, "]}");
+	buffree(&msgs);
+}
+
 /* How long to wait before trying a failed request again, in ms; -1: do not
  * try again, -2: the server asks for a wait longer than retrymax. */
 static long
@@ -670,16 +1043,24 @@ static int
 ask(Agent *a, Reply *r, Http *h)
 {
 	Buf body = { 0 }, auth = { 0 }, url = { 0 };
-	const char *headers[4];
+	const char *headers[5];
 	int attempt, rc, n = 0;
 	long delay;
 
-	openaibody(a, &body);
-	bufaddf(&url, "%s/chat/completions", a->url);
-	if (a->key) {
-		bufaddf(&auth, "Authorization: Bearer %s", a->key);
-		headers[n++] = auth.p;
+	if (a->prov->wire == ANTHROPIC) {
+		anthropicbody(a, &body);
+		bufaddf(&url, "%s/messages", a->url);
+		if (a->key)
+			bufaddf(&auth, "x-api-key: %s", a->key);
+		headers[n++] = "anthropic-version: 2023-06-01";
+	} else {
+		openaibody(a, &body);
+		bufaddf(&url, "%s/chat/completions", a->url);
+		if (a->key)
+			bufaddf(&auth, "Authorization: Bearer %s", a->key);
 	}
+	if (a->key)
+		headers[n++] = auth.p;
 	headers[n++] = "Content-Type: application/json";
 	headers[n++] = "Accept: text/event-stream";
 	headers[n] = NULL;
@@ -748,6 +1129,10 @@ assistantjson(Agent *a, Reply *r, const char *stop)
 	if (r->think.len) {
 		bufadds(&b, "{\"type\":\"thinking\",\"thinking\":");
 		jsonesc(&b, r->think.p, r->think.len);
+		if (r->sig.len) {
+			bufadds(&b, ",\"thinkingSignature\":");
+			jsonesc(&b, r->sig.p, r->sig.len);
+		}
 		bufadds(&b, "}");
 		first = 0;
 	}
@@ -776,7 +1161,10 @@ assistantjson(Agent *a, Reply *r, const char *stop)
 		bufadds(&b, "}");
 		first = 0;
 	}
-	bufadds(&b, "],\"api\":\"openai-completions\",\"provider\":");
+	bufadds(&b, "],\"api\":");
+	jsonescs(&b, a->prov->wire == ANTHROPIC ? "anthropic-messages" :
+	         "openai-completions");
+	bufadds(&b, ",\"provider\":");
 	jsonescs(&b, a->prov->name);
 	bufadds(&b, ",\"model\":");
 	jsonescs(&b, a->model);
@@ -960,7 +1348,7 @@ runcall(Agent *a, Call *c)
 	if (ok)
 		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
 	traceend(a, iserr, &res);
-	msgadd(&a->msgs, resultjson(c, bstr(&res), res.len, iserr));
+	record(a, resultjson(c, bstr(&res), res.len, iserr));
 	jsonfree(&j);
 	buffree(&res);
 	buffree(&what);
@@ -989,11 +1377,12 @@ turn(Agent *a, const char *text, size_t len)
 
 	intr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
-	msgadd(&a->msgs, userjson(text, len));
+	notemodel(a);
+	record(a, userjson(text, len));
 	for (round = 0; round < maxrounds; round++) {
 		if (ask(a, &r, &h) < 0) {
 			if (r.text.len || r.think.len || r.ncalls)
-				msgadd(&a->msgs, assistantjson(a, &r,
+				record(a, assistantjson(a, &r,
 				       intr ? "aborted" : "error"));
 			replyfree(&r);
 			rc = intr ? 130 : 1;
@@ -1006,7 +1395,7 @@ turn(Agent *a, const char *text, size_t len)
 		for (i = 0; i < r.ncalls; i++)
 			if (!r.calls[i].id.len)
 				bufaddf(&r.calls[i].id, "call_%d", ++a->nids);
-		msgadd(&a->msgs, assistantjson(a, &r, NULL));
+		record(a, assistantjson(a, &r, NULL));
 		if (!r.ncalls) {
 			rc = 0;
 			if (!strcmp(r.finish, "length")) {
@@ -1032,6 +1421,7 @@ turn(Agent *a, const char *text, size_t len)
 done:
 	endline(a);
 	showusage(a);
+	sesssync(&a->sess);
 	return rc;
 }
 
@@ -1090,12 +1480,17 @@ oneshot(Agent *a, char **words)
 static int
 command(Agent *a, const char *line)
 {
-	(void)a;
 	if (!strcmp(line, "/quit") || !strcmp(line, "/exit"))
 		return 0;
 	if (!strcmp(line, "/help")) {
-		fputs("/help  this list\n/quit  leave (also /exit, Ctrl-D)\n",
-		      stderr);
+		fputs("/help     this list\n"
+		      "/session  the session file\n"
+		      "/quit     leave (also /exit, Ctrl-D)\n", stderr);
+		return 1;
+	}
+	if (!strcmp(line, "/session")) {
+		fprintf(stderr, "%s\n", a->sess.path ? a->sess.path :
+		        "no session file (-n)");
 		return 1;
 	}
 	warn("unknown command: %s (try /help)", line);
@@ -1153,6 +1548,155 @@ linemode(Agent *a)
 	free(line);
 	buffree(&msg);
 	return rc;
+}
+
+/* A user message holding intro, text and outro, as pi puts summaries
+ * into the context. */
+static char *
+summaryjson(const char *intro, const char *text, const char *outro)
+{
+	Buf t = { 0 };
+	char *json;
+
+	bufadds(&t, intro);
+	bufadds(&t, text);
+	bufadds(&t, outro);
+	json = userjson(t.p, t.len);
+	buffree(&t);
+	return json;
+}
+
+/* The message an entry puts into the context, if any. */
+static void
+entrymsg(Agent *a, const Entry *e)
+{
+	Json j;
+	Buf b = { 0 };
+	char *v, *w;
+	int k;
+
+	if (jsonparse(&j, e->line, strlen(e->line)) < 0)
+		return;
+	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0) {
+		jsonraw(&b, &j, k);
+		msgadd(&a->msgs, bufdetach(&b));
+	} else if (!strcmp(e->type, "branch_summary")) {
+		v = jsonstr(&j, jsonget(&j, 0, "summary"));
+		msgadd(&a->msgs, summaryjson("The following is a summary of a "
+		       "branch that this conversation came back from:\n\n"
+		       "<summary>\n", v ? v : "", "\n</summary>"));
+		free(v);
+	} else if (!strcmp(e->type, "custom_message")) {
+		contenttext(&b, &j, jsonget(&j, 0, "content"));
+		msgadd(&a->msgs, userjson(bstr(&b), b.len));
+	} else if (!strcmp(e->type, "model_change")) {
+		v = jsonstr(&j, jsonget(&j, 0, "provider"));
+		w = jsonstr(&j, jsonget(&j, 0, "modelId"));
+		a->modelnoted = v && w && !strcmp(v, a->prov->name) &&
+		                !strcmp(w, a->model);
+		free(v);
+		free(w);
+	}
+	buffree(&b);
+	jsonfree(&j);
+}
+
+/* The context of a session: the messages on its branch.  After a
+ * compaction its summary stands for what came before the first entry it
+ * kept, as pi builds it. */
+static void
+loadcontext(Agent *a)
+{
+	const Entry **path;
+	size_t n, i, start = 0, comp = (size_t)-1;
+	Json j;
+	char *sum, *kept;
+
+	n = sessbranch(&a->sess, &path);
+	for (i = 0; i < n; i++)
+		if (!strcmp(path[i]->type, "compaction"))
+			comp = i;
+	if (comp != (size_t)-1 &&
+	    jsonparse(&j, path[comp]->line, strlen(path[comp]->line)) == 0) {
+		sum = jsonstr(&j, jsonget(&j, 0, "summary"));
+		kept = jsonstr(&j, jsonget(&j, 0, "firstKeptEntryId"));
+		msgadd(&a->msgs, summaryjson("The conversation history before "
+		       "this point was compacted into the following summary:"
+		       "\n\n<summary>\n", sum ? sum : "", "\n</summary>"));
+		for (start = comp + 1, i = 0; kept && i < comp; i++)
+			if (!strcmp(path[i]->id, kept))
+				start = i;
+		free(sum);
+		free(kept);
+		jsonfree(&j);
+	}
+	for (i = start; i < n; i++)
+		if (i != comp)
+			entrymsg(a, path[i]);
+	free(path);
+}
+
+/* Where sessions live: AGENT_SESSION_DIR, or under the XDG data home. */
+static char *
+sessionbase(void)
+{
+	Buf b = { 0 };
+	const char *v;
+
+	if ((v = getenv("AGENT_SESSION_DIR")) && *v)
+		bufadds(&b, v);
+	else if ((v = getenv("XDG_DATA_HOME")) && *v)
+		bufaddf(&b, "%s/agent/sessions", v);
+	else if ((v = getenv("HOME")) && *v)
+		bufaddf(&b, "%s/.local/share/agent/sessions", v);
+	else
+		return NULL;
+	return bufdetach(&b);
+}
+
+/* -n: none, -c: the latest of this directory, -s: that file (made if it
+ * is not there), -f: a new one holding a copy of that file's branch;
+ * otherwise a new one. */
+static void
+opensession(Agent *a, int mode, const char *file)
+{
+	char cwd[4096], *base, *dir = NULL, *latest;
+	Session from;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		die("getcwd:");
+	if (mode != 'n' && !(base = sessionbase())) {
+		warn("no HOME and no AGENT_SESSION_DIR: no session file");
+		mode = 'n';
+	}
+	if (mode == 'n') {
+		sessnew(&a->sess, NULL, cwd);
+		return;
+	}
+	dir = sessdir(base, cwd);
+	free(base);
+	if (mode == 'c' && (latest = sesslatest(dir))) {
+		if (sessload(&a->sess, latest) < 0)
+			exit(1);
+		free(latest);
+	} else if (mode == 's' && access(file, F_OK) == 0) {
+		if (sessload(&a->sess, file) < 0)
+			exit(1);
+	} else if (mode == 's') {
+		sessnew(&a->sess, dir, cwd);
+		free(a->sess.path);
+		a->sess.path = xstrdup(file);
+	} else if (mode == 'f') {
+		if (sessload(&from, file) < 0)
+			die("-f %s: cannot load it", file);
+		if (sessfork(&a->sess, &from, file, dir, cwd) < 0)
+			exit(1);
+		sessfree(&from);
+	} else {
+		sessnew(&a->sess, dir, cwd);
+	}
+	free(dir);
+	loadcontext(a);
 }
 
 static const Provider *
@@ -1345,7 +1889,6 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	const char *v;
 	long timeout = readtimeout;
 	struct sigaction sa;
-	Buf url = { 0 };
 	Url u;
 
 	if (!pname)
@@ -1369,10 +1912,8 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	if (!a->key && a->prov->keyenv)
 		die("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
 		    a->prov->keyenv);
-	bufaddf(&url, "%s/chat/completions", a->url);
-	if ((v = httpurl(&u, url.p)))
+	if ((v = httpurl(&u, a->url)))
 		die("%s: %s", a->url, v);
-	buffree(&url);
 	if ((v = getenv("AGENT_TIMEOUT")) && atol(v) > 0)
 		timeout = MIN(atol(v), 1000000);
 	offertools(a, toollist);
@@ -1411,13 +1952,19 @@ main(int argc, char *argv[])
 {
 	Agent a;
 	const char *pname = NULL, *model = NULL, *toollist = NULL;
-	int c, rc;
+	const char *file = NULL;
+	int c, rc, mode = 0;
 
 	setlocale(LC_CTYPE, "");
 	memset(&a, 0, sizeof(a));
 	while ((c = getopt(argc, argv, "cnqyjvs:f:P:m:t:")) != -1) {
 		switch (c) {
-		case 'n': break;	/* no session file: none is written yet */
+		case 'c': case 'n': case 's': case 'f':
+			if (mode && mode != c)
+				usage();	/* one session choice */
+			mode = c;
+			file = optarg;
+			break;
 		case 'q': a.quiet = 1; break;
 		case 'y': a.yes = 1; break;
 		case 'v':
@@ -1427,9 +1974,6 @@ main(int argc, char *argv[])
 		case 'P': pname = optarg; break;
 		case 'm': model = optarg; break;
 		case 't': toollist = optarg; break;
-		case 'c': case 's': case 'f':
-			die("-%c: sessions are not supported yet", c);
-			break;
 		case 'j':
 			die("-j: JSON events are not supported yet");
 			break;
@@ -1438,7 +1982,9 @@ main(int argc, char *argv[])
 		}
 	}
 	setup(&a, pname, model, toollist);
+	opensession(&a, mode, file);
 	rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
+	sessfree(&a.sess);
 	httpfree(a.http);
 	msgsfree(&a.msgs);
 	free(a.system);

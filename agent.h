@@ -152,6 +152,41 @@ Httpclient *httpnew(const char *const *cafiles, int conntimeout,
 int httpdo(Httpclient *c, Http *h);
 void httpfree(Httpclient *c);
 
+/* session.c: the JSONL session file, pi's format version 3 */
+typedef struct {
+	char *id;		/* 8 hex digits (pi writes longer ones too) */
+	char *parent;		/* NULL for a first entry */
+	char *type;		/* "message", "compaction", ... */
+	char *line;		/* the line as stored, without its newline */
+} Entry;
+
+typedef struct {
+	char *path;		/* NULL: in memory only (-n) */
+	int fd;			/* open O_APPEND once the file exists, or -1 */
+	char *head;		/* the header line */
+	char *cwd;		/* from the header */
+	Entry *e;		/* every entry, in file order */
+	size_t n, cap;
+	const char *leaf;	/* id of the current leaf (an e[].id), or NULL */
+	size_t saved;		/* e[0..saved) are in the file: a failed
+				 * append is retried by the next one */
+	size_t torn;		/* where a torn last line begins, or 0 */
+	int nonl;		/* the file lacks its final newline: the next
+				 * append starts with one */
+} Session;
+
+char *sessdir(const char *base, const char *cwd);
+char *sesslatest(const char *dir);
+int sessparse(Session *s, const char *text, size_t len, const char *name);
+int sessload(Session *s, const char *path);
+int sessnew(Session *s, const char *dir, const char *cwd);
+int sessfork(Session *s, const Session *from, const char *frompath,
+             const char *dir, const char *cwd);
+int sessappend(Session *s, const char *type, const char *fields);
+int sesssync(Session *s);
+size_t sessbranch(const Session *s, const Entry ***path);
+void sessfree(Session *s);
+
 /* tools.c: the tools the model calls */
 typedef struct {
 	int maxlines;		/* output cut after this many lines */

@@ -3,12 +3,14 @@
 
 /*
  * Providers.  The first row is the default (AGENT_PROVIDER or -P picks
- * another).  All speak the OpenAI chat completions wire; a provider whose
- * key variable is NULL needs no key (AGENT_API_KEY is still sent if set).
+ * another).  The wire is OPENAI (chat completions) or ANTHROPIC
+ * (messages); a provider whose key variable is NULL needs no key
+ * (AGENT_API_KEY is still sent if set).
  */
 static const Provider providers[] = {
 	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field */
 	{ "openai",     OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5-mini",               400000,  32000,  "max_completion_tokens" },
+	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-4-5",        200000,  32000,  NULL },
 	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-4.5", 200000, 32000, "max_tokens" },
 	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens" },
 	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens" },
@@ -21,7 +23,7 @@ static const Provider providers[] = {
 /* Variables never passed to a tool, besides AGENT_API_KEY and the key
  * variables of the providers above. */
 static const char *const secretenv[] = {
-	"ANTHROPIC_API_KEY", "GEMINI_API_KEY", "XAI_API_KEY", "HF_TOKEN",
+	"ANTHROPIC_OAUTH_TOKEN", "GEMINI_API_KEY", "XAI_API_KEY", "HF_TOKEN",
 	NULL
 };
 

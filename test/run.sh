@@ -7,7 +7,7 @@ out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT INT TERM
 # root skips the permission tests: as root, run test/tools as nobody too
 nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env"
-for t in test/json test/sse test/http test/tools test/*.sh nobody; do
+for t in test/json test/sse test/http test/tools test/session test/*.sh nobody; do
 	case $t in
 	test/run.sh|test/lib.sh|test/demo.sh) continue ;;
 	nobody)

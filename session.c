@@ -1,0 +1,737 @@
+/* See LICENSE file for copyright and license details. */
+/* session.c: the JSONL session file, pi's format version 3. */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+enum {
+	HEADMAX = 65536,	/* sesslatest reads no more of a header line */
+	IDTRIES = 100		/* then a whole UUID, as pi does */
+};
+
+/* n random bytes: /dev/urandom, or a clock and pid mix when it fails. */
+static void
+randbytes(unsigned char *p, size_t n)
+{
+	struct timespec ts;
+	unsigned long x;
+	size_t got = 0;
+	ssize_t r;
+	int fd;
+
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
+		while (got < n) {
+			if ((r = read(fd, p + got, n - got)) > 0)
+				got += r;
+			else if (r == 0 || errno != EINTR)
+				break;
+		}
+		close(fd);
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (unsigned long)ts.tv_sec ^ (unsigned long)ts.tv_nsec << 8 ^
+	    (unsigned long)getpid() << 20 ^ (unsigned long)monoms();
+	for (; got < n; got++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x ^= (unsigned long)ts.tv_nsec + got;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[got] = x >> 11;
+	}
+}
+
+/* A UUID version 4 into u[37]. */
+static void
+uuid(char *u)
+{
+	unsigned char b[16];
+
+	randbytes(b, sizeof(b));
+	b[6] = (b[6] & 0x0f) | 0x40;
+	b[8] = (b[8] & 0x3f) | 0x80;
+	snprintf(u, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+	         "%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4],
+	         b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+	         b[14], b[15]);
+}
+
+/* The time now as ISO 8601 UTC with milliseconds into t[32]. */
+static void
+isonow(char *t)
+{
+	long long ms = nowms();
+	time_t sec = ms / 1000;
+	struct tm tm;
+
+	if (!gmtime_r(&sec, &tm))
+		memset(&tm, 0, sizeof(tm));
+	if (strftime(t, 32, "%Y-%m-%dT%H:%M:%S", &tm) != 19)
+		strcpy(t, "1970-01-01T00:00:00");
+	snprintf(t + 19, 13, ".%03dZ", (int)(ms % 1000));
+}
+
+char *
+sessdir(const char *base, const char *cwd)
+{
+	Buf b = { 0 };
+	size_t n = strlen(base);
+	const char *p;
+
+	while (n > 1 && base[n - 1] == '/')
+		n--;
+	bufadd(&b, base, n);
+	bufadds(&b, "/--");
+	if (*cwd == '/' || *cwd == '\\')
+		cwd++;
+	for (p = cwd; *p; p++)
+		bufaddc(&b, strchr("/\\:", *p) ? '-' : *p);
+	bufadds(&b, "--");
+	return bufdetach(&b);
+}
+
+/* Whether p[n] is a session header (pi: type "session", a string id);
+ * if so its version and cwd. */
+static int
+header(const char *p, size_t n, double *version, char **cwd)
+{
+	Json j;
+	double v;
+	int i, ok;
+
+	if (jsonparse(&j, p, n) < 0)
+		return 0;
+	i = jsonget(&j, 0, "id");
+	ok = jsoneq(&j, jsonget(&j, 0, "type"), "session") &&
+	     i >= 0 && j.t[i].type == JSTR;
+	i = jsonget(&j, 0, "cwd");
+	if (ok && i >= 0 && j.t[i].type != JSTR)
+		ok = 0;
+	if (ok && version) {
+		if (jsonnum(&j, jsonget(&j, 0, "version"), &v) < 0)
+			v = 1;	/* pi's first files had none */
+		*version = v;
+	}
+	if (ok && cwd)
+		*cwd = i >= 0 ? jsonstr(&j, i) : xstrdup("");
+	jsonfree(&j);
+	return ok;
+}
+
+/* Whether the first line of file path is a session header. */
+static int
+issession(const char *path)
+{
+	char *buf = xmalloc(HEADMAX), *nl;
+	ssize_t r;
+	size_t n = 0;
+	int fd, ok = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		goto out;
+	while (n < HEADMAX && (r = read(fd, buf + n, HEADMAX - n)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto out;
+		if ((nl = memchr(buf + n, '\n', r))) {
+			n = nl - buf;
+			break;
+		}
+		n += r;
+	}
+	if (n && buf[n - 1] == '\r')
+		n--;
+	ok = header(buf, n, NULL, NULL);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ok;
+}
+
+/* Is a newer than b?  Names break ties: ours begin with their time. */
+static int
+newer(const struct stat *a, const char *an, const struct stat *b,
+      const char *bn)
+{
+	if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
+		return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
+	if (a->st_mtim.tv_nsec != b->st_mtim.tv_nsec)
+		return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
+	return strcmp(an, bn) > 0;
+}
+
+char *
+sesslatest(const char *dir)
+{
+	DIR *d;
+	struct dirent *de;
+	struct stat st, best;
+	char *path, *found = NULL;
+	size_t n;
+
+	memset(&best, 0, sizeof(best));
+	if (!(d = opendir(dir)))
+		return NULL;
+	while ((de = readdir(d))) {
+		n = strlen(de->d_name);
+		if (n <= 6 || strcmp(de->d_name + n - 6, ".jsonl"))
+			continue;
+		path = xmalloc(strlen(dir) + n + 2);
+		sprintf(path, "%s/%s", dir, de->d_name);
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    (found && !newer(&st, path, &best, found)) ||
+		    !issession(path)) {
+			free(path);
+			continue;
+		}
+		free(found);
+		found = path;
+		best = st;
+	}
+	closedir(d);
+	return found;
+}
+
+static int
+hasid(const Session *s, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->e[i].id, id))
+			return 1;
+	return 0;
+}
+
+/* The index of the entry id, looking back from hint first (a parent is
+ * most often just before its child), later ones winning; -1 if none. */
+static long
+find(const Session *s, const char *id, size_t hint)
+{
+	size_t i;
+
+	for (i = MIN(hint, s->n); i-- > 0;)
+		if (!strcmp(s->e[i].id, id))
+			return i;
+	for (i = s->n; i-- > MIN(hint, s->n);)
+		if (!strcmp(s->e[i].id, id))
+			return i;
+	return -1;
+}
+
+/* Add an entry, taking the strings. */
+static void
+addentry(Session *s, char *id, char *parent, char *type, char *line)
+{
+	Entry *e;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->e = xrealloc(s->e, s->cap * sizeof(*s->e));
+	}
+	e = &s->e[s->n++];
+	e->id = id;
+	e->parent = parent;
+	e->type = type;
+	e->line = line;
+	s->leaf = id;
+}
+
+enum { LINEOK, LINEBLANK, LINEJUNK, LINENOTENTRY, LINENOID };
+
+/* Add the line p[n] as an entry if it is one. */
+static int
+addline(Session *s, const char *p, size_t n)
+{
+	Json j;
+	int t, id, par, r = LINENOTENTRY;
+	size_t i;
+
+	for (i = 0; i < n && p[i] && strchr(" \t\r", p[i]); i++)
+		;
+	if (i == n)
+		return LINEBLANK;
+	if (jsonparse(&j, p, n) < 0)
+		return LINEJUNK;
+	t = jsonget(&j, 0, "type");
+	id = jsonget(&j, 0, "id");
+	par = jsonget(&j, 0, "parentId");
+	if (j.t[0].type != JOBJ || t < 0 || j.t[t].type != JSTR)
+		goto out;
+	r = LINENOID;
+	if (id < 0 || j.t[id].type != JSTR || j.t[id].end == j.t[id].start)
+		goto out;
+	r = LINENOTENTRY;
+	if (par >= 0 && j.t[par].type != JSTR && !jsonisnull(&j, par))
+		goto out;
+	addentry(s, jsonstr(&j, id), jsonstr(&j, par), jsonstr(&j, t),
+	         xstrndup(p, n));
+	r = LINEOK;
+out:
+	jsonfree(&j);
+	return r;
+}
+
+/* Free the entries and all else, leaving s empty. */
+void
+sessfree(Session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->e[i].id);
+		free(s->e[i].parent);
+		free(s->e[i].type);
+		free(s->e[i].line);
+	}
+	free(s->e);
+	free(s->head);
+	free(s->cwd);
+	if (s->fd >= 0 && close(s->fd) < 0)
+		warn("close %s:", s->path ? s->path : "session");
+	free(s->path);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+/* The entry lines after the header.  Entries without ids are pi's first
+ * format, which we cannot place in a tree; they are counted in noid. */
+static void
+parselines(Session *s, const char *text, const char *p, const char *end,
+           const char *name, size_t *noid, int v3)
+{
+	const char *nl;
+	size_t n, lineno;
+	int r;
+
+	for (lineno = 2; p < end; p = nl ? nl + 1 : end, lineno++) {
+		nl = memchr(p, '\n', end - p);
+		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (n && p[n - 1] == '\r')
+			n--;
+		r = addline(s, p, n);
+		if (r == LINEOK || r == LINEBLANK)
+			continue;
+		if (r == LINEJUNK && !nl) {	/* a crash mid-append */
+			warn("%s:%zu: torn last line dropped", name, lineno);
+			s->torn = p - text;
+		}
+		else if (r == LINENOID && !v3)
+			++*noid;
+		else
+			warn("%s:%zu: not a valid entry: skipped", name,
+			     lineno);
+	}
+}
+
+int
+sessparse(Session *s, const char *text, size_t len, const char *name)
+{
+	const char *nl, *end = text + len;
+	size_t n, noid = 0;
+	double v;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	nl = memchr(text, '\n', len);
+	n = nl ? (size_t)(nl - text) : len;
+	if (n && text[n - 1] == '\r')
+		n--;
+	if (!header(text, n, &v, &s->cwd)) {
+		warn("%s: not a session file", name);
+		return -1;
+	}
+	s->head = xstrndup(text, n);
+	parselines(s, text, nl ? nl + 1 : end, end, name, &noid, v == 3);
+	if (noid) {
+		warn("%s: session version %g has entries without ids: "
+		     "not supported", name, v);
+		sessfree(s);
+		return -1;
+	}
+	if (v != 3)
+		warn("%s: session version %g: read as version 3", name, v);
+	return 0;
+}
+
+int
+sessload(Session *s, const char *path)
+{
+	Buf b = { 0 };
+	ssize_t r;
+	int fd;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		if (errno != ENOENT)
+			warn("open %s:", path);
+		return -1;
+	}
+	for (;;) {
+		bufgrow(&b, 65536);
+		if ((r = read(fd, b.p + b.len, b.cap - b.len - 1)) == 0)
+			break;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			warn("read %s:", path);
+			close(fd);
+			buffree(&b);
+			return -1;
+		}
+		b.len += r;
+	}
+	close(fd);
+	if (sessparse(s, b.p, b.len, path) < 0) {
+		buffree(&b);
+		errno = EINVAL;
+		return -1;
+	}
+	s->nonl = b.len && b.p[b.len - 1] != '\n';
+	s->saved = s->n;
+	buffree(&b);
+	s->path = xstrdup(path);
+	if ((s->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0) {
+		warn("open %s:", path);
+		sessfree(s);
+		return -1;
+	}
+	/* the half line a crash left is no entry: cut it off, so the file
+	 * is whole again and later loads do not stumble on it */
+	if (s->torn && ftruncate(s->fd, s->torn) == 0)
+		s->nonl = 0;
+	else if (s->torn)
+		warn("truncate %s:", path);
+	return 0;
+}
+
+/* Start s with a new header; with dir, name its file (not yet made). */
+static void
+start(Session *s, const char *dir, const char *cwd, const char *parent)
+{
+	Buf b = { 0 };
+	char u[37], ts[32], *p;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	uuid(u);
+	isonow(ts);
+	bufaddf(&b, "{\"type\":\"session\",\"version\":3,\"id\":\"%s\","
+	        "\"timestamp\":\"%s\",\"cwd\":", u, ts);
+	jsonescs(&b, cwd);
+	if (parent) {
+		bufadds(&b, ",\"parentSession\":");
+		jsonescs(&b, parent);
+	}
+	bufaddc(&b, '}');
+	s->head = bufdetach(&b);
+	s->cwd = xstrdup(cwd);
+	if (!dir)
+		return;
+	/* named as pi names it: the time, then the id */
+	for (p = ts; *p; p++)
+		if (*p == ':' || *p == '.')
+			*p = '-';
+	bufaddf(&b, "%s/%s_%s.jsonl", dir, ts, u);
+	s->path = bufdetach(&b);
+}
+
+int
+sessnew(Session *s, const char *dir, const char *cwd)
+{
+	start(s, dir, cwd, NULL);
+	return 0;
+}
+
+/* mkdir -p, mode 0700; dir is changed and restored. */
+static int
+mkdirp(char *dir)
+{
+	char *p;
+
+	for (p = dir + 1; (p = strchr(p, '/')); *p++ = '/') {
+		*p = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			warn("mkdir %s:", dir);
+			*p = '/';
+			return -1;
+		}
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		warn("mkdir %s:", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* The directory of path, to be freed. */
+static char *
+dirof(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, slash - path);
+}
+
+/* Make a directory's new entries durable. */
+static int
+syncdir(const char *dir)
+{
+	int fd, r;
+
+	if ((fd = open(dir, O_RDONLY | O_CLOEXEC)) < 0) {
+		warn("open %s:", dir);
+		return -1;
+	}
+	/* some file systems cannot sync a directory: nothing to be done */
+	r = fsync(fd) < 0 && errno != EINVAL && errno != ENOTSUP;
+	if (r)
+		warn("fsync %s:", dir);
+	if (close(fd) < 0 && !r) {
+		warn("close %s:", dir);
+		r = 1;
+	}
+	return r ? -1 : 0;
+}
+
+/* Write the header and every entry to a temp file. */
+static int
+writetemp(const Session *s, int fd, const char *tmp)
+{
+	Buf b = { 0 };
+	size_t i;
+	int r;
+
+	bufadds(&b, s->head);
+	bufaddc(&b, '\n');
+	for (i = 0; i < s->n; i++) {
+		bufadds(&b, s->e[i].line);
+		bufaddc(&b, '\n');
+	}
+	if ((r = writeall(fd, b.p, b.len)) < 0 || (r = fsync(fd)) < 0)
+		warn("write %s:", tmp);
+	buffree(&b);
+	if (close(fd) < 0 && r == 0) {
+		warn("close %s:", tmp);
+		r = -1;
+	}
+	return r;
+}
+
+/* Make the file whole: temp file, sync, rename to s->path, sync the
+ * directory; then open it for appends. */
+static int
+writewhole(Session *s)
+{
+	char *dir, *tmp;
+	int fd, r = -1;
+
+	dir = dirof(s->path);
+	tmp = xmalloc(strlen(s->path) + 8);
+	sprintf(tmp, "%s.XXXXXX", s->path);	/* never *.jsonl */
+	if (mkdirp(dir) < 0)
+		goto out;
+	if ((fd = mkstemp(tmp)) < 0) {
+		warn("mkstemp %s:", tmp);
+		goto out;
+	}
+	if (writetemp(s, fd, tmp) < 0) {
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, s->path) < 0) {
+		warn("rename %s:", tmp);
+		unlink(tmp);
+		goto out;
+	}
+	if (syncdir(dir) < 0)
+		goto out;
+	if ((s->fd = open(s->path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0) {
+		warn("open %s:", s->path);
+		goto out;
+	}
+	s->nonl = 0;
+	s->saved = s->n;
+	r = 0;
+out:
+	free(tmp);
+	free(dir);
+	return r;
+}
+
+int
+sessfork(Session *s, const Session *from, const char *frompath,
+         const char *dir, const char *cwd)
+{
+	const Entry **path;
+	char here[4096];
+	Buf abs = { 0 };
+	size_t n, i;
+
+	/* pi records the source as an absolute path */
+	if (frompath && *frompath != '/' && getcwd(here, sizeof(here)))
+		bufaddf(&abs, "%s/", here);
+	if (frompath)
+		bufadds(&abs, frompath);
+	start(s, dir, cwd, frompath ? abs.p : NULL);
+	buffree(&abs);
+	n = sessbranch(from, &path);
+	for (i = 0; i < n; i++)
+		addentry(s, xstrdup(path[i]->id),
+		         path[i]->parent ? xstrdup(path[i]->parent) : NULL,
+		         xstrdup(path[i]->type), xstrdup(path[i]->line));
+	free(path);
+	if (!s->path)
+		return 0;
+	return writewhole(s);
+}
+
+/* A new entry id: 8 hex digits unused in s, into id[37]. */
+static void
+newid(const Session *s, char *id)
+{
+	unsigned char b[4];
+	int k;
+
+	for (k = 0; k < IDTRIES; k++) {
+		randbytes(b, sizeof(b));
+		snprintf(id, 37, "%02x%02x%02x%02x", b[0], b[1], b[2], b[3]);
+		if (!hasid(s, id))
+			return;
+	}
+	do
+		uuid(id);
+	while (hasid(s, id));
+}
+
+/* The line of a new entry; NULL if fields do not make valid JSON. */
+static char *
+entryline(const Session *s, const char *type, const char *id,
+          const char *fields)
+{
+	Buf b = { 0 };
+	char ts[32], *p;
+	Json j;
+
+	isonow(ts);
+	bufadds(&b, "{\"type\":");
+	jsonescs(&b, type);
+	bufaddf(&b, ",\"id\":\"%s\",\"parentId\":", id);
+	if (s->leaf)
+		jsonescs(&b, s->leaf);
+	else
+		bufadds(&b, "null");
+	bufaddf(&b, ",\"timestamp\":\"%s\"%s%s}", ts, *fields ? "," : "",
+	        fields);
+	if (jsonparse(&j, b.p, b.len) < 0) {
+		buffree(&b);
+		return NULL;
+	}
+	jsonfree(&j);
+	/* a newline in valid JSON is only white space between tokens */
+	for (p = b.p; (p = memchr(p, '\n', b.len - (p - b.p))); p++)
+		*p = ' ';
+	return bufdetach(&b);
+}
+
+/* Create the file of a new session, or append the entries not yet in
+ * it: the new one, and any a failed write left behind. */
+static int
+writenew(Session *s)
+{
+	Buf b = { 0 };
+	size_t i;
+	int r;
+
+	if (s->fd < 0)
+		return writewhole(s);
+	if (s->nonl)
+		bufaddc(&b, '\n');
+	for (i = s->saved; i < s->n; i++) {
+		bufadds(&b, s->e[i].line);
+		bufaddc(&b, '\n');
+	}
+	/* one write on O_APPEND: a crash leaves at worst a torn last line */
+	r = writeall(s->fd, b.p, b.len);
+	buffree(&b);
+	if (r < 0) {
+		warn("write %s:", s->path);
+		s->nonl = 1;	/* maybe half a line (else a blank one) */
+		return -1;
+	}
+	s->nonl = 0;
+	s->saved = s->n;
+	return 0;
+}
+
+int
+sessappend(Session *s, const char *type, const char *fields)
+{
+	char id[37], *line;
+
+	newid(s, id);
+	if (!(line = entryline(s, type, id, fields ? fields : ""))) {
+		warn("session: %s entry is not valid JSON: not kept", type);
+		return -1;
+	}
+	addentry(s, xstrdup(id), s->leaf ? xstrdup(s->leaf) : NULL,
+	         xstrdup(type), line);
+	if (!s->path)
+		return 0;
+	return writenew(s);
+}
+
+int
+sesssync(Session *s)
+{
+	if (s->fd >= 0 && fsync(s->fd) < 0) {
+		warn("fsync %s:", s->path);
+		return -1;
+	}
+	return 0;
+}
+
+/* The entries from the root to the leaf, following parentId. */
+size_t
+sessbranch(const Session *s, const Entry ***path)
+{
+	const Entry **p;
+	long i;
+	size_t n = 0, k;
+
+	*path = NULL;
+	if (!s->leaf || (i = find(s, s->leaf, s->n)) < 0)
+		return 0;
+	p = xmalloc(s->n * sizeof(*p));
+	/* at most s->n steps: a file may hold a cycle */
+	while (n < s->n) {
+		p[n++] = &s->e[i];
+		if (!s->e[i].parent || (i = find(s, s->e[i].parent, i)) < 0)
+			break;
+	}
+	for (k = 0; k < n / 2; k++) {
+		const Entry *t = p[k];
+
+		p[k] = p[n - 1 - k];
+		p[n - 1 - k] = t;
+	}
+	*path = p;
+	return n;
+}

@@ -1,0 +1,131 @@
+#!/bin/sh
+# anthropic.sh: the Anthropic messages wire end to end against the fake:
+# the request as the API wants it, the stream's blocks, tool rounds with
+# results merged into one user message, thinking sent back signed, errors.
+. test/lib.sh
+ROOT=$PWD
+W=$T/work
+mkdir -p "$W"
+WIRE=$ROOT/../shared/wire
+
+# runat args...: the agent with -P anthropic in $W, no terminal.
+runat() {
+	(cd "$W" && agentexec setsid -w timeout 30 "$ROOT/agent" -P anthropic \
+	    "$@") </dev/null >"$T/out" 2>"$T/err"
+	RC=$?
+}
+
+# event TYPE JSON: an SSE event as the fake's script lines.
+event() {
+	printf 'line event: %s\nline data: %s\nline\n' "$1" "$2"
+}
+
+text() {
+	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
+	event content_block_start '{"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}'
+	event content_block_delta '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "'"$1"'"}}'
+	event content_block_stop '{"type": "content_block_stop", "index": 0}'
+	event message_delta '{"type": "message_delta", "delta": {"stop_reason": "'"${2:-end_turn}"'"}, "usage": {"output_tokens": 5}}'
+	event message_stop '{"type": "message_stop"}'
+	echo nodone
+}
+
+# tooluse INDEX ID NAME JSON
+tooluse() {
+	event content_block_start '{"type": "content_block_start", "index": '"$1"', "content_block": {"type": "tool_use", "id": "'"$2"'", "name": "'"$3"'", "input": {}}}'
+	event content_block_delta '{"type": "content_block_delta", "index": '"$1"', "delta": {"type": "input_json_delta", "partial_json": '"$4"'}}'
+	event content_block_stop '{"type": "content_block_stop", "index": '"$1"'}'
+}
+
+if [ ! -f "$WIRE/anthropic-stream-toolcall.txt" ]; then
+	ok "anthropic (skipped: ../shared/wire not found)"
+	exit 0
+fi
+
+echo 'hello world' >"$W/hello.txt"
+printf 'raw %s\n' "$WIRE/anthropic-stream-toolcall.txt" >"$T/r1"
+printf 'raw %s\n' "$WIRE/anthropic-stream-text.txt" >"$T/r2"
+startfake -x "$T/r1" "$T/r2"
+runat 'read hello.txt'
+[ "$RC" -eq 0 ] && ok "wire: exit 0" || fail "wire: exit 0" "rc $RC: $(cat "$T/err")"
+printf 'Let me read it.\nIt says: hello w\303\266rld \360\237\216\211' | cmp -s - "$T/out" &&
+    ok "wire: text blocks on stdout" || fail "wire: text blocks on stdout" "$(od -c "$T/out" | head)"
+grep -q 'The user wants the file.' "$T/err" && ok "wire: thinking on stderr" ||
+    fail "wire: thinking on stderr" "$(cat "$T/err")"
+grep -qi '^POST /v1/messages ' "$REQ/1.head" && grep -qi '^x-api-key: test-key' "$REQ/1.head" &&
+    grep -qi '^anthropic-version: 2023-06-01' "$REQ/1.head" && ! grep -qi '^authorization' "$REQ/1.head" &&
+    ok "request: endpoint and headers" || fail "request: endpoint and headers" "$(cat "$REQ/1.head")"
+jsontest "request: model, limits, system cached, tools with input_schema" "$REQ/1.json" \
+    'd["model"] == "fake-model" and d["stream"] is True and d["max_tokens"] > 0 and
+     d["system"][0]["type"] == "text" and d["system"][0]["cache_control"] == {"type": "ephemeral"} and
+     "read" in [t["name"] for t in d["tools"]] and
+     all(t["input_schema"]["type"] == "object" for t in d["tools"]) and
+     d["messages"] == [{"role": "user", "content": [{"type": "text",
+     "text": "read hello.txt", "cache_control": {"type": "ephemeral"}}]}]'
+jsontest "round 2: thinking sent back with its signature" "$REQ/2.json" \
+    'd["messages"][1]["role"] == "assistant" and d["messages"][1]["content"][0] ==
+     {"type": "thinking", "thinking": "The user wants the file.",
+      "signature": "sigAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}'
+jsontest "round 2: text and tool_use blocks" "$REQ/2.json" \
+    'd["messages"][1]["content"][1:] == [{"type": "text", "text": "Let me read it."},
+     {"type": "tool_use", "id": "call_abc123", "name": "read", "input": {"path": "hello.txt"}}]'
+jsontest "round 2: the result as a tool_result block, cached" "$REQ/2.json" \
+    'd["messages"][2] == {"role": "user", "content": [{"type": "tool_result",
+     "tool_use_id": "call_abc123", "content": "hello world\n",
+     "cache_control": {"type": "ephemeral"}}]}'
+F=$(find "$T/sessions" -name '*.jsonl' | head -1)
+grep -q '"thinkingSignature":"sigAAAA' "$F" && grep -q '"api":"anthropic-messages"' "$F" &&
+    ok "session: signature and api stored" || fail "session: signature and api stored" "$(grep assistant "$F" | head -c 400)"
+
+# Two calls in one message: both results in one user message, in order.
+{
+	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
+	tooluse 0 tu_a read '"{\"path\": \"a.txt\"}"'
+	tooluse 1 tu_b read '"{\"path\": \"b.txt\"}"'
+	event message_delta '{"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}}'
+	event message_stop '{"type": "message_stop"}'
+	echo nodone
+} >"$T/two"
+text "Both read." >"$T/done"
+echo aaa >"$W/a.txt"
+echo bbb >"$W/b.txt"
+startfake -x "$T/two" "$T/done"
+runat -n 'read both'
+[ "$RC" -eq 0 ] && [ "$(cat "$T/out")" = "Both read." ] && ok "two calls: answered" ||
+    fail "two calls: answered" "rc $RC: $(cat "$T/err")"
+jsontest "two calls: one user message with both results" "$REQ/2.json" \
+    '[(b["tool_use_id"], b["content"]) for b in d["messages"][-1]["content"]] ==
+     [("tu_a", "aaa\n"), ("tu_b", "bbb\n")] and len(d["messages"]) == 3'
+
+# Errors: an error event mid-stream, an overloaded server, a cut answer.
+{
+	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
+	event error '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}'
+	echo nodone
+} >"$T/err1"
+startfake -x "$T/err1"
+runat -n 'hi'
+[ "$RC" -eq 1 ] && grep -q 'anthropic: Overloaded' "$T/err" && ok "error event: its message, exit 1" ||
+    fail "error event: its message, exit 1" "rc $RC: $(cat "$T/err")"
+printf 'status 529\nretry-after 0\nerror Overloaded\n' >"$T/e529"
+text "fine" >"$T/ok"
+startfake -x "$T/e529" "$T/ok"
+runat -n 'hi'
+[ "$RC" -eq 0 ] && [ "$(cat "$T/out")" = fine ] && ok "529: retried" ||
+    fail "529: retried" "rc $RC: $(cat "$T/err")"
+text "trunc" max_tokens >"$T/cut"
+startfake -x "$T/cut"
+runat -n 'hi'
+[ "$RC" -eq 1 ] && grep -q 'token limit' "$T/err" && ok "max_tokens: cut short, exit 1" ||
+    fail "max_tokens: cut short, exit 1" "rc $RC: $(cat "$T/err")"
+{
+	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
+	event content_block_start '{"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}'
+	event content_block_delta '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "half"}}'
+	echo nodone
+} >"$T/early"
+startfake -x "$T/early"
+runat -n 'hi'
+[ "$RC" -eq 1 ] && grep -q 'ended before the answer was complete' "$T/err" &&
+    ok "no message_stop: the answer is incomplete, exit 1" ||
+    fail "no message_stop: the answer is incomplete, exit 1" "rc $RC: $(cat "$T/err")"

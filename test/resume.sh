@@ -1,0 +1,150 @@
+#!/bin/sh
+# resume.sh: sessions end to end: written as pi writes them, continued
+# (-c), opened (-s, ours or pi's), forked (-f), not written (-n), and
+# loaded whole after a crash in the middle of a turn.
+. test/lib.sh
+ROOT=$PWD
+W=$T/work
+mkdir -p "$W"
+S=$T/sessions
+
+# runat args...: the agent in $W, writing sessions under $S.
+runat() {
+	(cd "$W" && agentexec timeout 30 "$ROOT/agent" "$@") \
+	    </dev/null >"$T/out" 2>"$T/err"
+	RC=$?
+}
+
+files() {
+	find "$S" -name '*.jsonl' 2>/dev/null | sort
+}
+
+alljson() {
+	python3 -c 'import json, sys
+for l in open(sys.argv[1], "rb").read().decode("utf-8").split("\n")[:-1]:
+    json.loads(l)' "$1" 2>/dev/null
+}
+
+if ! command -v python3 >/dev/null 2>&1; then
+	ok "sessions (skipped: no python3)"
+	exit 0
+fi
+
+script a1 <<'X'
+text answer one
+finish stop
+X
+script a2 <<'X'
+text answer two
+finish stop
+X
+startfake -x "$T/a1" "$T/a2"
+runat 'first'
+F=$(files)
+[ "$RC" -eq 0 ] && [ "$(echo "$F" | wc -l)" -eq 1 ] && [ -n "$F" ] &&
+    ok "a session file is written" || fail "a session file is written" "rc $RC, files: $F $(cat "$T/err")"
+case $F in
+"$S/--"*"-work--/"*_*.jsonl) ok "it lives in the directory named after the cwd" ;;
+*) fail "it lives in the directory named after the cwd" "$F" ;;
+esac
+alljson "$F" && ok "every line is JSON" || fail "every line is JSON" "$(cat "$F")"
+python3 - "$F" "$W" <<'X' && ok "header and entries as pi writes them" || fail "header and entries as pi writes them" "$(cat "$F")"
+import json, sys, re
+lines = [json.loads(l) for l in open(sys.argv[1])]
+h = lines[0]
+assert h["type"] == "session" and h["version"] == 3 and h["cwd"] == sys.argv[2]
+assert re.fullmatch(r"[0-9a-f-]{36}", h["id"])
+types = [(l["type"], l.get("message", {}).get("role")) for l in lines[1:]]
+assert types == [("model_change", None), ("message", "user"), ("message", "assistant")], types
+prev = None
+for l in lines[1:]:
+    assert re.fullmatch(r"[0-9a-f]{8}", l["id"]) and l["parentId"] == prev
+    assert l["timestamp"].endswith("Z")
+    prev = l["id"]
+assert lines[2]["message"]["content"][0]["text"] == "first"
+assert lines[3]["message"]["content"][0]["text"] == "answer one"
+X
+grep -q test-key "$F" && fail "no key in the session file" "found" || ok "no key in the session file"
+
+runat -c 'second'
+[ "$(files | wc -l)" -eq 1 ] && ok "-c: the same file goes on" || fail "-c: the same file goes on" "$(files)"
+jsontest "-c: the request holds the earlier exchange" "$REQ/2.json" \
+    '[(m["role"], m["content"]) for m in d["messages"][1:]] ==
+     [("user", "first"), ("assistant", "answer one"), ("user", "second")]'
+[ "$(wc -l <"$F")" -eq 6 ] && ok "-c: two more messages appended" || fail "-c: two more messages appended" "$(cat "$F")"
+
+# A crash in the middle of a turn loses nothing that was written.
+script s1 <<'X'
+text partial
+stall
+X
+startfake -x "$T/s1" "$T/a1"
+rm -f "$T/out"
+(cd "$W" && agentexec "$ROOT/agent" -c 'third') </dev/null >"$T/out" 2>"$T/err" &
+pid=$!
+i=0
+until grep -q partial "$T/out" 2>/dev/null || [ $i -ge 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+grep -q '"third"' "$F" && ok "crash: the user message was on disk at once" ||
+    fail "crash: the user message was on disk at once" "$(tail -2 "$F")"
+printf '{"type":"message","id":"deadbeef","parentId":' >>"$F"
+runat -c 'fourth'
+[ "$RC" -eq 0 ] && ok "torn last line: the session still loads" || fail "torn last line: the session still loads" "rc $RC: $(cat "$T/err")"
+grep -q 'torn' "$T/err" && ok "torn last line: reported" || fail "torn last line: reported" "$(cat "$T/err")"
+jsontest "torn last line: nothing before it lost" "$REQ/2.json" \
+    '[m["content"] for m in d["messages"][1:]] ==
+     ["first", "answer one", "second", "answer two", "third", "fourth"]'
+alljson "$F" && ok "torn last line: cut off, the file is whole again" ||
+    fail "torn last line: cut off, the file is whole again" "$(tail -c 300 "$F")"
+
+# -f: a new file holding a copy of the branch; the original untouched.
+cp "$F" "$T/before"
+startfake -x "$T/a2"
+runat -f "$F" 'fifth'
+[ "$(files | wc -l)" -eq 2 ] && ok "-f: a new session file" || fail "-f: a new session file" "$(files)"
+cmp -s "$F" "$T/before" && ok "-f: the original is untouched" || fail "-f: the original is untouched" "changed"
+G=$(files | grep -v "^$F$")
+python3 - "$G" "$F" <<'X' && ok "-f: the header names its parent" || fail "-f: the header names its parent" "$(head -1 "$G")"
+import json, sys
+h = json.loads(open(sys.argv[1]).readline())
+assert h["type"] == "session" and h["parentSession"] == sys.argv[2]
+X
+jsontest "-f: the request holds the forked history" "$REQ/1.json" \
+    'd["messages"][-1]["content"] == "fifth" and
+     d["messages"][1]["content"] == "first"'
+
+# -s: a session written by pi.
+PI=$ROOT/../shared/wire/pi-session-v3.jsonl
+if [ -f "$PI" ]; then
+	cp "$PI" "$T/pi.jsonl"
+	echo 'hello world' >"$W/hello.txt"
+	startfake -x "$T/a1"
+	runat -s "$T/pi.jsonl" 'and now?'
+	jsontest "-s pi's file: its conversation is sent" "$REQ/1.json" \
+	    '[m["role"] for m in d["messages"]] == ["system", "user",
+	     "assistant", "tool", "assistant", "user"] and
+	     d["messages"][2]["tool_calls"][0]["id"] ==
+	     d["messages"][3]["tool_call_id"]'
+	head -c "$(wc -c <"$PI")" "$T/pi.jsonl" | cmp -s - "$PI" &&
+	    ok "-s pi's file: its lines are kept as they were" ||
+	    fail "-s pi's file: its lines are kept as they were" "changed"
+	alljson "$T/pi.jsonl" && [ "$(wc -l <"$T/pi.jsonl")" -gt "$(wc -l <"$PI")" ] &&
+	    ok "-s pi's file: our entries appended" || fail "-s pi's file: our entries appended" "$(tail -2 "$T/pi.jsonl")"
+else
+	ok "-s pi's file (skipped: ../shared/wire not found)"
+fi
+
+# -s of a file that is not there makes it; -n writes nothing.
+startfake -x "$T/a1" "$T/a2"
+runat -s "$T/new.jsonl" 'hi'
+[ -s "$T/new.jsonl" ] && alljson "$T/new.jsonl" && ok "-s: a new file where asked" ||
+    fail "-s: a new file where asked" "rc $RC: $(cat "$T/err")"
+rm -rf "$S"
+runat -n 'hi'
+[ -z "$(files)" ] && ok "-n: no session file" || fail "-n: no session file" "$(files)"
+runat -c -n 'hi'
+[ "$RC" -eq 2 ] && ok "-c with -n: bad usage" || fail "-c with -n: bad usage" "rc $RC"

@@ -1,0 +1,715 @@
+/* See LICENSE file for copyright and license details. */
+/* test/session.c: unit tests of session.c. */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../agent.h"
+#include "t.h"
+
+#define PIFILE "../shared/wire/pi-session-v3.jsonl"
+
+static char tmp[64];	/* the test's directory */
+static char errpath[128];	/* stderr goes here while captured */
+static int errsave = -1;
+
+static char *
+readfile(const char *path, size_t *len)
+{
+	Buf b = { 0 };
+	char buf[4096];
+	ssize_t r;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return NULL;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		bufadd(&b, buf, r);
+	close(fd);
+	if (len)
+		*len = b.len;
+	return bufdetach(&b);
+}
+
+static int
+writefile(const char *path, const char *s, int append)
+{
+	int fd, r;
+
+	fd = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC),
+	          0600);
+	if (fd < 0)
+		return -1;
+	r = writeall(fd, s, strlen(s));
+	return close(fd) < 0 ? -1 : r;
+}
+
+static int
+exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Capture stderr into errpath until caught() gives it back. */
+static void
+capture(void)
+{
+	int fd;
+
+	fflush(stderr);
+	errsave = dup(2);
+	fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static char *
+caught(void)
+{
+	fflush(stderr);
+	dup2(errsave, 2);
+	close(errsave);
+	return readfile(errpath, NULL);
+}
+
+static char *
+pathf(const char *name)
+{
+	Buf b = { 0 };
+
+	bufaddf(&b, "%s/%s", tmp, name);
+	return bufdetach(&b);
+}
+
+/* Whether every line of the file is one valid JSON object. */
+static int
+alljson(const char *path, size_t *nlines)
+{
+	char *s = readfile(path, NULL), *p, *nl;
+	Json j;
+	int ok = s != NULL;
+
+	*nlines = 0;
+	for (p = s; ok && *p; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			return free(s), 0;
+		ok = jsonparse(&j, p, nl - p) == 0 && j.t[0].type == JOBJ;
+		jsonfree(&j);
+		++*nlines;
+	}
+	free(s);
+	return ok;
+}
+
+static int
+ishex8(const char *s)
+{
+	return strlen(s) == 8 && strspn(s, "0123456789abcdef") == 8;
+}
+
+static int
+isiso(const char *t)
+{
+	const char *f = "dddd-dd-ddTdd:dd:dd.dddZ";
+	size_t i;
+
+	if (strlen(t) != strlen(f))
+		return 0;
+	for (i = 0; f[i]; i++)
+		if (f[i] == 'd' ? !strchr("0123456789", t[i]) : f[i] != t[i])
+			return 0;
+	return 1;
+}
+
+/* String field key of a JSON object line, to be freed, or NULL. */
+static char *
+field(const char *line, const char *key)
+{
+	Json j;
+	char *v;
+
+	if (jsonparse(&j, line, strlen(line)) < 0)
+		return NULL;
+	v = jsonstr(&j, jsonget(&j, 0, key));
+	jsonfree(&j);
+	return v;
+}
+
+static int
+fieldis(const char *line, const char *key, const char *want)
+{
+	char *v = field(line, key);
+	int eq = v && !strcmp(v, want);
+
+	free(v);
+	return eq;
+}
+
+static void
+testdir(void)
+{
+	char *d;
+
+	d = sessdir("/b", "/home/u/proj");
+	T(!strcmp(d, "/b/--home-u-proj--"), "sessdir: %s", d);
+	free(d);
+	d = sessdir("/b/", "C:\\x/y:z");
+	T(!strcmp(d, "/b/--C--x-y-z--"), "sessdir, \\ and : : %s", d);
+	free(d);
+	d = sessdir("s", "/");
+	T(!strcmp(d, "s/----"), "sessdir of /: %s", d);
+	free(d);
+}
+
+/* A new session, three entries; its file checked line by line. */
+static void
+testnew(void)
+{
+	Session s, r;
+	char *dir = pathf("a/b"), *text, *hid, *ts, *base;
+	const char *prev = NULL;
+	size_t n, i;
+	struct stat st;
+	Json j;
+	int ok;
+
+	T(sessnew(&s, dir, "/home/u/\"q\"") == 0, "sessnew");
+	T(s.path && !strncmp(s.path, dir, strlen(dir)) &&
+	  strlen(s.path) > 6 && !strcmp(s.path + strlen(s.path) - 6, ".jsonl"),
+	  "new: path %s", s.path ? s.path : "(null)");
+	base = strrchr(s.path, '/') + 1;
+	T(strlen(base) == 24 + 1 + 36 + 6 && base[24] == '_' &&
+	  base[10] == 'T' && base[13] == '-' && base[19] == '-' &&
+	  base[23] == 'Z', "new: file name %s", base);
+	T(!exists(dir) && s.fd < 0, "new: nothing written before an append");
+	T(s.n == 0 && !s.leaf, "new: no entries, no leaf");
+	T(sessappend(&s, "model_change",
+	             "\"provider\":\"fake\",\"modelId\":\"m\"") == 0,
+	  "append 1");
+	T(exists(s.path), "new: file made at the first append");
+	T(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700,
+	  "new: directory mode 0700");
+	T(sessappend(&s, "message", "\"message\":{\"role\":\"user\",\n"
+	             "\"content\":\"hi\\nthere\"}") == 0, "append 2");
+	T(sessappend(&s, "thinking_level_change", "") == 0, "append 3");
+	T(sesssync(&s) == 0, "sesssync");
+	T(alljson(s.path, &n) && n == 4, "new: 4 lines of JSON (%zu)", n);
+	text = readfile(s.path, NULL);
+	ok = jsonparse(&j, text, strchr(text, '\n') - text) == 0;
+	T(ok && jsoneq(&j, jsonget(&j, 0, "type"), "session"), "head: type");
+	T(ok && strstr(text, ",\"version\":3,"), "head: version 3");
+	hid = jsonstr(&j, jsonget(&j, 0, "id"));
+	T(hid && strlen(hid) == 36 && hid[14] == '4' && hid[8] == '-' &&
+	  strstr(s.path, hid), "head: UUIDv4 id %s, in the name", hid);
+	ts = jsonstr(&j, jsonget(&j, 0, "timestamp"));
+	T(ts && isiso(ts), "head: timestamp %s", ts);
+	T(jsoneq(&j, jsonget(&j, 0, "cwd"), "/home/u/\"q\""), "head: cwd");
+	T(!strcmp(s.cwd, "/home/u/\"q\""), "new: s.cwd");
+	free(hid);
+	free(ts);
+	jsonfree(&j);
+	free(text);
+	for (i = 0; i < s.n; i++) {
+		ts = field(s.e[i].line, "timestamp");
+		T(ishex8(s.e[i].id) && fieldis(s.e[i].line, "id", s.e[i].id) &&
+		  ts && isiso(ts), "entry %zu: id %s, timestamp %s", i,
+		  s.e[i].id, ts);
+		free(ts);
+		T(prev ? s.e[i].parent && !strcmp(s.e[i].parent, prev) &&
+		  fieldis(s.e[i].line, "parentId", prev) :
+		  !s.e[i].parent && strstr(s.e[i].line, "\"parentId\":null"),
+		  "entry %zu: parentId chain", i);
+		prev = s.e[i].id;
+	}
+	T(!strcmp(s.e[1].type, "message") && !strchr(s.e[1].line, '\n') &&
+	  strstr(s.e[1].line, "\"hi\\nthere\""), "entry: one line");
+	T(s.leaf == s.e[2].id, "leaf: the last entry");
+	T(sessload(&r, s.path) == 0, "reload");
+	T(r.n == s.n && !strcmp(r.leaf, s.leaf) && !strcmp(r.head, s.head),
+	  "reload: same entries and leaf");
+	for (i = 0; i < r.n && i < s.n; i++)
+		T(!strcmp(r.e[i].line, s.e[i].line) &&
+		  !strcmp(r.e[i].id, s.e[i].id) &&
+		  !strcmp(r.e[i].type, s.e[i].type), "reload: entry %zu", i);
+	T(!strcmp(r.cwd, s.cwd), "reload: cwd");
+	sessfree(&r);
+	sessfree(&s);
+	T(s.fd == -1 && !s.e && !s.path, "sessfree leaves it empty");
+	free(dir);
+}
+
+static const char head[] = "{\"type\":\"session\",\"version\":3,"
+	"\"id\":\"0b1c\",\"timestamp\":\"2026-01-01T00:00:00.000Z\","
+	"\"cwd\":\"/p\"}\n";
+static const char e1[] = "{\"type\":\"message\",\"id\":\"00000001\","
+	"\"parentId\":null,\"timestamp\":\"t\",\"message\":{\"role\":\"user\","
+	"\"content\":\"a\"}}";
+static const char e2[] = "{\"type\":\"message\",\"id\":\"00000002\","
+	"\"parentId\":\"00000001\",\"timestamp\":\"t\"}";
+
+/* A file made of head and lines, loaded; stderr in *err. */
+static int
+load(Session *s, const char *name, const char *text, char **err)
+{
+	char *path = pathf(name);
+	int r;
+
+	writefile(path, text, 0);
+	capture();
+	r = sessload(s, path);
+	*err = caught();
+	free(path);
+	return r;
+}
+
+static void
+testtorn(void)
+{
+	Session s;
+	Buf b = { 0 };
+	char *err, *text, *path = pathf("torn.jsonl");
+	size_t n;
+
+	bufaddf(&b, "%s%s\n%s\n{\"type\":\"message\",\"id\":\"000", head, e1,
+	        e2);
+	T(load(&s, "torn.jsonl", b.p, &err) == 0, "torn: loads");
+	T(strstr(err, "torn.jsonl:4: torn last line dropped") != NULL,
+	  "torn: warned");
+	T(s.n == 2 && !strcmp(s.leaf, "00000002") && !s.nonl && s.torn,
+	  "torn: the rest loads");
+	free(err);
+	text = readfile(path, NULL);
+	n = strlen(text);
+	T(n > sizeof(e2) && !strncmp(text + n - sizeof(e2), e2, sizeof(e2) - 1) &&
+	  text[n - 1] == '\n', "torn: the half line is cut off the file");
+	free(text);
+	T(sessappend(&s, "message", "") == 0, "torn: append");
+	sessfree(&s);
+	text = readfile(path, NULL);
+	T(strstr(text, "\"timestamp\":\"t\"}\n{\"type\":\"message\"") != NULL,
+	  "torn: the append follows the last whole line");
+	free(text);
+	capture();
+	T(sessload(&s, path) == 0 && s.n == 3 &&
+	  !strcmp(s.e[2].parent, "00000002"), "torn: reloads, 3 entries");
+	err = caught();
+	T(!*err, "torn: no warning on the next load");
+	free(err);
+	sessfree(&s);
+	T(alljson(path, &n) && n == 4, "torn: every line of the file is whole");
+	free(path);
+	buffree(&b);
+}
+
+static void
+testbadlines(void)
+{
+	Session s;
+	Buf b = { 0 };
+	char *err, *text, *path = pathf("nonl.jsonl");
+	size_t n;
+
+	/* CRLF, a blank line, junk and a non-entry in the middle */
+	bufaddf(&b, "%.*s\r\n%s\r\n\r\n  \nnot json\n{\"id\":\"x\"}\n%s\n",
+	        (int)strlen(head) - 1, head, e1, e2);
+	T(load(&s, "bad.jsonl", b.p, &err) == 0 && s.n == 2,
+	  "bad lines: loads 2 entries");
+	T(strstr(err, "bad.jsonl:5: not a valid entry: skipped") &&
+	  strstr(err, "bad.jsonl:6: not a valid entry: skipped") &&
+	  !strstr(err, ":3:") && !strstr(err, ":4:"),
+	  "bad lines: warned by number, blank lines silent");
+	T(!strcmp(s.e[0].line, e1) && !strchr(s.head, '\r'),
+	  "CRLF: lines without CR");
+	free(err);
+	sessfree(&s);
+	/* a valid last line without its newline */
+	bufreset(&b);
+	bufaddf(&b, "%s%s", head, e1);
+	T(load(&s, "nonl.jsonl", b.p, &err) == 0 && s.n == 1 && !*err,
+	  "no final newline: kept, no warning");
+	free(err);
+	T(sessappend(&s, "message", "\"x\":1") == 0,
+	  "no final newline: append");
+	T(sessappend(&s, "message", "\"x\":2") == 0,
+	  "no final newline: again");
+	sessfree(&s);
+	T(alljson(path, &n) && n == 4, "no final newline: not glued");
+	text = readfile(path, NULL);
+	T(!strncmp(text + strlen(head) + strlen(e1), "\n{", 2),
+	  "no final newline: exactly one newline added");
+	free(text);
+	free(path);
+	/* unknown types and spacing kept as they are */
+	bufreset(&b);
+	bufaddf(&b, "%s{ \"type\" : \"future\", \"id\":\"dead\\u0062eef\", "
+	        "\"z\":[1, {}], \"parentId\" :null, "
+	        "\"u\":\"\\ud83c\\udf89\" }\n"
+	        "{\"type\":\"label\",\"id\":\"ab\","
+	        "\"parentId\":\"deadbeef\"}\n",
+	        head);
+	T(load(&s, "unk.jsonl", b.p, &err) == 0 && s.n == 2 && !*err,
+	  "unknown types load");
+	T(s.n == 2 && !strcmp(s.e[0].type, "future") &&
+	  !strcmp(s.e[0].id, "deadbeef") &&
+	  !strncmp(s.e[0].line, b.p + strlen(head), strlen(s.e[0].line)) &&
+	  b.p[strlen(head) + strlen(s.e[0].line)] == '\n',
+	  "unknown type kept verbatim");
+	free(err);
+	sessfree(&s);
+	buffree(&b);
+}
+
+static void
+testpi(void)
+{
+	Session s;
+	const Entry **p;
+	char *text, *path, *err;
+	static const char *ids[] = {
+		"a35acb91", "20c390f2", "3e3976b4", "a8e3d380", "f0b1bc21",
+		"14c1beeb"
+	};
+	size_t n, i, len;
+
+	if (!(text = readfile(PIFILE, &len))) {
+		T(1, "pi file: (skipped) no %s", PIFILE);
+		return;
+	}
+	path = pathf("pi.jsonl");
+	writefile(path, text, 0);
+	capture();
+	T(sessload(&s, path) == 0, "pi file loads");
+	err = caught();
+	T(!*err, "pi file: no warning");
+	free(err);
+	T(s.n == 6 && s.leaf && !strcmp(s.leaf, "14c1beeb"),
+	  "pi file: 6 entries, leaf 14c1beeb");
+	T(!strcmp(s.cwd, "/home/user/project"), "pi file: cwd");
+	n = sessbranch(&s, &p);
+	T(n == 6, "pi file: branch of 6");
+	for (i = 0; i < n && i < LEN(ids); i++)
+		T(!strcmp(p[i]->id, ids[i]), "pi branch %zu: %s", i, p[i]->id);
+	T(n && !strcmp(p[0]->type, "model_change") && !p[0]->parent,
+	  "pi branch: root first");
+	free(p);
+	sessfree(&s);
+	free(text);
+	free(path);
+}
+
+static void
+testbranch(void)
+{
+	Session s, f;
+	const Entry **p;
+	char *dir = pathf("br"), *before, *after, *head1, *err;
+	size_t n, lb, la, m;
+	const char *b;
+
+	sessnew(&s, dir, "/w");
+	sessappend(&s, "message", "\"k\":\"A\"");
+	sessappend(&s, "message", "\"k\":\"B\"");
+	sessappend(&s, "message", "\"k\":\"C\"");
+	sessappend(&s, "message", "\"k\":\"D\"");
+	b = s.e[1].id;
+	s.leaf = b;
+	T(sessappend(&s, "message", "\"k\":\"E\"") == 0, "branch: append");
+	T(!strcmp(s.e[4].parent, b) && fieldis(s.e[4].line, "parentId", b),
+	  "branch: new entry's parent is the earlier leaf");
+	n = sessbranch(&s, &p);
+	T(n == 3 && p[0] == &s.e[0] && p[1] == &s.e[1] && p[2] == &s.e[4],
+	  "branch: A B E, without C D");
+	free(p);
+	before = readfile(s.path, &lb);
+	T(sessfork(&f, &s, s.path, dir, "/v") == 0, "fork");
+	T(f.path && strcmp(f.path, s.path) && exists(f.path),
+	  "fork: a new file");
+	T(f.n == 3 && !strcmp(f.leaf, s.e[4].id), "fork: the branch, leaf E");
+	T(f.n == 3 && !strcmp(f.e[0].line, s.e[0].line) &&
+	  !strcmp(f.e[1].line, s.e[1].line) &&
+	  !strcmp(f.e[2].line, s.e[4].line), "fork: lines verbatim");
+	T(fieldis(f.head, "parentSession", s.path) &&
+	  fieldis(f.head, "cwd", "/v") && !fieldis(f.head, "id", "x"),
+	  "fork: header with parentSession %s", f.head);
+	T(alljson(f.path, &m) && m == 4, "fork: file of 4 lines");
+	after = readfile(s.path, &la);
+	T(lb == la && !memcmp(before, after, la), "fork: source unchanged");
+	free(after);
+	T(sessappend(&f, "message", "") == 0 &&
+	  !strcmp(f.e[3].parent, s.e[4].id), "fork: appends go on from E");
+	head1 = field(f.head, "id");
+	T(head1 && !fieldis(s.head, "id", head1), "fork: a new session id");
+	free(head1);
+	sessfree(&f);
+	after = readfile(s.path, &la);
+	T(lb == la && !memcmp(before, after, la), "fork: source still same");
+	free(after);
+	free(before);
+	/* reloaded, the leaf is the last entry: E */
+	capture();
+	T(sessload(&f, s.path) == 0, "branch: reload");
+	err = caught();
+	free(err);
+	n = sessbranch(&f, &p);
+	T(n == 3 && !strcmp(p[2]->id, s.e[4].id), "branch: reload's branch");
+	free(p);
+	sessfree(&f);
+	/* a cycle and a missing parent do not hang or overflow */
+	s.e[0].parent = xstrdup(s.e[4].id);
+	n = sessbranch(&s, &p);
+	T(n <= s.n, "branch: cycle bounded (%zu)", n);
+	free(p);
+	free(s.e[0].parent);
+	s.e[0].parent = xstrdup("gone");
+	n = sessbranch(&s, &p);
+	T(n == 3, "branch: stops at a missing parent");
+	free(p);
+	s.leaf = NULL;
+	T(sessbranch(&s, &p) == 0 && !p, "branch: no leaf, nothing");
+	sessfree(&s);
+	free(dir);
+}
+
+static void
+touch(const char *path, const char *text, time_t t)
+{
+	struct timespec ts[2];
+
+	writefile(path, text, 0);
+	ts[0].tv_sec = ts[1].tv_sec = t;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	utimensat(AT_FDCWD, path, ts, 0);
+}
+
+static void
+testlatest(void)
+{
+	char *dir = pathf("lat"), *p, *l;
+
+	T(sesslatest(dir) == NULL, "latest: no directory, NULL");
+	mkdir(dir, 0700);
+	T(sesslatest(dir) == NULL, "latest: empty directory, NULL");
+	p = pathf("lat/a.jsonl");
+	touch(p, head, 1000);
+	free(p);
+	p = pathf("lat/b.jsonl");
+	touch(p, head, 2000);
+	free(p);
+	p = pathf("lat/c.jsonl");
+	touch(p, e1, 3000);
+	free(p);
+	p = pathf("lat/d.txt");
+	touch(p, head, 4000);
+	free(p);
+	p = pathf("lat/e.jsonl.x");
+	touch(p, head, 4000);
+	free(p);
+	l = sesslatest(dir);
+	T(l && strstr(l, "/lat/b.jsonl"), "latest: newest session, %s", l);
+	free(l);
+	free(dir);
+}
+
+static void
+testnone(void)
+{
+	Session s;
+	char cwd[4096], *dir = pathf("none");
+	DIR *d;
+	struct dirent *de;
+	int files = 0;
+
+	mkdir(dir, 0700);
+	getcwd(cwd, sizeof(cwd));
+	chdir(dir);
+	T(sessnew(&s, NULL, "/x") == 0 && !s.path && s.fd < 0, "-n: new");
+	T(sessappend(&s, "message", "\"a\":1") == 0 &&
+	  sessappend(&s, "message", "") == 0 && s.n == 2 &&
+	  !strcmp(s.e[1].parent, s.e[0].id), "-n: appends in memory");
+	T(sesssync(&s) == 0, "-n: sync");
+	sessfree(&s);
+	chdir(cwd);
+	d = opendir(dir);
+	while (d && (de = readdir(d)))
+		files += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	T(files == 0, "-n: nothing written");
+	free(dir);
+}
+
+static void
+testnotsession(void)
+{
+	Session s;
+	Buf b = { 0 };
+	char *err, *path;
+	static const char junk[] = "\x7f" "ELF\x01\x02\0\0\xff\xfe{}\n\n";
+
+	T(load(&s, "x.jsonl", e1, &err) < 0 && errno != ENOENT,
+	  "no header: refused");
+	T(strstr(err, "x.jsonl: not a session file") != NULL,
+	  "no header: warned");
+	T(s.fd < 0 && s.n == 0, "no header: s empty");
+	free(err);
+	T(load(&s, "empty.jsonl", "", &err) < 0, "empty file: refused");
+	free(err);
+	capture();
+	T(sessparse(&s, junk, sizeof(junk) - 1, "junk") < 0, "junk: refused");
+	err = caught();
+	T(strstr(err, "junk: not a session file") != NULL, "junk: warned");
+	free(err);
+	path = pathf("missing.jsonl");
+	capture();
+	T(sessload(&s, path) < 0 && errno == ENOENT, "missing: ENOENT");
+	err = caught();
+	T(!*err, "missing: no warning");
+	free(err);
+	free(path);
+	/* older versions: with ids they load, warned; without, refused */
+	bufaddf(&b, "{\"type\":\"session\",\"version\":2,\"id\":\"u\","
+	        "\"cwd\":\"/\"}\n%s\n", e1);
+	T(load(&s, "v2.jsonl", b.p, &err) == 0 && s.n == 1, "version 2 loads");
+	T(strstr(err, "version 2") != NULL, "version 2: warned");
+	free(err);
+	sessfree(&s);
+	bufreset(&b);
+	bufaddf(&b, "{\"type\":\"session\",\"id\":\"u\",\"cwd\":\"/\"}\n"
+	        "{\"type\":\"message\",\"message\":{}}\n");
+	T(load(&s, "v1.jsonl", b.p, &err) < 0, "version 1 without ids: "
+	  "refused");
+	T(strstr(err, "not supported") != NULL, "version 1: warned");
+	free(err);
+	buffree(&b);
+	/* bad fields from a caller do not reach the file */
+	sessnew(&s, NULL, "/");
+	capture();
+	T(sessappend(&s, "message", "\"a\":") < 0 && s.n == 0,
+	  "append: invalid fields refused");
+	free(caught());
+	sessfree(&s);
+}
+
+/* A full disk: warned, the entry kept, the next append on a new line. */
+static void
+testfull(void)
+{
+	Session s;
+	const Entry **p;
+	char *dir = pathf("full"), *err, *path;
+	size_t n;
+	int fd, keep;
+
+	sessnew(&s, dir, "/");
+	sessappend(&s, "message", "");
+	if ((fd = open("/dev/full", O_WRONLY)) < 0) {
+		T(1, "full disk: (skipped) no /dev/full");
+		sessfree(&s);
+		free(dir);
+		return;
+	}
+	keep = dup(s.fd);
+	dup2(fd, s.fd);
+	close(fd);
+	capture();
+	T(sessappend(&s, "message", "\"n\":2") < 0, "full disk: -1");
+	err = caught();
+	T(strstr(err, "write ") && strstr(err, "No space"), "full disk: warned");
+	free(err);
+	T(s.n == 2 && s.leaf == s.e[1].id, "full disk: entry kept in memory");
+	dup2(keep, s.fd);
+	close(keep);
+	T(sessappend(&s, "message", "\"n\":3") == 0 && s.n == 3,
+	  "full disk: the next append works");
+	sessfree(&s);
+	path = sesslatest(dir);
+	capture();
+	T(path && sessload(&s, path) == 0 && s.n == 3,
+	  "full disk: the lost entry written with the next");
+	err = caught();
+	T(!*err, "full disk: file loads without a warning");
+	free(err);
+	n = sessbranch(&s, &p);
+	T(n == 3, "full disk: branch whole");
+	free(p);
+	sessfree(&s);
+	capture();
+	T(sessload(&s, dir) < 0, "a directory is no session");
+	free(caught());
+	free(path);
+	free(dir);
+}
+
+static void
+testids(void)
+{
+	Session s;
+	size_t i, k;
+	int dup = 0;
+
+	sessnew(&s, NULL, "/");
+	for (i = 0; i < 300; i++)
+		sessappend(&s, "custom", "");
+	for (i = 0; i < s.n; i++)
+		for (k = i + 1; k < s.n; k++)
+			dup += !strcmp(s.e[i].id, s.e[k].id);
+	T(s.n == 300 && !dup, "300 ids, all different");
+	sessfree(&s);
+}
+
+static void
+rmtree(const char *path)
+{
+	DIR *d;
+	struct dirent *de;
+	Buf b = { 0 };
+
+	if ((d = opendir(path))) {
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") ||
+			    !strcmp(de->d_name, ".."))
+				continue;
+			bufreset(&b);
+			bufaddf(&b, "%s/%s", path, de->d_name);
+			rmtree(b.p);
+		}
+		closedir(d);
+		rmdir(path);
+	} else {
+		unlink(path);
+	}
+	buffree(&b);
+}
+
+int
+main(void)
+{
+	strcpy(tmp, "/tmp/agent-session-XXXXXX");
+	if (!mkdtemp(tmp)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(errpath, sizeof(errpath), "%s.err", tmp);
+	testdir();
+	testnew();
+	testtorn();
+	testbadlines();
+	testpi();
+	testbranch();
+	testlatest();
+	testnone();
+	testnotsession();
+	testfull();
+	testids();
+	rmtree(tmp);
+	unlink(errpath);
+	return tfail != 0;
+}
