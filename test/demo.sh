@@ -65,7 +65,7 @@ printf '\n$ agent -y "fix the typo in hello.c and run it"\n'
 cd "$D/proj" &&
     env AGENT_BASE_URL="http://127.0.0.1:$(cat "$D/port")/v1" \
     AGENT_PROVIDER=llamacpp AGENT_MODEL=demo \
-    "$ROOT/agent" -y "fix the typo in hello.c and run it"
+    "$ROOT/agent" -n -y "fix the typo in hello.c and run it"
 rc=$?
 printf '\n$ cat hello.c\n'
 cat "$D/proj/hello.c"
