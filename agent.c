@@ -1,6 +1,7 @@
 /* See LICENSE file for copyright and license details. */
-/* agent.c: main, flags, the line interface, approvals, the turn loop and
- * the OpenAI chat completions adapter. */
+/* agent.c: main, flags, the line interface, approvals, the turn loop, the
+ * provider adapters (OpenAI chat completions, Anthropic messages) and the
+ * context built from the session. */
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -49,9 +50,11 @@ typedef struct {
 	Call *calls;
 	int ncalls;
 	char finish[32];	/* finish_reason */
-	long long in, out, cached;
+	long long in, out, cached;	/* in counts the cache too */
+	long long cachewrite;
 	int done;		/* data: [DONE] seen */
 	int atend;		/* the connection closed: events are flushed */
+	int again;		/* an error in the stream that a retry may mend */
 	Buf err;		/* an error body, or an error from the stream */
 	Http *http;
 	Sse sse;
@@ -72,6 +75,7 @@ typedef struct Agent {
 	Msgs msgs;		/* the context: the session's branch */
 	Session sess;
 	int modelnoted;		/* a model_change is on the branch */
+	int ioerr;		/* the session file could not be written */
 	char *system;
 	int color;
 	int ttyout;		/* stdout is read by a person: end lines */
@@ -163,7 +167,8 @@ record(Agent *a, char *json)
 
 	bufadds(&f, "\"message\":");
 	bufadds(&f, json);
-	sessappend(&a->sess, "message", f.p);
+	if (sessappend(&a->sess, "message", f.p) < 0)
+		a->ioerr = 1;
 	buffree(&f);
 	msgadd(&a->msgs, json);
 }
@@ -180,7 +185,8 @@ notemodel(Agent *a)
 	jsonescs(&f, a->prov->name);
 	bufadds(&f, ",\"modelId\":");
 	jsonescs(&f, a->model);
-	sessappend(&a->sess, "model_change", f.p);
+	if (sessappend(&a->sess, "model_change", f.p) < 0)
+		a->ioerr = 1;
 	buffree(&f);
 	a->modelnoted = 1;
 }
@@ -425,7 +431,7 @@ anthropicusage(Reply *r, const Json *j, int u)
 		in += v, got = 1;
 	if (jsonnum(j, jsonget(j, u, "cache_creation_input_tokens"), &v) == 0 &&
 	    v >= 0 && v < 1e15)
-		in += v;
+		in += v, r->cachewrite = v;
 	if (jsonnum(j, jsonget(j, u, "cache_read_input_tokens"), &v) == 0 &&
 	    v >= 0 && v < 1e15)
 		in += v, r->cached = v;
@@ -496,6 +502,8 @@ anthropicstop(Reply *r, const Json *j)
 		snprintf(r->finish, sizeof(r->finish), "tool_calls");
 	else if (jsoneq(j, v, "max_tokens"))
 		snprintf(r->finish, sizeof(r->finish), "length");
+	else if (jsoneq(j, v, "refusal"))
+		snprintf(r->finish, sizeof(r->finish), "refusal");
 	else if (v >= 0 && !jsonisnull(j, v))
 		snprintf(r->finish, sizeof(r->finish), "stop");
 	if ((v = jsonget(j, 0, "usage")) >= 0)
@@ -525,6 +533,12 @@ anthropicevent(void *arg, const char *event, const char *data, size_t len)
 		idx = -1;
 	if (jsoneq(&j, t, "error")) {
 		errortext(&r->err, &j, 0);
+		t = jsonget(&j, jsonget(&j, 0, "error"), "type");
+		/* Anthropic reports overload this way, often before a word */
+		r->again = !r->text.len && !r->think.len && !r->ncalls &&
+		           (jsoneq(&j, t, "overloaded_error") ||
+		            jsoneq(&j, t, "api_error") ||
+		            jsoneq(&j, t, "rate_limit_error"));
 		jsonfree(&j);
 		return 1;
 	}
@@ -759,6 +773,7 @@ openaibody(Agent *a, Buf *b)
  * user message may hold several blocks, so one stays open for more. */
 typedef struct {
 	Buf *b;
+	const char *model;	/* whose thinking may go back signed */
 	int nmsg;		/* messages written */
 	int open;		/* a user message is open */
 	int nblk;		/* blocks in it */
@@ -795,12 +810,29 @@ aclose(Abody *o)
 	o->open = 0;
 }
 
+/* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
+ * providers (call_x|fc_y, functions.f:0) map the same way everywhere. */
+static void
+anthid(Buf *b, const char *id)
+{
+	char safe[65];
+	size_t i;
+
+	for (i = 0; id[i] && i < 64; i++)
+		safe[i] = (id[i] >= 'a' && id[i] <= 'z') ||
+		          (id[i] >= 'A' && id[i] <= 'Z') ||
+		          (id[i] >= '0' && id[i] <= '9') || id[i] == '-' ?
+		          id[i] : '_';
+	safe[i] = '\0';
+	jsonescs(b, i ? safe : "_");
+}
+
 static void
 aresult(Abody *o, const char *id, const char *text, size_t len, int iserr)
 {
 	ablock(o);
 	bufadds(o->b, "{\"type\":\"tool_result\",\"tool_use_id\":");
-	jsonescs(o->b, id);
+	anthid(o->b, id);
 	bufadds(o->b, ",\"content\":");
 	jsonesc(o->b, text, len);
 	bufadds(o->b, iserr ? ",\"is_error\":true" : "");
@@ -820,17 +852,59 @@ apending(Abody *o)
 	o->p.n = 0;
 }
 
+/* Whether string token i holds nothing but white space: Anthropic refuses
+ * such text blocks. */
+static int
+blank(const Json *j, int i)
+{
+	Buf v = { 0 };
+	size_t k;
+
+	if (jsonstrbuf(j, i, &v) < 0)
+		return 1;
+	for (k = 0; k < v.len && strchr(" \t\r\n", v.p[k]); k++)
+		;
+	k = k == v.len;
+	buffree(&v);
+	return k;
+}
+
+static void
+atooluse(Abody *o, Buf *b, const Json *j, int blk)
+{
+	int v = jsonget(j, blk, "arguments");
+	char *id = jsonstr(j, jsonget(j, blk, "id"));
+
+	bufadds(b, b->len ? "," : "");
+	bufadds(b, "{\"type\":\"tool_use\",\"id\":");
+	anthid(b, id ? id : "");
+	bufadds(b, ",\"name\":");
+	jsonraw(b, j, jsonget(j, blk, "name"));
+	bufadds(b, ",\"input\":");
+	if (v >= 0 && j->t[v].type == JOBJ)
+		jsonraw(b, j, v);
+	else
+		bufadds(b, "{}");
+	bufadds(b, "}");
+	o->p.id = xrealloc(o->p.id, (o->p.n + 1) * sizeof(*o->p.id));
+	o->p.id[o->p.n++] = id ? id : xstrdup("");
+}
+
+/* A stored answer as Anthropic's assistant message.  Thinking goes back
+ * only signed, and only to the model that signed it: a signature from
+ * elsewhere (pi keeps OpenAI's field name there) would be refused. */
 static void
 aassistant(Abody *o, const Json *j)
 {
 	Buf blocks = { 0 }, *b = &blocks;
-	int content = jsonget(j, 0, "content"), blk, k, t, sig, v;
+	int content = jsonget(j, 0, "content"), blk, k, t, sig, v, own;
 
+	own = jsoneq(j, jsonget(j, 0, "api"), "anthropic-messages") &&
+	      jsoneq(j, jsonget(j, 0, "model"), o->model);
 	for (k = 0; (blk = jsonat(j, content, k)) >= 0; k++) {
 		t = jsonget(j, blk, "type");
 		sig = jsonget(j, blk, "thinkingSignature");
-		if (jsoneq(j, t, "thinking") && sig >= 0 &&
-		    j->t[sig].end > j->t[sig].start) {
+		if (jsoneq(j, t, "thinking") && own && !blank(j, sig)) {
 			bufadds(b, b->len ? "," : "");
 			bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
 			jsonraw(b, j, jsonget(j, blk, "thinking"));
@@ -838,26 +912,13 @@ aassistant(Abody *o, const Json *j)
 			jsonraw(b, j, sig);
 			bufadds(b, "}");
 		} else if (jsoneq(j, t, "text") &&
-		           (v = jsonget(j, blk, "text")) >= 0 &&
-		           j->t[v].end > j->t[v].start) {
-			/* Anthropic refuses empty text blocks */
+		           !blank(j, v = jsonget(j, blk, "text"))) {
 			bufadds(b, b->len ? "," : "");
 			bufadds(b, "{\"type\":\"text\",\"text\":");
 			jsonraw(b, j, v);
 			bufadds(b, "}");
 		} else if (jsoneq(j, t, "toolCall")) {
-			bufadds(b, b->len ? "," : "");
-			bufadds(b, "{\"type\":\"tool_use\",\"id\":");
-			jsonraw(b, j, jsonget(j, blk, "id"));
-			bufadds(b, ",\"name\":");
-			jsonraw(b, j, jsonget(j, blk, "name"));
-			bufadds(b, ",\"input\":");
-			jsonraw(b, j, jsonget(j, blk, "arguments"));
-			bufadds(b, "}");
-			o->p.id = xrealloc(o->p.id, (o->p.n + 1) * sizeof(*o->p.id));
-			if (!(o->p.id[o->p.n] = jsonstr(j, jsonget(j, blk, "id"))))
-				o->p.id[o->p.n] = xstrdup("");
-			o->p.n++;
+			atooluse(o, b, j, blk);
 		}
 	}
 	if (blocks.len) {
@@ -885,10 +946,13 @@ anthropicmsg(Abody *o, const char *msg)
 	if (jsoneq(&j, role, "user")) {
 		apending(o);
 		contenttext(&text, &j, jsonget(&j, 0, "content"));
+		if (strspn(bstr(&text), " \t\r\n") == text.len) {
+			bufreset(&text);
+			bufadds(&text, "(empty)");
+		}
 		ablock(o);
 		bufadds(o->b, "{\"type\":\"text\",\"text\":");
-		jsonesc(o->b, text.len ? text.p : "(empty)",
-		        text.len ? text.len : 7);
+		jsonesc(o->b, text.p, text.len);
 		ablockend(o);
 	} else if (jsoneq(&j, role, "assistant")) {
 		stop = jsonget(&j, 0, "stopReason");
@@ -921,6 +985,7 @@ anthropicbody(Agent *a, Buf *b)
 	int k;
 
 	o.b = &msgs;
+	o.model = a->model;
 	for (i = 0; i < a->msgs.n; i++)
 		anthropicmsg(&o, a->msgs.v[i]);
 	apending(&o);
@@ -962,19 +1027,21 @@ anthropicbody(Agent *a, Buf *b)
 /* How long to wait before trying a failed request again, in ms; -1: do not
  * try again, -2: the server asks for a wait longer than retrymax. */
 static long
-retrydelay(const Http *h, int rc, int attempt)
+retrydelay(const Http *h, const Reply *r, int rc, int attempt)
 {
 	long delay;
 
 	if (intr || attempt >= maxattempts)
 		return -1;
-	if (rc == 0 && h->status != 429 && h->status != 500 &&
+	if (r->again)
+		;	/* an overload said in the stream, before the answer */
+	else if (rc == 0 && h->status != 429 && h->status != 500 &&
 	    h->status != 502 && h->status != 503 && h->status != 504 &&
 	    h->status != 529)
 		return -1;
 	/* only a connection lost before a byte of the answer: a bad host
 	 * name or certificate will not be better next time */
-	if (rc < 0 && !(h->status == 0 && h->transient))
+	else if (rc < 0 && !(h->status == 0 && h->transient))
 		return -1;
 	if (h->retryafter > retrymax)
 		return -2;
@@ -986,7 +1053,7 @@ retrydelay(const Http *h, int rc, int attempt)
 
 /* Sleep ms, or less if interrupted. */
 static void
-pause_(long ms)
+sleepms(long ms)
 {
 	struct timespec ts;
 
@@ -996,7 +1063,6 @@ pause_(long ms)
 		;
 }
 
-/* Say why a request failed, in one line on stderr. */
 /* Say why a request failed, in one line on stderr; what the server said
  * is made safe for the terminal first. */
 static void
@@ -1078,10 +1144,13 @@ ask(Agent *a, Reply *r, Http *h)
 		if (rc == 0 && h->status / 100 == 2) {
 			r->atend = 1;
 			sseend(&r->sse);
-			if (!r->err.len && (r->done || r->finish[0]))
+			/* Anthropic always ends with message_stop; some
+			 * OpenAI servers end with finish_reason alone */
+			if (!r->err.len && (r->done || (r->finish[0] &&
+			    a->prov->wire == OPENAI)))
 				break;
 		}
-		if ((delay = retrydelay(h, rc, attempt)) < 0) {
+		if ((delay = retrydelay(h, r, rc, attempt)) < 0) {
 			failure(a, r, h, rc);
 			if (delay == -2)
 				warn("the server asks for a wait of %ld s: "
@@ -1089,14 +1158,17 @@ ask(Agent *a, Reply *r, Http *h)
 			rc = -1;
 			break;
 		}
-		if (rc == 0)
+		if (r->again)
+			warn("%s: %s, retrying in %.1f s", a->prov->name,
+			     r->err.p, delay / 1000.0);
+		else if (rc == 0)
 			warn("%s: HTTP %d, retrying in %.1f s", a->prov->name,
 			     h->status, delay / 1000.0);
 		else
 			warn("%s: %s, retrying in %.1f s", a->prov->name,
 			     h->err, delay / 1000.0);
 		replyfree(r);
-		pause_(delay);
+		sleepms(delay);
 	}
 	endthinking(a);
 	buffree(&body);
@@ -1169,10 +1241,11 @@ assistantjson(Agent *a, Reply *r, const char *stop)
 	bufadds(&b, ",\"model\":");
 	jsonescs(&b, a->model);
 	bufaddf(&b, ",\"usage\":{\"input\":%lld,\"output\":%lld,"
-	        "\"cacheRead\":%lld,\"cacheWrite\":0,\"totalTokens\":%lld,"
+	        "\"cacheRead\":%lld,\"cacheWrite\":%lld,\"totalTokens\":%lld,"
 	        "\"cost\":{\"input\":0,\"output\":0,\"cacheRead\":0,"
 	        "\"cacheWrite\":0,\"total\":0}}",
-	        r->in - r->cached, r->out, r->cached, r->in + r->out);
+	        r->in - r->cached - r->cachewrite, r->out, r->cached,
+	        r->cachewrite, r->in + r->out);
 	bufadds(&b, ",\"stopReason\":");
 	jsonescs(&b, stop ? stop : stopreason(r));
 	bufaddf(&b, ",\"timestamp\":%lld}", nowms());
@@ -1206,7 +1279,6 @@ resultjson(Call *c, const char *text, size_t len, int iserr)
 	return bufdetach(&b);
 }
 
-/* A few words saying what a call does, for the trace and the question. */
 /* What a call works on: its command, path or pattern, cut to max bytes
  * (0: whole) and made safe for the terminal. */
 static void
@@ -1230,7 +1302,6 @@ summary(Buf *b, const Json *j, int args, size_t max)
 	buffree(&safe);
 }
 
-/* Ask on the terminal whether a call may run: 1 yes, 0 no, -1 no terminal. */
 /* Ask on the terminal whether a call may run: 1 yes, 0 no, -1 no terminal. */
 static int
 approve(Agent *a, int ti, const char *what)
@@ -1291,7 +1362,6 @@ traceend(Agent *a, int iserr, const Buf *res)
 	        lines == 1 ? "" : "s", color(a, "\033[0m"));
 }
 
-/* Run one call; the result, success or error, goes to the conversation. */
 /* Whether a call may run; if not, why, in res. */
 static int
 mayrun(Agent *a, Call *c, int ti, Json *j, Buf *res)
@@ -1366,8 +1436,6 @@ showusage(Agent *a)
 
 /* One user message and the model rounds it sets off: 0 done, 1 failed,
  * 130 interrupted. */
-/* One user message and the model rounds it sets off: 0 done, 1 failed,
- * 130 interrupted. */
 static int
 turn(Agent *a, const char *text, size_t len)
 {
@@ -1376,6 +1444,7 @@ turn(Agent *a, const char *text, size_t len)
 	int round, i, rc = 1;
 
 	intr = 0;
+	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	notemodel(a);
 	record(a, userjson(text, len));
@@ -1394,13 +1463,18 @@ turn(Agent *a, const char *text, size_t len)
 		/* a call must have an id for its result to name */
 		for (i = 0; i < r.ncalls; i++)
 			if (!r.calls[i].id.len)
-				bufaddf(&r.calls[i].id, "call_%d", ++a->nids);
+				bufaddf(&r.calls[i].id, "call_%d_%04x%04x",
+				        ++a->nids, rand() & 0xffff,
+				        rand() & 0xffff);
 		record(a, assistantjson(a, &r, NULL));
 		if (!r.ncalls) {
 			rc = 0;
 			if (!strcmp(r.finish, "length")) {
 				warn("the answer was cut short: the output "
 				     "token limit was reached");
+				rc = 1;
+			} else if (!strcmp(r.finish, "refusal")) {
+				warn("the model refused to answer");
 				rc = 1;
 			}
 			replyfree(&r);
@@ -1421,8 +1495,9 @@ turn(Agent *a, const char *text, size_t len)
 done:
 	endline(a);
 	showusage(a);
-	sesssync(&a->sess);
-	return rc;
+	if (sesssync(&a->sess) < 0)
+		a->ioerr = 1;
+	return rc == 0 && a->ioerr ? 1 : rc;
 }
 
 /* Read all of a piped stdin, up to maxstdin bytes. */
@@ -1566,6 +1641,34 @@ summaryjson(const char *intro, const char *text, const char *outro)
 	return json;
 }
 
+/* A command the user ran in pi (!cmd), as pi shows it to the model. */
+static void
+bashmsg(Agent *a, const Json *j, int m)
+{
+	Buf t = { 0 }, v = { 0 };
+	double code;
+	int no;
+
+	if (jsonbool(j, jsonget(j, m, "excludeFromContext"), &no) == 0 && no)
+		return;
+	jsonstrbuf(j, jsonget(j, m, "command"), &v);
+	bufadds(&t, "Ran `");
+	bufadd(&t, bstr(&v), v.len);
+	bufadds(&t, "`\n```\n");
+	bufreset(&v);
+	jsonstrbuf(j, jsonget(j, m, "output"), &v);
+	bufadd(&t, bstr(&v), v.len);
+	bufadds(&t, v.len && v.p[v.len - 1] != '\n' ? "\n```" : "```");
+	if (jsonnum(j, jsonget(j, m, "exitCode"), &code) == 0 && code != 0 &&
+	    code > -1e9 && code < 1e9)
+		bufaddf(&t, "\n\nCommand exited with code %d", (int)code);
+	if (jsonbool(j, jsonget(j, m, "cancelled"), &no) == 0 && no)
+		bufadds(&t, "\n\n(command cancelled)");
+	msgadd(&a->msgs, userjson(t.p, t.len));
+	buffree(&t);
+	buffree(&v);
+}
+
 /* The message an entry puts into the context, if any. */
 static void
 entrymsg(Agent *a, const Entry *e)
@@ -1573,11 +1676,14 @@ entrymsg(Agent *a, const Entry *e)
 	Json j;
 	Buf b = { 0 };
 	char *v, *w;
-	int k;
+	int k = -1;
 
 	if (jsonparse(&j, e->line, strlen(e->line)) < 0)
 		return;
-	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0) {
+	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0 &&
+	    jsoneq(&j, jsonget(&j, k, "role"), "bashExecution")) {
+		bashmsg(a, &j, k);
+	} else if (!strcmp(e->type, "message") && k >= 0) {
 		jsonraw(&b, &j, k);
 		msgadd(&a->msgs, bufdetach(&b));
 	} else if (!strcmp(e->type, "branch_summary")) {
@@ -1679,16 +1785,21 @@ opensession(Agent *a, int mode, const char *file)
 		if (sessload(&a->sess, latest) < 0)
 			exit(1);
 		free(latest);
-	} else if (mode == 's' && access(file, F_OK) == 0) {
-		if (sessload(&a->sess, file) < 0)
-			exit(1);
 	} else if (mode == 's') {
-		sessnew(&a->sess, dir, cwd);
-		free(a->sess.path);
-		a->sess.path = xstrdup(file);
+		/* a file that is not there, or empty, becomes a new session */
+		if (sessload(&a->sess, file) < 0 && errno != ENOENT)
+			exit(1);
+		if (!a->sess.head) {
+			sessnew(&a->sess, dir, cwd);
+			free(a->sess.path);
+			a->sess.path = xstrdup(file);
+		}
 	} else if (mode == 'f') {
-		if (sessload(&from, file) < 0)
-			die("-f %s: cannot load it", file);
+		/* the file forked from is only read */
+		if (sessread(&from, file) < 0 && errno == ENOENT)
+			die("-f %s: no such session file", file);
+		else if (!from.head)
+			exit(1);
 		if (sessfork(&a->sess, &from, file, dir, cwd) < 0)
 			exit(1);
 		sessfree(&from);
@@ -1737,7 +1848,6 @@ offertools(Agent *a, const char *list)
 	free(s);
 }
 
-/* Append up to max bytes of a file; -1 if it cannot be read. */
 /* Append up to max bytes of a file; -1 with errno if it cannot be read. */
 static int
 addfile(Buf *b, const char *path, size_t max)

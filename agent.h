@@ -178,6 +178,7 @@ typedef struct {
 char *sessdir(const char *base, const char *cwd);
 char *sesslatest(const char *dir);
 int sessparse(Session *s, const char *text, size_t len, const char *name);
+int sessread(Session *s, const char *path);	/* read only, in memory */
 int sessload(Session *s, const char *path);
 int sessnew(Session *s, const char *dir, const char *cwd);
 int sessfork(Session *s, const Session *from, const char *frompath,

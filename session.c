@@ -16,7 +16,9 @@
 
 enum {
 	HEADMAX = 65536,	/* sesslatest reads no more of a header line */
-	IDTRIES = 100		/* then a whole UUID, as pi does */
+	IDTRIES = 100,		/* then a whole UUID, as pi does */
+	STALE = 600		/* a temp file this many seconds old is a
+				 * crash's leftover */
 };
 
 /* n random bytes: /dev/urandom, or a clock and pid mix when it fails. */
@@ -172,6 +174,19 @@ newer(const struct stat *a, const char *an, const struct stat *b,
 	return strcmp(an, bn) > 0;
 }
 
+/* Whether name is one of create's temp files: *.jsonl.XXXXXX. */
+static int
+istemp(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 13 && !strncmp(name + n - 13, ".jsonl.", 7) &&
+	       strspn(name + n - 6, "abcdefghijklmnopqrstuvwxyz"
+	              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
+}
+
+/* The newest session file in dir, to be freed, or NULL.  Temp files a
+ * crash left between mkstemp and link are removed on the way. */
 char *
 sesslatest(const char *dir)
 {
@@ -180,16 +195,23 @@ sesslatest(const char *dir)
 	struct stat st, best;
 	char *path, *found = NULL;
 	size_t n;
+	time_t now = time(NULL);
 
 	memset(&best, 0, sizeof(best));
 	if (!(d = opendir(dir)))
 		return NULL;
 	while ((de = readdir(d))) {
 		n = strlen(de->d_name);
-		if (n <= 6 || strcmp(de->d_name + n - 6, ".jsonl"))
-			continue;
 		path = xmalloc(strlen(dir) + n + 2);
 		sprintf(path, "%s/%s", dir, de->d_name);
+		if (istemp(de->d_name) && lstat(path, &st) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_mtime < now - STALE &&
+		    unlink(path) < 0)
+			warn("unlink %s:", path);
+		if (n <= 6 || strcmp(de->d_name + n - 6, ".jsonl")) {
+			free(path);
+			continue;
+		}
 		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    (found && !newer(&st, path, &best, found)) ||
 		    !issession(path)) {
@@ -366,8 +388,12 @@ sessparse(Session *s, const char *text, size_t len, const char *name)
 	return 0;
 }
 
+/* Load path into s, read only: s->fd is -1 and s->path NULL, so s is
+ * in memory only and appends never reach path; a torn last line stays
+ * in the file.  A missing or empty (0-byte) file fails silently with
+ * errno ENOENT: the caller may make a new session there. */
 int
-sessload(Session *s, const char *path)
+sessread(Session *s, const char *path)
 {
 	Buf b = { 0 };
 	ssize_t r;
@@ -395,14 +421,28 @@ sessload(Session *s, const char *path)
 		b.len += r;
 	}
 	close(fd);
+	if (b.len == 0) {
+		buffree(&b);
+		errno = ENOENT;
+		return -1;
+	}
 	if (sessparse(s, b.p, b.len, path) < 0) {
 		buffree(&b);
 		errno = EINVAL;
 		return -1;
 	}
-	s->nonl = b.len && b.p[b.len - 1] != '\n';
+	s->nonl = b.p[b.len - 1] != '\n';
 	s->saved = s->n;
 	buffree(&b);
+	return 0;
+}
+
+/* sessread, then open path for appends and cut off a torn last line. */
+int
+sessload(Session *s, const char *path)
+{
+	if (sessread(s, path) < 0)
+		return -1;
 	s->path = xstrdup(path);
 	if ((s->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0) {
 		warn("open %s:", path);
@@ -449,6 +489,7 @@ start(Session *s, const char *dir, const char *cwd, const char *parent)
 	s->path = bufdetach(&b);
 }
 
+/* Always 0: nothing is written before the first append. */
 int
 sessnew(Session *s, const char *dir, const char *cwd)
 {
@@ -511,7 +552,7 @@ syncdir(const char *dir)
 	return r ? -1 : 0;
 }
 
-/* Write the header and every entry to a temp file. */
+/* Write the header and every entry to a temp file, sync and close it. */
 static int
 writetemp(const Session *s, int fd, const char *tmp)
 {
@@ -525,8 +566,10 @@ writetemp(const Session *s, int fd, const char *tmp)
 		bufadds(&b, s->e[i].line);
 		bufaddc(&b, '\n');
 	}
-	if ((r = writeall(fd, b.p, b.len)) < 0 || (r = fsync(fd)) < 0)
+	if ((r = writeall(fd, b.p, b.len)) < 0)
 		warn("write %s:", tmp);
+	else if ((r = fsync(fd)) < 0)
+		warn("fsync %s:", tmp);
 	buffree(&b);
 	if (close(fd) < 0 && r == 0) {
 		warn("close %s:", tmp);
@@ -535,13 +578,42 @@ writetemp(const Session *s, int fd, const char *tmp)
 	return r;
 }
 
-/* Make the file whole: temp file, sync, rename to s->path, sync the
- * directory; then open it for appends. */
+/* Put the temp file in place as path: link(2) fails where rename(2)
+ * would replace a file another agent made meanwhile with the same -s
+ * path.  An empty file is replaced: nothing is lost. */
 static int
-writewhole(Session *s)
+place(Session *s, const char *tmp)
+{
+	struct stat st;
+
+	if (lstat(s->path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0) {
+		if (rename(tmp, s->path) == 0)
+			return 0;
+		warn("rename %s:", tmp);
+		return -1;
+	}
+	if (link(tmp, s->path) == 0)
+		return 0;
+	if (errno != EEXIST) {
+		warn("link %s:", s->path);
+		return -1;
+	}
+	warn("%s: made meanwhile by another agent: not overwritten; "
+	     "this session is kept in memory only", s->path);
+	free(s->path);
+	s->path = NULL;
+	return -1;
+}
+
+/* Make the file of a new session: a temp file, synced, put in place,
+ * the directory synced; the temp file's inode is kept open for appends
+ * so that nothing can come between. */
+static int
+create(Session *s)
 {
 	char *dir, *tmp;
-	int fd, r = -1;
+	int fd = -1, made = 0, r = -1;
 
 	dir = dirof(s->path);
 	tmp = xmalloc(strlen(s->path) + 8);
@@ -552,25 +624,31 @@ writewhole(Session *s)
 		warn("mkstemp %s:", tmp);
 		goto out;
 	}
+	made = 1;
 	if (writetemp(s, fd, tmp) < 0) {
-		unlink(tmp);
+		fd = -1;	/* closed */
 		goto out;
 	}
-	if (rename(tmp, s->path) < 0) {
-		warn("rename %s:", tmp);
-		unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0) {
+		warn("open %s:", tmp);
 		goto out;
 	}
-	if (syncdir(dir) < 0)
+	if (place(s, tmp) < 0)
 		goto out;
-	if ((s->fd = open(s->path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0) {
-		warn("open %s:", s->path);
-		goto out;
-	}
+	/* renamed, tmp is gone; else sesslatest removes it later */
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		warn("unlink %s:", tmp);
+	made = 0;
+	s->fd = fd;
+	fd = -1;
 	s->nonl = 0;
 	s->saved = s->n;
-	r = 0;
+	r = syncdir(dir);
 out:
+	if (fd >= 0)
+		close(fd);
+	if (made)
+		unlink(tmp);
 	free(tmp);
 	free(dir);
 	return r;
@@ -600,7 +678,7 @@ sessfork(Session *s, const Session *from, const char *frompath,
 	free(path);
 	if (!s->path)
 		return 0;
-	return writewhole(s);
+	return create(s);
 }
 
 /* A new entry id: 8 hex digits unused in s, into id[37]. */
@@ -651,17 +729,40 @@ entryline(const Session *s, const char *type, const char *id,
 	return bufdetach(&b);
 }
 
+/* A failed append left w > 0 bytes of b in the file and they could not
+ * be cut off: the entries written whole count as saved, so that a retry
+ * writes none twice; a line cut short is junk the next load skips. */
+static void
+partial(Session *s, const char *b, size_t w)
+{
+	size_t o = s->nonl;
+
+	for (; s->saved < s->n; s->saved++) {
+		o += strlen(s->e[s->saved].line);
+		if (o > w)
+			break;
+		o++;
+	}
+	s->nonl = b[w - 1] != '\n';
+}
+
 /* Create the file of a new session, or append the entries not yet in
- * it: the new one, and any a failed write left behind. */
+ * it: the new one, and any a failed write left behind.  A failed append
+ * is cut off again, leaving the file as it was. */
 static int
 writenew(Session *s)
 {
 	Buf b = { 0 };
-	size_t i;
-	int r;
+	struct stat st;
+	size_t i, w = 0;
+	ssize_t r = 0;
 
 	if (s->fd < 0)
-		return writewhole(s);
+		return create(s);
+	if (fstat(s->fd, &st) < 0) {
+		warn("fstat %s:", s->path);
+		return -1;
+	}
 	if (s->nonl)
 		bufaddc(&b, '\n');
 	for (i = s->saved; i < s->n; i++) {
@@ -669,16 +770,30 @@ writenew(Session *s)
 		bufaddc(&b, '\n');
 	}
 	/* one write on O_APPEND: a crash leaves at worst a torn last line */
-	r = writeall(s->fd, b.p, b.len);
-	buffree(&b);
-	if (r < 0) {
-		warn("write %s:", s->path);
-		s->nonl = 1;	/* maybe half a line (else a blank one) */
-		return -1;
+	while (w < b.len) {
+		if ((r = write(s->fd, b.p + w, b.len - w)) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		w += r;
 	}
-	s->nonl = 0;
-	s->saved = s->n;
-	return 0;
+	if (w == b.len) {
+		buffree(&b);
+		s->nonl = 0;
+		s->saved = s->n;
+		return 0;
+	}
+	if (r < 0)
+		warn("write %s:", s->path);
+	else
+		warn("write %s: short write", s->path);
+	if (w > 0 && ftruncate(s->fd, st.st_size) < 0) {
+		warn("truncate %s:", s->path);
+		partial(s, b.p, w);
+	}
+	buffree(&b);
+	return -1;
 }
 
 int

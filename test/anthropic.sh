@@ -129,3 +129,59 @@ runat -n 'hi'
 [ "$RC" -eq 1 ] && grep -q 'ended before the answer was complete' "$T/err" &&
     ok "no message_stop: the answer is incomplete, exit 1" ||
     fail "no message_stop: the answer is incomplete, exit 1" "rc $RC: $(cat "$T/err")"
+
+# Anthropic reports overload inside a 200 stream: tried again when nothing
+# came before it.
+{
+	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
+	event error '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}'
+	echo nodone
+} >"$T/over"
+text "after all" >"$T/ok2"
+startfake -x "$T/over" "$T/ok2"
+runat -n 'hi'
+[ "$RC" -eq 0 ] && [ "$(cat "$T/out")" = "after all" ] && ok "overloaded event before any text: retried" ||
+    fail "overloaded event before any text: retried" "rc $RC: $(cat "$T/err")"
+
+# Refusal is a failure; usage is stored as pi stores it.
+text "no" refusal >"$T/refuse"
+startfake -x "$T/refuse"
+runat -n 'hi'
+[ "$RC" -eq 1 ] && grep -q 'refused' "$T/err" && ok "refusal: exit 1" ||
+    fail "refusal: exit 1" "rc $RC: $(cat "$T/err")"
+{
+	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 50, "output_tokens": 1}}}'
+	text "cached" | grep -v message_start
+} >"$T/usage"
+startfake -x "$T/usage"
+rm -rf "$T/sessions"
+runat 'hi'
+F=$(find "$T/sessions" -name '*.jsonl' | head -1)
+grep -q '"usage":{"input":10,"output":5,"cacheRead":50,"cacheWrite":100,"totalTokens":165' "$F" &&
+    ok "usage: input, cache read and cache write apart" ||
+    fail "usage: input, cache read and cache write apart" "$(grep -o '"usage":{[^}]*' "$F")"
+
+# What goes back: odd ids made safe (the same way in both places), blank
+# text left out, thinking from another provider not sent as signed.
+{
+	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
+	event content_block_start '{"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}'
+	event content_block_delta '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "\\n\\n"}}'
+	tooluse 1 'call|x:1' read '"{\"path\": \"a.txt\"}"'
+	event message_delta '{"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}}'
+	event message_stop '{"type": "message_stop"}'
+	echo nodone
+} >"$T/odd"
+startfake -x "$T/odd" "$T/done"
+runat -n 'go'
+jsontest "odd ids: made safe, the same in tool_use and tool_result" "$REQ/2.json" \
+    'd["messages"][1]["content"][-1]["id"] == "call_x_1" and
+     d["messages"][2]["content"][0]["tool_use_id"] == "call_x_1"'
+jsontest "blank text: not sent" "$REQ/2.json" \
+    '[b["type"] for b in d["messages"][1]["content"]] == ["tool_use"]'
+cp "$WIRE/../wire/pi-session-v3.jsonl" "$T/pi.jsonl" 2>/dev/null
+startfake -x "$T/ok2"
+runat -s "$T/pi.jsonl" 'more'
+jsontest "pi's OpenAI thinking is not sent as signed thinking" "$REQ/1.json" \
+    'all(b["type"] != "thinking" for m in d["messages"] if m["role"] == "assistant"
+         for b in m["content"]) and d["messages"][1]["content"][0]["type"] == "text"'

@@ -148,3 +148,36 @@ runat -n 'hi'
 [ -z "$(files)" ] && ok "-n: no session file" || fail "-n: no session file" "$(files)"
 runat -c -n 'hi'
 [ "$RC" -eq 2 ] && ok "-c with -n: bad usage" || fail "-c with -n: bad usage" "rc $RC"
+
+# An empty file given to -s is a new session; -f of a missing file says so;
+# the fork's source is only read.
+: >"$T/empty.jsonl"
+startfake -x "$T/a1" "$T/a2"
+runat -s "$T/empty.jsonl" 'hi'
+[ "$RC" -eq 0 ] && alljson "$T/empty.jsonl" && [ "$(wc -l <"$T/empty.jsonl")" -eq 4 ] &&
+    ok "-s an empty file: a new session in it" || fail "-s an empty file: a new session in it" "rc $RC: $(cat "$T/err")"
+runat -f "$T/nosuch.jsonl" 'hi'
+[ "$RC" -eq 1 ] && grep -q 'no such session file' "$T/err" && ok "-f a missing file: said, exit 1" ||
+    fail "-f a missing file: said, exit 1" "rc $RC: $(cat "$T/err")"
+
+# A session that cannot be written fails the run, though the answer came.
+startfake -x "$T/a1"
+(cd "$W" && env HOME="$T" AGENT_SESSION_DIR=/proc/agent-no-such-dir \
+    AGENT_BASE_URL="$URL" AGENT_API_KEY=k AGENT_PROVIDER=openai \
+    timeout 30 "$ROOT/agent" 'hi') </dev/null >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" -eq 1 ] && [ "$(cat "$T/out")" = "answer one" ] && ok "unwritable session: the answer, then exit 1" ||
+    fail "unwritable session: the answer, then exit 1" "rc $RC: $(cat "$T/err")"
+
+# pi's !cmd runs reach the model as pi shows them.
+cat >"$T/bash.jsonl" <<'X'
+{"type":"session","version":3,"id":"11111111-2222-4333-8444-555555555555","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}
+{"type":"message","id":"aaaaaaa1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"bashExecution","command":"ls","output":"out8\n","exitCode":2,"cancelled":false,"truncated":false,"timestamp":1}}
+{"type":"message","id":"aaaaaaa2","parentId":"aaaaaaa1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"bashExecution","command":"secret","output":"hidden","exitCode":0,"cancelled":false,"truncated":false,"excludeFromContext":true,"timestamp":2}}
+X
+startfake -x "$T/a1"
+runat -s "$T/bash.jsonl" 'what did ls say?'
+jsontest "pi's bashExecution: in the context as pi shows it" "$REQ/1.json" \
+    'd["messages"][1] == {"role": "user", "content":
+     "Ran `ls`\n```\nout8\n```\n\nCommand exited with code 2"} and
+     "hidden" not in json.dumps(d)'

@@ -1,10 +1,12 @@
 /* See LICENSE file for copyright and license details. */
 /* test/session.c: unit tests of session.c. */
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,6 +58,22 @@ exists(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0;
+}
+
+/* The number of names in dir but . and .. */
+static int
+nfiles(const char *dir)
+{
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
+
+	if (!(d = opendir(dir)))
+		return -1;
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
 }
 
 /* Capture stderr into errpath until caught() gives it back. */
@@ -512,9 +530,36 @@ testlatest(void)
 	p = pathf("lat/e.jsonl.x");
 	touch(p, head, 4000);
 	free(p);
+	/* temp files: old ones removed, nothing else */
+	p = pathf("lat/f.jsonl.Ab9xYz");
+	touch(p, head, 1000);
+	free(p);
+	p = pathf("lat/g.jsonl.Ab9xY");
+	touch(p, head, 1000);
+	free(p);
+	p = pathf("lat/h.jsonl.Ab-xYz");
+	touch(p, head, 1000);
+	free(p);
+	p = pathf("lat/i.jsonl.Ab9xYz");
+	touch(p, head, time(NULL) - 60);
+	free(p);
 	l = sesslatest(dir);
 	T(l && strstr(l, "/lat/b.jsonl"), "latest: newest session, %s", l);
 	free(l);
+	p = pathf("lat/f.jsonl.Ab9xYz");
+	T(!exists(p), "latest: a stale temp file removed");
+	free(p);
+	p = pathf("lat/g.jsonl.Ab9xY");
+	l = pathf("lat/h.jsonl.Ab-xYz");
+	T(exists(p) && exists(l), "latest: other names kept");
+	free(l);
+	free(p);
+	p = pathf("lat/i.jsonl.Ab9xYz");
+	T(exists(p), "latest: a fresh temp file kept");
+	free(p);
+	p = pathf("lat/e.jsonl.x");
+	T(exists(p) && nfiles(dir) == 8, "latest: all else kept");
+	free(p);
 	free(dir);
 }
 
@@ -665,6 +710,258 @@ testids(void)
 	sessfree(&s);
 }
 
+/* Two agents given the same new -s path: the second does not replace
+ * the first's file but goes on in memory. */
+static void
+testrace(void)
+{
+	Session a, b;
+	char *dir = pathf("race"), *err, *before, *after;
+	size_t lb, la, n;
+
+	sessnew(&a, dir, "/a");
+	sessnew(&b, dir, "/b");
+	free(b.path);
+	b.path = xstrdup(a.path);
+	T(sessappend(&a, "message", "\"k\":\"a\"") == 0, "race: first");
+	before = readfile(a.path, &lb);
+	capture();
+	T(sessappend(&b, "message", "\"k\":\"b\"") < 0, "race: second -1");
+	err = caught();
+	T(strstr(err, ".jsonl: made meanwhile by another agent: not "
+	  "overwritten; this session is kept in memory only\n") != NULL,
+	  "race: warned");
+	free(err);
+	T(!b.path && b.fd < 0 && b.n == 1, "race: second in memory only");
+	T(sessappend(&b, "message", "") == 0 && b.n == 2,
+	  "race: second goes on in memory");
+	after = readfile(a.path, &la);
+	T(lb == la && !memcmp(before, after, la), "race: first's file kept");
+	free(after);
+	free(before);
+	T(nfiles(dir) == 1, "race: no temp file left");
+	T(sessappend(&a, "message", "") == 0 && alljson(a.path, &n) &&
+	  n == 3, "race: first goes on in its file");
+	sessfree(&b);
+	sessfree(&a);
+	free(dir);
+}
+
+/* A file size limit (no SIGXFSZ) makes a write fail part way. */
+static void
+limit(struct rlimit *old, rlim_t n)
+{
+	struct rlimit rl;
+
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, old);
+	rl = *old;
+	rl.rlim_cur = n;
+	setrlimit(RLIMIT_FSIZE, &rl);
+}
+
+/* A failed create leaves no temp file, and is tried again. */
+static void
+testcreatefail(void)
+{
+	Session s;
+	struct rlimit old;
+	char *dir = pathf("cf");
+	size_t n;
+
+	sessnew(&s, dir, "/c");
+	limit(&old, 10);
+	capture();
+	T(sessappend(&s, "message", "") < 0, "failed create: -1");
+	free(caught());
+	setrlimit(RLIMIT_FSIZE, &old);
+	T(s.path && s.fd < 0 && nfiles(dir) == 0,
+	  "failed create: no file, no temp file (%d)", nfiles(dir));
+	T(sessappend(&s, "message", "") == 0 && alljson(s.path, &n) && n == 3,
+	  "failed create: the next append makes the file");
+	T(nfiles(dir) == 1, "create: no temp file left");
+	sessfree(&s);
+	free(dir);
+}
+
+/* A short append is cut off again: no fragment amid the file. */
+static void
+testshort(void)
+{
+	Session s;
+	struct rlimit old;
+	struct stat st;
+	char *dir = pathf("short"), *path, *err, *before, *after;
+	size_t lb, la, n, i, k;
+	int dup = 0;
+
+	sessnew(&s, dir, "/");
+	sessappend(&s, "message", "\"n\":1");
+	before = readfile(s.path, &lb);
+	stat(s.path, &st);
+	limit(&old, st.st_size + 20);
+	capture();
+	T(sessappend(&s, "message", "\"n\":2") < 0, "short write: -1");
+	err = caught();
+	setrlimit(RLIMIT_FSIZE, &old);
+	T(strstr(err, "write ") != NULL, "short write: warned");
+	free(err);
+	after = readfile(s.path, &la);
+	T(lb == la && !memcmp(before, after, la),
+	  "short write: the file as it was");
+	free(after);
+	free(before);
+	T(!s.nonl && s.saved == 1 && s.n == 2, "short write: entry unsaved");
+	T(sessappend(&s, "message", "\"n\":3") == 0, "short write: retry");
+	path = xstrdup(s.path);
+	sessfree(&s);
+	capture();
+	T(sessload(&s, path) == 0 && s.n == 3, "short write: 3 entries");
+	err = caught();
+	T(!*err, "short write: loads without a warning");
+	free(err);
+	for (i = 0; i < s.n; i++)
+		for (k = i + 1; k < s.n; k++)
+			dup += !strcmp(s.e[i].id, s.e[k].id);
+	T(!dup && alljson(path, &n) && n == 4, "short write: none twice");
+	sessfree(&s);
+	free(path);
+	free(dir);
+}
+
+/* A part written that cannot be cut off (a pipe): the entries written
+ * whole are not written again. */
+static void
+testuncut(void)
+{
+	Session s;
+	Buf f = { 0 };
+	char *dir = pathf("uncut"), buf[4096];
+	int pfd[2], keep, full;
+	size_t n, got = 0, fill = 0;
+	ssize_t r;
+
+	sessnew(&s, dir, "/");
+	sessappend(&s, "message", "");
+	if ((full = open("/dev/full", O_WRONLY)) < 0 || pipe(pfd) < 0) {
+		T(1, "uncut: (skipped) no /dev/full or pipe");
+		goto out;
+	}
+	keep = dup(s.fd);
+	dup2(full, s.fd);
+	close(full);
+	capture();
+	T(sessappend(&s, "message", "\"small\":1") < 0 && s.saved == 1,
+	  "uncut: nothing written, nothing saved");
+	/* a full pipe but for one page: a long write goes in part way */
+	fcntl(pfd[1], F_SETFL, O_NONBLOCK);
+	while (write(pfd[1], "x", 1) == 1)
+		fill++;
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	if ((r = read(pfd[0], buf, sizeof(buf))) > 0)
+		fill -= r;
+	dup2(pfd[1], s.fd);
+	bufadds(&f, "\"big\":\"");
+	for (n = 0; n < 8000; n++)
+		bufaddc(&f, 'a');
+	bufaddc(&f, '"');
+	T(sessappend(&s, "message", f.p) < 0, "uncut: -1");
+	free(caught());
+	while ((r = read(pfd[0], buf, sizeof(buf))) > 0)
+		got += r;
+	got -= MIN(got, fill);
+	n = strlen(s.e[1].line) + 1;
+	if (got <= n || got >= n + strlen(s.e[2].line)) {
+		T(1, "uncut: (skipped) pipe took %zu bytes", got);
+	} else {
+		T(s.saved == 2 && s.nonl, "uncut: the small entry saved, "
+		  "the big one not, on a new line (%zu)", s.saved);
+	}
+	dup2(keep, s.fd);
+	close(keep);
+	close(pfd[0]);
+	close(pfd[1]);
+	T(sessappend(&s, "message", "") == 0 && s.saved == 4,
+	  "uncut: the next append works");
+out:
+	buffree(&f);
+	sessfree(&s);
+	free(dir);
+}
+
+/* sessread leaves the file alone: no fd, no path, no cut. */
+static void
+testread(void)
+{
+	Session s;
+	Buf b = { 0 };
+	char *path = pathf("ro.jsonl"), *err, *before, *after;
+	size_t lb, la;
+
+	bufaddf(&b, "%s%s\n%s\n{\"type\":\"mess", head, e1, e2);
+	writefile(path, b.p, 0);
+	before = readfile(path, &lb);
+	capture();
+	T(sessread(&s, path) == 0 && s.n == 2 &&
+	  !strcmp(s.leaf, "00000002"), "sessread: loads");
+	err = caught();
+	T(strstr(err, "torn last line dropped") != NULL, "sessread: warned");
+	free(err);
+	T(s.fd == -1 && !s.path, "sessread: no fd, no path");
+	T(sessappend(&s, "message", "") == 0 && s.n == 3,
+	  "sessread: appends in memory");
+	sessfree(&s);
+	after = readfile(path, &la);
+	T(lb == la && !memcmp(before, after, la),
+	  "sessread: the file untouched, torn tail and all");
+	free(after);
+	free(before);
+	free(path);
+	path = pathf("nothere.jsonl");
+	capture();
+	T(sessread(&s, path) < 0 && errno == ENOENT, "sessread: ENOENT");
+	err = caught();
+	T(!*err, "sessread: missing, no warning");
+	free(err);
+	free(path);
+	buffree(&b);
+}
+
+/* An empty file is as good as none: ENOENT, then made over. */
+static void
+testempty(void)
+{
+	Session s;
+	char *dir = pathf("empty"), *path, *err;
+	size_t n;
+
+	mkdir(dir, 0700);
+	path = pathf("empty/e.jsonl");
+	writefile(path, "", 0);
+	capture();
+	T(sessload(&s, path) < 0 && errno == ENOENT && s.fd < 0,
+	  "empty: sessload ENOENT");
+	T(sessread(&s, path) < 0 && errno == ENOENT, "empty: sessread ENOENT");
+	err = caught();
+	T(!*err, "empty: no warning");
+	free(err);
+	sessnew(&s, dir, "/e");
+	free(s.path);
+	s.path = xstrdup(path);
+	capture();
+	T(sessappend(&s, "message", "") == 0 && s.fd >= 0, "empty: made over");
+	err = caught();
+	T(!*err, "empty: made over without a warning");
+	free(err);
+	sessfree(&s);
+	T(alljson(path, &n) && n == 2 && nfiles(dir) == 1,
+	  "empty: a session file, no temp file");
+	T(sessload(&s, path) == 0 && s.n == 1, "empty: reloads");
+	sessfree(&s);
+	free(path);
+	free(dir);
+}
+
 static void
 rmtree(const char *path)
 {
@@ -709,6 +1006,12 @@ main(void)
 	testnotsession();
 	testfull();
 	testids();
+	testrace();
+	testcreatefail();
+	testshort();
+	testuncut();
+	testread();
+	testempty();
 	rmtree(tmp);
 	unlink(errpath);
 	return tfail != 0;
