@@ -732,12 +732,35 @@ openaimsg(Buf *b, const char *msg, Pending *p)
 	jsonfree(&j);
 }
 
+/* The offered tools, each as open, name, description, the schema under
+ * key, close: the two wires differ only in those. */
+static void
+tooldefs(Agent *a, Buf *b, const char *open, const char *key,
+         const char *close)
+{
+	int k;
+
+	if (!a->noffer)
+		return;
+	bufadds(b, ",\"tools\":[");
+	for (k = 0; k < a->noffer; k++) {
+		bufadds(b, k ? "," : "");
+		bufadds(b, open);
+		bufadds(b, "\"name\":");
+		jsonescs(b, a->offer[k]->name);
+		bufadds(b, ",\"description\":");
+		jsonescs(b, a->offer[k]->desc);
+		bufaddf(b, ",\"%s\":%s", key, a->offer[k]->schema);
+		bufadds(b, close);
+	}
+	bufadds(b, "]");
+}
+
 static void
 openaibody(Agent *a, Buf *b)
 {
 	Pending p = { 0 };
 	size_t i;
-	int k;
 
 	bufadds(b, "{\"model\":");
 	jsonescs(b, a->model);
@@ -751,20 +774,8 @@ openaibody(Agent *a, Buf *b)
 	bufadds(b, "],\"stream\":true,"
 	        "\"stream_options\":{\"include_usage\":true}");
 	bufaddf(b, ",\"%s\":%ld", a->prov->maxfield, a->prov->maxout);
-	if (a->noffer) {
-		bufadds(b, ",\"tools\":[");
-		for (k = 0; k < a->noffer; k++) {
-			bufadds(b, k ? ",{" : "{");
-			bufadds(b, "\"type\":\"function\",\"function\":{\"name\":");
-			jsonescs(b, a->offer[k]->name);
-			bufadds(b, ",\"description\":");
-			jsonescs(b, a->offer[k]->desc);
-			bufadds(b, ",\"parameters\":");
-			bufadds(b, a->offer[k]->schema);
-			bufadds(b, "}}");
-		}
-		bufadds(b, "]");
-	}
+	tooldefs(a, b, "{\"type\":\"function\",\"function\":{",
+	         "parameters", "}}");
 	bufadds(b, "}");
 }
 
@@ -982,7 +993,6 @@ anthropicbody(Agent *a, Buf *b)
 	Buf msgs = { 0 };
 	Abody o = { 0 };
 	size_t i;
-	int k;
 
 	o.b = &msgs;
 	o.model = a->model;
@@ -999,19 +1009,7 @@ anthropicbody(Agent *a, Buf *b)
 	jsonescs(b, a->system);
 	bufadds(b, cache);
 	bufadds(b, "}]");
-	if (a->noffer) {
-		bufadds(b, ",\"tools\":[");
-		for (k = 0; k < a->noffer; k++) {
-			bufadds(b, k ? ",{\"name\":" : "{\"name\":");
-			jsonescs(b, a->offer[k]->name);
-			bufadds(b, ",\"description\":");
-			jsonescs(b, a->offer[k]->desc);
-			bufadds(b, ",\"input_schema\":");
-			bufadds(b, a->offer[k]->schema);
-			bufadds(b, "}");
-		}
-		bufadds(b, "]");
-	}
+	tooldefs(a, b, "{", "input_schema", "}");
 	bufadds(b, ",\"messages\":[");
 	if (o.cachepos) {
 		bufadd(b, msgs.p, o.cachepos);
