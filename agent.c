@@ -66,6 +66,7 @@ typedef struct Agent {
 	const char *model, *url;
 	char *key;
 	int quiet, yes;
+	int json;		/* -j: events on stdout instead of text */
 	const Tool *offer[LEN(tools)];
 	int noffer;
 	int always[LEN(tools)];	/* 'a' answered: no more asking */
@@ -106,7 +107,7 @@ onsigint(int sig)
 static void
 usage(void)
 {
-	fputs("usage: agent [-cnqyv] [-s file] [-f file] [-P provider] "
+	fputs("usage: agent [-cnqyjv] [-s file] [-f file] [-P provider] "
 	      "[-m model] [-t tools] [prompt ...]\n", stderr);
 	exit(2);
 }
@@ -215,6 +216,56 @@ out(Agent *a, const char *p, size_t n)
 	a->lastc = (unsigned char)p[n - 1];
 }
 
+/* -j: one event a line on stdout, as pi's json mode writes them; fields
+ * is a JSON fragment or NULL. */
+static void
+emit(Agent *a, const char *type, const char *fields)
+{
+	Buf b = { 0 };
+
+	if (!a->json)
+		return;
+	bufadds(&b, "{\"type\":");
+	jsonescs(&b, type);
+	if (fields && *fields) {
+		bufaddc(&b, ',');
+		bufadds(&b, fields);
+	}
+	bufadds(&b, "}\n");
+	out(a, b.p, b.len);
+	buffree(&b);
+}
+
+/* -j: a message's start and end, for a message that is whole at once. */
+static void
+emitmsg(Agent *a, const char *json, int start)
+{
+	Buf f = { 0 };
+
+	if (!a->json)
+		return;
+	bufadds(&f, "\"message\":");
+	bufadds(&f, json);
+	if (start)
+		emit(a, "message_start", f.p);
+	emit(a, "message_end", f.p);
+	buffree(&f);
+}
+
+/* -j: a piece of the answer as it streams. */
+static void
+emitdelta(Agent *a, const char *kind, const char *p, size_t n)
+{
+	Buf f = { 0 };
+
+	bufaddf(&f, "\"assistantMessageEvent\":{\"type\":\"%s\","
+	        "\"delta\":", kind);
+	jsonesc(&f, p, n);
+	bufadds(&f, "}");
+	emit(a, "message_update", f.p);
+	buffree(&f);
+}
+
 /* Before a trace or a message on a terminal: finish the answer's line. */
 static void
 endline(Agent *a)
@@ -250,15 +301,20 @@ static void
 showtext(Reply *r, const char *p, size_t n)
 {
 	Agent *a = r->a;
+	int first = !r->text.len;
 
 	if (!n)
 		return;
+	keep(&r->text, p, n);
+	if (a->json) {
+		emitdelta(a, "text_delta", p, n);
+		return;
+	}
 	endthinking(a);
-	if (!r->text.len && a->textseen && a->lastc != '\n')
+	if (first && a->textseen && a->lastc != '\n')
 		out(a, "\n", 1);
 	out(a, p, n);
 	a->textseen = 1;
-	keep(&r->text, p, n);
 }
 
 static void
@@ -269,7 +325,9 @@ showthink(Reply *r, const char *p, size_t n)
 
 	if (!n)
 		return;
-	if (!a->quiet) {
+	if (a->json) {
+		emitdelta(a, "thinking_delta", p, n);
+	} else if (!a->quiet) {
 		if (!a->thinking)
 			fputs(color(a, "\033[2m"), stderr);
 		a->thinking = 1;
@@ -1394,6 +1452,36 @@ mayrun(Agent *a, Call *c, int ti, Json *j, Buf *res)
 	return ok > 0;
 }
 
+/* -j: a tool call starting (with its arguments) or ending (with its
+ * result). */
+static void
+emitcall(Agent *a, Call *c, const char *type, const Json *args,
+         const Buf *res, int iserr)
+{
+	Buf f = { 0 };
+
+	if (!a->json)
+		return;
+	bufadds(&f, "\"toolCallId\":");
+	jsonesc(&f, bstr(&c->id), c->id.len);
+	bufadds(&f, ",\"toolName\":");
+	jsonesc(&f, bstr(&c->name), c->name.len);
+	if (res) {
+		bufadds(&f, ",\"result\":{\"content\":[{\"type\":\"text\","
+		        "\"text\":");
+		jsonesc(&f, bstr(res), res->len);
+		bufaddf(&f, "}]},\"isError\":%s", iserr ? "true" : "false");
+	} else {
+		bufadds(&f, ",\"args\":");
+		if (args)
+			jsonraw(&f, args, 0);
+		else
+			bufadds(&f, "{}");
+	}
+	emit(a, type, f.p);
+	buffree(&f);
+}
+
 /* Run one call; its result, success or error, joins the conversation. */
 static void
 runcall(Agent *a, Call *c)
@@ -1413,10 +1501,13 @@ runcall(Agent *a, Call *c)
 		fprintf(stderr, "%s%s%s %s", color(a, "\033[36m"),
 		        ti >= 0 ? tools[ti].name : "tool", color(a, "\033[0m"),
 		        what.p);
+	emitcall(a, c, "tool_execution_start", ok ? &j : NULL, NULL, 0);
 	if (ok)
 		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
 	traceend(a, iserr, &res);
+	emitcall(a, c, "tool_execution_end", NULL, &res, iserr);
 	record(a, resultjson(c, bstr(&res), res.len, iserr));
+	emitmsg(a, a->msgs.v[a->msgs.n - 1], 1);
 	jsonfree(&j);
 	buffree(&res);
 	buffree(&what);
@@ -1445,12 +1536,21 @@ turn(Agent *a, const char *text, size_t len)
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	notemodel(a);
+	emit(a, "agent_start", NULL);
 	record(a, userjson(text, len));
 	for (round = 0; round < maxrounds; round++) {
+		emit(a, "turn_start", NULL);
+		if (!round)
+			emitmsg(a, a->msgs.v[a->msgs.n - 1], 1);
+		emit(a, "message_start",
+		     "\"message\":{\"role\":\"assistant\",\"content\":[]}");
 		if (ask(a, &r, &h) < 0) {
-			if (r.text.len || r.think.len || r.ncalls)
+			if (r.text.len || r.think.len || r.ncalls) {
 				record(a, assistantjson(a, &r,
 				       intr ? "aborted" : "error"));
+				emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
+			}
+			emit(a, "turn_end", NULL);
 			replyfree(&r);
 			rc = intr ? 130 : 1;
 			goto done;
@@ -1465,6 +1565,7 @@ turn(Agent *a, const char *text, size_t len)
 				        ++a->nids, rand() & 0xffff,
 				        rand() & 0xffff);
 		record(a, assistantjson(a, &r, NULL));
+		emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
 		if (!r.ncalls) {
 			rc = 0;
 			if (!strcmp(r.finish, "length")) {
@@ -1475,12 +1576,14 @@ turn(Agent *a, const char *text, size_t len)
 				warn("the model refused to answer");
 				rc = 1;
 			}
+			emit(a, "turn_end", NULL);
 			replyfree(&r);
 			goto done;
 		}
 		endline(a);
 		for (i = 0; i < r.ncalls && !intr; i++)
 			runcall(a, &r.calls[i]);
+		emit(a, "turn_end", NULL);
 		replyfree(&r);
 		if (intr) {
 			endline(a);
@@ -1491,6 +1594,7 @@ turn(Agent *a, const char *text, size_t len)
 	}
 	warn("stopped after %d model calls in one turn", maxrounds);
 done:
+	emit(a, "agent_end", NULL);
 	endline(a);
 	showusage(a);
 	if (sesssync(&a->sess) < 0)
@@ -2082,15 +2186,19 @@ main(int argc, char *argv[])
 		case 'P': pname = optarg; break;
 		case 'm': model = optarg; break;
 		case 't': toollist = optarg; break;
-		case 'j':
-			die("-j: JSON events are not supported yet");
-			break;
+		case 'j': a.json = 1; break;
 		default:
 			usage();
 		}
 	}
 	setup(&a, pname, model, toollist);
 	opensession(&a, mode, file);
+	if (a.json) {
+		/* events only on stdout, the session's header first */
+		a.ttyout = 0;
+		out(&a, a.sess.head, strlen(a.sess.head));
+		out(&a, "\n", 1);
+	}
 	rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
 	sessfree(&a.sess);
 	httpfree(a.http);
