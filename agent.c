@@ -55,6 +55,7 @@ typedef struct {
 	int done;		/* data: [DONE] seen */
 	int atend;		/* the connection closed: events are flushed */
 	int again;		/* an error in the stream that a retry may mend */
+	int overflow;		/* the provider says the context is too long */
 	Buf err;		/* an error body, or an error from the stream */
 	Http *http;
 	Sse sse;
@@ -67,6 +68,7 @@ typedef struct Agent {
 	char *key;
 	int quiet, yes;
 	int json;		/* -j: events on stdout instead of text */
+	int silent;		/* an answer for us, not the user: a summary */
 	const Tool *offer[LEN(tools)];
 	int noffer;
 	int always[LEN(tools)];	/* 'a' answered: no more asking */
@@ -88,6 +90,9 @@ typedef struct Agent {
 } Agent;
 
 extern char **environ;
+
+static int compact(Agent *a, const char *why, const char *focus);
+static long contexttokens(const Agent *a);
 
 static volatile sig_atomic_t intr;	/* SIGINT came: stop the turn */
 static volatile sig_atomic_t toolpg;	/* the running bash group, or 0 */
@@ -306,6 +311,8 @@ showtext(Reply *r, const char *p, size_t n)
 	if (!n)
 		return;
 	keep(&r->text, p, n);
+	if (a->silent)
+		return;
 	if (a->json) {
 		emitdelta(a, "text_delta", p, n);
 		return;
@@ -325,7 +332,9 @@ showthink(Reply *r, const char *p, size_t n)
 
 	if (!n)
 		return;
-	if (a->json) {
+	if (a->silent) {
+		;
+	} else if (a->json) {
 		emitdelta(a, "thinking_delta", p, n);
 	} else if (!a->quiet) {
 		if (!a->thinking)
@@ -1080,6 +1089,33 @@ anthropicbody(Agent *a, Buf *b)
 	buffree(&msgs);
 }
 
+/* Whether an error says the request is over the context window, in the
+ * words of the providers we know of (OpenAI, Anthropic, llama.cpp, vLLM,
+ * Ollama, LM Studio, OpenRouter). */
+static int
+overflowed(int status, const Buf *err)
+{
+	static const char *said[] = {
+		"context_length_exceeded", "context length", "context window",
+		"prompt is too long", "too many tokens", "maximum context",
+		"exceeds the available context", "reduce the length",
+		"input is too long",
+	};
+	char *low;
+	size_t i;
+	int hit = 0;
+
+	if (status != 400 && status != 413)
+		return 0;
+	low = xstrndup(bstr(err), err->len);
+	for (i = 0; low[i]; i++)
+		low[i] = low[i] >= 'A' && low[i] <= 'Z' ? low[i] + 32 : low[i];
+	for (i = 0; i < LEN(said) && !hit; i++)
+		hit = strstr(low, said[i]) != NULL;
+	free(low);
+	return hit || status == 413;
+}
+
 /* How long to wait before trying a failed request again, in ms; -1: do not
  * try again, -2: the server asks for a wait longer than retrymax. */
 static long
@@ -1207,6 +1243,7 @@ ask(Agent *a, Reply *r, Http *h)
 				break;
 		}
 		if ((delay = retrydelay(h, r, rc, attempt)) < 0) {
+			r->overflow = rc == 0 && overflowed(h->status, &r->err);
 			failure(a, r, h, rc);
 			if (delay == -2)
 				warn("the server asks for a wait of %ld s: "
@@ -1530,13 +1567,16 @@ turn(Agent *a, const char *text, size_t len)
 {
 	Reply r;
 	Http h;
-	int round, i, rc = 1;
+	int round, i, rc = 1, compacted = 0;
 
 	intr = 0;
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	notemodel(a);
 	emit(a, "agent_start", NULL);
+	if (autocompact && a->msgs.n &&
+	    contexttokens(a) > a->prov->context - reservetokens)
+		compact(a, "threshold", NULL);
 	record(a, userjson(text, len));
 	for (round = 0; round < maxrounds; round++) {
 		emit(a, "turn_start", NULL);
@@ -1545,6 +1585,14 @@ turn(Agent *a, const char *text, size_t len)
 		emit(a, "message_start",
 		     "\"message\":{\"role\":\"assistant\",\"content\":[]}");
 		if (ask(a, &r, &h) < 0) {
+			if (r.overflow && autocompact && !compacted &&
+			    compact(a, "overflow", NULL) == 0) {
+				/* once: the same question on a shorter context */
+				replyfree(&r);
+				compacted = 1;
+				round--;
+				continue;
+			}
 			if (r.text.len || r.think.len || r.ncalls) {
 				record(a, assistantjson(a, &r,
 				       intr ? "aborted" : "error"));
@@ -1662,7 +1710,13 @@ command(Agent *a, const char *line)
 	if (!strcmp(line, "/help")) {
 		fputs("/help     this list\n"
 		      "/session  the session file\n"
+		      "/compact [focus]  summarise the older conversation\n"
 		      "/quit     leave (also /exit, Ctrl-D)\n", stderr);
+		return 1;
+	}
+	if (!strncmp(line, "/compact", 8) && (!line[8] || line[8] == ' ')) {
+		compact(a, "manual", line[8] ? line + 9 : NULL);
+		sesssync(&a->sess);
 		return 1;
 	}
 	if (!strcmp(line, "/session")) {
@@ -1842,6 +1896,238 @@ loadcontext(Agent *a)
 		if (i != comp)
 			entrymsg(a, path[i]);
 	free(path);
+}
+
+/* About four bytes a token: estimates for what has no usage yet. */
+static long
+estimate(size_t bytes)
+{
+	return (long)(bytes / 4);
+}
+
+/* The tokens the context holds: the usage of the last answer, and an
+ * estimate of what came after it. */
+static long
+contexttokens(const Agent *a)
+{
+	Json j;
+	double v;
+	long tail = 0, got = -1;
+	size_t i;
+	int stop;
+
+	for (i = a->msgs.n; i-- > 0 && got < 0; ) {
+		if (jsonparse(&j, a->msgs.v[i], strlen(a->msgs.v[i])) == 0) {
+			stop = jsonget(&j, 0, "stopReason");
+			if (jsoneq(&j, jsonget(&j, 0, "role"), "assistant") &&
+			    !jsoneq(&j, stop, "error") &&
+			    !jsoneq(&j, stop, "aborted") &&
+			    jsonnum(&j, jsonget(&j, jsonget(&j, 0, "usage"),
+			            "totalTokens"), &v) == 0 && v > 0 && v < 1e12)
+				got = (long)v;
+			jsonfree(&j);
+		}
+		if (got < 0)
+			tail += estimate(strlen(a->msgs.v[i]));
+	}
+	return (got < 0 ? 0 : got) + tail;
+}
+
+/* The role of a message entry, or NULL; to be freed. */
+static char *
+entryrole(const Entry *e)
+{
+	Json j;
+	char *role;
+
+	if (strcmp(e->type, "message") || jsonparse(&j, e->line,
+	    strlen(e->line)) < 0)
+		return NULL;
+	role = jsonstr(&j, jsonget(&j, jsonget(&j, 0, "message"), "role"));
+	jsonfree(&j);
+	return role;
+}
+
+/* The conversation can be cut before a user or assistant message, never
+ * between a call and its result. */
+static int
+cutpoint(const Entry *e)
+{
+	char *role = entryrole(e);
+	int ok = role && (!strcmp(role, "user") || !strcmp(role, "assistant"));
+
+	free(role);
+	return ok;
+}
+
+/* A message entry as text for the summariser. */
+static void
+serialize(Buf *b, const Entry *e)
+{
+	Json j;
+	Buf t = { 0 }, calls = { 0 };
+	int m, c, blk, k, ty;
+
+	if (jsonparse(&j, e->line, strlen(e->line)) < 0)
+		return;
+	m = jsonget(&j, 0, "message");
+	c = jsonget(&j, m, "content");
+	if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
+		contenttext(&t, &j, c);
+		bufaddf(b, "[User]: %s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
+		contenttext(&t, &j, c);
+		bufadds(b, "[Tool result]: ");
+		if (t.len > maxresultsummary) {
+			bufadd(b, t.p, utf8back(t.p, maxresultsummary));
+			bufaddf(b, "\n[... %zu more bytes]", t.len -
+			        utf8back(t.p, maxresultsummary));
+		} else {
+			bufadd(b, bstr(&t), t.len);
+		}
+		bufadds(b, "\n\n");
+	}
+	for (k = 0; jsoneq(&j, jsonget(&j, m, "role"), "assistant") &&
+	     (blk = jsonat(&j, c, k)) >= 0; k++) {
+		ty = jsonget(&j, blk, "type");
+		bufreset(&t);
+		if (jsoneq(&j, ty, "thinking")) {
+			jsonstrbuf(&j, jsonget(&j, blk, "thinking"), &t);
+			bufaddf(b, "[Assistant thinking]: %s\n\n", bstr(&t));
+		} else if (jsoneq(&j, ty, "text")) {
+			jsonstrbuf(&j, jsonget(&j, blk, "text"), &t);
+			bufaddf(b, "[Assistant]: %s\n\n", bstr(&t));
+		} else if (jsoneq(&j, ty, "toolCall")) {
+			bufadds(&calls, calls.len ? "; " : "");
+			jsonstrbuf(&j, jsonget(&j, blk, "name"), &calls);
+			bufaddc(&calls, '(');
+			jsonraw(&calls, &j, jsonget(&j, blk, "arguments"));
+			bufaddc(&calls, ')');
+		}
+	}
+	if (calls.len)
+		bufaddf(b, "[Assistant tool calls]: %s\n\n", calls.p);
+	buffree(&t);
+	buffree(&calls);
+	jsonfree(&j);
+}
+
+/* Ask the model for a summary of conv, silently, with the summariser's
+ * prompt and no tools; the summary goes to out. */
+static int
+summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
+          Buf *out)
+{
+	Msgs saved = a->msgs;
+	char *system = a->system;
+	int noffer = a->noffer, rc;
+	Buf p = { 0 };
+	Reply r;
+	Http h;
+
+	bufadds(&p, "<conversation>\n");
+	bufadd(&p, bstr(conv), conv->len);
+	bufadds(&p, "</conversation>\n\n");
+	if (prev)
+		bufaddf(&p, "<previous-summary>\n%s\n</previous-summary>\n\n",
+		        prev);
+	bufadds(&p, summaryask);
+	if (focus && *focus)
+		bufaddf(&p, "\n\nAdditional focus: %s", focus);
+	memset(&a->msgs, 0, sizeof(a->msgs));
+	msgadd(&a->msgs, userjson(p.p, p.len));
+	a->system = xstrdup(summaryprompt);
+	a->noffer = 0;
+	a->silent = 1;
+	rc = ask(a, &r, &h);
+	a->silent = 0;
+	a->noffer = noffer;
+	free(a->system);
+	a->system = system;
+	msgsfree(&a->msgs);
+	a->msgs = saved;
+	if (rc == 0)
+		bufadd(out, bstr(&r.text), r.text.len);
+	replyfree(&r);
+	buffree(&p);
+	return rc == 0 && out->len ? 0 : -1;
+}
+
+/* Replace the older part of the conversation by a summary: a compaction
+ * entry, as pi writes them; nothing is deleted.  The last keeptokens stay
+ * as they are.  0 done, -1 not. */
+static int
+compact(Agent *a, const char *why, const char *focus)
+{
+	const Entry **path;
+	long n, k, from = 0, last = -1, acc = 0, before = contexttokens(a);
+	Buf conv = { 0 }, sum = { 0 }, f = { 0 };
+	char *prev = NULL, *kept = NULL, *firstkept = NULL;
+	Json j;
+	int rc = -1;
+
+	n = (long)sessbranch(&a->sess, &path);
+	for (k = 0; k < n; k++)
+		if (!strcmp(path[k]->type, "compaction"))
+			last = k;
+	if (last >= 0 && jsonparse(&j, path[last]->line,
+	    strlen(path[last]->line)) == 0) {
+		prev = jsonstr(&j, jsonget(&j, 0, "summary"));
+		kept = jsonstr(&j, jsonget(&j, 0, "firstKeptEntryId"));
+		jsonfree(&j);
+		for (from = last + 1, k = 0; kept && k < last; k++)
+			if (!strcmp(path[k]->id, kept))
+				from = k;
+	}
+	for (k = n - 1; k > from && acc < keeptokens; k--)
+		if (!strcmp(path[k]->type, "message"))
+			acc += estimate(strlen(path[k]->line));
+	while (acc >= keeptokens && k < n && !cutpoint(path[k]))
+		k++;
+	if (acc < keeptokens || k >= n || k <= from) {
+		if (!a->quiet)
+			warn("nothing to compact: the conversation is short");
+		goto done;
+	}
+	for (; from < k; from++)
+		if (from != last && !strcmp(path[from]->type, "message"))
+			serialize(&conv, path[from]);
+	firstkept = xstrdup(path[k]->id);
+	if (!a->quiet)
+		warn("compacting the conversation (%s, about %ld tokens)", why,
+		     before);
+	bufaddf(&f, "\"reason\":\"%s\"", why);
+	emit(a, "compaction_start", f.p);
+	bufreset(&f);
+	if (summarize(a, &conv, prev, focus, &sum) < 0) {
+		warn("compaction failed: the conversation is kept whole");
+		goto done;
+	}
+	bufadds(&f, "\"summary\":");
+	jsonesc(&f, sum.p, sum.len);
+	bufadds(&f, ",\"firstKeptEntryId\":");
+	jsonescs(&f, firstkept);
+	bufaddf(&f, ",\"tokensBefore\":%ld", before);
+	free(path);
+	path = NULL;	/* the append may move the entries */
+	if (sessappend(&a->sess, "compaction", f.p) < 0)
+		a->ioerr = 1;
+	msgsfree(&a->msgs);
+	memset(&a->msgs, 0, sizeof(a->msgs));
+	loadcontext(a);
+	bufreset(&f);
+	bufaddf(&f, "\"tokensBefore\":%ld", before);
+	emit(a, "compaction_end", f.p);
+	rc = 0;
+done:
+	free(path);
+	free(prev);
+	free(kept);
+	free(firstkept);
+	buffree(&conv);
+	buffree(&sum);
+	buffree(&f);
+	return rc;
 }
 
 /* Where sessions live: AGENT_SESSION_DIR, or under the XDG data home. */

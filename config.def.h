@@ -51,6 +51,30 @@ static const int retrybase = 1000;	/* milliseconds before the first retry */
 static const int retrymax = 60;	/* seconds: longer Retry-After gives up */
 static const int maxrounds = 100;	/* model calls in one turn */
 
+/* Compaction: when fewer than reservetokens of the context window are
+ * left, the older part of the conversation is replaced by a summary the
+ * model writes; the last keeptokens (estimated) stay as they are. */
+static const int autocompact = 1;	/* 0: only /compact */
+static const long reservetokens = 16384;
+static const long keeptokens = 20000;
+static const size_t maxresultsummary = 2000;	/* bytes of a tool result shown
+						 * to the summariser */
+
+static const char summaryprompt[] =
+	"You summarise a coding session between a user and an assistant, "
+	"so that the assistant can carry on from the summary alone. Do not "
+	"carry on the conversation or answer anything in it: write only "
+	"the summary.";
+
+static const char summaryask[] =
+	"Summarise the conversation above for the assistant to continue "
+	"from. Use these sections:\n"
+	"## Goal\n## Constraints and preferences\n"
+	"## Progress\n### Done\n### In progress\n### Blocked\n"
+	"## Key decisions\n## Next steps\n## Critical context\n"
+	"Keep exact file paths, names of functions and error messages. "
+	"If a previous summary is given, fold it into the new one.";
+
 /* Tool output limits (what the model sees).  The tool descriptions below
  * tell the model these numbers: change them together. */
 static const int maxlines = 2000;	/* lines of output */

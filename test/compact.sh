@@ -1,0 +1,109 @@
+#!/bin/sh
+# compact.sh: compaction end to end: when the context nears the window,
+# or the provider says it is over, the older part of the conversation is
+# summarised by the model and a compaction entry appended, as pi does.
+. test/lib.sh
+ROOT=$PWD
+W=$T/work
+mkdir -p "$W"
+if ! command -v python3 >/dev/null 2>&1; then
+	ok "compaction (skipped: no python3)"
+	exit 0
+fi
+
+# runs FILE STDIN args...: the agent on session FILE with stdin from STDIN.
+runs() {
+	_f=$1 _in=$2
+	shift 2
+	(cd "$W" && agentexec timeout 30 "$ROOT/agent" -s "$_f" "$@") \
+	    <"$_in" >"$T/out" 2>"$T/err"
+	RC=$?
+}
+
+# A conversation worth compacting: a short exchange, then a long answer
+# whose usage says the window (400000 for openai) is nearly full.
+script small <<'X'
+text A short answer.
+finish stop
+usage 100 5
+X
+script big <<'X'
+big 100000
+finish stop
+usage 390000 25000
+X
+printf 'first\nsecond\n' >"$T/two"
+startfake -x "$T/small" "$T/big"
+runs "$T/s.jsonl" "$T/two"
+[ "$RC" -eq 0 ] && ok "setup: a long conversation" || fail "setup: a long conversation" "rc $RC: $(cat "$T/err")"
+cp "$T/s.jsonl" "$T/s3.jsonl"
+# the same, but with usage that does not say the window is full
+script bigquiet <<'X'
+big 100000
+finish stop
+usage 1000 25000
+X
+startfake -x "$T/small" "$T/bigquiet"
+runs "$T/s2.jsonl" "$T/two"
+
+script summary <<'X'
+text SUMMARY-XYZ of the early work.
+finish stop
+X
+script third <<'X'
+text Third answer.
+finish stop
+usage 30000 5
+X
+startfake -x "$T/summary" "$T/third"
+runs "$T/s.jsonl" /dev/null 'third'
+[ "$RC" -eq 0 ] && [ "$(cat "$T/out")" = "Third answer." ] &&
+    ok "threshold: the answer alone on stdout" || fail "threshold: the answer alone on stdout" "rc $RC: $(cat "$T/out") $(cat "$T/err")"
+grep -q 'compacting the conversation' "$T/err" && ok "threshold: said on stderr" ||
+    fail "threshold: said on stderr" "$(cat "$T/err")"
+jsontest "threshold: the summary request" "$REQ/1.json" \
+    '"tools" not in d and d["messages"][0]["role"] == "system" and
+     "summarise" in d["messages"][0]["content"] and
+     "[User]: first" in d["messages"][1]["content"] and
+     "[Assistant]: A short answer." in d["messages"][1]["content"] and
+     "[User]: second" not in d["messages"][1]["content"]'
+jsontest "threshold: the turn goes on from the summary and the kept part" "$REQ/2.json" \
+    '[m["role"] for m in d["messages"]] == ["system", "user", "user", "assistant", "user"] and
+     "SUMMARY-XYZ" in d["messages"][1]["content"] and
+     d["messages"][2]["content"] == "second" and d["messages"][-1]["content"] == "third"'
+python3 - "$T/s.jsonl" <<'X' && ok "threshold: a compaction entry as pi writes it, nothing deleted" || fail "threshold: a compaction entry as pi writes it, nothing deleted" "$(grep compaction "$T/s.jsonl" | head -c 400)"
+import json, sys
+e = [json.loads(l) for l in open(sys.argv[1])]
+c = [x for x in e if x["type"] == "compaction"]
+assert len(c) == 1 and c[0]["summary"].startswith("SUMMARY-XYZ")
+assert c[0]["tokensBefore"] >= 390000
+kept = [x for x in e if x.get("id") == c[0]["firstKeptEntryId"]][0]
+assert kept["message"]["content"][0]["text"] == "second"
+texts = [x["message"]["content"][0].get("text") for x in e if x["type"] == "message"]
+assert texts[:3] == ["first", "A short answer.", "second"]
+X
+
+# The provider says the context is too long: compact, then ask again once.
+script over <<'X'
+status 400
+error This model's maximum context length is 128000 tokens.
+X
+startfake -x "$T/over" "$T/summary" "$T/third"
+runs "$T/s2.jsonl" /dev/null 'third'
+[ "$RC" -eq 0 ] && [ "$(cat "$T/out")" = "Third answer." ] && ok "overflow: compacted and answered" ||
+    fail "overflow: compacted and answered" "rc $RC: $(cat "$T/err")"
+jsontest "overflow: the second try is on the compacted context" "$REQ/3.json" \
+    '"SUMMARY-XYZ" in d["messages"][1]["content"] and d["messages"][-1]["content"] == "third"'
+
+# /compact by hand, with a focus; nothing to compact in a short one.
+printf '/compact keep the names\nfourth\n' >"$T/manual"
+startfake -x "$T/summary" "$T/third"
+runs "$T/s3.jsonl" "$T/manual"
+jsontest "/compact: the focus reaches the summariser" "$REQ/1.json" \
+    '"Additional focus: keep the names" in d["messages"][1]["content"]'
+jsontest "/compact: then the next message" "$REQ/2.json" \
+    'd["messages"][-1]["content"] == "fourth" and "SUMMARY-XYZ" in d["messages"][1]["content"]'
+printf '/compact\n' >"$T/short"
+(cd "$W" && agentexec timeout 30 "$ROOT/agent" -n) <"$T/short" >"$T/out" 2>"$T/err"
+grep -q 'nothing to compact' "$T/err" && ok "/compact: nothing to compact in a short one" ||
+    fail "/compact: nothing to compact in a short one" "$(cat "$T/err")"
