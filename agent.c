@@ -69,6 +69,8 @@ typedef struct Agent {
 	int quiet, yes;
 	int json;		/* -j: events on stdout instead of text */
 	int silent;		/* an answer for us, not the user: a summary */
+	long maxout;		/* output tokens asked for */
+	size_t compactat;	/* msgs before this have pre-compaction usage */
 	const Tool *offer[LEN(tools)];
 	int noffer;
 	int always[LEN(tools)];	/* 'a' answered: no more asking */
@@ -93,6 +95,7 @@ extern char **environ;
 
 static int compact(Agent *a, const char *why, const char *focus);
 static long contexttokens(const Agent *a);
+static long reserve(const Agent *a);
 
 static volatile sig_atomic_t intr;	/* SIGINT came: stop the turn */
 static volatile sig_atomic_t toolpg;	/* the running bash group, or 0 */
@@ -253,6 +256,18 @@ emitmsg(Agent *a, const char *json, int start)
 	bufadds(&f, json);
 	if (start)
 		emit(a, "message_start", f.p);
+	emit(a, "message_end", f.p);
+	buffree(&f);
+}
+
+/* -j: the end of an answer that failed before any of it came. */
+static void
+emitfailed(Agent *a, const char *stop)
+{
+	Buf f = { 0 };
+
+	bufaddf(&f, "\"message\":{\"role\":\"assistant\",\"content\":[],"
+	        "\"stopReason\":\"%s\"}", stop);
 	emit(a, "message_end", f.p);
 	buffree(&f);
 }
@@ -840,7 +855,7 @@ openaibody(Agent *a, Buf *b)
 	free(p.id);
 	bufadds(b, "],\"stream\":true,"
 	        "\"stream_options\":{\"include_usage\":true}");
-	bufaddf(b, ",\"%s\":%ld", a->prov->maxfield, a->prov->maxout);
+	bufaddf(b, ",\"%s\":%ld", a->prov->maxfield, a->maxout);
 	tooldefs(a, b, "{\"type\":\"function\",\"function\":{",
 	         "parameters", "}}");
 	bufadds(b, "}");
@@ -1070,7 +1085,7 @@ anthropicbody(Agent *a, Buf *b)
 	free(o.p.id);
 	bufadds(b, "{\"model\":");
 	jsonescs(b, a->model);
-	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", a->prov->maxout);
+	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", a->maxout);
 	/* the prompt is cached, and the conversation up to its last turn */
 	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");
 	jsonescs(b, a->system);
@@ -1567,6 +1582,7 @@ turn(Agent *a, const char *text, size_t len)
 {
 	Reply r;
 	Http h;
+	const char *stop;
 	int round, i, rc = 1, compacted = 0;
 
 	intr = 0;
@@ -1575,16 +1591,24 @@ turn(Agent *a, const char *text, size_t len)
 	notemodel(a);
 	emit(a, "agent_start", NULL);
 	if (autocompact && a->msgs.n &&
-	    contexttokens(a) > a->prov->context - reservetokens)
+	    contexttokens(a) > a->prov->context - reserve(a))
 		compact(a, "threshold", NULL);
 	record(a, userjson(text, len));
 	for (round = 0; round < maxrounds; round++) {
 		emit(a, "turn_start", NULL);
-		if (!round)
+		if (!round && !compacted)
 			emitmsg(a, a->msgs.v[a->msgs.n - 1], 1);
 		emit(a, "message_start",
 		     "\"message\":{\"role\":\"assistant\",\"content\":[]}");
 		if (ask(a, &r, &h) < 0) {
+			stop = intr ? "aborted" : "error";
+			if (r.text.len || r.think.len || r.ncalls) {
+				record(a, assistantjson(a, &r, stop));
+				emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
+			} else {
+				emitfailed(a, stop);
+			}
+			emit(a, "turn_end", NULL);
 			if (r.overflow && autocompact && !compacted &&
 			    compact(a, "overflow", NULL) == 0) {
 				/* once: the same question on a shorter context */
@@ -1593,12 +1617,6 @@ turn(Agent *a, const char *text, size_t len)
 				round--;
 				continue;
 			}
-			if (r.text.len || r.think.len || r.ncalls) {
-				record(a, assistantjson(a, &r,
-				       intr ? "aborted" : "error"));
-				emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
-			}
-			emit(a, "turn_end", NULL);
 			replyfree(&r);
 			rc = intr ? 130 : 1;
 			goto done;
@@ -1715,8 +1733,10 @@ command(Agent *a, const char *line)
 		return 1;
 	}
 	if (!strncmp(line, "/compact", 8) && (!line[8] || line[8] == ' ')) {
+		a->ioerr = 0;
 		compact(a, "manual", line[8] ? line + 9 : NULL);
-		sesssync(&a->sess);
+		if (sesssync(&a->sess) < 0 || a->ioerr)
+			warn("the compaction is not saved in the session file");
 		return 1;
 	}
 	if (!strcmp(line, "/session")) {
@@ -1892,10 +1912,27 @@ loadcontext(Agent *a)
 		free(kept);
 		jsonfree(&j);
 	}
-	for (i = start; i < n; i++)
-		if (i != comp)
+	for (i = start; i < n; i++) {
+		if (i == comp)
+			a->compactat = a->msgs.n;
+		else
 			entrymsg(a, path[i]);
+	}
 	free(path);
+}
+
+/* The tokens kept free for the answer, and those of recent conversation
+ * kept whole: config.h's, made to fit a small window. */
+static long
+reserve(const Agent *a)
+{
+	return MAX(reservetokens, a->maxout);
+}
+
+static long
+keepbudget(const Agent *a)
+{
+	return MIN(keeptokens, MAX(a->prov->context - reserve(a), 0) / 2);
 }
 
 /* About four bytes a token: estimates for what has no usage yet. */
@@ -1917,7 +1954,8 @@ contexttokens(const Agent *a)
 	int stop;
 
 	for (i = a->msgs.n; i-- > 0 && got < 0; ) {
-		if (jsonparse(&j, a->msgs.v[i], strlen(a->msgs.v[i])) == 0) {
+		if (i >= a->compactat &&
+		    jsonparse(&j, a->msgs.v[i], strlen(a->msgs.v[i])) == 0) {
 			stop = jsonget(&j, 0, "stopReason");
 			if (jsoneq(&j, jsonget(&j, 0, "role"), "assistant") &&
 			    !jsoneq(&j, stop, "error") &&
@@ -2039,9 +2077,15 @@ summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
 	a->system = xstrdup(summaryprompt);
 	a->noffer = 0;
 	a->silent = 1;
+	a->maxout = reserve(a) * 4 / 5;
 	rc = ask(a, &r, &h);
+	a->maxout = a->prov->maxout;
 	a->silent = 0;
 	a->noffer = noffer;
+	if (rc == 0 && !strcmp(r.finish, "length")) {
+		warn("the summary was cut short by the output token limit");
+		rc = -1;
+	}
 	free(a->system);
 	a->system = system;
 	msgsfree(&a->msgs);
@@ -2060,7 +2104,8 @@ static int
 compact(Agent *a, const char *why, const char *focus)
 {
 	const Entry **path;
-	long n, k, from = 0, last = -1, acc = 0, before = contexttokens(a);
+	long n, k, cut, from = 0, last = -1, acc = 0;
+	long before = contexttokens(a);
 	Buf conv = { 0 }, sum = { 0 }, f = { 0 };
 	char *prev = NULL, *kept = NULL, *firstkept = NULL;
 	Json j;
@@ -2079,19 +2124,37 @@ compact(Agent *a, const char *why, const char *focus)
 			if (!strcmp(path[k]->id, kept))
 				from = k;
 	}
-	for (k = n - 1; k > from && acc < keeptokens; k--)
+	for (k = n - 1; k > from; k--) {
 		if (!strcmp(path[k]->type, "message"))
 			acc += estimate(strlen(path[k]->line));
-	while (acc >= keeptokens && k < n && !cutpoint(path[k]))
-		k++;
-	if (acc < keeptokens || k >= n || k <= from) {
+		if (acc >= keepbudget(a))
+			break;
+	}
+	k = MAX(k, from);	/* an empty branch */
+	for (cut = k; cut < n && !cutpoint(path[cut]); cut++)
+		;
+	if (cut == n)
+		for (cut = k; cut > from && !cutpoint(path[cut]); cut--)
+			;
+	for (k = from; k < cut; k++)
+		if (k != last && !strcmp(path[k]->type, "message"))
+			serialize(&conv, path[k]);
+	if (acc < keepbudget(a) || cut <= from || !conv.len) {
 		if (!a->quiet)
 			warn("nothing to compact: the conversation is short");
 		goto done;
 	}
-	for (; from < k; from++)
-		if (from != last && !strcmp(path[from]->type, "message"))
-			serialize(&conv, path[from]);
+	/* the summariser's window is the model's: the oldest part goes */
+	if (conv.len > (size_t)(a->prov->context - reserve(a)) * 3) {
+		k = conv.len - (a->prov->context - reserve(a)) * 3;
+		bufreset(&sum);
+		bufadds(&sum, "[... the oldest part of the conversation left out]\n");
+		bufadd(&sum, conv.p + k, conv.len - k);
+		bufreset(&conv);
+		bufadd(&conv, sum.p, sum.len);
+		bufreset(&sum);
+	}
+	k = cut;
 	firstkept = xstrdup(path[k]->id);
 	if (!a->quiet)
 		warn("compacting the conversation (%s, about %ld tokens)", why,
@@ -2101,6 +2164,10 @@ compact(Agent *a, const char *why, const char *focus)
 	bufreset(&f);
 	if (summarize(a, &conv, prev, focus, &sum) < 0) {
 		warn("compaction failed: the conversation is kept whole");
+		bufaddf(&f, "\"reason\":\"%s\",\"aborted\":%s,"
+		        "\"errorMessage\":\"no summary\"", why,
+		        intr ? "true" : "false");
+		emit(a, "compaction_end", f.p);
 		goto done;
 	}
 	bufadds(&f, "\"summary\":");
@@ -2116,7 +2183,11 @@ compact(Agent *a, const char *why, const char *focus)
 	memset(&a->msgs, 0, sizeof(a->msgs));
 	loadcontext(a);
 	bufreset(&f);
-	bufaddf(&f, "\"tokensBefore\":%ld", before);
+	bufaddf(&f, "\"reason\":\"%s\",\"result\":{\"summary\":", why);
+	jsonesc(&f, sum.p, sum.len);
+	bufadds(&f, ",\"firstKeptEntryId\":");
+	jsonescs(&f, firstkept);
+	bufaddf(&f, ",\"tokensBefore\":%ld},\"aborted\":false", before);
 	emit(a, "compaction_end", f.p);
 	rc = 0;
 done:
@@ -2418,6 +2489,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	buildsystem(a);
 	buildscrub(a);
 	hidesecrets(a->scrub);
+	a->maxout = a->prov->maxout;
 	a->tenv.maxlines = maxlines;
 	a->tenv.maxbytes = maxbytes;
 	a->tenv.greplinemax = greplinemax;

@@ -66,11 +66,12 @@ jsontest "threshold: the summary request" "$REQ/1.json" \
      "summarise" in d["messages"][0]["content"] and
      "[User]: first" in d["messages"][1]["content"] and
      "[Assistant]: A short answer." in d["messages"][1]["content"] and
-     "[User]: second" not in d["messages"][1]["content"]'
+     "[User]: second" in d["messages"][1]["content"] and
+     "abcdefghij" not in d["messages"][1]["content"]'
 jsontest "threshold: the turn goes on from the summary and the kept part" "$REQ/2.json" \
-    '[m["role"] for m in d["messages"]] == ["system", "user", "user", "assistant", "user"] and
+    '[m["role"] for m in d["messages"]] == ["system", "user", "assistant", "user"] and
      "SUMMARY-XYZ" in d["messages"][1]["content"] and
-     d["messages"][2]["content"] == "second" and d["messages"][-1]["content"] == "third"'
+     len(d["messages"][2]["content"]) >= 100000 and d["messages"][-1]["content"] == "third"'
 python3 - "$T/s.jsonl" <<'X' && ok "threshold: a compaction entry as pi writes it, nothing deleted" || fail "threshold: a compaction entry as pi writes it, nothing deleted" "$(grep compaction "$T/s.jsonl" | head -c 400)"
 import json, sys
 e = [json.loads(l) for l in open(sys.argv[1])]
@@ -78,7 +79,8 @@ c = [x for x in e if x["type"] == "compaction"]
 assert len(c) == 1 and c[0]["summary"].startswith("SUMMARY-XYZ")
 assert c[0]["tokensBefore"] >= 390000
 kept = [x for x in e if x.get("id") == c[0]["firstKeptEntryId"]][0]
-assert kept["message"]["content"][0]["text"] == "second"
+assert kept["message"]["role"] == "assistant"
+assert len(kept["message"]["content"][0]["text"]) >= 100000
 texts = [x["message"]["content"][0].get("text") for x in e if x["type"] == "message"]
 assert texts[:3] == ["first", "A short answer.", "second"]
 X
@@ -89,8 +91,20 @@ status 400
 error This model's maximum context length is 128000 tokens.
 X
 startfake -x "$T/over" "$T/summary" "$T/third"
-runs "$T/s2.jsonl" /dev/null 'third'
-[ "$RC" -eq 0 ] && [ "$(cat "$T/out")" = "Third answer." ] && ok "overflow: compacted and answered" ||
+runs "$T/s2.jsonl" /dev/null -j 'third'
+python3 - "$T/out" <<'X' && ok "overflow -j: events balanced, the question once" || fail "overflow -j: events balanced, the question once" "$(cut -c1-100 "$T/out")"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])][1:]
+k = [e["type"] for e in ev]
+assert k.count("message_start") == k.count("message_end")
+assert k.count("turn_start") == k.count("turn_end") == 2
+assert "compaction_start" in k and "compaction_end" in k
+users = [e for e in ev if e["type"] == "message_end" and e["message"]["role"] == "user"]
+assert len(users) == 1
+deltas = "".join(e["assistantMessageEvent"]["delta"] for e in ev if e["type"] == "message_update")
+assert deltas == "Third answer.", deltas
+X
+[ "$RC" -eq 0 ] && ok "overflow: compacted and answered" ||
     fail "overflow: compacted and answered" "rc $RC: $(cat "$T/err")"
 jsontest "overflow: the second try is on the compacted context" "$REQ/3.json" \
     '"SUMMARY-XYZ" in d["messages"][1]["content"] and d["messages"][-1]["content"] == "third"'
@@ -107,3 +121,27 @@ printf '/compact\n' >"$T/short"
 (cd "$W" && agentexec timeout 30 "$ROOT/agent" -n) <"$T/short" >"$T/out" 2>"$T/err"
 grep -q 'nothing to compact' "$T/err" && ok "/compact: nothing to compact in a short one" ||
     fail "/compact: nothing to compact in a short one" "$(cat "$T/err")"
+
+# The newest entries are big tool results of one call: the cut goes back
+# to the message that made the calls, never between a call and a result.
+for f in r1 r2 r3; do
+	awk 'BEGIN { for (i = 0; i < 1000; i++) printf "%049d\n", i }' >"$W/$f.txt"
+done
+script calls <<'X'
+tool t1 read {"path": "r1.txt"}
+tool t2 read {"path": "r2.txt"}
+tool t3 read {"path": "r3.txt"}
+finish tool_calls
+usage 100 10
+X
+startfake -x "$T/small" "$T/calls" "$T/over" "$T/summary" "$T/third"
+printf 'hello\nread the three\n' >"$T/two2"
+runs "$T/s4.jsonl" "$T/two2"
+[ "$RC" -eq 0 ] && ok "tool results last: compacted and answered" ||
+    fail "tool results last: compacted and answered" "rc $RC: $(cat "$T/err")"
+jsontest "tool results last: the calls and their results kept together" "$REQ/5.json" \
+    '[m["role"] for m in d["messages"]] == ["system", "user", "assistant",
+     "tool", "tool", "tool"] and "SUMMARY-XYZ" in d["messages"][1]["content"] and
+     [c["id"] for c in d["messages"][2]["tool_calls"]] == ["t1", "t2", "t3"]'
+jsontest "tool results last: the question went into the summary" "$REQ/4.json" \
+    '"[User]: read the three" in d["messages"][1]["content"]'

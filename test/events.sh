@@ -65,6 +65,12 @@ X
 startfake -x "$T/bad"
 (cd "$W" && agentexec timeout 30 "$ROOT/agent" -j -n hi) </dev/null >"$T/out" 2>"$T/err"
 RC=$?
+python3 - "$T/out" <<'X' && ok "-j: a failure closes the message and the turn it opened" || fail "-j: a failure closes the message and the turn it opened" "$(cat "$T/out")"
+import json, sys
+k = [json.loads(l)["type"] for l in open(sys.argv[1])][1:]
+assert k == ["agent_start", "turn_start", "message_start", "message_end",
+             "message_start", "message_end", "turn_end", "agent_end"], k
+X
 [ "$RC" -eq 1 ] && [ "$(tail -1 "$T/out")" = '{"type":"agent_end"}' ] &&
     grep -q 'Incorrect API key' "$T/err" && ok "-j: a failure ends with agent_end, the error on stderr" ||
     fail "-j: a failure ends with agent_end, the error on stderr" "rc $RC: $(cat "$T/out") $(cat "$T/err")"
