@@ -1986,16 +1986,31 @@ entryrole(const Entry *e)
 	return role;
 }
 
-/* The conversation can be cut before a user or assistant message, never
- * between a call and its result. */
+/* The conversation can be cut before what a user or the assistant said
+ * (pi's own kinds too), never between a call and its result. */
 static int
 cutpoint(const Entry *e)
 {
-	char *role = entryrole(e);
-	int ok = role && (!strcmp(role, "user") || !strcmp(role, "assistant"));
+	char *role;
+	int ok;
 
+	if (!strcmp(e->type, "custom_message") ||
+	    !strcmp(e->type, "branch_summary"))
+		return 1;
+	role = entryrole(e);
+	ok = role && (!strcmp(role, "user") || !strcmp(role, "assistant") ||
+	              !strcmp(role, "bashExecution"));
 	free(role);
 	return ok;
+}
+
+/* Whether an entry puts anything into the context. */
+static int
+incontext(const Entry *e)
+{
+	return !strcmp(e->type, "message") ||
+	       !strcmp(e->type, "custom_message") ||
+	       !strcmp(e->type, "branch_summary");
 }
 
 /* A message entry as text for the summariser. */
@@ -2010,7 +2025,19 @@ serialize(Buf *b, const Entry *e)
 		return;
 	m = jsonget(&j, 0, "message");
 	c = jsonget(&j, m, "content");
-	if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
+	if (!strcmp(e->type, "custom_message")) {
+		contenttext(&t, &j, jsonget(&j, 0, "content"));
+		bufaddf(b, "[User]: %s\n\n", bstr(&t));
+	} else if (!strcmp(e->type, "branch_summary")) {
+		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
+		bufaddf(b, "[Summary of another branch]: %s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
+		jsonstrbuf(&j, jsonget(&j, m, "command"), &t);
+		bufaddf(b, "[User ran]: %s\n", bstr(&t));
+		bufreset(&t);
+		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
+		bufaddf(b, "%s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
 		contenttext(&t, &j, c);
 		bufaddf(b, "[User]: %s\n\n", bstr(&t));
 	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
@@ -2125,7 +2152,7 @@ compact(Agent *a, const char *why, const char *focus)
 				from = k;
 	}
 	for (k = n - 1; k > from; k--) {
-		if (!strcmp(path[k]->type, "message"))
+		if (incontext(path[k]))
 			acc += estimate(strlen(path[k]->line));
 		if (acc >= keepbudget(a))
 			break;
@@ -2137,7 +2164,7 @@ compact(Agent *a, const char *why, const char *focus)
 		for (cut = k; cut > from && !cutpoint(path[cut]); cut--)
 			;
 	for (k = from; k < cut; k++)
-		if (k != last && !strcmp(path[k]->type, "message"))
+		if (k != last && incontext(path[k]))
 			serialize(&conv, path[k]);
 	if (acc < keepbudget(a) || cut <= from || !conv.len) {
 		if (!a->quiet)

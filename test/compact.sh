@@ -145,3 +145,32 @@ jsontest "tool results last: the calls and their results kept together" "$REQ/5.
      [c["id"] for c in d["messages"][2]["tool_calls"]] == ["t1", "t2", "t3"]'
 jsontest "tool results last: the question went into the summary" "$REQ/4.json" \
     '"[User]: read the three" in d["messages"][1]["content"]'
+
+# pi's own kinds of entry are summarised too: a !cmd run, a custom message.
+python3 - "$T/s5.jsonl" <<'X'
+import json, sys
+big = "x" * 100000
+lines = [{"type": "session", "version": 3, "id": "11111111-2222-4333-8444-555555555555",
+          "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/tmp"}]
+def add(i, **kw):
+    e = {"id": "e%07d" % i, "parentId": "e%07d" % (i - 1) if i else None,
+         "timestamp": "2026-01-01T00:00:01.000Z"}
+    e.update(kw)
+    lines.append(e)
+add(0, type="message", message={"role": "bashExecution", "command": "make check",
+    "output": "all 12 pass", "exitCode": 0, "cancelled": False, "truncated": False})
+add(1, type="custom_message", customType="note", content="REMEMBER-THIS", display=True)
+add(2, type="message", message={"role": "user", "content": "go on"})
+add(3, type="message", message={"role": "assistant", "content": [{"type": "text", "text": big}],
+    "stopReason": "stop", "usage": {"totalTokens": 1000}})
+with open(sys.argv[1], "w") as f:
+    for l in lines:
+        f.write(json.dumps(l) + "\n")
+X
+printf '/compact\n' >"$T/c1"
+startfake -x "$T/summary"
+runs "$T/s5.jsonl" "$T/c1"
+jsontest "pi's entries: a !cmd run and a custom message reach the summariser" "$REQ/1.json" \
+    '"[User ran]: make check" in d["messages"][1]["content"] and
+     "all 12 pass" in d["messages"][1]["content"] and
+     "[User]: REMEMBER-THIS" in d["messages"][1]["content"]'
