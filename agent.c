@@ -450,6 +450,21 @@ errortext(Buf *out, const Json *j, int i)
 	jsonraw(out, j, e);
 }
 
+/* An event that is not JSON stops the stream: a last one cut short by
+ * the connection's end means the answer is incomplete. */
+static int
+badevent(Reply *r, const char *data, size_t len)
+{
+	if (r->atend) {
+		bufadds(&r->err, "the stream ended before the answer was "
+		        "complete");
+	} else {
+		bufadds(&r->err, "the provider sent malformed JSON: ");
+		utf8repair(&r->err, data, MIN(len, 200));
+	}
+	return 1;
+}
+
 static int
 openaievent(void *arg, const char *event, const char *data, size_t len)
 {
@@ -463,17 +478,8 @@ openaievent(void *arg, const char *event, const char *data, size_t len)
 		r->done = 1;
 		return 0;
 	}
-	if (jsonparse(&j, data, len) < 0) {
-		/* a last event cut short by the connection's end */
-		if (r->atend) {
-			bufadds(&r->err, "the stream ended before the answer "
-			        "was complete");
-			return 1;
-		}
-		bufadds(&r->err, "the provider sent malformed JSON: ");
-		utf8repair(&r->err, data, MIN(len, 200));
-		return 1;
-	}
+	if (jsonparse(&j, data, len) < 0)
+		return badevent(r, data, len);
 	if ((v = jsonget(&j, 0, "error")) >= 0 && !jsonisnull(&j, v)) {
 		errortext(&r->err, &j, 0);
 		jsonfree(&j);
@@ -601,14 +607,8 @@ anthropicevent(void *arg, const char *event, const char *data, size_t len)
 	int t;
 
 	(void)event;	/* the data names its type too */
-	if (jsonparse(&j, data, len) < 0) {
-		if (r->atend)
-			bufadds(&r->err, "the stream ended before the answer "
-			        "was complete");
-		else
-			bufadds(&r->err, "the provider sent malformed JSON");
-		return 1;
-	}
+	if (jsonparse(&j, data, len) < 0)
+		return badevent(r, data, len);
 	t = jsonget(&j, 0, "type");
 	if (jsonnum(&j, jsonget(&j, 0, "index"), &idx) < 0 ||
 	    !(idx >= 0 && idx <= 1000))
