@@ -34,6 +34,7 @@ size_t utf8back(const char *s, size_t n);
 void utf8repair(Buf *b, const char *s, size_t n);
 long long nowms(void);
 long long monoms(void);
+int hexval(int c);
 int writeall(int fd, const char *p, size_t n);
 
 /* json.c: jsmn tokens in, escaped JSON out */

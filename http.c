@@ -121,18 +121,6 @@ isdig(int c)
 	return c >= '0' && c <= '9';
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 void
 httprespinit(Httpresp *r, Httpfn fn, void *arg, size_t maxhead)
 {

@@ -19,13 +19,6 @@ isws(int c)
 }
 
 static int
-ishex(int c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-	       (c >= 'A' && c <= 'F');
-}
-
-static int
 isdigit_(int c)
 {
 	return c >= '0' && c <= '9';
@@ -51,8 +44,9 @@ vstring(const char *s, size_t n, size_t i)
 		if (++k >= n)
 			return 0;
 		if (s[k] == 'u') {
-			if (n - k < 5 || !ishex(s[k + 1]) || !ishex(s[k + 2]) ||
-			    !ishex(s[k + 3]) || !ishex(s[k + 4]))
+			if (n - k < 5 || hexval(s[k + 1]) < 0 ||
+			    hexval(s[k + 2]) < 0 || hexval(s[k + 3]) < 0 ||
+			    hexval(s[k + 4]) < 0)
 				return 0;
 			k += 5;
 		} else if (strchr("\"\\/bfnrt", s[k]) && s[k]) {
@@ -307,12 +301,11 @@ static unsigned
 hex4(const char *p)
 {
 	unsigned v = 0;
-	int k, c;
+	int k;
 
-	for (k = 0; k < 4; k++) {
-		c = p[k];
-		v = v << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-	}
+	/* validate() saw four hex digits here */
+	for (k = 0; k < 4; k++)
+		v = v << 4 | hexval(p[k]);
 	return v;
 }
 
