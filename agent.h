@@ -171,9 +171,6 @@ typedef struct {
 	const char *leaf;	/* id of the current leaf (an e[].id), or NULL */
 	size_t saved;		/* e[0..saved) are in the file: a failed
 				 * append is retried by the next one */
-	size_t torn;		/* where a torn last line begins, or 0 */
-	int nonl;		/* the file lacks its final newline: the next
-				 * append starts with one */
 } Session;
 
 char *sessdir(const char *base, const char *cwd);

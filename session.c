@@ -331,7 +331,7 @@ sessfree(Session *s)
 /* The entry lines after the header.  Entries without ids are pi's first
  * format, which we cannot place in a tree; they are counted in noid. */
 static void
-parselines(Session *s, const char *text, const char *p, const char *end,
+parselines(Session *s, const char *p, const char *end,
            const char *name, size_t *noid, int v3)
 {
 	const char *nl;
@@ -346,10 +346,10 @@ parselines(Session *s, const char *text, const char *p, const char *end,
 		r = addline(s, p, n);
 		if (r == LINEOK || r == LINEBLANK)
 			continue;
-		if (r == LINEJUNK && !nl) {	/* a crash mid-append */
-			warn("%s:%zu: torn last line dropped", name, lineno);
-			s->torn = p - text;
-		}
+		/* a crash mid-append, or another agent's append still
+		 * under way: the file is left as it is either way */
+		if (r == LINEJUNK && !nl)
+			warn("%s:%zu: torn last line skipped", name, lineno);
 		else if (r == LINENOID && !v3)
 			++*noid;
 		else
@@ -376,7 +376,7 @@ sessparse(Session *s, const char *text, size_t len, const char *name)
 		return -1;
 	}
 	s->head = xstrndup(text, n);
-	parselines(s, text, nl ? nl + 1 : end, end, name, &noid, v == 3);
+	parselines(s, nl ? nl + 1 : end, end, name, &noid, v == 3);
 	if (noid) {
 		warn("%s: session version %g has entries without ids: "
 		     "not supported", name, v);
@@ -431,30 +431,26 @@ sessread(Session *s, const char *path)
 		errno = EINVAL;
 		return -1;
 	}
-	s->nonl = b.p[b.len - 1] != '\n';
 	s->saved = s->n;
 	buffree(&b);
 	return 0;
 }
 
-/* sessread, then open path for appends and cut off a torn last line. */
+/* sessread, then open path for appends.  Loading never changes the
+ * file: another agent may be appending to it at this moment, and what
+ * looks like a torn last line may be its entry half way in.  A torn
+ * tail is dealt with by writenew, under the lock. */
 int
 sessload(Session *s, const char *path)
 {
 	if (sessread(s, path) < 0)
 		return -1;
 	s->path = xstrdup(path);
-	if ((s->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0) {
+	if ((s->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC)) < 0) {
 		warn("open %s:", path);
 		sessfree(s);
 		return -1;
 	}
-	/* the half line a crash left is no entry: cut it off, so the file
-	 * is whole again and later loads do not stumble on it */
-	if (s->torn && ftruncate(s->fd, s->torn) == 0)
-		s->nonl = 0;
-	else if (s->torn)
-		warn("truncate %s:", path);
 	return 0;
 }
 
@@ -629,7 +625,7 @@ create(Session *s)
 		fd = -1;	/* closed */
 		goto out;
 	}
-	if ((fd = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0) {
+	if ((fd = open(tmp, O_RDWR | O_APPEND | O_CLOEXEC)) < 0) {
 		warn("open %s:", tmp);
 		goto out;
 	}
@@ -641,7 +637,6 @@ create(Session *s)
 	made = 0;
 	s->fd = fd;
 	fd = -1;
-	s->nonl = 0;
 	s->saved = s->n;
 	r = syncdir(dir);
 out:
@@ -731,11 +726,12 @@ entryline(const Session *s, const char *type, const char *id,
 
 /* A failed append left w > 0 bytes of b in the file and they could not
  * be cut off: the entries written whole count as saved, so that a retry
- * writes none twice; a line cut short is junk the next load skips. */
+ * writes none twice; a line cut short is junk the next load skips.  The
+ * bytes began with a newline when pre is 1. */
 static void
-partial(Session *s, const char *b, size_t w)
+partial(Session *s, size_t w, int pre)
 {
-	size_t o = s->nonl;
+	size_t o = pre;
 
 	for (; s->saved < s->n; s->saved++) {
 		o += strlen(s->e[s->saved].line);
@@ -743,27 +739,79 @@ partial(Session *s, const char *b, size_t w)
 			break;
 		o++;
 	}
-	s->nonl = b[w - 1] != '\n';
 }
 
-/* Create the file of a new session, or append the entries not yet in
- * it: the new one, and any a failed write left behind.  A failed append
- * is cut off again, leaving the file as it was. */
+/* Take (F_WRLCK) or give back (F_UNLCK) the lock on the whole file that
+ * every agent holds while it appends, so that the look at the file's end
+ * and the write after it see the same end.  POSIX record locks, not
+ * flock(2): they work over NFS too. */
 static int
-writenew(Session *s)
+lockfile(int fd, int type)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;	/* l_start 0, l_len 0: the whole file */
+	while (fcntl(fd, F_SETLKW, &fl) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* Whether a file of size bytes lacks its final newline: a line torn by
+ * a crash, or one that a writer who takes no lock (pi) has under way.
+ * Either way the new entry starts on a line of its own; nothing is cut,
+ * as the half line may yet be finished.  When in doubt, say yes: a blank
+ * line costs nothing, an entry glued to junk is lost. */
+static int
+lacksnewline(int fd, off_t size)
+{
+	char c;
+
+	if (size == 0)
+		return 0;
+	return pread(fd, &c, 1, size - 1) != 1 || c != '\n';
+}
+
+/* Cut a failed append of w bytes off again, leaving the file of size
+ * bytes as it was; not if anything else was appended after it. */
+static int
+cutback(Session *s, off_t size, size_t w)
+{
+	struct stat st;
+
+	if (fstat(s->fd, &st) < 0) {
+		warn("fstat %s:", s->path);
+		return -1;
+	}
+	if (st.st_size != size + (off_t)w) {
+		warn("%s: written to meanwhile: the failed append is not "
+		     "cut off", s->path);
+		return -1;
+	}
+	if (ftruncate(s->fd, size) < 0) {
+		warn("truncate %s:", s->path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Append the entries not yet in the file, under the lock. */
+static int
+appendlocked(Session *s)
 {
 	Buf b = { 0 };
 	struct stat st;
 	size_t i, w = 0;
 	ssize_t r = 0;
+	int pre;
 
-	if (s->fd < 0)
-		return create(s);
 	if (fstat(s->fd, &st) < 0) {
 		warn("fstat %s:", s->path);
 		return -1;
 	}
-	if (s->nonl)
+	if ((pre = lacksnewline(s->fd, st.st_size)))
 		bufaddc(&b, '\n');
 	for (i = s->saved; i < s->n; i++) {
 		bufadds(&b, s->e[i].line);
@@ -780,7 +828,6 @@ writenew(Session *s)
 	}
 	if (w == b.len) {
 		buffree(&b);
-		s->nonl = 0;
 		s->saved = s->n;
 		return 0;
 	}
@@ -788,12 +835,30 @@ writenew(Session *s)
 		warn("write %s:", s->path);
 	else
 		warn("write %s: short write", s->path);
-	if (w > 0 && ftruncate(s->fd, st.st_size) < 0) {
-		warn("truncate %s:", s->path);
-		partial(s, b.p, w);
-	}
+	if (w > 0 && cutback(s, st.st_size, w) < 0)
+		partial(s, w, pre);
 	buffree(&b);
 	return -1;
+}
+
+/* Create the file of a new session, or append the entries not yet in
+ * it: the new one, and any a failed write left behind.  A failed append
+ * is cut off again, leaving the file as it was. */
+static int
+writenew(Session *s)
+{
+	int locked, r;
+
+	if (s->fd < 0)
+		return create(s);
+	/* without the lock (a file system that has none) appends are
+	 * still whole lines; only the look at the file's end may race */
+	if (!(locked = lockfile(s->fd, F_WRLCK) == 0))
+		warn("lock %s:", s->path);
+	r = appendlocked(s);
+	if (locked && lockfile(s->fd, F_UNLCK) < 0)
+		warn("unlock %s:", s->path);
+	return r;
 }
 
 int

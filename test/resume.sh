@@ -98,8 +98,17 @@ grep -q 'torn' "$T/err" && ok "torn last line: reported" || fail "torn last line
 jsontest "torn last line: nothing before it lost" "$REQ/2.json" \
     '[m["content"] for m in d["messages"][1:]] ==
      ["first", "answer one", "second", "answer two", "third", "fourth"]'
-alljson "$F" && ok "torn last line: cut off, the file is whole again" ||
-    fail "torn last line: cut off, the file is whole again" "$(tail -c 300 "$F")"
+python3 - "$F" <<'X' && ok "torn last line: left as it was, the next entry on a line of its own" ||
+import json, sys
+lines = open(sys.argv[1], "rb").read().decode("utf-8").split("\n")
+assert lines[-1] == "" and '"fourth"' in lines[-3], lines[-3:]
+torn = [l for l in lines[:-1] if l == '{"type":"message","id":"deadbeef","parentId":']
+assert len(torn) == 1, torn
+for l in lines[:-1]:
+    if l not in torn:
+        json.loads(l)
+X
+    fail "torn last line: left as it was, the next entry on a line of its own" "$(tail -c 300 "$F")"
 
 # -f: a new file holding a copy of the branch; the original untouched.
 cp "$F" "$T/before"
@@ -181,3 +190,95 @@ jsontest "pi's bashExecution: in the context as pi shows it" "$REQ/1.json" \
     'd["messages"][1] == {"role": "user", "content":
      "Ran `ls`\n```\nout8\n```\n\nCommand exited with code 2"} and
      "hidden" not in json.dumps(d)'
+
+# Loading never changes the file: a writer appends whole lines (one
+# O_APPEND write each, as we and pi do) while agent -s loads it again and
+# again; no line may go missing.
+cp "$T/bash.jsonl" "$T/busy.jsonl"
+nbusy=$(wc -l <"$T/busy.jsonl")
+python3 - "$T/busy.jsonl" <<'X' &
+import json, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+parent = "aaaaaaa2"
+for k in range(300):
+    e = {"type": "custom", "id": "w%07d" % k, "parentId": parent,
+         "timestamp": "2026-01-01T00:00:03.000Z", "data": "x" * 65536}
+    line = (json.dumps(e) + "\n").encode()
+    assert os.write(fd, line) == len(line)
+    parent = e["id"]
+X
+wpid=$!
+loads=0
+while kill -0 "$wpid" 2>/dev/null; do
+	runat -s "$T/busy.jsonl"
+	loads=$((loads + 1))
+done
+wait "$wpid"
+wrc=$?
+python3 - "$T/busy.jsonl" "$nbusy" <<'X' && [ "$wrc" -eq 0 ] &&
+import json, sys
+lines = open(sys.argv[1], "rb").read().decode("utf-8").split("\n")
+assert lines[-1] == "" and len(lines) - 1 == int(sys.argv[2]) + 300, len(lines)
+for l in lines[:-1]:
+    json.loads(l)
+X
+    ok "a file loaded $loads times while written to: every line there, whole" ||
+    fail "a file loaded while written to: every line there, whole" "rc $wrc, $(wc -l <"$T/busy.jsonl") lines"
+
+# Two agents in line mode on one file, taking turns: every entry of both
+# survives, each a whole line, each agent going on from its own answers.
+startfake -x "$T/a1"
+runat -s "$T/two.jsonl" 'start'
+before=$(wc -l <"$T/two.jsonl")
+for k in 1 2 3 4; do
+	printf 'text answer %s\nfinish stop\n' "$k" >"$T/t$k"
+done
+startfake -x "$T/t1" "$T/t2" "$T/t3" "$T/t4"
+mkfifo "$T/ina" "$T/inb"
+(cd "$W" && agentexec timeout 30 "$ROOT/agent" -s "$T/two.jsonl") \
+    <"$T/ina" >"$T/outa" 2>"$T/erra" &
+apid=$!
+(cd "$W" && agentexec timeout 30 "$ROOT/agent" -s "$T/two.jsonl") \
+    <"$T/inb" >"$T/outb" 2>"$T/errb" &
+bpid=$!
+exec 3>"$T/ina" 4>"$T/inb"
+# waitfor FILE TEXT: until FILE holds TEXT (10 s at most)
+waitfor() {
+	_i=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $_i -lt 200 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+}
+echo 'from a, 1' >&3; waitfor "$T/outa" 'answer 1'
+echo 'from b, 1' >&4; waitfor "$T/outb" 'answer 2'
+echo 'from a, 2' >&3; waitfor "$T/outa" 'answer 3'
+echo 'from b, 2' >&4; waitfor "$T/outb" 'answer 4'
+exec 3>&- 4>&-
+wait "$apid"; arc=$?
+wait "$bpid"; brc=$?
+[ "$arc" -eq 0 ] && [ "$brc" -eq 0 ] &&
+    [ "$(cat "$T/outa")" = "$(printf 'answer 1\nanswer 3')" ] &&
+    [ "$(cat "$T/outb")" = "$(printf 'answer 2\nanswer 4')" ] && ok "two agents on one file: both take their turns" ||
+    fail "two agents on one file: both take their turns" "rc $arc $brc: $(cat "$T/erra" "$T/errb" "$T/outa" "$T/outb")"
+python3 - "$T/two.jsonl" "$before" <<'X' &&
+import json, sys
+lines = open(sys.argv[1], "rb").read().decode("utf-8").split("\n")
+assert lines[-1] == ""
+es = [json.loads(l) for l in lines[1:-1]]
+assert len(lines) - 1 == int(sys.argv[2]) + 8, len(lines)
+ids = {e["id"]: e for e in es}
+assert len(ids) == len(es)
+assert all(e["parentId"] is None or e["parentId"] in ids for e in es)
+def text(e):
+    c = e.get("message", {}).get("content")
+    return c if isinstance(c, str) else c[0]["text"] if c else None
+by = {text(e): e for e in es if e["type"] == "message"}
+# each agent's second message follows its own first answer
+assert by["from a, 2"]["parentId"] == by["answer 1"]["id"]
+assert by["from b, 2"]["parentId"] == by["answer 2"]["id"]
+assert by["answer 3"]["parentId"] == by["from a, 2"]["id"]
+assert by["answer 4"]["parentId"] == by["from b, 2"]["id"]
+X
+    ok "two agents on one file: every entry of both there, whole, each on its own branch" ||
+    fail "two agents on one file: every entry of both there, whole, each on its own branch" "$(cut -c1-150 "$T/two.jsonl")"

@@ -2,6 +2,7 @@
 /* test/session.c: unit tests of session.c. */
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -288,6 +289,30 @@ load(Session *s, const char *name, const char *text, char **err)
 	return r;
 }
 
+/* Whether every line of the file but line skip (from 1) is one JSON
+ * object; the lines in *nlines. */
+static int
+alljsonbut(const char *path, size_t skip, size_t *nlines)
+{
+	char *s = readfile(path, NULL), *p, *nl;
+	Json j;
+	int ok = s != NULL;
+
+	*nlines = 0;
+	for (p = s; ok && *p; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			return free(s), 0;
+		if (++*nlines == skip)
+			continue;
+		ok = jsonparse(&j, p, nl - p) == 0 && j.t[0].type == JOBJ;
+		jsonfree(&j);
+	}
+	free(s);
+	return ok;
+}
+
+/* A torn last line is left alone by the load (another agent may still
+ * be writing it); the next append starts on a line of its own. */
 static void
 testtorn(void)
 {
@@ -299,30 +324,31 @@ testtorn(void)
 	bufaddf(&b, "%s%s\n%s\n{\"type\":\"message\",\"id\":\"000", head, e1,
 	        e2);
 	T(load(&s, "torn.jsonl", b.p, &err) == 0, "torn: loads");
-	T(strstr(err, "torn.jsonl:4: torn last line dropped") != NULL,
+	T(strstr(err, "torn.jsonl:4: torn last line skipped") != NULL,
 	  "torn: warned");
-	T(s.n == 2 && !strcmp(s.leaf, "00000002") && !s.nonl && s.torn,
-	  "torn: the rest loads");
+	T(s.n == 2 && !strcmp(s.leaf, "00000002"), "torn: the rest loads");
 	free(err);
-	text = readfile(path, NULL);
-	n = strlen(text);
-	T(n > sizeof(e2) && !strncmp(text + n - sizeof(e2), e2, sizeof(e2) - 1) &&
-	  text[n - 1] == '\n', "torn: the half line is cut off the file");
+	text = readfile(path, &n);
+	T(n == b.len && !memcmp(text, b.p, n), "torn: the load leaves the "
+	  "file as it was");
 	free(text);
 	T(sessappend(&s, "message", "") == 0, "torn: append");
 	sessfree(&s);
-	text = readfile(path, NULL);
-	T(strstr(text, "\"timestamp\":\"t\"}\n{\"type\":\"message\"") != NULL,
-	  "torn: the append follows the last whole line");
+	text = readfile(path, &n);
+	T(n > b.len && !memcmp(text, b.p, b.len) && text[b.len] == '\n' &&
+	  !strncmp(text + b.len + 1, "{\"type\":\"message\"", 17) &&
+	  text[n - 1] == '\n', "torn: the append starts a line of its own");
 	free(text);
 	capture();
 	T(sessload(&s, path) == 0 && s.n == 3 &&
 	  !strcmp(s.e[2].parent, "00000002"), "torn: reloads, 3 entries");
 	err = caught();
-	T(!*err, "torn: no warning on the next load");
+	T(strstr(err, "torn.jsonl:4: not a valid entry: skipped") != NULL,
+	  "torn: the half line is skipped on the next load, with a warning");
 	free(err);
 	sessfree(&s);
-	T(alljson(path, &n) && n == 4, "torn: every line of the file is whole");
+	T(alljsonbut(path, 4, &n) && n == 5,
+	  "torn: every other line of the file is whole");
 	free(path);
 	buffree(&b);
 }
@@ -747,6 +773,190 @@ testrace(void)
 	free(dir);
 }
 
+/* Entry k of a writer named w, big enough that its write takes a while;
+ * its parent is the writer's entry k-1 (or e2's 00000002). */
+static void
+bigline(Buf *b, char w, int k, size_t size)
+{
+	bufreset(b);
+	bufaddf(b, "{\"type\":\"custom\",\"id\":\"%c%07d\",\"parentId\":", w, k);
+	if (k)
+		bufaddf(b, "\"%c%07d\"", w, k - 1);
+	else
+		bufadds(b, "\"00000002\"");
+	bufadds(b, ",\"data\":\"");
+	while (b->len < size)
+		bufaddc(b, 'x');
+	bufadds(b, "\"}\n");
+}
+
+/* A writer that appends whole lines as session.c does (one O_APPEND
+ * write each, no lock, like pi) while the file is loaded again and
+ * again: no line may be lost or cut. */
+static void
+testloadwhilewriting(void)
+{
+	Session s;
+	Buf b = { 0 };
+	char *path = pathf("busy.jsonl");
+	int fd, k, loads = 0, st;
+	size_t n;
+	pid_t pid;
+
+	bufaddf(&b, "%s%s\n%s\n", head, e1, e2);
+	writefile(path, b.p, 0);
+	if ((pid = fork()) == 0) {
+		fd = open(path, O_WRONLY | O_APPEND);
+		for (k = 0; k < 400; k++) {
+			bigline(&b, 'w', k, 64 * 1024);
+			if (writeall(fd, b.p, b.len) < 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	capture();
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (sessload(&s, path) == 0)
+			loads++;
+		sessfree(&s);
+	}
+	free(caught());
+	T(WIFEXITED(st) && WEXITSTATUS(st) == 0 && loads > 0,
+	  "load while writing: the writer wrote, %d loads", loads);
+	T(alljson(path, &n) && n == 3 + 400,
+	  "load while writing: every line there and whole (%zu)", n);
+	buffree(&b);
+	free(path);
+}
+
+/* A writer's line half way in while the file is loaded and appended
+ * to: the half line is not cut, and the append starts a line of its
+ * own, so that both the writer's entry and ours survive. */
+static void
+testhalfline(void)
+{
+	Session s;
+	Buf b = { 0 };
+	char *path = pathf("half.jsonl"), *err, *text, *p;
+	int fd, go[2], done[2], st;
+	size_t n;
+	pid_t pid;
+
+	bufaddf(&b, "%s%s\n%s\n", head, e1, e2);
+	writefile(path, b.p, 0);
+	if (pipe(go) < 0 || pipe(done) < 0)
+		return;
+	bigline(&b, 'h', 0, 1000);
+	if ((pid = fork()) == 0) {
+		fd = open(path, O_WRONLY | O_APPEND);
+		if (writeall(fd, b.p, 500) < 0 ||
+		    writeall(done[1], "1", 1) < 0 || read(go[0], &st, 1) != 1 ||
+		    writeall(fd, b.p + 500, b.len - 500) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	T(read(done[0], &st, 1) == 1, "half line: the writer is half way");
+	capture();
+	T(sessload(&s, path) == 0 && s.n == 2, "half line: loads 2 entries");
+	T(sessappend(&s, "message", "\"ours\":1") == 0, "half line: append");
+	err = caught();
+	T(strstr(err, "half.jsonl:4: torn last line skipped") != NULL,
+	  "half line: said on load");
+	free(err);
+	T(writeall(go[1], "1", 1) == 0 && waitpid(pid, &st, 0) == pid &&
+	  WIFEXITED(st) && WEXITSTATUS(st) == 0, "half line: the writer ends");
+	/* line 4 is the writer's first half, then ours, then its rest */
+	text = readfile(path, &n);
+	T((p = strstr(text, "\"data\":\"x")) &&
+	  (p = strchr(p, '\n')) && !strncmp(p, "\n{\"type\":\"message\"", 18) &&
+	  (p = strchr(p + 1, '\n')) && !memcmp(p + 1, b.p + 500, b.len - 500) &&
+	  (size_t)(p + 1 - text) + b.len - 500 == n,
+	  "half line: the writer's line is broken by ours, not lost");
+	free(text);
+	sessfree(&s);
+	capture();
+	T(sessload(&s, path) == 0 && s.n == 3 &&
+	  !strcmp(s.e[2].parent, "00000002"), "half line: ours is there");
+	free(caught());
+	sessfree(&s);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+	buffree(&b);
+	free(path);
+}
+
+/* Two agents append to one file at once: every entry of both is there,
+ * each a whole line, each agent's entries a branch of their own. */
+static void
+testtwowriters(void)
+{
+	Session s;
+	Buf b = { 0 };
+	char *path = pathf("two.jsonl"), want[2][37], c;
+	int w, k, st, ok = 1, chained[2] = { 0, 0 }, ready[2], go[2];
+	size_t n, i;
+	pid_t pid[2];
+
+	bufaddf(&b, "%s%s\n%s\n", head, e1, e2);
+	writefile(path, b.p, 0);
+	if (pipe(ready) < 0 || pipe(go) < 0)
+		return;
+	for (w = 0; w < 2; w++) {
+		if ((pid[w] = fork()) != 0)
+			continue;
+		/* both load before either writes: each branches off e2 */
+		close(go[1]);
+		if (sessload(&s, path) < 0 || writeall(ready[1], "r", 1) < 0 ||
+		    read(go[0], &c, 1) != 0)
+			_exit(1);
+		bufreset(&b);
+		for (k = 0; k < 1000; k++)
+			bufaddc(&b, 'a' + w);
+		bufaddf(&b, "\"");
+		for (k = 0; k < 200; k++) {
+			Buf f = { 0 };
+
+			bufaddf(&f, "\"who\":%d,\"k\":%d,\"pad\":\"%s", w, k,
+			        b.p);
+			if (sessappend(&s, "custom", f.p) < 0)
+				_exit(1);
+			buffree(&f);
+		}
+		_exit(0);
+	}
+	close(go[0]);
+	for (w = 0; w < 2; w++)
+		ok &= read(ready[0], &c, 1) == 1;
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	for (w = 0; w < 2; w++)
+		ok &= waitpid(pid[w], &st, 0) == pid[w] && WIFEXITED(st) &&
+		      WEXITSTATUS(st) == 0;
+	T(ok, "two writers: both ran");
+	T(alljson(path, &n) && n == 3 + 400,
+	  "two writers: every entry there, each a whole line (%zu)", n);
+	capture();
+	T(sessload(&s, path) == 0 && s.n == 402, "two writers: loads");
+	free(caught());
+	/* each writer's entries hang one from the next, from 00000002 */
+	strcpy(want[0], "00000002");
+	strcpy(want[1], "00000002");
+	for (i = 2; i < s.n; i++) {
+		w = strstr(s.e[i].line, "\"who\":1") != NULL;
+		chained[w] += s.e[i].parent && !strcmp(s.e[i].parent, want[w]);
+		snprintf(want[w], sizeof(want[w]), "%s", s.e[i].id);
+	}
+	T(chained[0] == 200 && chained[1] == 200,
+	  "two writers: each continues its own branch (%d, %d)", chained[0],
+	  chained[1]);
+	sessfree(&s);
+	buffree(&b);
+	free(path);
+}
+
 /* A file size limit (no SIGXFSZ) makes a write fail part way. */
 static void
 limit(struct rlimit *old, rlim_t n)
@@ -811,7 +1021,7 @@ testshort(void)
 	  "short write: the file as it was");
 	free(after);
 	free(before);
-	T(!s.nonl && s.saved == 1 && s.n == 2, "short write: entry unsaved");
+	T(s.saved == 1 && s.n == 2, "short write: entry unsaved");
 	T(sessappend(&s, "message", "\"n\":3") == 0, "short write: retry");
 	path = xstrdup(s.path);
 	sessfree(&s);
@@ -874,8 +1084,8 @@ testuncut(void)
 	if (got <= n || got >= n + strlen(s.e[2].line)) {
 		T(1, "uncut: (skipped) pipe took %zu bytes", got);
 	} else {
-		T(s.saved == 2 && s.nonl, "uncut: the small entry saved, "
-		  "the big one not, on a new line (%zu)", s.saved);
+		T(s.saved == 2, "uncut: the small entry saved, the big one "
+		  "not (%zu)", s.saved);
 	}
 	dup2(keep, s.fd);
 	close(keep);
@@ -905,7 +1115,7 @@ testread(void)
 	T(sessread(&s, path) == 0 && s.n == 2 &&
 	  !strcmp(s.leaf, "00000002"), "sessread: loads");
 	err = caught();
-	T(strstr(err, "torn last line dropped") != NULL, "sessread: warned");
+	T(strstr(err, "torn last line skipped") != NULL, "sessread: warned");
 	free(err);
 	T(s.fd == -1 && !s.path, "sessread: no fd, no path");
 	T(sessappend(&s, "message", "") == 0 && s.n == 3,
@@ -1012,6 +1222,9 @@ main(void)
 	testuncut();
 	testread();
 	testempty();
+	testloadwhilewriting();
+	testhalfline();
+	testtwowriters();
 	rmtree(tmp);
 	unlink(errpath);
 	return tfail != 0;
