@@ -56,6 +56,7 @@ typedef struct {
 	int atend;		/* the connection closed: events are flushed */
 	int again;		/* an error in the stream that a retry may mend */
 	int overflow;		/* the provider says the context is too long */
+	int dropped;		/* calls past maxcalls were left out */
 	Buf err;		/* an error body, or an error from the stream */
 	Http *http;
 	Sse sse;
@@ -84,6 +85,8 @@ typedef struct Agent {
 	char *system;
 	int color;
 	int ttyout;		/* stdout is read by a person: end lines */
+	int ttyesc;		/* stdout is a terminal: the answer's control
+				 * characters are shown, not obeyed */
 	int lastc;		/* last byte written to stdout, -1 none */
 	int thinking;		/* thinking is being shown on stderr */
 	int textseen;		/* stdout has text from an earlier message */
@@ -99,17 +102,32 @@ static long reserve(const Agent *a);
 
 static volatile sig_atomic_t intr;	/* SIGINT came: stop the turn */
 static volatile sig_atomic_t toolpg;	/* the running bash group, or 0 */
+static volatile sig_atomic_t quitsig;	/* SIGTERM or SIGHUP came: stop the
+					 * turn, then leave */
 
+/* A signal stops the turn: the tool group gets TERM, a grace, then
+ * KILL, and the session is synced on the way out; after SIGTERM or
+ * SIGHUP we then leave.  A second Ctrl-C does not wait.  A second TERM
+ * does not hurry us: timeout(1) and process managers send it to the
+ * whole group, so it often comes twice. */
 static void
-onsigint(int sig)
+onsignal(int sig)
 {
-	(void)sig;
-	if (intr) {
+	if (sig != SIGINT) {
+		quitsig = sig;
+	} else if (intr) {
 		if (toolpg > 0)
 			kill(-toolpg, SIGKILL);
-		_exit(130);
+		_exit(128 + (quitsig ? quitsig : sig));
 	}
 	intr = 1;
+}
+
+/* The exit status: 128 and the signal when one asked us to quit. */
+static int
+status(int rc)
+{
+	return quitsig ? 128 + quitsig : rc;
 }
 
 static void
@@ -321,6 +339,7 @@ static void
 showtext(Reply *r, const char *p, size_t n)
 {
 	Agent *a = r->a;
+	Buf show = { 0 };
 	int first = !r->text.len;
 
 	if (!n)
@@ -335,7 +354,15 @@ showtext(Reply *r, const char *p, size_t n)
 	endthinking(a);
 	if (first && a->textseen && a->lastc != '\n')
 		out(a, "\n", 1);
-	out(a, p, n);
+	if (a->ttyesc) {
+		/* a model could hide lines, or set the window title and
+		 * the clipboard (OSC 0, OSC 52) */
+		safetext(&show, p, n, 0);
+		out(a, show.p, show.len);
+		buffree(&show);
+	} else {
+		out(a, p, n);
+	}
 	a->textseen = 1;
 }
 
@@ -375,8 +402,12 @@ setstr(Buf *b, const Json *j, int i)
 static Call *
 callat(Reply *r, int idx)
 {
-	if (idx < 0 || idx > 1000)
+	if (idx < 0)
 		return NULL;
+	if (idx >= maxcalls) {
+		r->dropped = 1;
+		return NULL;
+	}
 	if (idx >= r->ncalls) {
 		r->calls = xrealloc(r->calls, (idx + 1) * sizeof(*r->calls));
 		memset(r->calls + r->ncalls, 0,
@@ -395,10 +426,11 @@ openaicalls(Reply *r, const Json *j, int arr)
 	double idx;
 	Call *c;
 
-	for (k = 0; (tc = jsonat(j, arr, k)) >= 0; k++) {
+	for (k = 0, tc = jsonat(j, arr, 0); tc >= 0;
+	     k++, tc = jsonnext(j, tc)) {
 		if (jsonnum(j, jsonget(j, tc, "index"), &idx) < 0)
 			idx = k;
-		if (!(idx >= 0 && idx <= 1000) || !(c = callat(r, (int)idx)))
+		if (!(idx >= 0 && idx < 1e9) || !(c = callat(r, (int)idx)))
 			continue;
 		setstr(&c->id, j, jsonget(j, tc, "id"));
 		fn = jsonget(j, tc, "function");
@@ -474,6 +506,8 @@ openaievent(void *arg, const char *event, const char *data, size_t len)
 	int ch, d, v;
 
 	(void)event;
+	if (intr)
+		return 1;	/* a long event stream stops at once */
 	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
 		r->done = 1;
 		return 0;
@@ -607,6 +641,8 @@ anthropicevent(void *arg, const char *event, const char *data, size_t len)
 	int t;
 
 	(void)event;	/* the data names its type too */
+	if (intr)
+		return 1;
 	if (jsonparse(&j, data, len) < 0)
 		return badevent(r, data, len);
 	t = jsonget(&j, 0, "type");
@@ -644,6 +680,8 @@ onbody(void *arg, const char *p, size_t n)
 {
 	Reply *r = arg;
 
+	if (intr)
+		return 1;
 	if (r->http->status / 100 != 2) {
 		if (r->err.len < maxerrbody)
 			bufadd(&r->err, p, MIN(n, maxerrbody - r->err.len));
@@ -684,11 +722,11 @@ replyfree(Reply *r)
 static void
 contenttext(Buf *b, const Json *j, int content)
 {
-	int k, blk;
+	int blk;
 
 	if (jsonstrbuf(j, content, b) == 0)
 		return;
-	for (k = 0; (blk = jsonat(j, content, k)) >= 0; k++)
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
 		if (jsoneq(j, jsonget(j, blk, "type"), "text"))
 			jsonstrbuf(j, jsonget(j, blk, "text"), b);
 }
@@ -732,11 +770,11 @@ static void
 openaiassistant(Buf *b, const Json *j, Pending *p)
 {
 	Buf text = { 0 }, args = { 0 };
-	int content, blk, k, ncalls = 0;
+	int content, blk, ncalls = 0;
 
 	content = jsonget(j, 0, "content");
 	contenttext(&text, j, content);
-	for (k = 0; (blk = jsonat(j, content, k)) >= 0; k++)
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
 		ncalls += jsoneq(j, jsonget(j, blk, "type"), "toolCall");
 	if (!text.len && !ncalls)
 		goto done;
@@ -748,7 +786,9 @@ openaiassistant(Buf *b, const Json *j, Pending *p)
 	if (ncalls) {
 		bufadds(b, ",\"tool_calls\":[");
 		p->id = xrealloc(p->id, (p->n + ncalls) * sizeof(*p->id));
-		for (k = 0, ncalls = 0; (blk = jsonat(j, content, k)) >= 0; k++) {
+		ncalls = 0;
+		for (blk = jsonat(j, content, 0); blk >= 0;
+		     blk = jsonnext(j, blk)) {
 			if (!jsoneq(j, jsonget(j, blk, "type"), "toolCall"))
 				continue;
 			bufadds(b, ncalls++ ? ",{\"id\":" : "{\"id\":");
@@ -990,11 +1030,11 @@ static void
 aassistant(Abody *o, const Json *j)
 {
 	Buf blocks = { 0 }, *b = &blocks;
-	int content = jsonget(j, 0, "content"), blk, k, t, sig, v, own;
+	int content = jsonget(j, 0, "content"), blk, t, sig, v, own;
 
 	own = jsoneq(j, jsonget(j, 0, "api"), "anthropic-messages") &&
 	      jsoneq(j, jsonget(j, 0, "model"), o->model);
-	for (k = 0; (blk = jsonat(j, content, k)) >= 0; k++) {
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
 		t = jsonget(j, blk, "type");
 		sig = jsonget(j, blk, "thinkingSignature");
 		if (jsoneq(j, t, "thinking") && own && !blank(j, sig)) {
@@ -1210,6 +1250,19 @@ failure(Agent *a, Reply *r, Http *h, int rc)
 	buffree(&safe);
 }
 
+/* An overload said in the stream, to be tried again: the server's words
+ * made safe for the terminal. */
+static void
+againmsg(Agent *a, const Reply *r, long delay)
+{
+	Buf safe = { 0 };
+
+	safetext(&safe, bstr(&r->err), MIN(r->err.len, 1000), 1);
+	warn("%s: %s, retrying in %.1f s", a->prov->name, bstr(&safe),
+	     delay / 1000.0);
+	buffree(&safe);
+}
+
 /* POST the conversation and stream the answer into r, trying again what
  * may succeed on a second try.  0 on success, -1 with the reason said. */
 static int
@@ -1267,8 +1320,7 @@ ask(Agent *a, Reply *r, Http *h)
 			break;
 		}
 		if (r->again)
-			warn("%s: %s, retrying in %.1f s", a->prov->name,
-			     r->err.p, delay / 1000.0);
+			againmsg(a, r, delay);
 		else if (rc == 0)
 			warn("%s: HTTP %d, retrying in %.1f s", a->prov->name,
 			     h->status, delay / 1000.0);
@@ -1447,19 +1499,24 @@ toolindex(Agent *a, const char *name)
 static void
 traceend(Agent *a, int iserr, const Buf *res)
 {
+	Buf safe = { 0 };
 	size_t lines = 0, k, eol;
 
 	if (a->quiet)
 		return;
 	if (iserr) {
-		/* the last line says most: "Command exited with code 2" */
+		/* the last line says most: "Command exited with code 2";
+		 * it may hold a path or output the model chose */
 		for (eol = res->len; eol > 0 && res->p[eol - 1] == '\n'; eol--)
 			;
 		for (k = eol; k > 0 && res->p[k - 1] != '\n'; k--)
 			;
+		safetext(&safe, res->p ? res->p + k : "",
+		         utf8back(res->p ? res->p + k : "", MIN(eol - k, 200)),
+		         1);
 		fprintf(stderr, " %s-> %.*s%s\n", color(a, "\033[31m"),
-		        (int)MIN(eol - k, 200), res->p ? res->p + k : "",
-		        color(a, "\033[0m"));
+		        (int)safe.len, bstr(&safe), color(a, "\033[0m"));
+		buffree(&safe);
 		return;
 	}
 	for (k = 0; k < res->len; k++)
@@ -1585,7 +1642,7 @@ turn(Agent *a, const char *text, size_t len)
 	const char *stop;
 	int round, i, rc = 1, compacted = 0;
 
-	intr = 0;
+	intr = quitsig != 0;	/* a quit stays asked for */
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	notemodel(a);
@@ -1630,6 +1687,9 @@ turn(Agent *a, const char *text, size_t len)
 				bufaddf(&r.calls[i].id, "call_%d_%04x%04x",
 				        ++a->nids, rand() & 0xffff,
 				        rand() & 0xffff);
+		if (r.dropped)
+			warn("the answer holds more than %d tool calls: the "
+			     "rest are left out", maxcalls);
 		record(a, assistantjson(a, &r, NULL));
 		emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
 		if (!r.ncalls) {
@@ -1680,7 +1740,7 @@ readstdin(Buf *b)
 		if (n < 0 && errno == EINTR && !intr)
 			continue;
 		if (n < 0 && intr)
-			exit(130);
+			exit(status(130));
 		if (n < 0)
 			die("read stdin:");
 		if (n == 0)
@@ -1761,7 +1821,7 @@ linemode(Agent *a)
 	for (;;) {
 		if (tty)
 			fputs(msg.len ? ". " : "> ", stderr);
-		intr = 0;
+		intr = quitsig != 0;
 		n = getline(&line, &cap, stdin);
 		if (n < 0) {
 			if (errno == EINTR && intr) {
@@ -1795,6 +1855,8 @@ linemode(Agent *a)
 		if (r)
 			rc = r == 130 ? rc : 1;
 		bufreset(&msg);
+		if (quitsig)
+			break;
 	}
 	free(line);
 	buffree(&msg);
@@ -2019,7 +2081,7 @@ serialize(Buf *b, const Entry *e)
 {
 	Json j;
 	Buf t = { 0 }, calls = { 0 };
-	int m, c, blk, k, ty;
+	int m, c, blk, ty;
 
 	if (jsonparse(&j, e->line, strlen(e->line)) < 0)
 		return;
@@ -2052,8 +2114,9 @@ serialize(Buf *b, const Entry *e)
 		}
 		bufadds(b, "\n\n");
 	}
-	for (k = 0; jsoneq(&j, jsonget(&j, m, "role"), "assistant") &&
-	     (blk = jsonat(&j, c, k)) >= 0; k++) {
+	blk = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
+	      jsonat(&j, c, 0) : -1;
+	for (; blk >= 0; blk = jsonnext(&j, blk)) {
 		ty = jsonget(&j, blk, "type");
 		bufreset(&t);
 		if (jsoneq(&j, ty, "thinking")) {
@@ -2531,15 +2594,18 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	a->tenv.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
 	                  maxhead, &intr);
-	a->ttyout = isatty(1) || samefile(1, 2);
+	a->ttyesc = isatty(1);
+	a->ttyout = a->ttyesc || samefile(1, 2);
 	a->color = isatty(2) && !getenv("NO_COLOR");
 	a->lastc = -1;
 	srand(time(NULL) ^ getpid());
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = onsigint;	/* no SA_RESTART: reads see EINTR */
+	sa.sa_handler = onsignal;	/* no SA_RESTART: reads see EINTR */
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 }
@@ -2578,13 +2644,16 @@ main(int argc, char *argv[])
 	}
 	setup(&a, pname, model, toollist);
 	opensession(&a, mode, file);
+	if (intr)	/* during a long load */
+		exit(status(130));
 	if (a.json) {
 		/* events only on stdout, the session's header first */
-		a.ttyout = 0;
+		a.ttyout = a.ttyesc = 0;
 		out(&a, a.sess.head, strlen(a.sess.head));
 		out(&a, "\n", 1);
 	}
 	rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
+	rc = status(rc);
 	sessfree(&a.sess);
 	httpfree(a.http);
 	msgsfree(&a.msgs);

@@ -59,6 +59,7 @@ void jsonfree(Json *j);
 int jsonskip(const Json *j, int i);
 int jsonget(const Json *j, int obj, const char *key);
 int jsonat(const Json *j, int arr, int k);
+int jsonnext(const Json *j, int i);
 int jsoneq(const Json *j, int i, const char *s);
 int jsonisnull(const Json *j, int i);
 char *jsonstr(const Json *j, int i);

@@ -50,6 +50,8 @@ static const int maxattempts = 4;	/* tries of one request: 429, 5xx, reset */
 static const int retrybase = 1000;	/* milliseconds before the first retry */
 static const int retrymax = 60;	/* seconds: longer Retry-After gives up */
 static const int maxrounds = 100;	/* model calls in one turn */
+static const int maxcalls = 128;	/* tool calls kept from one answer; the
+					 * rest are dropped, with a warning */
 
 /* Compaction: when fewer than reservetokens of the context window are
  * left, the older part of the conversation is replaced by a summary the

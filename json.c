@@ -270,6 +270,21 @@ jsonat(const Json *j, int arr, int k)
 	return i < j->n ? i : -1;
 }
 
+/* The item after item i of an array, or -1.  Walk an array with
+ * jsonat(j, arr, 0) and this: jsonat for each k would walk from the
+ * start each time, quadratic in a long array from the network. */
+int
+jsonnext(const Json *j, int i)
+{
+	int arr, k;
+
+	if (i < 0 || i >= j->n || (arr = j->t[i].parent) < 0 ||
+	    j->t[arr].type != JARR)
+		return -1;
+	k = jsonskip(j, i);
+	return k < j->n && j->t[k].parent == arr ? k : -1;
+}
+
 /* Whether token i is a string equal to s. */
 int
 jsoneq(const Json *j, int i, const char *s)

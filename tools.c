@@ -899,8 +899,8 @@ addedits(const Json *j, int i, Edit **ed, int *n, Buf *out)
 	if (j->t[i].type == JOBJ)
 		return addpair(j, i, 0, 0, ed, n, out);
 	if (j->t[i].type == JARR) {
-		for (k = 0; k < j->t[i].size; k++) {
-			el = jsonat(j, i, k);
+		for (k = 0, el = jsonat(j, i, 0); el >= 0;
+		     k++, el = jsonnext(j, el)) {
 			if (j->t[el].type != JOBJ) {
 				bufaddf(out, "edit: edits[%d] must be an "
 				        "object with oldText and newText", k);
