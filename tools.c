@@ -30,7 +30,11 @@ enum {
 	DRAINMS = 1000,		/* bash: read no longer than this after exit */
 	POLLMS = 100,		/* bash: how often to look at the child */
 	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
-	MAXINT = 1000000000	/* the largest offset, limit or context */
+	MAXINT = 1000000000,	/* the largest offset, limit or context */
+	MAXGLOB = 1024,		/* bytes of a glob from the model */
+	MAXALTS = 256,		/* its {a,b} alternatives, spelt out */
+	MAXRULES = 10000	/* .gitignore rules in force: each path is
+				 * matched against all of them */
 };
 
 enum { CUTLINES = 1, CUTBYTES };	/* why a listing was cut */
@@ -88,6 +92,12 @@ struct Rule {
 	Rule *next;
 };
 
+/* A glob with its {a,b} alternatives spelt out. */
+typedef struct {
+	char **v;
+	size_t n;
+} Glob;
+
 typedef int (*Walkfn)(void *arg, const char *path, const char *rel,
                       const struct stat *st);
 
@@ -96,6 +106,7 @@ typedef struct {
 	Buf path;		/* root, then "/rel" of the entry at hand */
 	size_t rootlen;		/* where rel starts in path */
 	Rule *rules;
+	size_t nrules;		/* how many, up to MAXRULES */
 	Walkfn fn;
 	void *arg;
 	volatile sig_atomic_t *intr;	/* or NULL: set, the walk stops */
@@ -114,7 +125,7 @@ typedef struct {
 
 typedef struct {
 	const Toolenv *e;
-	const char *pat;
+	Glob glob;
 	int limit, n, more;
 	Head h;
 } Find;
@@ -1625,72 +1636,152 @@ toolbash(const Toolenv *e, const Json *j, int args, Buf *out)
 
 /* globs and .gitignore */
 
-/* fnmatch(3) per path component, with "**" matching any number of whole
- * components, as in .gitignore and most globbing tools. */
+/* A "**" component: any number of whole components. */
 static int
-pathmatch(const char *p, const char *s)
+isstars(const char *p)
+{
+	return p[0] == '*' && p[1] == '*' && (p[2] == '/' || !p[2]);
+}
+
+/* The component after the one at p, or NULL if that was the last. */
+static const char *
+nextcomp(const char *p)
+{
+	p += strcspn(p, "/");
+	return *p ? p + 1 : NULL;
+}
+
+/* fnmatch(3) on one component of a pattern and one of a path. */
+static int
+compmatch(const char *p, const char *s)
 {
 	char pat[512], name[512];
-	size_t pn, sn;
+	size_t pn = strcspn(p, "/"), sn = strcspn(s, "/");
 
-	if (p[0] == '*' && p[1] == '*' && (p[2] == '/' || !p[2])) {
-		if (!p[2])
-			return 1;
-		for (;;) {
-			if (pathmatch(p + 3, s))
-				return 1;
-			if (!(s = strchr(s, '/')))
-				return 0;
-			s++;
-		}
-	}
-	pn = strcspn(p, "/");
-	sn = strcspn(s, "/");
 	if (pn >= sizeof(pat) || sn >= sizeof(name))
 		return 0;
 	memcpy(pat, p, pn);
 	pat[pn] = '\0';
 	memcpy(name, s, sn);
 	name[sn] = '\0';
-	if (fnmatch(pat, name, 0) != 0)
-		return 0;
-	if (!p[pn] || !s[sn])
-		return !p[pn] && !s[sn];
-	return pathmatch(p + pn + 1, s + sn + 1);
+	return fnmatch(pat, name, 0) == 0;
 }
 
-/* A glob from the model: "{a,b}" alternatives; with a "/" it matches the
- * end of the relative path (src/x.c matches lib/src/x.c), without one the
- * name alone. */
+/* fnmatch(3) per path component, with "**" matching any number of whole
+ * components, as in .gitignore and most globbing tools; a last "**" after
+ * others matches one or more (what is inside dir, for dir followed by
+ * "**").  As with "*" in a string, going back to the latest "**" alone is
+ * enough, for every other component takes exactly one: the work is at
+ * most the pattern's components times the path's.  Trying every split at
+ * every "**" was exponential: a .gitignore line of twelve "**" and a name
+ * kept grep busy for minutes on a deep tree, and .gitignore files come
+ * with the repository. */
 static int
-globmatch(const char *g, const char *rel, const char *name)
+pathmatch(const char *p, const char *s)
+{
+	const char *star = NULL, *mark = NULL, *q;
+
+	for (;;) {
+		if (p && isstars(p) && (q = nextcomp(p))) {
+			star = p = q;
+			mark = s;
+		} else if (p && isstars(p) && s) {
+			return 1;
+		} else if (p && s && compmatch(p, s)) {
+			p = nextcomp(p);
+			s = nextcomp(s);
+		} else if (!p && !s) {
+			return 1;
+		} else if (star && mark) {
+			/* the last "**" takes one more component */
+			p = star;
+			s = mark = nextcomp(mark);
+		} else {
+			return 0;
+		}
+	}
+}
+
+/* Spell out the first "{a,b}" in g, and so on in each result, into the
+ * alternatives of gl: -1 once there would be more than MAXALTS.  Each
+ * step takes away a pair of braces, so the work is bounded too.  A
+ * pattern with a "/" is to match the end of the relative path (src/x.c
+ * matches lib/src/x.c): "**" and a "/" go before it. */
+static int
+globadd(Glob *gl, const char *g)
 {
 	const char *lb, *rb, *s, *e;
 	Buf b = { 0 };
-	int hit = 0;
+	int rc = 0;
 
 	if ((lb = strchr(g, '{')) && (rb = strchr(lb, '}'))) {
-		for (s = lb + 1; !hit && s <= rb; s = e + 1) {
+		for (s = lb + 1; !rc && s <= rb; s = e + 1) {
 			e = s + strcspn(s, ",}");
 			bufreset(&b);
 			bufadd(&b, g, lb - g);
 			bufadd(&b, s, e - s);
 			bufadds(&b, rb + 1);
-			hit = globmatch(b.p, rel, name);
+			rc = globadd(gl, b.p);
 		}
 		buffree(&b);
-		return hit;
+		return rc;
 	}
+	if (gl->n == MAXALTS)
+		return -1;
 	if (g[0] == '.' && g[1] == '/')
 		g += 2;
-	if (!strchr(g, '/'))
-		return fnmatch(g, name, 0) == 0;
-	for (s = rel;; s++) {
-		if (pathmatch(g, s))
-			return 1;
-		if (!(s = strchr(s, '/')))
-			return 0;
+	if (strchr(g, '/'))
+		bufadds(&b, "**/");
+	bufadds(&b, g);
+	gl->v = xrealloc(gl->v, (gl->n + 1) * sizeof(*gl->v));
+	gl->v[gl->n++] = bufdetach(&b);
+	return 0;
+}
+
+static void
+globfree(Glob *gl)
+{
+	size_t i;
+
+	for (i = 0; i < gl->n; i++)
+		free(gl->v[i]);
+	free(gl->v);
+	gl->v = NULL;
+	gl->n = 0;
+}
+
+/* A glob from the model, made ready once for the whole walk; -1 with the
+ * reason in out. */
+static int
+globinit(Glob *gl, const char *tool, const char *g, Buf *out)
+{
+	memset(gl, 0, sizeof(*gl));
+	if (strlen(g) > MAXGLOB) {
+		bufaddf(out, "%s: glob is longer than %d bytes", tool,
+		        MAXGLOB);
+		return -1;
 	}
+	if (globadd(gl, g) < 0) {
+		globfree(gl);
+		bufaddf(out, "%s: glob has more than %d {a,b} alternatives",
+		        tool, MAXALTS);
+		return -1;
+	}
+	return 0;
+}
+
+/* Without a "/" a glob matches the name alone. */
+static int
+globmatch(const Glob *gl, const char *rel, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < gl->n; i++) {
+		if (strchr(gl->v[i], '/') ? pathmatch(gl->v[i], rel) :
+		    fnmatch(gl->v[i], name, 0) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* One line of a .gitignore as a rule, or NULL for a blank or comment. */
@@ -1727,7 +1818,9 @@ parserule(const char *s, size_t n, size_t base)
 }
 
 /* Push the rules of dir/.gitignore, if there is one.  pre is the root of
- * the search as seen from dir when dir is above it, else NULL. */
+ * the search as seen from dir when dir is above it, else NULL.  Past
+ * MAXRULES in force, the rest are not read: the files come with the
+ * repository, and every path is matched against every rule. */
 static void
 loadrules(Walk *w, const char *dir, size_t base, const char *pre)
 {
@@ -1744,12 +1837,13 @@ loadrules(Walk *w, const char *dir, size_t base, const char *pre)
 		return;
 	}
 	rd = rdopen(fd, NULL);
-	while (rdline(rd, &line, 4096, &n) == 1) {
+	while (w->nrules < MAXRULES && rdline(rd, &line, 4096, &n) == 1) {
 		if (!(r = parserule(line.p, line.len, base)))
 			continue;
 		r->pre = pre && r->anchored ? xstrdup(pre) : NULL;
 		r->next = w->rules;
 		w->rules = r;
+		w->nrules++;
 	}
 	free(rd);
 	close(fd);
@@ -1873,6 +1967,7 @@ droprules(Walk *w, Rule *keep)
 	while (w->rules != keep) {
 		r = w->rules;
 		w->rules = r->next;
+		w->nrules--;
 		free(r->pat);
 		free(r->pre);
 		free(r);
@@ -2200,7 +2295,7 @@ grepnotes(Grep *g, Buf *out)
 /* grep with a glob looks only at files whose names match it */
 typedef struct {
 	Grep *g;
-	const char *glob;
+	Glob glob;
 } Grepglob;
 
 static int
@@ -2210,7 +2305,7 @@ grepglob(void *arg, const char *path, const char *rel, const struct stat *st)
 	const char *name = strrchr(rel, '/');
 
 	name = name ? name + 1 : rel;
-	if (S_ISREG(st->st_mode) && !globmatch(gg->glob, rel, name))
+	if (S_ISREG(st->st_mode) && !globmatch(&gg->glob, rel, name))
 		return 0;
 	return grepvisit(gg->g, path, rel, st);
 }
@@ -2219,7 +2314,7 @@ int
 toolgrep(const Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Grep g = { 0 };
-	Grepglob gg;
+	Grepglob gg = { 0 };
 	struct stat st;
 	char *path, *glob = NULL, *name;
 	int rc = 1;
@@ -2232,12 +2327,12 @@ toolgrep(const Toolenv *e, const Json *j, int args, Buf *out)
 		free(path);
 		return 1;
 	}
-	if (statroot(path, &st, out) < 0)
+	if ((glob && globinit(&gg.glob, "grep", glob, out) < 0) ||
+	    statroot(path, &st, out) < 0)
 		goto done;
 	g.h.out = out;
 	g.h.base = out->len;
 	gg.g = &g;
-	gg.glob = glob;
 	if (S_ISDIR(st.st_mode)) {
 		walk(path, glob ? grepglob : grepvisit, glob ? (void *)&gg :
 		     (void *)&g, e->intr);
@@ -2252,6 +2347,7 @@ toolgrep(const Toolenv *e, const Json *j, int args, Buf *out)
 		grepnotes(&g, out);
 done:
 	grepfree(&g);
+	globfree(&gg.glob);
 	free(glob);
 	free(path);
 	return rc;
@@ -2269,7 +2365,7 @@ findvisit(void *arg, const char *path, const char *rel, const struct stat *st)
 
 	(void)path;
 	name = name ? name + 1 : rel;
-	if (!globmatch(f->pat, rel, name))
+	if (!globmatch(&f->glob, rel, name))
 		return 0;
 	if (f->n == f->limit) {
 		f->more = 1;
@@ -2290,38 +2386,29 @@ toolfind(const Toolenv *e, const Json *j, int args, Buf *out)
 	Find f = { 0 };
 	Buf nb = { 0 };
 	struct stat st;
-	char *path, *pat;
+	char *path = NULL, *pat;
 	long lim = e->findlimit;
+	int rc = 1;
 
 	if (strarg(j, args, "find", "pattern", 1, &pat, out) < 0)
 		return 1;
-	if (patharg(j, args, "find", 0, &path, out) < 0) {
-		free(pat);
-		return 1;
-	}
-	if (intarg(j, args, "find", "limit", &lim, out) < 0 ||
-	    statroot(path, &st, out) < 0) {
-		free(pat);
-		free(path);
-		return 1;
-	}
+	if (patharg(j, args, "find", 0, &path, out) < 0 ||
+	    intarg(j, args, "find", "limit", &lim, out) < 0 ||
+	    statroot(path, &st, out) < 0)
+		goto done;
 	if (!S_ISDIR(st.st_mode)) {
 		bufaddf(out, "Not a directory: %s", path);
-		free(pat);
-		free(path);
-		return 1;
+		goto done;
 	}
+	if (globinit(&f.glob, "find", pat, out) < 0)
+		goto done;
 	f.e = e;
-	f.pat = pat;
 	f.limit = lim > 0 ? lim : e->findlimit;
 	f.h.out = out;
 	f.h.base = out->len;
 	walk(path, findvisit, &f, e->intr);
-	if (stopped(e, &f.h)) {
-		free(pat);
-		free(path);
-		return 1;
-	}
+	if (stopped(e, &f.h))
+		goto done;
 	if (!f.n)
 		bufadds(out, "No files found matching pattern");
 	if (f.more)
@@ -2329,9 +2416,12 @@ toolfind(const Toolenv *e, const Json *j, int args, Buf *out)
 		        "more, or refine pattern", f.limit, 2 * f.limit);
 	headnote(e, &f.h, "narrow the path or pattern", &nb);
 	flushnotes(out, &nb);
+	rc = 0;
+done:
+	globfree(&f.glob);
 	free(pat);
 	free(path);
-	return 0;
+	return rc;
 }
 
 /* ls */

@@ -746,6 +746,78 @@ testls(void)
 	T(run(toolls, "{}") == 0 && has("l/\n"), "ls: . by default");
 }
 
+/* A hang fails the test rather than running for ever. */
+static void
+onhang(int sig)
+{
+	static const char msg[] = "FAIL - globs: no answer within 10 s\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/* Untrusted .gitignore lines and model globs must not make the walk
+ * exponential: a "**" per component tried every split of a deep path. */
+static void
+testglobs(void)
+{
+	static const char stars[] = "**/**/**/**/**/**/**/**/**/**/**/**/";
+	Buf b = { 0 }, want = { 0 }, args = { 0 };
+	int i;
+
+	mkdir("deep", 0755);
+	puts0("deep/.gitignore", "**/**/**/**/**/**/**/**/**/**/**/**/"
+	      "nomatch\n");
+	bufadds(&b, "deep");
+	for (i = 0; i < 30; i++) {
+		bufadds(&b, "/a");
+		mkdir(b.p, 0755);
+		bufadds(&want, i ? "/a" : "a");
+	}
+	bufadds(&b, "/x.txt");
+	bufadds(&want, "/x.txt");
+	puts0(b.p, "needle\n");
+	signal(SIGALRM, onhang);
+	alarm(10);
+	T(run(toolgrep, "{\"pattern\":\"needle\",\"path\":\"deep\"}")
+	  == 0 && !strncmp(out.p, want.p, want.len) &&
+	  !strcmp(out.p + want.len, ":1: needle"),
+	  "globs: grep under a \"**/**/...\" .gitignore line, 30 deep");
+	bufaddf(&args, "{\"pattern\":\"%snomatch\",\"path\":\"deep\"}",
+	        stars);
+	T(run(toolfind, args.p) == 0 &&
+	  is("No files found matching pattern"),
+	  "globs: find \"**/**/.../nomatch\", 30 deep");
+	bufreset(&args);
+	bufaddf(&args, "{\"pattern\":\"%sx.txt\",\"path\":\"deep\"}",
+	        stars);
+	T(run(toolfind, args.p) == 0 && is(want.p),
+	  "globs: find \"**/**/.../x.txt\", 30 deep");
+	bufreset(&args);
+	bufadds(&args, "{\"pattern\":\"");
+	for (i = 0; i < 30; i++)
+		bufadds(&args, "{a,b}");
+	bufadds(&args, "\",\"path\":\"deep\"}");
+	T(run(toolfind, args.p) == 1 && is("find: glob has more than 256 "
+	  "{a,b} alternatives"), "globs: 2^30 alternatives refused");
+	T(run(toolgrep, "{\"pattern\":\"x\",\"glob\":\"{a,b}{a,b}{a,b}"
+	  "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}\"}") == 1 && has("more than 256"),
+	  "globs: and in grep");
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	mkdir("br", 0755);
+	puts0("br/abbabaab", "");
+	puts0("br/abbabaa", "");
+	T(run(toolfind, "{\"pattern\":\"{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
+	  "{a,b}{a,b}\",\"path\":\"br\"}") == 0 && is("abbabaab"),
+	  "globs: 256 alternatives are fine");
+	buffree(&b);
+	buffree(&want);
+	buffree(&args);
+}
+
 /* test/tools --bench-read FILE: the read tool on FILE, peak memory. */
 static int
 benchread(const char *path)
@@ -792,6 +864,7 @@ main(int argc, char *argv[])
 	testgrep();
 	testfind();
 	testls();
+	testglobs();
 	buffree(&out);
 	if (chdir("/") == 0) {
 		snprintf(cmd, sizeof(cmd), "chmod -R u+rwx %s; rm -rf %s", dir,
