@@ -31,6 +31,7 @@ enum {
 	POLLMS = 100,		/* bash: how often to look at the child */
 	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
 	MAXINT = 1000000000,	/* the largest offset, limit or context */
+	MAXLINKS = 40,		/* symbolic links followed, as Linux does */
 	MAXGLOB = 1024,		/* bytes of a glob from the model */
 	MAXALTS = 256,		/* its {a,b} alternatives, spelt out */
 	MAXRULES = 10000	/* .gitignore rules in force: each path is
@@ -586,30 +587,52 @@ syncdir(const char *path)
 	return rc;
 }
 
-/* Where a symbolic link leads, followed a few times, or NULL if path is
- * not one. */
+/* The target of the link at, as a path from the working directory; NULL
+ * with errno if it cannot be read. */
 static char *
-linktarget(const char *path)
+linkpath(const char *at)
 {
-	char buf[PATH_MAX], *cur = NULL;
-	const char *at = path, *slash;
-	struct stat st;
+	char buf[PATH_MAX];
+	const char *slash;
 	ssize_t n;
 	Buf b = { 0 };
-	int k;
 
-	for (k = 0; k < 8; k++) {
-		if (lstat(at, &st) < 0 || !S_ISLNK(st.st_mode) ||
-		    (n = readlink(at, buf, sizeof(buf) - 1)) < 0)
-			break;
-		buf[n] = '\0';
-		if (buf[0] != '/' && (slash = strrchr(at, '/')))
-			bufadd(&b, at, slash - at + 1);
-		bufadds(&b, buf);
-		free(cur);
-		at = cur = bufdetach(&b);
+	if ((n = readlink(at, buf, sizeof(buf))) < 0)
+		return NULL;
+	if (n == sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return NULL;
 	}
-	return cur;
+	buf[n] = '\0';
+	if (buf[0] != '/' && (slash = strrchr(at, '/')))
+		bufadd(&b, at, slash - at + 1);
+	bufadds(&b, buf);
+	return bufdetach(&b);
+}
+
+/* Where path leads through symbolic links, in *real (NULL if path is not
+ * one); -1 with errno if the chain does not end within MAXLINKS links, as
+ * the kernel's lookup would fail.  Stopping short instead, we would take
+ * the last link reached for the file and rename a file over it. */
+static int
+linktarget(const char *path, char **real)
+{
+	const char *at = path;
+	struct stat st;
+	char *next;
+	int k, err;
+
+	*real = NULL;
+	for (k = 0; lstat(at, &st) == 0 && S_ISLNK(st.st_mode); k++) {
+		next = k < MAXLINKS ? linkpath(at) : NULL;
+		err = k < MAXLINKS ? errno : ELOOP;
+		free(*real);
+		if (!(at = *real = next)) {
+			errno = err;
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* Replace the file's content through a temporary file in the same
@@ -622,10 +645,15 @@ savefile(const char *path, const char *p, size_t n, Buf *out)
 {
 	struct stat st;
 	Buf tmp = { 0 };
-	char *real = linktarget(path);
-	const char *target = real ? real : path;
+	char *real;
+	const char *target;
 	int fd, have, err, rc = -1;
 
+	if (linktarget(path, &real) < 0) {
+		bufaddf(out, "Cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	target = real ? real : path;
 	have = stat(target, &st) == 0;
 	if (have && S_ISDIR(st.st_mode)) {
 		bufaddf(out, "Cannot write %s: it is a directory", path);

@@ -235,6 +235,56 @@ testread(void)
 	}
 }
 
+/* name1..namen are links, name1 to name0, name2 to name1 and so on. */
+static int
+chain(const char *name, int n, int make)
+{
+	char at[64], to[64];
+	struct stat st;
+	int i;
+
+	for (i = 1; i <= n; i++) {
+		snprintf(at, sizeof(at), "%s%d", name, i);
+		snprintf(to, sizeof(to), "%s%d", name, i - 1);
+		if (make && symlink(to, at) < 0)
+			return 0;
+		if (lstat(at, &st) < 0 || !S_ISLNK(st.st_mode))
+			return 0;
+	}
+	return 1;
+}
+
+/* write and edit follow links as the kernel does, or fail: a link in a
+ * chain is never replaced by a file. */
+static void
+testlinks(void)
+{
+	puts0("ch0", "c\n");
+	if (!chain("ch", 12, 1))
+		return;
+	T(run(toolwrite, "{\"path\":\"ch12\",\"content\":\"deep\\n\"}") ==
+	  0 && content("ch0", "deep\n") && chain("ch", 12, 0),
+	  "write: through a chain of 12 links");
+	T(run(tooledit, "{\"path\":\"ch12\",\"oldText\":\"deep\","
+	  "\"newText\":\"deeper\"}") == 0 && content("ch0", "deeper\n") &&
+	  chain("ch", 12, 0), "edit: through a chain of 12 links");
+	puts0("far0", "f\n");
+	chain("far", 50, 1);
+	T(run(toolwrite, "{\"path\":\"far50\",\"content\":\"x\"}") == 1 &&
+	  is("Cannot write far50: Too many levels of symbolic links") &&
+	  content("far0", "f\n") && chain("far", 50, 0),
+	  "write: a chain of 50 links refused, none replaced");
+	T(run(tooledit, "{\"path\":\"far50\",\"oldText\":\"f\","
+	  "\"newText\":\"g\"}") == 1 && has("Too many levels") &&
+	  content("far0", "f\n") && chain("far", 50, 0),
+	  "edit: a chain of 50 links refused, none replaced");
+	symlink("loop2", "loop1");
+	symlink("loop1", "loop2");
+	T(run(toolwrite, "{\"path\":\"loop1\",\"content\":\"x\"}") == 1 &&
+	  has("Too many levels") && chain("loop", 2, 0),
+	  "write: a loop of links refused, kept");
+}
+
 static void
 testwrite(void)
 {
@@ -860,6 +910,7 @@ main(int argc, char *argv[])
 	testread();
 	testwrite();
 	testedit();
+	testlinks();
 	testbash();
 	testgrep();
 	testfind();
