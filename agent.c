@@ -2525,6 +2525,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	a->tenv.lslimit = lslimit;
 	a->tenv.bashtimeout = bashtimeout;
 	a->tenv.killgrace = killgrace;
+	a->tenv.maxedit = maxedit;
 	a->tenv.shells = shells;
 	a->tenv.scrubenv = a->scrub;
 	a->tenv.intr = &intr;

@@ -199,6 +199,8 @@ typedef struct {
 	int lslimit;		/* default entry limit */
 	int bashtimeout;	/* seconds, 0 for none */
 	int killgrace;		/* milliseconds between TERM and KILL */
+	size_t maxedit;		/* bytes of a file edit loads, of write's
+				 * content */
 	const char *const *shells;	/* first that exists runs bash */
 	const char *const *scrubenv;	/* variables removed for bash */
 	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */

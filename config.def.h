@@ -85,6 +85,9 @@ static const int findlimit = 1000;	/* default find results */
 static const int lslimit = 500;	/* default ls entries */
 static const int bashtimeout = 0;	/* default bash timeout in seconds, 0 none */
 static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
+static const size_t maxedit = 16 << 20;	/* bytes of a file edit changes, of
+					 * the content write writes: both are
+					 * held whole in memory */
 
 /* Tools.  approve: ask on the terminal first, unless -y. */
 static const Tool tools[] = {

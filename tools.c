@@ -290,14 +290,28 @@ patharg(const Json *j, int args, const char *tool, int need, char **path,
 /* output limits */
 
 static void
-addsize(Buf *b, size_t n)
+addsize(Buf *b, unsigned long long n)
 {
 	if (n < 1024)
-		bufaddf(b, "%luB", (unsigned long)n);
+		bufaddf(b, "%lluB", n);
 	else if (n < 1024 * 1024)
 		bufaddf(b, "%.1fKB", n / 1024.0);
-	else
+	else if (n < 1024 * 1024 * 1024)
 		bufaddf(b, "%.1fMB", n / (1024.0 * 1024.0));
+	else
+		bufaddf(b, "%.1fGB", n / (1024.0 * 1024.0 * 1024.0));
+}
+
+/* Why a file or a content is refused: it would be held in memory whole,
+ * a few times over, and written back whole (a sparse file too). */
+static void
+overedit(const Toolenv *e, const char *tool, unsigned long long size,
+         Buf *out)
+{
+	addsize(out, size);
+	bufadds(out, ", over the ");
+	addsize(out, e->maxedit);
+	bufaddf(out, " limit for %s.", tool);
 }
 
 /* Append a line unless the limits forbid it: 0 if added. */
@@ -823,16 +837,22 @@ toolwrite(const Toolenv *e, const Json *j, int args, Buf *out)
 	Buf content = { 0 };
 	int rc = 1;
 
-	(void)e;
 	if (patharg(j, args, "write", 1, &path, out) < 0)
 		return 1;
-	if (bufarg(j, args, "write", "content", &content, out) == 0 &&
-	    mkparents(path, out) == 0 &&
+	if (bufarg(j, args, "write", "content", &content, out) < 0)
+		goto done;
+	if (content.len > e->maxedit) {
+		bufaddf(out, "Cannot write %s: the content is ", path);
+		overedit(e, "write", content.len, out);
+		goto done;
+	}
+	if (mkparents(path, out) == 0 &&
 	    savefile(path, content.p, content.len, out) == 0) {
 		bufaddf(out, "Wrote %lu bytes to %s",
 		        (unsigned long)content.len, path);
 		rc = 0;
 	}
+done:
 	buffree(&content);
 	free(path);
 	return rc;
@@ -840,16 +860,22 @@ toolwrite(const Toolenv *e, const Json *j, int args, Buf *out)
 
 /* edit */
 
+/* The file whole, if it is no more than maxedit bytes (and has not grown
+ * past them since it was opened). */
 static int
-slurp(const char *path, Buf *b, Buf *out)
+slurp(const Toolenv *e, const char *path, Buf *b, Buf *out)
 {
 	char chunk[CHUNK];
+	unsigned long long size = 0;
+	struct stat st;
 	ssize_t n;
 	int fd;
 
 	if ((fd = openread(path, out)) < 0)
 		return -1;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+	if (fstat(fd, &st) == 0)
+		size = st.st_size;
+	while (size <= e->maxedit && (n = read(fd, chunk, sizeof(chunk)))) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -859,8 +885,16 @@ slurp(const char *path, Buf *b, Buf *out)
 			return -1;
 		}
 		bufadd(b, chunk, n);
+		size = MAX(size, b->len);
 	}
 	close(fd);
+	if (size > e->maxedit) {
+		bufaddf(out, "Cannot edit %s: it is ", path);
+		overedit(e, "edit", size, out);
+		bufadds(out, " Use bash (sed, patch) to change a file this "
+		        "large.");
+		return -1;
+	}
 	bufgrow(b, 0);
 	return 0;
 }
@@ -1192,11 +1226,10 @@ tooledit(const Toolenv *e, const Json *j, int args, Buf *out)
 	Edit *ed = NULL;
 	int n = 0, rc = 1;
 
-	(void)e;
 	if (patharg(j, args, "edit", 1, &path, out) < 0)
 		return 1;
 	if (editargs(j, args, &ed, &n, out) < 0 ||
-	    slurp(path, &file, out) < 0)
+	    slurp(e, path, &file, out) < 0)
 		goto done;
 	if (apply(ed, n, &file, path, &res, out) < 0 ||
 	    savefile(path, res.p, res.len, out) < 0)

@@ -20,8 +20,8 @@ static volatile sig_atomic_t intr, pgid, seenpgid;
 static const char *const shells[] = { "/bin/bash", "/bin/sh", NULL };
 static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
                                      NULL };
-static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, shells,
-                       scrub, &intr, &pgid };
+static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
+                       shells, scrub, &intr, &pgid };
 static Buf out;
 static int root;
 
@@ -480,6 +480,58 @@ testedit(void)
 	  "bye\n") && modeof("bom") == 0640, "edit: BOM and mode kept");
 }
 
+/* edit and write refuse what is over maxedit: a sparse file of 2 GB took
+ * 4 GB of memory to edit and was written back as 2 GB of blocks. */
+static void
+testbig(void)
+{
+	struct stat st;
+	size_t keep = env.maxedit;
+	Buf b = { 0 };
+	int fd, i;
+
+	if ((fd = open("sparse", O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0 ||
+	    write(fd, "x\n", 2) != 2 || ftruncate(fd, 3LL << 30) < 0) {
+		T(0, "edit: cannot make a sparse file");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	T(run(tooledit, "{\"path\":\"sparse\",\"oldText\":\"x\","
+	  "\"newText\":\"y\"}") == 1 && is("Cannot edit sparse: it is "
+	  "3.0GB, over the 16.0MB limit for edit. Use bash (sed, patch) to "
+	  "change a file this large.") && stat("sparse", &st) == 0 &&
+	  st.st_size == 3LL << 30 && st.st_blocks < 1024,
+	  "edit: a 3 GB sparse file refused, left as it was");
+	env.maxedit = 1000;
+	if (truncate("sparse", 1001) < 0)
+		T(0, "edit: cannot truncate the sparse file");
+	T(run(tooledit, "{\"path\":\"sparse\",\"oldText\":\"x\","
+	  "\"newText\":\"y\"}") == 1 && has("it is 1001B, over the 1000B "
+	  "limit for edit"), "edit: the limit from the Toolenv");
+	if (truncate("sparse", 1000) < 0)
+		T(0, "edit: cannot truncate the sparse file");
+	T(run(tooledit, "{\"path\":\"sparse\",\"oldText\":\"x\","
+	  "\"newText\":\"y\"}") == 0 && (b = get("sparse")).len == 1000 &&
+	  b.p[0] == 'y', "edit: a file at the limit is fine");
+	buffree(&b);
+	bufadds(&b, "{\"path\":\"w1k\",\"content\":\"");
+	for (i = 0; i < 1001; i++)
+		bufaddc(&b, 'a');
+	bufadds(&b, "\"}");
+	T(run(toolwrite, b.p) == 1 && is("Cannot write w1k: the content is "
+	  "1001B, over the 1000B limit for write.") &&
+	  access("w1k", F_OK) < 0, "write: content over the limit refused");
+	b.p[b.len - 3] = '"';
+	b.p[b.len - 2] = '}';
+	b.p[--b.len] = '\0';
+	T(run(toolwrite, b.p) == 0 && is("Wrote 1000 bytes to w1k"),
+	  "write: content at the limit is fine");
+	buffree(&b);
+	env.maxedit = keep;
+}
+
 /* Live (not zombie) processes in group g, by ps(1). */
 static int
 alive(long g)
@@ -911,6 +963,7 @@ main(int argc, char *argv[])
 	testwrite();
 	testedit();
 	testlinks();
+	testbig();
 	testbash();
 	testgrep();
 	testfind();
