@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -59,9 +58,10 @@ typedef struct {
 	int cut;		/* CUTLINES or CUTBYTES: a line did not fit */
 } Head;
 
-/* The tail of a command's output, and all of it in a file once it is cut. */
+/* The tail of a command's output, and all of it (up to maxlog bytes) in a
+ * file once it is cut. */
 typedef struct {
-	const Toolenv *e;
+	Toolenv *e;
 	Buf win;		/* the last bytes of output */
 	int trimmed;		/* bytes before win were dropped */
 	int prevnl;		/* and the last of them was a newline */
@@ -69,6 +69,8 @@ typedef struct {
 	size_t linelen, lastlen;	/* the open line, the last whole one */
 	int fd;			/* the log file, -1 until needed */
 	char *file;
+	size_t saved;		/* bytes in it */
+	int logcut;		/* more came past maxlog, not saved */
 	int saveerr;		/* errno if the log could not be written */
 } Tail;
 
@@ -797,7 +799,7 @@ readlines(const Toolenv *e, Rd *r, const char *path, long off, long lim,
 }
 
 int
-toolread(const Toolenv *e, const Json *j, int args, Buf *out)
+toolread(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	char *path;
 	long off = 1, lim = 0;
@@ -831,7 +833,7 @@ toolread(const Toolenv *e, const Json *j, int args, Buf *out)
 /* write */
 
 int
-toolwrite(const Toolenv *e, const Json *j, int args, Buf *out)
+toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	char *path;
 	Buf content = { 0 };
@@ -1219,7 +1221,7 @@ apply(Edit *ed, int n, const Buf *orig, const char *path, Buf *res,
 }
 
 int
-tooledit(const Toolenv *e, const Json *j, int args, Buf *out)
+tooledit(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	char *path;
 	Buf file = { 0 }, res = { 0 };
@@ -1248,29 +1250,45 @@ done:
 
 /* bash */
 
-/* A new log file in $TMPDIR, mode 0600, never one that was there. */
-static int
-tmplog(char **name)
+/* This run's directory of bash logs, made when first needed.  mkdtemp(3)
+ * makes it mode 0700: nobody else reads the output, or puts a file where
+ * we are about to make one. */
+static const char *
+logdir(Toolenv *e)
 {
-	const char *dir = getenv("TMPDIR");
-	struct timespec ts;
-	unsigned long x;
+	const char *tmp = getenv("TMPDIR");
 	Buf b = { 0 };
-	int fd = -1, k;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	clock_gettime(CLOCK_REALTIME, &ts);
-	x = (unsigned long)ts.tv_nsec ^ (unsigned long)getpid() << 12;
-	for (k = 0; k < 100; k++) {
-		x = x * 1103515245UL + 12345UL;
-		bufreset(&b);
-		bufaddf(&b, "%s/agent-bash-%06lx.log", dir, x >> 4 & 0xffffff);
-		fd = open(b.p, O_WRONLY | O_CREAT | O_EXCL, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			break;
+	if (e->logdir)
+		return e->logdir;
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	bufaddf(&b, "%s/agent-XXXXXX", tmp);
+	if (!mkdtemp(b.p)) {
+		buffree(&b);
+		return NULL;
 	}
-	if (fd < 0) {
+	return e->logdir = bufdetach(&b);
+}
+
+static void
+logname(const Toolenv *e, int k, Buf *b)
+{
+	bufreset(b);
+	bufaddf(b, "%s/bash-%d.log", e->logdir, k);
+}
+
+/* A new log file in that directory, mode 0600. */
+static int
+tmplog(Toolenv *e, char **name)
+{
+	Buf b = { 0 };
+	int fd;
+
+	if (!logdir(e))
+		return -1;
+	logname(e, ++e->nlogs, &b);
+	if ((fd = open(b.p, O_WRONLY | O_CREAT | O_EXCL, 0600)) < 0) {
 		buffree(&b);
 		return -1;
 	}
@@ -1278,19 +1296,36 @@ tmplog(char **name)
 	return fd;
 }
 
+/* Save more of the output, up to maxlog bytes in all: endless output
+ * must not fill the disk.  Past that, win still keeps the end. */
+static void
+logput(Tail *t, const char *p, size_t n)
+{
+	if (t->fd < 0)
+		return;
+	if (n > t->e->maxlog - t->saved) {
+		n = t->e->maxlog - t->saved;
+		t->logcut = 1;
+	}
+	if (n && writeall(t->fd, p, n) < 0) {
+		t->saveerr = errno;
+		close(t->fd);
+		unlink(t->file);
+		t->fd = -1;
+		return;
+	}
+	t->saved += n;
+}
+
 /* Start saving the whole output: win still holds all of it. */
 static void
 tailsave(Tail *t)
 {
-	if ((t->fd = tmplog(&t->file)) < 0) {
+	if ((t->fd = tmplog(t->e, &t->file)) < 0) {
 		t->saveerr = errno;
 		return;
 	}
-	if (writeall(t->fd, t->win.p, t->win.len) < 0) {
-		t->saveerr = errno;
-		close(t->fd);
-		t->fd = -1;
-	}
+	logput(t, t->win.p, t->win.len);
 }
 
 /* Take more output: count it, keep its tail, save it once it is too much
@@ -1313,13 +1348,10 @@ tailadd(Tail *t, const char *p, size_t n)
 	t->total += n;
 	bufadd(&t->win, p, n);
 	if (t->fd < 0 && !t->saveerr && (t->total > e->maxbytes ||
-	    t->nl > (unsigned long long)e->maxlines)) {
+	    t->nl > (unsigned long long)e->maxlines))
 		tailsave(t);
-	} else if (t->fd >= 0 && writeall(t->fd, p, n) < 0) {
-		t->saveerr = errno;
-		close(t->fd);
-		t->fd = -1;
-	}
+	else
+		logput(t, p, n);
 	if (t->win.len > 2 * e->maxbytes) {
 		i = t->win.len - e->maxbytes;
 		t->prevnl = t->win.p[i - 1] == '\n';
@@ -1330,16 +1362,23 @@ tailadd(Tail *t, const char *p, size_t n)
 	}
 }
 
+/* Name the log to the model, which may read it later in the session:
+ * from now on the log directory outlives the run. */
 static void
 addfull(Tail *t, Buf *out)
 {
 	if (t->fd < 0 && !t->saveerr)
 		tailsave(t);
-	if (t->fd >= 0)
-		bufaddf(out, "Full output: %s]", t->file);
-	else
+	if (t->fd < 0) {
 		bufaddf(out, "Full output not saved: %s]",
 		        strerror(t->saveerr));
+		return;
+	}
+	t->e->logkept = 1;
+	bufaddf(out, "Full output: %s", t->file);
+	if (t->logcut)
+		bufaddf(out, " (cut at %lu bytes)", (unsigned long)t->saved);
+	bufaddc(out, ']');
 }
 
 /* How many whole lines at the end of win fit the limits; from is where
@@ -1645,7 +1684,7 @@ bashstatus(const Proc *p, int why, double secs, Buf *out)
 }
 
 int
-toolbash(const Toolenv *e, const Json *j, int args, Buf *out)
+toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	const char *sh;
 	char *cmd;
@@ -1693,6 +1732,33 @@ toolbash(const Toolenv *e, const Json *j, int args, Buf *out)
 	free(t.file);
 	buffree(&t.win);
 	return rc;
+}
+
+/* At the end of the run, the log directory goes, unless the model was told
+ * of a file in it: then we say where it is.  rmdir(2) fails if a file we
+ * could not remove is left.  Not for a signal handler: it calls stdio. */
+void
+toolcleanup(Toolenv *e)
+{
+	Buf b = { 0 };
+	int k;
+
+	if (!e->logdir)
+		return;
+	if (e->logkept) {
+		warn("bash output kept in %s", e->logdir);
+	} else {
+		for (k = 1; k <= e->nlogs; k++) {
+			logname(e, k, &b);
+			unlink(b.p);	/* most are gone already */
+		}
+		if (rmdir(e->logdir) < 0)
+			warn("cannot remove %s:", e->logdir);
+		buffree(&b);
+	}
+	free(e->logdir);
+	e->logdir = NULL;
+	e->nlogs = e->logkept = 0;
 }
 
 /* globs and .gitignore */
@@ -2372,7 +2438,7 @@ grepglob(void *arg, const char *path, const char *rel, const struct stat *st)
 }
 
 int
-toolgrep(const Toolenv *e, const Json *j, int args, Buf *out)
+toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Grep g = { 0 };
 	Grepglob gg = { 0 };
@@ -2442,7 +2508,7 @@ findvisit(void *arg, const char *path, const char *rel, const struct stat *st)
 }
 
 int
-toolfind(const Toolenv *e, const Json *j, int args, Buf *out)
+toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Find f = { 0 };
 	Buf nb = { 0 };
@@ -2538,7 +2604,7 @@ lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
 }
 
 int
-toolls(const Toolenv *e, const Json *j, int args, Buf *out)
+toolls(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	struct stat st;
 	char *path, **v;

@@ -21,7 +21,7 @@ static const char *const shells[] = { "/bin/bash", "/bin/sh", NULL };
 static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
                                      NULL };
 static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
-                       shells, scrub, &intr, &pgid };
+                       64 << 20, shells, scrub, &intr, &pgid, NULL, 0, 0 };
 static Buf out;
 static int root;
 
@@ -624,6 +624,10 @@ testbashlong(void)
 	T(lines == 200000 && b.len > 7 &&
 	  !strcmp(b.p + b.len - 7, "200000\n") && modeof(file) == 0600,
 	  "bash: the log holds all of it, mode 0600 (%d lines)", lines);
+	T(env.logdir && !strncmp(file, env.logdir, strlen(env.logdir)) &&
+	  !strcmp(file + strlen(env.logdir), "/bash-1.log") &&
+	  modeof(env.logdir) == 0700 && env.logkept,
+	  "bash: the log in the run's directory, mode 0700");
 	unlink(file);
 	buffree(&b);
 	free(file);
@@ -649,6 +653,75 @@ testbashlong(void)
 		*e = '\0';
 		unlink(file + 13);
 	}
+}
+
+/* The file named after "Full output: ", malloc'd. */
+static char *
+logfile(void)
+{
+	const char *s = strstr(out.p, "Full output: ");
+
+	return s ? xstrndup(s + 13, strcspn(s + 13, " ]")) : xstrdup("");
+}
+
+/* Saved output is cut at maxlog; the run's log directory goes at the end
+ * unless the model was told of a file in it. */
+static void
+testbashlog(void)
+{
+	char *file, *dir;
+	struct stat st;
+	Buf b, want = { 0 };
+	int fd, save, rc;
+
+	env.maxlog = 100000;
+	T(run(toolbash, "{\"command\":\"seq 1 200000\"}") == 0 &&
+	  has("\n200000\n\n[Showing lines 198001-200000 of 200000. Full "
+	  "output: ") && has(" (cut at 100000 bytes)]"),
+	  "bash: the saved output cut at maxlog, the tail shown");
+	file = logfile();
+	b = get(file);
+	T(b.len == 100000 && !memcmp(b.p, "1\n2\n3\n", 6),
+	  "bash: the log holds the first maxlog bytes (%lu)",
+	  (unsigned long)b.len);
+	buffree(&b);
+	unlink(file);
+	free(file);
+	rc = run(toolbash, "{\"command\":\"yes\",\"timeout\":1}");
+	file = logfile();
+	T(rc == 1 && has("(cut at 100000 bytes)]") && has("timed out") &&
+	  stat(file, &st) == 0 && st.st_size == 100000,
+	  "bash: endless output: the log stops at maxlog");
+	env.maxlog = 64 << 20;
+
+	dir = xstrdup(env.logdir ? env.logdir : "");
+	bufaddf(&want, "agent: bash output kept in %s\n", dir);
+	save = dup(2);
+	fd = open("cleanup.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	dup2(fd, 2);
+	close(fd);
+	toolcleanup(&env);
+	dup2(save, 2);
+	close(save);
+	b = get("cleanup.err");
+	T(!strcmp(b.p, want.p) && access(file, F_OK) == 0 && !env.logdir,
+	  "bash: the model was told of a log: it is kept, and said so");
+	buffree(&b);
+	buffree(&want);
+	free(file);
+	free(dir);
+
+	T(run(toolbash, "{\"command\":\"head -c 51200 /dev/zero | "
+	  "tr '\\\\0' a; echo\"}") == 0 && out.len == 51200 &&
+	  !has("Full output") && env.logdir && !env.logkept,
+	  "bash: output saved early that fits after all: not named");
+	dir = xstrdup(env.logdir ? env.logdir : "/");
+	toolcleanup(&env);
+	T(access(dir, F_OK) < 0 && errno == ENOENT && !env.logdir,
+	  "bash: no log named: the directory goes at the end");
+	toolcleanup(&env);
+	T(!env.logdir, "bash: toolcleanup twice is harmless");
+	free(dir);
 }
 
 static void
@@ -689,6 +762,7 @@ testbash(void)
 	T(run(toolbash, "{\"command\":\"yes | head -c 4\"}") == 0 &&
 	  is("y\ny"), "bash: SIGPIPE not ignored in the child");
 	testbashlong();
+	testbashlog();
 }
 
 static void
