@@ -875,6 +875,14 @@ testfind(void)
 	  0 && is("sub/b.c"), "find: ** and braces");
 	T(run(toolfind, "{\"pattern\":\"sub/*.c\",\"path\":\"g\"}") == 0 &&
 	  is("sub/b.c"), "find: a pattern with a path");
+	T(run(toolfind, "{\"pattern\":\"sub/**\",\"path\":\"g\"}") == 0 &&
+	  is("sub/.gitignore\nsub/b.c\nsub/gen/\nsub/top.txt"),
+	  "find: a last ** is what is inside, not the directory");
+	T(run(toolfind, "{\"pattern\":\"**/**/sub/**/b.c\",\"path\":"
+	  "\"g\"}") == 0 && is("sub/b.c"), "find: ** may match nothing");
+	T(run(toolfind, "{\"pattern\":\"g/sub/**/*\",\"path\":\".\"}") ==
+	  0 && !has("g/sub\n") && has("g/sub/gen/") && !has("z.txt"),
+	  "find: ** and * then, .gitignore from below the root");
 	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\","
 	  "\"limit\":\"2\"}") == 0 && is(".gitignore\na.txt\n\n[2 results "
 	  "limit reached. Use limit=4 for more, or refine pattern]"),
