@@ -2588,6 +2588,8 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	a->tenv.lslimit = lslimit;
 	a->tenv.bashtimeout = bashtimeout;
 	a->tenv.killgrace = killgrace;
+	a->tenv.maxedit = maxedit;
+	a->tenv.maxlog = maxlog;
 	a->tenv.shells = shells;
 	a->tenv.scrubenv = a->scrub;
 	a->tenv.intr = &intr;
@@ -2660,5 +2662,6 @@ main(int argc, char *argv[])
 	free(a.system);
 	free(a.scrub);
 	free(a.key);
+	toolcleanup(&a.tenv);
 	return rc;
 }

@@ -197,16 +197,24 @@ typedef struct {
 	int lslimit;		/* default entry limit */
 	int bashtimeout;	/* seconds, 0 for none */
 	int killgrace;		/* milliseconds between TERM and KILL */
+	size_t maxedit;		/* bytes of a file edit loads, of write's
+				 * content */
+	size_t maxlog;		/* bytes of bash output saved to a file */
 	const char *const *shells;	/* first that exists runs bash */
 	const char *const *scrubenv;	/* variables removed for bash */
 	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */
 	volatile sig_atomic_t *pgid;	/* the running bash group, or 0: a
 					 * second SIGINT kills it and exits */
+	/* the tools' state in a run: zero to begin with, toolcleanup at
+	 * the end */
+	char *logdir;		/* bash logs' directory, or NULL till needed */
+	int nlogs;		/* files made in it */
+	int logkept;		/* the model was told of one: keep it */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
  * error for the model.  args is the index of the arguments object in j. */
-typedef int (*Toolfn)(const Toolenv *e, const Json *j, int args, Buf *out);
+typedef int (*Toolfn)(Toolenv *e, const Json *j, int args, Buf *out);
 
 typedef struct {
 	const char *name;
@@ -216,10 +224,11 @@ typedef struct {
 	const char *schema;	/* JSON schema of the parameters */
 } Tool;
 
-int toolread(const Toolenv *e, const Json *j, int args, Buf *out);
-int toolwrite(const Toolenv *e, const Json *j, int args, Buf *out);
-int tooledit(const Toolenv *e, const Json *j, int args, Buf *out);
-int toolbash(const Toolenv *e, const Json *j, int args, Buf *out);
-int toolgrep(const Toolenv *e, const Json *j, int args, Buf *out);
-int toolfind(const Toolenv *e, const Json *j, int args, Buf *out);
-int toolls(const Toolenv *e, const Json *j, int args, Buf *out);
+int toolread(Toolenv *e, const Json *j, int args, Buf *out);
+int toolwrite(Toolenv *e, const Json *j, int args, Buf *out);
+int tooledit(Toolenv *e, const Json *j, int args, Buf *out);
+int toolbash(Toolenv *e, const Json *j, int args, Buf *out);
+int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
+int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
+int toolls(Toolenv *e, const Json *j, int args, Buf *out);
+void toolcleanup(Toolenv *e);

@@ -87,6 +87,11 @@ static const int findlimit = 1000;	/* default find results */
 static const int lslimit = 500;	/* default ls entries */
 static const int bashtimeout = 0;	/* default bash timeout in seconds, 0 none */
 static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
+static const size_t maxedit = 16 << 20;	/* bytes of a file edit changes, of
+					 * the content write writes: both are
+					 * held whole in memory */
+static const size_t maxlog = 64 << 20;	/* bytes of one bash command's output
+					 * saved to a file once it is cut */
 
 /* Tools.  approve: ask on the terminal first, unless -y. */
 static const Tool tools[] = {
@@ -125,9 +130,9 @@ static const Tool tools[] = {
 	{ "bash", toolbash, 1,
 	  "Run a shell command in the working directory and return its "
 	  "output, stdout and stderr together. Output is cut to the last "
-	  "2000 lines or 50KB; the whole of it is then saved to a file whose "
-	  "name is given. Stdin is empty. Give a timeout in seconds for "
-	  "commands that may run long.",
+	  "2000 lines or 50KB; the whole of it (up to 64MB) is then saved "
+	  "to a file whose name is given. Stdin is empty. Give a timeout in "
+	  "seconds for commands that may run long.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"command\":{\"type\":\"string\",\"description\":\"The command line\"},"
 	  "\"timeout\":{\"type\":\"number\",\"description\":\"Seconds before it is killed (optional)\"}},"

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -30,7 +29,12 @@ enum {
 	DRAINMS = 1000,		/* bash: read no longer than this after exit */
 	POLLMS = 100,		/* bash: how often to look at the child */
 	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
-	MAXINT = 1000000000	/* the largest offset, limit or context */
+	MAXINT = 1000000000,	/* the largest offset, limit or context */
+	MAXLINKS = 40,		/* symbolic links followed, as Linux does */
+	MAXGLOB = 1024,		/* bytes of a glob from the model */
+	MAXALTS = 256,		/* its {a,b} alternatives, spelt out */
+	MAXRULES = 10000	/* .gitignore rules in force: each path is
+				 * matched against all of them */
 };
 
 enum { CUTLINES = 1, CUTBYTES };	/* why a listing was cut */
@@ -54,9 +58,10 @@ typedef struct {
 	int cut;		/* CUTLINES or CUTBYTES: a line did not fit */
 } Head;
 
-/* The tail of a command's output, and all of it in a file once it is cut. */
+/* The tail of a command's output, and all of it (up to maxlog bytes) in a
+ * file once it is cut. */
 typedef struct {
-	const Toolenv *e;
+	Toolenv *e;
 	Buf win;		/* the last bytes of output */
 	int trimmed;		/* bytes before win were dropped */
 	int prevnl;		/* and the last of them was a newline */
@@ -64,6 +69,8 @@ typedef struct {
 	size_t linelen, lastlen;	/* the open line, the last whole one */
 	int fd;			/* the log file, -1 until needed */
 	char *file;
+	size_t saved;		/* bytes in it */
+	int logcut;		/* more came past maxlog, not saved */
 	int saveerr;		/* errno if the log could not be written */
 } Tail;
 
@@ -88,6 +95,12 @@ struct Rule {
 	Rule *next;
 };
 
+/* A glob with its {a,b} alternatives spelt out. */
+typedef struct {
+	char **v;
+	size_t n;
+} Glob;
+
 typedef int (*Walkfn)(void *arg, const char *path, const char *rel,
                       const struct stat *st);
 
@@ -96,6 +109,7 @@ typedef struct {
 	Buf path;		/* root, then "/rel" of the entry at hand */
 	size_t rootlen;		/* where rel starts in path */
 	Rule *rules;
+	size_t nrules;		/* how many, up to MAXRULES */
 	Walkfn fn;
 	void *arg;
 	volatile sig_atomic_t *intr;	/* or NULL: set, the walk stops */
@@ -114,7 +128,7 @@ typedef struct {
 
 typedef struct {
 	const Toolenv *e;
-	const char *pat;
+	Glob glob;
 	int limit, n, more;
 	Head h;
 } Find;
@@ -278,14 +292,28 @@ patharg(const Json *j, int args, const char *tool, int need, char **path,
 /* output limits */
 
 static void
-addsize(Buf *b, size_t n)
+addsize(Buf *b, unsigned long long n)
 {
 	if (n < 1024)
-		bufaddf(b, "%luB", (unsigned long)n);
+		bufaddf(b, "%lluB", n);
 	else if (n < 1024 * 1024)
 		bufaddf(b, "%.1fKB", n / 1024.0);
-	else
+	else if (n < 1024 * 1024 * 1024)
 		bufaddf(b, "%.1fMB", n / (1024.0 * 1024.0));
+	else
+		bufaddf(b, "%.1fGB", n / (1024.0 * 1024.0 * 1024.0));
+}
+
+/* Why a file or a content is refused: it would be held in memory whole,
+ * a few times over, and written back whole (a sparse file too). */
+static void
+overedit(const Toolenv *e, const char *tool, unsigned long long size,
+         Buf *out)
+{
+	addsize(out, size);
+	bufadds(out, ", over the ");
+	addsize(out, e->maxedit);
+	bufaddf(out, " limit for %s.", tool);
 }
 
 /* Append a line unless the limits forbid it: 0 if added. */
@@ -575,30 +603,52 @@ syncdir(const char *path)
 	return rc;
 }
 
-/* Where a symbolic link leads, followed a few times, or NULL if path is
- * not one. */
+/* The target of the link at, as a path from the working directory; NULL
+ * with errno if it cannot be read. */
 static char *
-linktarget(const char *path)
+linkpath(const char *at)
 {
-	char buf[PATH_MAX], *cur = NULL;
-	const char *at = path, *slash;
-	struct stat st;
+	char buf[PATH_MAX];
+	const char *slash;
 	ssize_t n;
 	Buf b = { 0 };
-	int k;
 
-	for (k = 0; k < 8; k++) {
-		if (lstat(at, &st) < 0 || !S_ISLNK(st.st_mode) ||
-		    (n = readlink(at, buf, sizeof(buf) - 1)) < 0)
-			break;
-		buf[n] = '\0';
-		if (buf[0] != '/' && (slash = strrchr(at, '/')))
-			bufadd(&b, at, slash - at + 1);
-		bufadds(&b, buf);
-		free(cur);
-		at = cur = bufdetach(&b);
+	if ((n = readlink(at, buf, sizeof(buf))) < 0)
+		return NULL;
+	if (n == sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return NULL;
 	}
-	return cur;
+	buf[n] = '\0';
+	if (buf[0] != '/' && (slash = strrchr(at, '/')))
+		bufadd(&b, at, slash - at + 1);
+	bufadds(&b, buf);
+	return bufdetach(&b);
+}
+
+/* Where path leads through symbolic links, in *real (NULL if path is not
+ * one); -1 with errno if the chain does not end within MAXLINKS links, as
+ * the kernel's lookup would fail.  Stopping short instead, we would take
+ * the last link reached for the file and rename a file over it. */
+static int
+linktarget(const char *path, char **real)
+{
+	const char *at = path;
+	struct stat st;
+	char *next;
+	int k, err;
+
+	*real = NULL;
+	for (k = 0; lstat(at, &st) == 0 && S_ISLNK(st.st_mode); k++) {
+		next = k < MAXLINKS ? linkpath(at) : NULL;
+		err = k < MAXLINKS ? errno : ELOOP;
+		free(*real);
+		if (!(at = *real = next)) {
+			errno = err;
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* Replace the file's content through a temporary file in the same
@@ -611,10 +661,15 @@ savefile(const char *path, const char *p, size_t n, Buf *out)
 {
 	struct stat st;
 	Buf tmp = { 0 };
-	char *real = linktarget(path);
-	const char *target = real ? real : path;
+	char *real;
+	const char *target;
 	int fd, have, err, rc = -1;
 
+	if (linktarget(path, &real) < 0) {
+		bufaddf(out, "Cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	target = real ? real : path;
 	have = stat(target, &st) == 0;
 	if (have && S_ISDIR(st.st_mode)) {
 		bufaddf(out, "Cannot write %s: it is a directory", path);
@@ -744,7 +799,7 @@ readlines(const Toolenv *e, Rd *r, const char *path, long off, long lim,
 }
 
 int
-toolread(const Toolenv *e, const Json *j, int args, Buf *out)
+toolread(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	char *path;
 	long off = 1, lim = 0;
@@ -778,22 +833,28 @@ toolread(const Toolenv *e, const Json *j, int args, Buf *out)
 /* write */
 
 int
-toolwrite(const Toolenv *e, const Json *j, int args, Buf *out)
+toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	char *path;
 	Buf content = { 0 };
 	int rc = 1;
 
-	(void)e;
 	if (patharg(j, args, "write", 1, &path, out) < 0)
 		return 1;
-	if (bufarg(j, args, "write", "content", &content, out) == 0 &&
-	    mkparents(path, out) == 0 &&
+	if (bufarg(j, args, "write", "content", &content, out) < 0)
+		goto done;
+	if (content.len > e->maxedit) {
+		bufaddf(out, "Cannot write %s: the content is ", path);
+		overedit(e, "write", content.len, out);
+		goto done;
+	}
+	if (mkparents(path, out) == 0 &&
 	    savefile(path, content.p, content.len, out) == 0) {
 		bufaddf(out, "Wrote %lu bytes to %s",
 		        (unsigned long)content.len, path);
 		rc = 0;
 	}
+done:
 	buffree(&content);
 	free(path);
 	return rc;
@@ -801,16 +862,22 @@ toolwrite(const Toolenv *e, const Json *j, int args, Buf *out)
 
 /* edit */
 
+/* The file whole, if it is no more than maxedit bytes (and has not grown
+ * past them since it was opened). */
 static int
-slurp(const char *path, Buf *b, Buf *out)
+slurp(const Toolenv *e, const char *path, Buf *b, Buf *out)
 {
 	char chunk[CHUNK];
+	unsigned long long size = 0;
+	struct stat st;
 	ssize_t n;
 	int fd;
 
 	if ((fd = openread(path, out)) < 0)
 		return -1;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+	if (fstat(fd, &st) == 0)
+		size = st.st_size;
+	while (size <= e->maxedit && (n = read(fd, chunk, sizeof(chunk)))) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -820,8 +887,16 @@ slurp(const char *path, Buf *b, Buf *out)
 			return -1;
 		}
 		bufadd(b, chunk, n);
+		size = MAX(size, b->len);
 	}
 	close(fd);
+	if (size > e->maxedit) {
+		bufaddf(out, "Cannot edit %s: it is ", path);
+		overedit(e, "edit", size, out);
+		bufadds(out, " Use bash (sed, patch) to change a file this "
+		        "large.");
+		return -1;
+	}
 	bufgrow(b, 0);
 	return 0;
 }
@@ -1146,18 +1221,17 @@ apply(Edit *ed, int n, const Buf *orig, const char *path, Buf *res,
 }
 
 int
-tooledit(const Toolenv *e, const Json *j, int args, Buf *out)
+tooledit(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	char *path;
 	Buf file = { 0 }, res = { 0 };
 	Edit *ed = NULL;
 	int n = 0, rc = 1;
 
-	(void)e;
 	if (patharg(j, args, "edit", 1, &path, out) < 0)
 		return 1;
 	if (editargs(j, args, &ed, &n, out) < 0 ||
-	    slurp(path, &file, out) < 0)
+	    slurp(e, path, &file, out) < 0)
 		goto done;
 	if (apply(ed, n, &file, path, &res, out) < 0 ||
 	    savefile(path, res.p, res.len, out) < 0)
@@ -1176,29 +1250,45 @@ done:
 
 /* bash */
 
-/* A new log file in $TMPDIR, mode 0600, never one that was there. */
-static int
-tmplog(char **name)
+/* This run's directory of bash logs, made when first needed.  mkdtemp(3)
+ * makes it mode 0700: nobody else reads the output, or puts a file where
+ * we are about to make one. */
+static const char *
+logdir(Toolenv *e)
 {
-	const char *dir = getenv("TMPDIR");
-	struct timespec ts;
-	unsigned long x;
+	const char *tmp = getenv("TMPDIR");
 	Buf b = { 0 };
-	int fd = -1, k;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	clock_gettime(CLOCK_REALTIME, &ts);
-	x = (unsigned long)ts.tv_nsec ^ (unsigned long)getpid() << 12;
-	for (k = 0; k < 100; k++) {
-		x = x * 1103515245UL + 12345UL;
-		bufreset(&b);
-		bufaddf(&b, "%s/agent-bash-%06lx.log", dir, x >> 4 & 0xffffff);
-		fd = open(b.p, O_WRONLY | O_CREAT | O_EXCL, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			break;
+	if (e->logdir)
+		return e->logdir;
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	bufaddf(&b, "%s/agent-XXXXXX", tmp);
+	if (!mkdtemp(b.p)) {
+		buffree(&b);
+		return NULL;
 	}
-	if (fd < 0) {
+	return e->logdir = bufdetach(&b);
+}
+
+static void
+logname(const Toolenv *e, int k, Buf *b)
+{
+	bufreset(b);
+	bufaddf(b, "%s/bash-%d.log", e->logdir, k);
+}
+
+/* A new log file in that directory, mode 0600. */
+static int
+tmplog(Toolenv *e, char **name)
+{
+	Buf b = { 0 };
+	int fd;
+
+	if (!logdir(e))
+		return -1;
+	logname(e, ++e->nlogs, &b);
+	if ((fd = open(b.p, O_WRONLY | O_CREAT | O_EXCL, 0600)) < 0) {
 		buffree(&b);
 		return -1;
 	}
@@ -1206,19 +1296,36 @@ tmplog(char **name)
 	return fd;
 }
 
+/* Save more of the output, up to maxlog bytes in all: endless output
+ * must not fill the disk.  Past that, win still keeps the end. */
+static void
+logput(Tail *t, const char *p, size_t n)
+{
+	if (t->fd < 0)
+		return;
+	if (n > t->e->maxlog - t->saved) {
+		n = t->e->maxlog - t->saved;
+		t->logcut = 1;
+	}
+	if (n && writeall(t->fd, p, n) < 0) {
+		t->saveerr = errno;
+		close(t->fd);
+		unlink(t->file);
+		t->fd = -1;
+		return;
+	}
+	t->saved += n;
+}
+
 /* Start saving the whole output: win still holds all of it. */
 static void
 tailsave(Tail *t)
 {
-	if ((t->fd = tmplog(&t->file)) < 0) {
+	if ((t->fd = tmplog(t->e, &t->file)) < 0) {
 		t->saveerr = errno;
 		return;
 	}
-	if (writeall(t->fd, t->win.p, t->win.len) < 0) {
-		t->saveerr = errno;
-		close(t->fd);
-		t->fd = -1;
-	}
+	logput(t, t->win.p, t->win.len);
 }
 
 /* Take more output: count it, keep its tail, save it once it is too much
@@ -1241,13 +1348,10 @@ tailadd(Tail *t, const char *p, size_t n)
 	t->total += n;
 	bufadd(&t->win, p, n);
 	if (t->fd < 0 && !t->saveerr && (t->total > e->maxbytes ||
-	    t->nl > (unsigned long long)e->maxlines)) {
+	    t->nl > (unsigned long long)e->maxlines))
 		tailsave(t);
-	} else if (t->fd >= 0 && writeall(t->fd, p, n) < 0) {
-		t->saveerr = errno;
-		close(t->fd);
-		t->fd = -1;
-	}
+	else
+		logput(t, p, n);
 	if (t->win.len > 2 * e->maxbytes) {
 		i = t->win.len - e->maxbytes;
 		t->prevnl = t->win.p[i - 1] == '\n';
@@ -1258,16 +1362,23 @@ tailadd(Tail *t, const char *p, size_t n)
 	}
 }
 
+/* Name the log to the model, which may read it later in the session:
+ * from now on the log directory outlives the run. */
 static void
 addfull(Tail *t, Buf *out)
 {
 	if (t->fd < 0 && !t->saveerr)
 		tailsave(t);
-	if (t->fd >= 0)
-		bufaddf(out, "Full output: %s]", t->file);
-	else
+	if (t->fd < 0) {
 		bufaddf(out, "Full output not saved: %s]",
 		        strerror(t->saveerr));
+		return;
+	}
+	t->e->logkept = 1;
+	bufaddf(out, "Full output: %s", t->file);
+	if (t->logcut)
+		bufaddf(out, " (cut at %lu bytes)", (unsigned long)t->saved);
+	bufaddc(out, ']');
 }
 
 /* How many whole lines at the end of win fit the limits; from is where
@@ -1573,7 +1684,7 @@ bashstatus(const Proc *p, int why, double secs, Buf *out)
 }
 
 int
-toolbash(const Toolenv *e, const Json *j, int args, Buf *out)
+toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	const char *sh;
 	char *cmd;
@@ -1623,74 +1734,181 @@ toolbash(const Toolenv *e, const Json *j, int args, Buf *out)
 	return rc;
 }
 
+/* At the end of the run, the log directory goes, unless the model was told
+ * of a file in it: then we say where it is.  rmdir(2) fails if a file we
+ * could not remove is left.  Not for a signal handler: it calls stdio. */
+void
+toolcleanup(Toolenv *e)
+{
+	Buf b = { 0 };
+	int k;
+
+	if (!e->logdir)
+		return;
+	if (e->logkept) {
+		warn("bash output kept in %s", e->logdir);
+	} else {
+		for (k = 1; k <= e->nlogs; k++) {
+			logname(e, k, &b);
+			unlink(b.p);	/* most are gone already */
+		}
+		if (rmdir(e->logdir) < 0)
+			warn("cannot remove %s:", e->logdir);
+		buffree(&b);
+	}
+	free(e->logdir);
+	e->logdir = NULL;
+	e->nlogs = e->logkept = 0;
+}
+
 /* globs and .gitignore */
 
-/* fnmatch(3) per path component, with "**" matching any number of whole
- * components, as in .gitignore and most globbing tools. */
+/* A "**" component: any number of whole components. */
 static int
-pathmatch(const char *p, const char *s)
+isstars(const char *p)
+{
+	return p[0] == '*' && p[1] == '*' && (p[2] == '/' || !p[2]);
+}
+
+/* The component after the one at p, or NULL if that was the last. */
+static const char *
+nextcomp(const char *p)
+{
+	p += strcspn(p, "/");
+	return *p ? p + 1 : NULL;
+}
+
+/* fnmatch(3) on one component of a pattern and one of a path. */
+static int
+compmatch(const char *p, const char *s)
 {
 	char pat[512], name[512];
-	size_t pn, sn;
+	size_t pn = strcspn(p, "/"), sn = strcspn(s, "/");
 
-	if (p[0] == '*' && p[1] == '*' && (p[2] == '/' || !p[2])) {
-		if (!p[2])
-			return 1;
-		for (;;) {
-			if (pathmatch(p + 3, s))
-				return 1;
-			if (!(s = strchr(s, '/')))
-				return 0;
-			s++;
-		}
-	}
-	pn = strcspn(p, "/");
-	sn = strcspn(s, "/");
 	if (pn >= sizeof(pat) || sn >= sizeof(name))
 		return 0;
 	memcpy(pat, p, pn);
 	pat[pn] = '\0';
 	memcpy(name, s, sn);
 	name[sn] = '\0';
-	if (fnmatch(pat, name, 0) != 0)
-		return 0;
-	if (!p[pn] || !s[sn])
-		return !p[pn] && !s[sn];
-	return pathmatch(p + pn + 1, s + sn + 1);
+	return fnmatch(pat, name, 0) == 0;
 }
 
-/* A glob from the model: "{a,b}" alternatives; with a "/" it matches the
- * end of the relative path (src/x.c matches lib/src/x.c), without one the
- * name alone. */
+/* fnmatch(3) per path component, with "**" matching any number of whole
+ * components, as in .gitignore and most globbing tools; a last "**" after
+ * others matches one or more (what is inside dir, for dir followed by
+ * "**").  As with "*" in a string, going back to the latest "**" alone is
+ * enough, for every other component takes exactly one: the work is at
+ * most the pattern's components times the path's.  Trying every split at
+ * every "**" was exponential: a .gitignore line of twelve "**" and a name
+ * kept grep busy for minutes on a deep tree, and .gitignore files come
+ * with the repository. */
 static int
-globmatch(const char *g, const char *rel, const char *name)
+pathmatch(const char *p, const char *s)
+{
+	const char *star = NULL, *mark = NULL, *q;
+
+	for (;;) {
+		if (p && isstars(p) && (q = nextcomp(p))) {
+			star = p = q;
+			mark = s;
+		} else if (p && isstars(p) && s) {
+			return 1;
+		} else if (p && s && compmatch(p, s)) {
+			p = nextcomp(p);
+			s = nextcomp(s);
+		} else if (!p && !s) {
+			return 1;
+		} else if (star && mark) {
+			/* the last "**" takes one more component */
+			p = star;
+			s = mark = nextcomp(mark);
+		} else {
+			return 0;
+		}
+	}
+}
+
+/* Spell out the first "{a,b}" in g, and so on in each result, into the
+ * alternatives of gl: -1 once there would be more than MAXALTS.  Each
+ * step takes away a pair of braces, so the work is bounded too.  A
+ * pattern with a "/" is to match the end of the relative path (src/x.c
+ * matches lib/src/x.c): "**" and a "/" go before it. */
+static int
+globadd(Glob *gl, const char *g)
 {
 	const char *lb, *rb, *s, *e;
 	Buf b = { 0 };
-	int hit = 0;
+	int rc = 0;
 
 	if ((lb = strchr(g, '{')) && (rb = strchr(lb, '}'))) {
-		for (s = lb + 1; !hit && s <= rb; s = e + 1) {
+		for (s = lb + 1; !rc && s <= rb; s = e + 1) {
 			e = s + strcspn(s, ",}");
 			bufreset(&b);
 			bufadd(&b, g, lb - g);
 			bufadd(&b, s, e - s);
 			bufadds(&b, rb + 1);
-			hit = globmatch(b.p, rel, name);
+			rc = globadd(gl, b.p);
 		}
 		buffree(&b);
-		return hit;
+		return rc;
 	}
+	if (gl->n == MAXALTS)
+		return -1;
 	if (g[0] == '.' && g[1] == '/')
 		g += 2;
-	if (!strchr(g, '/'))
-		return fnmatch(g, name, 0) == 0;
-	for (s = rel;; s++) {
-		if (pathmatch(g, s))
-			return 1;
-		if (!(s = strchr(s, '/')))
-			return 0;
+	if (strchr(g, '/'))
+		bufadds(&b, "**/");
+	bufadds(&b, g);
+	gl->v = xrealloc(gl->v, (gl->n + 1) * sizeof(*gl->v));
+	gl->v[gl->n++] = bufdetach(&b);
+	return 0;
+}
+
+static void
+globfree(Glob *gl)
+{
+	size_t i;
+
+	for (i = 0; i < gl->n; i++)
+		free(gl->v[i]);
+	free(gl->v);
+	gl->v = NULL;
+	gl->n = 0;
+}
+
+/* A glob from the model, made ready once for the whole walk; -1 with the
+ * reason in out. */
+static int
+globinit(Glob *gl, const char *tool, const char *g, Buf *out)
+{
+	memset(gl, 0, sizeof(*gl));
+	if (strlen(g) > MAXGLOB) {
+		bufaddf(out, "%s: glob is longer than %d bytes", tool,
+		        MAXGLOB);
+		return -1;
 	}
+	if (globadd(gl, g) < 0) {
+		globfree(gl);
+		bufaddf(out, "%s: glob has more than %d {a,b} alternatives",
+		        tool, MAXALTS);
+		return -1;
+	}
+	return 0;
+}
+
+/* Without a "/" a glob matches the name alone. */
+static int
+globmatch(const Glob *gl, const char *rel, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < gl->n; i++) {
+		if (strchr(gl->v[i], '/') ? pathmatch(gl->v[i], rel) :
+		    fnmatch(gl->v[i], name, 0) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* One line of a .gitignore as a rule, or NULL for a blank or comment. */
@@ -1727,7 +1945,9 @@ parserule(const char *s, size_t n, size_t base)
 }
 
 /* Push the rules of dir/.gitignore, if there is one.  pre is the root of
- * the search as seen from dir when dir is above it, else NULL. */
+ * the search as seen from dir when dir is above it, else NULL.  Past
+ * MAXRULES in force, the rest are not read: the files come with the
+ * repository, and every path is matched against every rule. */
 static void
 loadrules(Walk *w, const char *dir, size_t base, const char *pre)
 {
@@ -1744,12 +1964,13 @@ loadrules(Walk *w, const char *dir, size_t base, const char *pre)
 		return;
 	}
 	rd = rdopen(fd, NULL);
-	while (rdline(rd, &line, 4096, &n) == 1) {
+	while (w->nrules < MAXRULES && rdline(rd, &line, 4096, &n) == 1) {
 		if (!(r = parserule(line.p, line.len, base)))
 			continue;
 		r->pre = pre && r->anchored ? xstrdup(pre) : NULL;
 		r->next = w->rules;
 		w->rules = r;
+		w->nrules++;
 	}
 	free(rd);
 	close(fd);
@@ -1873,6 +2094,7 @@ droprules(Walk *w, Rule *keep)
 	while (w->rules != keep) {
 		r = w->rules;
 		w->rules = r->next;
+		w->nrules--;
 		free(r->pat);
 		free(r->pre);
 		free(r);
@@ -2200,7 +2422,7 @@ grepnotes(Grep *g, Buf *out)
 /* grep with a glob looks only at files whose names match it */
 typedef struct {
 	Grep *g;
-	const char *glob;
+	Glob glob;
 } Grepglob;
 
 static int
@@ -2210,16 +2432,16 @@ grepglob(void *arg, const char *path, const char *rel, const struct stat *st)
 	const char *name = strrchr(rel, '/');
 
 	name = name ? name + 1 : rel;
-	if (S_ISREG(st->st_mode) && !globmatch(gg->glob, rel, name))
+	if (S_ISREG(st->st_mode) && !globmatch(&gg->glob, rel, name))
 		return 0;
 	return grepvisit(gg->g, path, rel, st);
 }
 
 int
-toolgrep(const Toolenv *e, const Json *j, int args, Buf *out)
+toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Grep g = { 0 };
-	Grepglob gg;
+	Grepglob gg = { 0 };
 	struct stat st;
 	char *path, *glob = NULL, *name;
 	int rc = 1;
@@ -2232,12 +2454,12 @@ toolgrep(const Toolenv *e, const Json *j, int args, Buf *out)
 		free(path);
 		return 1;
 	}
-	if (statroot(path, &st, out) < 0)
+	if ((glob && globinit(&gg.glob, "grep", glob, out) < 0) ||
+	    statroot(path, &st, out) < 0)
 		goto done;
 	g.h.out = out;
 	g.h.base = out->len;
 	gg.g = &g;
-	gg.glob = glob;
 	if (S_ISDIR(st.st_mode)) {
 		walk(path, glob ? grepglob : grepvisit, glob ? (void *)&gg :
 		     (void *)&g, e->intr);
@@ -2252,6 +2474,7 @@ toolgrep(const Toolenv *e, const Json *j, int args, Buf *out)
 		grepnotes(&g, out);
 done:
 	grepfree(&g);
+	globfree(&gg.glob);
 	free(glob);
 	free(path);
 	return rc;
@@ -2269,7 +2492,7 @@ findvisit(void *arg, const char *path, const char *rel, const struct stat *st)
 
 	(void)path;
 	name = name ? name + 1 : rel;
-	if (!globmatch(f->pat, rel, name))
+	if (!globmatch(&f->glob, rel, name))
 		return 0;
 	if (f->n == f->limit) {
 		f->more = 1;
@@ -2285,43 +2508,34 @@ findvisit(void *arg, const char *path, const char *rel, const struct stat *st)
 }
 
 int
-toolfind(const Toolenv *e, const Json *j, int args, Buf *out)
+toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Find f = { 0 };
 	Buf nb = { 0 };
 	struct stat st;
-	char *path, *pat;
+	char *path = NULL, *pat;
 	long lim = e->findlimit;
+	int rc = 1;
 
 	if (strarg(j, args, "find", "pattern", 1, &pat, out) < 0)
 		return 1;
-	if (patharg(j, args, "find", 0, &path, out) < 0) {
-		free(pat);
-		return 1;
-	}
-	if (intarg(j, args, "find", "limit", &lim, out) < 0 ||
-	    statroot(path, &st, out) < 0) {
-		free(pat);
-		free(path);
-		return 1;
-	}
+	if (patharg(j, args, "find", 0, &path, out) < 0 ||
+	    intarg(j, args, "find", "limit", &lim, out) < 0 ||
+	    statroot(path, &st, out) < 0)
+		goto done;
 	if (!S_ISDIR(st.st_mode)) {
 		bufaddf(out, "Not a directory: %s", path);
-		free(pat);
-		free(path);
-		return 1;
+		goto done;
 	}
+	if (globinit(&f.glob, "find", pat, out) < 0)
+		goto done;
 	f.e = e;
-	f.pat = pat;
 	f.limit = lim > 0 ? lim : e->findlimit;
 	f.h.out = out;
 	f.h.base = out->len;
 	walk(path, findvisit, &f, e->intr);
-	if (stopped(e, &f.h)) {
-		free(pat);
-		free(path);
-		return 1;
-	}
+	if (stopped(e, &f.h))
+		goto done;
 	if (!f.n)
 		bufadds(out, "No files found matching pattern");
 	if (f.more)
@@ -2329,9 +2543,12 @@ toolfind(const Toolenv *e, const Json *j, int args, Buf *out)
 		        "more, or refine pattern", f.limit, 2 * f.limit);
 	headnote(e, &f.h, "narrow the path or pattern", &nb);
 	flushnotes(out, &nb);
+	rc = 0;
+done:
+	globfree(&f.glob);
 	free(pat);
 	free(path);
-	return 0;
+	return rc;
 }
 
 /* ls */
@@ -2387,7 +2604,7 @@ lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
 }
 
 int
-toolls(const Toolenv *e, const Json *j, int args, Buf *out)
+toolls(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	struct stat st;
 	char *path, **v;

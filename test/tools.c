@@ -20,8 +20,8 @@ static volatile sig_atomic_t intr, pgid, seenpgid;
 static const char *const shells[] = { "/bin/bash", "/bin/sh", NULL };
 static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
                                      NULL };
-static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, shells,
-                       scrub, &intr, &pgid };
+static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
+                       64 << 20, shells, scrub, &intr, &pgid, NULL, 0, 0 };
 static Buf out;
 static int root;
 
@@ -235,6 +235,56 @@ testread(void)
 	}
 }
 
+/* name1..namen are links, name1 to name0, name2 to name1 and so on. */
+static int
+chain(const char *name, int n, int make)
+{
+	char at[64], to[64];
+	struct stat st;
+	int i;
+
+	for (i = 1; i <= n; i++) {
+		snprintf(at, sizeof(at), "%s%d", name, i);
+		snprintf(to, sizeof(to), "%s%d", name, i - 1);
+		if (make && symlink(to, at) < 0)
+			return 0;
+		if (lstat(at, &st) < 0 || !S_ISLNK(st.st_mode))
+			return 0;
+	}
+	return 1;
+}
+
+/* write and edit follow links as the kernel does, or fail: a link in a
+ * chain is never replaced by a file. */
+static void
+testlinks(void)
+{
+	puts0("ch0", "c\n");
+	if (!chain("ch", 12, 1))
+		return;
+	T(run(toolwrite, "{\"path\":\"ch12\",\"content\":\"deep\\n\"}") ==
+	  0 && content("ch0", "deep\n") && chain("ch", 12, 0),
+	  "write: through a chain of 12 links");
+	T(run(tooledit, "{\"path\":\"ch12\",\"oldText\":\"deep\","
+	  "\"newText\":\"deeper\"}") == 0 && content("ch0", "deeper\n") &&
+	  chain("ch", 12, 0), "edit: through a chain of 12 links");
+	puts0("far0", "f\n");
+	chain("far", 50, 1);
+	T(run(toolwrite, "{\"path\":\"far50\",\"content\":\"x\"}") == 1 &&
+	  is("Cannot write far50: Too many levels of symbolic links") &&
+	  content("far0", "f\n") && chain("far", 50, 0),
+	  "write: a chain of 50 links refused, none replaced");
+	T(run(tooledit, "{\"path\":\"far50\",\"oldText\":\"f\","
+	  "\"newText\":\"g\"}") == 1 && has("Too many levels") &&
+	  content("far0", "f\n") && chain("far", 50, 0),
+	  "edit: a chain of 50 links refused, none replaced");
+	symlink("loop2", "loop1");
+	symlink("loop1", "loop2");
+	T(run(toolwrite, "{\"path\":\"loop1\",\"content\":\"x\"}") == 1 &&
+	  has("Too many levels") && chain("loop", 2, 0),
+	  "write: a loop of links refused, kept");
+}
+
 static void
 testwrite(void)
 {
@@ -430,6 +480,58 @@ testedit(void)
 	  "bye\n") && modeof("bom") == 0640, "edit: BOM and mode kept");
 }
 
+/* edit and write refuse what is over maxedit: a sparse file of 2 GB took
+ * 4 GB of memory to edit and was written back as 2 GB of blocks. */
+static void
+testbig(void)
+{
+	struct stat st;
+	size_t keep = env.maxedit;
+	Buf b = { 0 };
+	int fd, i;
+
+	if ((fd = open("sparse", O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0 ||
+	    write(fd, "x\n", 2) != 2 || ftruncate(fd, 3LL << 30) < 0) {
+		T(0, "edit: cannot make a sparse file");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	T(run(tooledit, "{\"path\":\"sparse\",\"oldText\":\"x\","
+	  "\"newText\":\"y\"}") == 1 && is("Cannot edit sparse: it is "
+	  "3.0GB, over the 16.0MB limit for edit. Use bash (sed, patch) to "
+	  "change a file this large.") && stat("sparse", &st) == 0 &&
+	  st.st_size == 3LL << 30 && st.st_blocks < 1024,
+	  "edit: a 3 GB sparse file refused, left as it was");
+	env.maxedit = 1000;
+	if (truncate("sparse", 1001) < 0)
+		T(0, "edit: cannot truncate the sparse file");
+	T(run(tooledit, "{\"path\":\"sparse\",\"oldText\":\"x\","
+	  "\"newText\":\"y\"}") == 1 && has("it is 1001B, over the 1000B "
+	  "limit for edit"), "edit: the limit from the Toolenv");
+	if (truncate("sparse", 1000) < 0)
+		T(0, "edit: cannot truncate the sparse file");
+	T(run(tooledit, "{\"path\":\"sparse\",\"oldText\":\"x\","
+	  "\"newText\":\"y\"}") == 0 && (b = get("sparse")).len == 1000 &&
+	  b.p[0] == 'y', "edit: a file at the limit is fine");
+	buffree(&b);
+	bufadds(&b, "{\"path\":\"w1k\",\"content\":\"");
+	for (i = 0; i < 1001; i++)
+		bufaddc(&b, 'a');
+	bufadds(&b, "\"}");
+	T(run(toolwrite, b.p) == 1 && is("Cannot write w1k: the content is "
+	  "1001B, over the 1000B limit for write.") &&
+	  access("w1k", F_OK) < 0, "write: content over the limit refused");
+	b.p[b.len - 3] = '"';
+	b.p[b.len - 2] = '}';
+	b.p[--b.len] = '\0';
+	T(run(toolwrite, b.p) == 0 && is("Wrote 1000 bytes to w1k"),
+	  "write: content at the limit is fine");
+	buffree(&b);
+	env.maxedit = keep;
+}
+
 /* Live (not zombie) processes in group g, by ps(1). */
 static int
 alive(long g)
@@ -522,6 +624,10 @@ testbashlong(void)
 	T(lines == 200000 && b.len > 7 &&
 	  !strcmp(b.p + b.len - 7, "200000\n") && modeof(file) == 0600,
 	  "bash: the log holds all of it, mode 0600 (%d lines)", lines);
+	T(env.logdir && !strncmp(file, env.logdir, strlen(env.logdir)) &&
+	  !strcmp(file + strlen(env.logdir), "/bash-1.log") &&
+	  modeof(env.logdir) == 0700 && env.logkept,
+	  "bash: the log in the run's directory, mode 0700");
 	unlink(file);
 	buffree(&b);
 	free(file);
@@ -547,6 +653,75 @@ testbashlong(void)
 		*e = '\0';
 		unlink(file + 13);
 	}
+}
+
+/* The file named after "Full output: ", malloc'd. */
+static char *
+logfile(void)
+{
+	const char *s = strstr(out.p, "Full output: ");
+
+	return s ? xstrndup(s + 13, strcspn(s + 13, " ]")) : xstrdup("");
+}
+
+/* Saved output is cut at maxlog; the run's log directory goes at the end
+ * unless the model was told of a file in it. */
+static void
+testbashlog(void)
+{
+	char *file, *dir;
+	struct stat st;
+	Buf b, want = { 0 };
+	int fd, save, rc;
+
+	env.maxlog = 100000;
+	T(run(toolbash, "{\"command\":\"seq 1 200000\"}") == 0 &&
+	  has("\n200000\n\n[Showing lines 198001-200000 of 200000. Full "
+	  "output: ") && has(" (cut at 100000 bytes)]"),
+	  "bash: the saved output cut at maxlog, the tail shown");
+	file = logfile();
+	b = get(file);
+	T(b.len == 100000 && !memcmp(b.p, "1\n2\n3\n", 6),
+	  "bash: the log holds the first maxlog bytes (%lu)",
+	  (unsigned long)b.len);
+	buffree(&b);
+	unlink(file);
+	free(file);
+	rc = run(toolbash, "{\"command\":\"yes\",\"timeout\":1}");
+	file = logfile();
+	T(rc == 1 && has("(cut at 100000 bytes)]") && has("timed out") &&
+	  stat(file, &st) == 0 && st.st_size == 100000,
+	  "bash: endless output: the log stops at maxlog");
+	env.maxlog = 64 << 20;
+
+	dir = xstrdup(env.logdir ? env.logdir : "");
+	bufaddf(&want, "agent: bash output kept in %s\n", dir);
+	save = dup(2);
+	fd = open("cleanup.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	dup2(fd, 2);
+	close(fd);
+	toolcleanup(&env);
+	dup2(save, 2);
+	close(save);
+	b = get("cleanup.err");
+	T(!strcmp(b.p, want.p) && access(file, F_OK) == 0 && !env.logdir,
+	  "bash: the model was told of a log: it is kept, and said so");
+	buffree(&b);
+	buffree(&want);
+	free(file);
+	free(dir);
+
+	T(run(toolbash, "{\"command\":\"head -c 51200 /dev/zero | "
+	  "tr '\\\\0' a; echo\"}") == 0 && out.len == 51200 &&
+	  !has("Full output") && env.logdir && !env.logkept,
+	  "bash: output saved early that fits after all: not named");
+	dir = xstrdup(env.logdir ? env.logdir : "/");
+	toolcleanup(&env);
+	T(access(dir, F_OK) < 0 && errno == ENOENT && !env.logdir,
+	  "bash: no log named: the directory goes at the end");
+	toolcleanup(&env);
+	T(!env.logdir, "bash: toolcleanup twice is harmless");
+	free(dir);
 }
 
 static void
@@ -587,6 +762,7 @@ testbash(void)
 	T(run(toolbash, "{\"command\":\"yes | head -c 4\"}") == 0 &&
 	  is("y\ny"), "bash: SIGPIPE not ignored in the child");
 	testbashlong();
+	testbashlog();
 }
 
 static void
@@ -699,6 +875,14 @@ testfind(void)
 	  0 && is("sub/b.c"), "find: ** and braces");
 	T(run(toolfind, "{\"pattern\":\"sub/*.c\",\"path\":\"g\"}") == 0 &&
 	  is("sub/b.c"), "find: a pattern with a path");
+	T(run(toolfind, "{\"pattern\":\"sub/**\",\"path\":\"g\"}") == 0 &&
+	  is("sub/.gitignore\nsub/b.c\nsub/gen/\nsub/top.txt"),
+	  "find: a last ** is what is inside, not the directory");
+	T(run(toolfind, "{\"pattern\":\"**/**/sub/**/b.c\",\"path\":"
+	  "\"g\"}") == 0 && is("sub/b.c"), "find: ** may match nothing");
+	T(run(toolfind, "{\"pattern\":\"g/sub/**/*\",\"path\":\".\"}") ==
+	  0 && !has("g/sub\n") && has("g/sub/gen/") && !has("z.txt"),
+	  "find: ** and * then, .gitignore from below the root");
 	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\","
 	  "\"limit\":\"2\"}") == 0 && is(".gitignore\na.txt\n\n[2 results "
 	  "limit reached. Use limit=4 for more, or refine pattern]"),
@@ -746,6 +930,78 @@ testls(void)
 	T(run(toolls, "{}") == 0 && has("l/\n"), "ls: . by default");
 }
 
+/* A hang fails the test rather than running for ever. */
+static void
+onhang(int sig)
+{
+	static const char msg[] = "FAIL - globs: no answer within 10 s\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/* Untrusted .gitignore lines and model globs must not make the walk
+ * exponential: a "**" per component tried every split of a deep path. */
+static void
+testglobs(void)
+{
+	static const char stars[] = "**/**/**/**/**/**/**/**/**/**/**/**/";
+	Buf b = { 0 }, want = { 0 }, args = { 0 };
+	int i;
+
+	mkdir("deep", 0755);
+	puts0("deep/.gitignore", "**/**/**/**/**/**/**/**/**/**/**/**/"
+	      "nomatch\n");
+	bufadds(&b, "deep");
+	for (i = 0; i < 30; i++) {
+		bufadds(&b, "/a");
+		mkdir(b.p, 0755);
+		bufadds(&want, i ? "/a" : "a");
+	}
+	bufadds(&b, "/x.txt");
+	bufadds(&want, "/x.txt");
+	puts0(b.p, "needle\n");
+	signal(SIGALRM, onhang);
+	alarm(10);
+	T(run(toolgrep, "{\"pattern\":\"needle\",\"path\":\"deep\"}")
+	  == 0 && !strncmp(out.p, want.p, want.len) &&
+	  !strcmp(out.p + want.len, ":1: needle"),
+	  "globs: grep under a \"**/**/...\" .gitignore line, 30 deep");
+	bufaddf(&args, "{\"pattern\":\"%snomatch\",\"path\":\"deep\"}",
+	        stars);
+	T(run(toolfind, args.p) == 0 &&
+	  is("No files found matching pattern"),
+	  "globs: find \"**/**/.../nomatch\", 30 deep");
+	bufreset(&args);
+	bufaddf(&args, "{\"pattern\":\"%sx.txt\",\"path\":\"deep\"}",
+	        stars);
+	T(run(toolfind, args.p) == 0 && is(want.p),
+	  "globs: find \"**/**/.../x.txt\", 30 deep");
+	bufreset(&args);
+	bufadds(&args, "{\"pattern\":\"");
+	for (i = 0; i < 30; i++)
+		bufadds(&args, "{a,b}");
+	bufadds(&args, "\",\"path\":\"deep\"}");
+	T(run(toolfind, args.p) == 1 && is("find: glob has more than 256 "
+	  "{a,b} alternatives"), "globs: 2^30 alternatives refused");
+	T(run(toolgrep, "{\"pattern\":\"x\",\"glob\":\"{a,b}{a,b}{a,b}"
+	  "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}\"}") == 1 && has("more than 256"),
+	  "globs: and in grep");
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	mkdir("br", 0755);
+	puts0("br/abbabaab", "");
+	puts0("br/abbabaa", "");
+	T(run(toolfind, "{\"pattern\":\"{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
+	  "{a,b}{a,b}\",\"path\":\"br\"}") == 0 && is("abbabaab"),
+	  "globs: 256 alternatives are fine");
+	buffree(&b);
+	buffree(&want);
+	buffree(&args);
+}
+
 /* test/tools --bench-read FILE: the read tool on FILE, peak memory. */
 static int
 benchread(const char *path)
@@ -788,10 +1044,13 @@ main(int argc, char *argv[])
 	testread();
 	testwrite();
 	testedit();
+	testlinks();
+	testbig();
 	testbash();
 	testgrep();
 	testfind();
 	testls();
+	testglobs();
 	buffree(&out);
 	if (chdir("/") == 0) {
 		snprintf(cmd, sizeof(cmd), "chmod -R u+rwx %s; rm -rf %s", dir,
