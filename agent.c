@@ -232,11 +232,16 @@ msgsfree(Msgs *m)
 static void
 out(Agent *a, const char *p, size_t n)
 {
+	int err;
+
 	if (!n)
 		return;
 	if (writeall(1, p, n) < 0) {
-		if (errno == EPIPE)
+		err = errno;
+		toolcleanup(&a->tenv);
+		if (err == EPIPE)
 			exit(0);
+		errno = err;
 		die("write stdout:");
 	}
 	a->lastc = (unsigned char)p[n - 1];
