@@ -684,6 +684,7 @@ static int
 onbody(void *arg, const char *p, size_t n)
 {
 	Reply *r = arg;
+	int rc;
 
 	if (intr)
 		return 1;
@@ -692,7 +693,10 @@ onbody(void *arg, const char *p, size_t n)
 			bufadd(&r->err, p, MIN(n, maxerrbody - r->err.len));
 		return 0;
 	}
-	return ssefeed(&r->sse, p, n);
+	if ((rc = ssefeed(&r->sse, p, n)) == SSEBIG)
+		bufaddf(&r->err, "an event in the stream is over %zu bytes",
+		        maxevent);
+	return rc;
 }
 
 static void
@@ -703,6 +707,7 @@ replyinit(Reply *r, Agent *a, Http *h)
 	r->http = h;
 	sseinit(&r->sse, a->prov->wire == ANTHROPIC ? anthropicevent :
 	        openaievent, r);
+	r->sse.max = maxevent;
 }
 
 static void

@@ -79,9 +79,12 @@ typedef struct {
 	int gotdata;	/* a data field was seen in this event */
 	int cr;		/* the last byte fed was a CR */
 	int bom;	/* still at the very start: a BOM may follow */
+	size_t max;	/* bytes of one event, 0 for no bound */
 	Ssefn fn;
 	void *arg;
 } Sse;
+
+enum { SSEBIG = -2 };	/* ssefeed: an event over max bytes */
 
 void sseinit(Sse *s, Ssefn fn, void *arg);
 int ssefeed(Sse *s, const char *p, size_t n);

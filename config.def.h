@@ -43,6 +43,7 @@ static const int conntimeout = 15;	/* seconds to connect */
 static const int readtimeout = 300;	/* seconds without a byte (AGENT_TIMEOUT) */
 static const size_t maxhead = 64 * 1024;	/* bytes of response head */
 static const size_t maxerrbody = 64 * 1024;	/* bytes of an error body kept */
+static const size_t maxevent = 32 << 20;	/* bytes of one streamed event */
 static const size_t maxkeep = 1 << 20;	/* bytes of one answer kept in the
 					 * conversation; the rest is shown only */
 static const size_t maxstdin = 16 << 20;	/* bytes of piped stdin attached */

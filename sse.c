@@ -21,6 +21,14 @@ ssefree(Sse *s)
 	buffree(&s->event);
 }
 
+/* Whether the event being read is over its bound: a server that never
+ * ends a line or an event must not take all our memory. */
+static int
+toobig(const Sse *s, size_t pending)
+{
+	return s->max && pending + s->data.len + s->event.len > s->max;
+}
+
 static int
 dispatch(Sse *s)
 {
@@ -65,12 +73,15 @@ line(Sse *s, const char *p, size_t n)
 		bufreset(&s->event);
 		bufadd(&s->event, v, vn);
 	}
+	if (toobig(s, 0))	/* the line is in data now */
+		return SSEBIG;
 	/* id and retry mean nothing to a client that does not reconnect */
 	return 0;
 }
 
-/* Feed n bytes, split anywhere.  Returns 0, or the first non-zero value
- * the callback returned, after which the parser must not be fed again. */
+/* Feed n bytes, split anywhere.  Returns 0, SSEBIG when an event grows
+ * past s->max bytes, or the first non-zero value the callback returned;
+ * after a non-zero value the parser must not be fed again. */
 int
 ssefeed(Sse *s, const char *p, size_t n)
 {
@@ -103,6 +114,8 @@ ssefeed(Sse *s, const char *p, size_t n)
 			;
 		if (q == e) {
 			bufadd(&s->line, p, q - p);
+			if (toobig(s, s->line.len))
+				return SSEBIG;
 			break;
 		}
 		s->cr = *q == '\r';

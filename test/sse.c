@@ -65,6 +65,28 @@ check(const char *name, const char *in, const char *want)
 	buffree(&out);
 }
 
+/* in fed whole and split at every byte, with s->max set: whether every
+ * way of feeding it gives SSEBIG (want 1) or none does (want 0). */
+static int
+bounded(const char *in, size_t max, int want)
+{
+	Buf out = { 0 };
+	size_t n = strlen(in), cut;
+	Sse s;
+	int ok = 1, big;
+
+	for (cut = 0; cut < n; cut++) {
+		sseinit(&s, logev, &out);
+		s.max = max;
+		big = ssefeed(&s, in, cut) == SSEBIG ||
+		      ssefeed(&s, in + cut, n - cut) == SSEBIG;
+		ok &= big == want;
+		ssefree(&s);
+	}
+	buffree(&out);
+	return ok;
+}
+
 static int
 stopper(void *arg, const char *event, const char *data, size_t len)
 {
@@ -114,6 +136,15 @@ main(void)
 	  "a 1 MB event");
 	buffree(&out);
 	buffree(&big);
+
+	T(bounded("data: 0123456789\n\n", 8, 1),
+	  "an event over max: SSEBIG, however it is split");
+	T(bounded("data: 0123456789", 8, 1),
+	  "a line over max that never ends: SSEBIG");
+	T(bounded("data: 01234\ndata: 56789\n\n", 8, 1),
+	  "data lines that add up to over max: SSEBIG");
+	T(bounded("data: 0123\n\ndata: 5678\n\n: comment\n", 10, 0),
+	  "events under max, one after another: no SSEBIG");
 
 	sseinit(&s, stopper, &count);
 	r = ssefeed(&s, "data: 1\n\ndata: 2\n\ndata: 3\n\n", 27);
