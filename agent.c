@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -680,6 +681,17 @@ anthropicevent(void *arg, const char *event, const char *data, size_t len)
 	return 0;
 }
 
+/* Whether a 2xx answer is what was asked for: an event stream in no
+ * encoding we cannot read.  None named is taken for one: some local
+ * servers name none. */
+static int
+isstream(const Http *h)
+{
+	return (!h->ctype[0] ||
+	        !strncasecmp(h->ctype, "text/event-stream", 17)) &&
+	       (!h->encoding[0] || !strcasecmp(h->encoding, "identity"));
+}
+
 static int
 onbody(void *arg, const char *p, size_t n)
 {
@@ -688,7 +700,9 @@ onbody(void *arg, const char *p, size_t n)
 
 	if (intr)
 		return 1;
-	if (r->http->status / 100 != 2) {
+	/* an error, or a body that is not a stream: its start is kept to
+	 * say what came */
+	if (r->http->status / 100 != 2 || !isstream(r->http)) {
 		if (r->err.len < maxerrbody)
 			bufadd(&r->err, p, MIN(n, maxerrbody - r->err.len));
 		return 0;
@@ -1184,7 +1198,7 @@ overflowed(int status, const Buf *err)
 /* How long to wait before trying a failed request again, in ms; -1: do not
  * try again, -2: the server asks for a wait longer than retrymax. */
 static long
-retrydelay(const Http *h, const Reply *r, int rc, int attempt)
+retrydelay(const Http *h, const Reply *r, int attempt)
 {
 	long delay;
 
@@ -1192,13 +1206,14 @@ retrydelay(const Http *h, const Reply *r, int rc, int attempt)
 		return -1;
 	if (r->again)
 		;	/* an overload said in the stream, before the answer */
-	else if (rc == 0 && h->status != 429 && h->status != 500 &&
+	else if (h->status && h->status != 429 && h->status != 500 &&
 	    h->status != 502 && h->status != 503 && h->status != 504 &&
 	    h->status != 529)
 		return -1;
-	/* only a connection lost before a byte of the answer: a bad host
-	 * name or certificate will not be better next time */
-	else if (rc < 0 && !(h->status == 0 && h->transient))
+	/* no answer: only a connection lost before a byte of it may
+	 * pass; a bad host name or certificate will not be better next
+	 * time */
+	else if (!h->status && !h->transient)
 		return -1;
 	if (h->retryafter > retrymax)
 		return -2;
@@ -1227,35 +1242,43 @@ failure(Agent *a, Reply *r, Http *h, int rc)
 {
 	Json j;
 	Buf msg = { 0 }, safe = { 0 };
+	const char *name = a->prov->name;
+	int ok = h->status / 100 == 2;
 
 	endthinking(a);
 	endline(a);
-	if (h->status / 100 != 2 && rc == 0) {
-		if (jsonparse(&j, bstr(&r->err), r->err.len) == 0) {
-			errortext(&msg, &j, 0);
-			jsonfree(&j);
-		} else {
-			bufadd(&msg, bstr(&r->err), MIN(r->err.len, 300));
-		}
-	} else if (r->err.len) {
-		bufadd(&msg, r->err.p, r->err.len);
+	if ((!ok || !isstream(h)) && r->err.len &&
+	    jsonparse(&j, r->err.p, r->err.len) == 0) {
+		errortext(&msg, &j, 0);
+		jsonfree(&j);
+	} else {
+		bufadd(&msg, bstr(&r->err), MIN(r->err.len, 300));
 	}
 	safetext(&safe, bstr(&msg), MIN(msg.len, 1000), 1);
 	bufgrow(&safe, 0);
 	if (rc < 0 && intr)
 		warn("interrupted");
-	else if (h->status / 100 == 2 && r->err.len)
-		warn("%s: %s", a->prov->name, safe.p);
-	else if (rc < 0 && h->status / 100 == 2)
-		warn("%s: the answer broke off: %s", a->prov->name, h->err);
+	else if (ok && h->encoding[0] && !isstream(h))
+		warn("%s: the answer came %s-encoded, which agent does not "
+		     "decode", name, h->encoding);
+	else if (ok && !isstream(h))
+		warn("%s: HTTP %d sent %s, not an event stream: %s", name,
+		     h->status, h->ctype, safe.len ? safe.p : "(no body)");
+	else if (ok && r->err.len)
+		warn("%s: %s", name, safe.p);
+	else if (rc < 0 && ok)
+		warn("%s: the answer broke off: %s", name, h->err);
+	else if (h->status / 100 == 3)
+		warn("%s: HTTP %d, moved to %s: check the base URL", name,
+		     h->status, h->location[0] ? h->location : "(nowhere)");
+	else if (h->status)
+		warn("%s: HTTP %d: %s", name, h->status, safe.len ? safe.p :
+		     rc < 0 ? h->err : "(no message)");
 	else if (rc < 0)
-		warn("%s: %s", a->prov->name, h->err);
-	else if (h->status / 100 != 2)
-		warn("%s: HTTP %d: %s", a->prov->name, h->status,
-		     safe.len ? safe.p : "(no message)");
+		warn("%s: %s", name, h->err);
 	else
 		warn("%s: the stream ended before the answer was complete",
-		     a->prov->name);
+		     name);
 	buffree(&msg);
 	buffree(&safe);
 }
@@ -1311,7 +1334,7 @@ ask(Agent *a, Reply *r, Http *h)
 		h->arg = r;
 		replyinit(r, a, h);
 		rc = httpdo(a->http, h);
-		if (rc == 0 && h->status / 100 == 2) {
+		if (rc == 0 && h->status / 100 == 2 && isstream(h)) {
 			r->atend = 1;
 			sseend(&r->sse);
 			/* Anthropic always ends with message_stop; some
@@ -1320,8 +1343,8 @@ ask(Agent *a, Reply *r, Http *h)
 			    a->prov->wire == OPENAI)))
 				break;
 		}
-		if ((delay = retrydelay(h, r, rc, attempt)) < 0) {
-			r->overflow = rc == 0 && overflowed(h->status, &r->err);
+		if ((delay = retrydelay(h, r, attempt)) < 0) {
+			r->overflow = overflowed(h->status, &r->err);
 			failure(a, r, h, rc);
 			if (delay == -2)
 				warn("the server asks for a wait of %ld s: "
@@ -1331,7 +1354,7 @@ ask(Agent *a, Reply *r, Http *h)
 		}
 		if (r->again)
 			againmsg(a, r, delay);
-		else if (rc == 0)
+		else if (h->status)
 			warn("%s: HTTP %d, retrying in %.1f s", a->prov->name,
 			     h->status, delay / 1000.0);
 		else

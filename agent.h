@@ -108,6 +108,9 @@ typedef struct {
 	long long left;		/* body or chunk bytes still to come */
 	int chunked;
 	long retryafter;	/* seconds from Retry-After, -1 if none */
+	char ctype[96];		/* Content-Type, Location, Content-Encoding, */
+	char location[256];	/* printable ASCII, cut to fit: for saying */
+	char encoding[32];	/* what arrived */
 	long long nbody;	/* body bytes handed to fn */
 	Httpfn fn;
 	void *arg;
@@ -145,6 +148,9 @@ typedef struct {
 	/* out */
 	int status;		/* 0 until the head has arrived */
 	long retryafter;	/* seconds, -1 if none */
+	char ctype[96];		/* the response's Content-Type, Location and */
+	char location[256];	/* Content-Encoding, "" if none: see */
+	char encoding[32];	/* Httpresp */
 	long long nbody;	/* body bytes received */
 	int transient;		/* the failure may pass: reset, refused */
 	char err[256];		/* why httpdo failed */

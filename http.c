@@ -58,6 +58,9 @@ typedef struct {
 	const char *host;	/* named in TLS messages */
 	int eof;		/* the peer closed the TCP stream */
 	int sent;		/* TLS: the handshake is over */
+	int inbody;		/* the request's body is going out */
+	int wlost;		/* the server answered or closed before it
+				 * read the whole request: stop sending */
 } Conn;
 
 static int
@@ -257,6 +260,12 @@ headerline(Httpresp *r, char *s)
 		r->chunked = 1;
 	} else if (!strcasecmp(s, "Retry-After")) {
 		r->retryafter = retryafter(v);
+	} else if (!strcasecmp(s, "Content-Type")) {
+		clean(r->ctype, sizeof(r->ctype), v);
+	} else if (!strcasecmp(s, "Location")) {
+		clean(r->location, sizeof(r->location), v);
+	} else if (!strcasecmp(s, "Content-Encoding")) {
+		clean(r->encoding, sizeof(r->encoding), v);
 	}
 	return 0;
 }
@@ -743,9 +752,10 @@ out:
 
 /* Sockets */
 
-/* Wait until c->fd is ready for ev: 0 ready, 1 timed out after ms (<= 0
- * for never), -1 interrupted or failed (c->h->err). poll wakes up at
- * least twice a second to see a SIGINT that came just before it. */
+/* Wait until c->fd is ready for one of ev: the events that came, 0 when
+ * ms (<= 0 for never) passed first, -1 interrupted or failed (c->h->err).
+ * poll wakes up at least twice a second to see a SIGINT that came just
+ * before it. */
 static int
 waitfd(Conn *c, int ev, int ms)
 {
@@ -758,13 +768,13 @@ waitfd(Conn *c, int ev, int ms)
 			return cfail(c, "interrupted");
 		left = ms > 0 ? end - monoms() : 500;
 		if (left <= 0)
-			return 1;
+			return 0;
 		pfd.fd = c->fd;
 		pfd.events = ev;
 		pfd.revents = 0;
 		n = poll(&pfd, 1, left < 500 ? (int)left : 500);
 		if (n > 0)
-			return 0;
+			return pfd.revents;
 		if (n < 0 && errno != EINTR)
 			return cfail(c, "poll:");
 	}
@@ -780,7 +790,7 @@ rawread(Conn *c, void *p, size_t n)
 	for (;;) {
 		if ((w = waitfd(c, POLLIN, c->cl->readtimeout)) < 0)
 			return -1;
-		if (w)
+		if (!w)
 			return cfail(c, "read timed out after %g s",
 			             c->cl->readtimeout / 1000.0);
 		if ((k = recv(c->fd, p, n, 0)) >= 0)
@@ -790,6 +800,10 @@ rawread(Conn *c, void *p, size_t n)
 	}
 }
 
+/* Write n bytes.  While the body goes out, the server may answer before
+ * it has read it all (a 413 as soon as it sees the head) and close: what
+ * it says matters more than the rest of the body, which is dropped, and
+ * the answer is read as usual. */
 static int
 rawwrite(Conn *c, const void *p, size_t n)
 {
@@ -797,16 +811,25 @@ rawwrite(Conn *c, const void *p, size_t n)
 	ssize_t k;
 	int w;
 
-	while (n > 0) {
-		if ((w = waitfd(c, POLLOUT, c->cl->readtimeout)) < 0)
+	while (n > 0 && !c->wlost) {
+		w = waitfd(c, POLLOUT | (c->inbody ? POLLIN : 0),
+		           c->cl->readtimeout);
+		if (w < 0)
 			return -1;
-		if (w)
+		if (!w)
 			return cfail(c, "write timed out after %g s",
 			             c->cl->readtimeout / 1000.0);
+		if (w & POLLIN) {
+			c->wlost = 1;
+			break;
+		}
 		/* MSG_NOSIGNAL: a closed peer is EPIPE, not SIGPIPE */
 		if ((k = send(c->fd, s, n, MSG_NOSIGNAL)) >= 0) {
 			s += k;
 			n -= k;
+		} else if (c->inbody && (errno == EPIPE ||
+		           errno == ECONNRESET)) {
+			c->wlost = 1;
 		} else if (errno != EINTR && errno != EAGAIN &&
 		           errno != EWOULDBLOCK) {
 			return cfail(c, "write:");
@@ -849,7 +872,7 @@ dial(Conn *c, const Url *u)
 			c->fd = -1;
 			close(fd);
 			break;	/* interrupted */
-		} else if (w) {
+		} else if (!w) {
 			cfail(c, "connect %s: timed out after %g s", name.p,
 			      c->cl->conntimeout / 1000.0);
 		} else {
@@ -1168,6 +1191,13 @@ bodyfn(void *arg, const char *p, size_t n)
 {
 	Conn *c = arg;
 
+	if (!c->h->status) {
+		memcpy(c->h->ctype, c->r->ctype, sizeof(c->h->ctype));
+		memcpy(c->h->location, c->r->location,
+		       sizeof(c->h->location));
+		memcpy(c->h->encoding, c->r->encoding,
+		       sizeof(c->h->encoding));
+	}
 	c->h->status = c->r->status;
 	return c->h->fn ? c->h->fn(c->h->arg, p, n) : 0;
 }
@@ -1212,7 +1242,7 @@ httpdo(Httpclient *c, Http *h)
 	h->retryafter = -1;
 	h->nbody = 0;
 	h->transient = 0;
-	h->err[0] = '\0';
+	h->err[0] = h->ctype[0] = h->location[0] = h->encoding[0] = '\0';
 	memset(&cn, 0, sizeof(cn));
 	cn.cl = c;
 	cn.h = h;
@@ -1241,8 +1271,10 @@ httpdo(Httpclient *c, Http *h)
 	if (u.tls && tlsstart(&cn, &u) < 0)
 		goto out;
 	request(&b, h, &u, via && !u.tls);
-	if (connwrite(&cn, b.p, b.len) < 0 ||
-	    (h->bodylen && connwrite(&cn, h->body, h->bodylen) < 0) ||
+	if (connwrite(&cn, b.p, b.len) < 0)
+		goto out;
+	cn.inbody = 1;
+	if ((h->bodylen && connwrite(&cn, h->body, h->bodylen) < 0) ||
 	    connflush(&cn) < 0)
 		goto out;
 	for (;;) {
@@ -1269,6 +1301,9 @@ out:
 	h->status = r.status;
 	h->retryafter = r.retryafter;
 	h->nbody = r.nbody;
+	memcpy(h->ctype, r.ctype, sizeof(h->ctype));
+	memcpy(h->location, r.location, sizeof(h->location));
+	memcpy(h->encoding, r.encoding, sizeof(h->encoding));
 	httprespfree(&r);
 	buffree(&b);
 	free(cn.tls);

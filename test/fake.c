@@ -54,6 +54,10 @@
  *                    never gets one: the file has its own)
  *   bytes N, delay MS, framing MODE, crlf, comments, bom
  *                    -b, -d, -f, -C, -k, -B for this reply alone
+ *   type TEXT        the Content-Type of a 2xx reply (text/event-stream)
+ *   header TEXT      one more header line, as it is
+ *   early            answer as soon as the request head is in, and close
+ *                    without reading the body (a reset, if one is left)
  *
  * The first generated chunk is preceded by one with the delta
  * {"role":"assistant","content":""}, as real servers send.  Every chunk has
@@ -107,8 +111,10 @@ typedef struct {
 	char *error;
 	long retry;		/* -1: no Retry-After */
 	long long drop;		/* -1: never */
-	int rst, nodone, raw, hangup;
+	int rst, nodone, raw, hangup, early;
 	int bytes, delay, framing, crlf, comments, bom;
+	char type[128];		/* Content-Type of a 2xx reply */
+	char header[512];	/* one more header line, or "" */
 } Reply;
 
 typedef struct {
@@ -311,6 +317,7 @@ prescan(const char *path, Reply *r)
 	r->retry = r->drop = -1;
 	r->bytes = bytes, r->delay = delay, r->framing = framing;
 	r->crlf = crlf, r->comments = comments, r->bom = bom;
+	strcpy(r->type, "text/event-stream");
 	if (!(f = fopen(path, "r"))) {
 		snprintf(err, sizeof(err), "%s: %s", path, strerror(errno));
 		return err;
@@ -337,6 +344,14 @@ prescan(const char *path, Reply *r)
 			r->nodone = 1;
 		else if (!strcmp(kw, "hangup"))
 			r->hangup = r->rst = 1;
+		else if (!strcmp(kw, "early"))
+			r->early = 1;
+		else if (!strcmp(kw, "type"))
+			bad = snprintf(r->type, sizeof(r->type), "%s", arg) >=
+			    (int)sizeof(r->type);
+		else if (!strcmp(kw, "header"))
+			bad = snprintf(r->header, sizeof(r->header), "%s",
+			    arg) >= (int)sizeof(r->header);
 		else if (!strcmp(kw, "raw"))
 			r->raw = 1;
 		else if (!strcmp(kw, "bytes"))
@@ -805,10 +820,11 @@ closerecord(FILE *f)
 
 /*
  * Read request n, recording it in dir (may be NULL): 1 done, 0 nothing
- * came, -1 malformed or cut short.
+ * came, -1 malformed or cut short.  With headonly the body is left
+ * unread.
  */
 static int
-request(Conn *c, int n, const char *dir)
+request(Conn *c, int n, const char *dir, int headonly)
 {
 	Buf head = {0};
 	FILE *f = NULL;
@@ -845,7 +861,8 @@ request(Conn *c, int n, const char *dir)
 		if (closerecord(f) < 0 || !(f = record(dir, n, "json")))
 			goto out;
 	}
-	if ((chunked ? chunkedbody(c, f) : ccopy(c, f, len)) < 0)
+	if (!headonly &&
+	    (chunked ? chunkedbody(c, f) : ccopy(c, f, len)) < 0)
 		goto out;
 	r = 1;
 out:
@@ -894,6 +911,10 @@ sendhead(Out *o, const char *type, unsigned long long len)
 	if (o->r.retry >= 0) {
 		snprintf(s, sizeof(s), "Retry-After: %ld\r\n", o->r.retry);
 		bufs(&h, s);
+	}
+	if (o->r.header[0]) {
+		bufs(&h, o->r.header);
+		bufs(&h, "\r\n");
 	}
 	bufs(&h, "\r\n");
 	sendraw(o, h.p, h.len);
@@ -951,7 +972,7 @@ serve(Out *o, const char *script, int n)
 			o->counting = 0;
 			o->started = 0;
 		}
-		sendhead(o, "text/event-stream", o->total);
+		sendhead(o, o->r.type, o->total);
 		events(o, script);
 	}
 	free(o->r.error);
@@ -1095,8 +1116,12 @@ main(int argc, char *argv[])
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c.fd = o.fd = fd;
 		c.pos = c.len = 0;
-		if ((i = request(&c, n, dir)) > 0) {
-			if (serve(&o, n <= nscript ? argv[n - 1] : NULL, n))
+		r.early = 0;
+		if (n <= nscript && !prescan(argv[n - 1], &r))
+			free(r.error);
+		if ((i = request(&c, n, dir, r.early)) > 0) {
+			if (serve(&o, n <= nscript ? argv[n - 1] : NULL, n) &&
+			    !r.early)
 				lingerclose(fd);
 			else
 				close(fd);
