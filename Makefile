@@ -4,9 +4,10 @@
 
 include config.mk
 
-SRC = agent.c http.c json.c session.c sse.c tools.c util.c
-OBJ = agent.o http.o json.o session.o sse.o tools.o util.o
-TESTS = test/json test/sse test/http test/tools test/session
+SRC = agent.c http.c json.c session.c sse.c tools.c util.c wire.c
+OBJ = agent.o http.o json.o session.o sse.o tools.o util.o wire.o
+TESTS = test/json test/sse test/http test/tools test/session test/cut \
+	test/wire
 TESTPROGS = $(TESTS) test/fake test/httpget
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
@@ -46,6 +47,10 @@ test/tools: test/tools.c test/t.h tools.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o json.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/session.c session.o json.o util.o $(LDFLAGS)
+test/cut: test/cut.c test/t.h session.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/cut.c session.o json.o util.o $(LDFLAGS)
+test/wire: test/wire.c test/t.h wire.o sse.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/wire.c wire.o sse.o json.o util.o $(LDFLAGS)
 test/fake: test/fake.c
 	$(CC) $(ACFLAGS) -o $@ test/fake.c $(LDFLAGS)
 

@@ -1,11 +1,12 @@
 /* See LICENSE file for copyright and license details. */
-/* agent.c: main, flags, the line interface, approvals, the turn loop, the
- * provider adapters (OpenAI chat completions, Anthropic messages) and the
- * context built from the session. */
+/* agent.c: main, flags and setup, the line interface, output and -j
+ * events, asking the provider (retries, errors), approvals, the turn loop,
+ * and the context: built from the session, counted and compacted. */
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,6 @@
 #endif
 
 #include "agent.h"
-
-enum { OPENAI, ANTHROPIC };	/* the wires a provider may speak */
 
 typedef struct {
 	const char *name;
@@ -39,26 +38,13 @@ typedef struct {
 	size_t n, cap;
 } Msgs;
 
+/* One model call: its exchange, and what streamed back. */
 typedef struct {
-	Buf id, name, args;	/* arguments arrive in pieces */
-	int block;		/* Anthropic: the content block it came in */
-} Call;
-
-/* What one model call streamed back. */
-typedef struct {
-	Buf text, think;	/* kept for the conversation, up to maxkeep */
-	Buf sig;		/* Anthropic: the thinking block's signature */
-	Call *calls;
-	int ncalls;
-	char finish[32];	/* finish_reason */
-	long long in, out, cached;	/* in counts the cache too */
-	long long cachewrite;
-	int done;		/* data: [DONE] seen */
-	int atend;		/* the connection closed: events are flushed */
-	int again;		/* an error in the stream that a retry may mend */
+	Wire w;			/* the answer */
+	Buf err;		/* an error body, the start of a body that is
+				 * no stream, or why the stream was cut */
 	int overflow;		/* the provider says the context is too long */
-	int dropped;		/* calls past maxcalls were left out */
-	Buf err;		/* an error body, or an error from the stream */
+	int silent;		/* an answer for us, not the user: a summary */
 	Http *http;
 	Sse sse;
 	struct Agent *a;
@@ -70,15 +56,16 @@ typedef struct Agent {
 	char *key;
 	int quiet, yes;
 	int json;		/* -j: events on stdout instead of text */
-	int silent;		/* an answer for us, not the user: a summary */
-	long maxout;		/* output tokens asked for */
 	size_t compactat;	/* msgs before this have pre-compaction usage */
-	const Tool *offer[LEN(tools)];
+	Tool offer[LEN(tools)];	/* the tools offered, their descriptions'
+				 * numbers filled in */
 	int noffer;
 	int always[LEN(tools)];	/* 'a' answered: no more asking */
 	Httpclient *http;
 	Toolenv tenv;
 	const char **scrub;
+	char *desc[LEN(tools)];	/* the tools' descriptions and schemas, */
+	char *schema[LEN(tools)];	/* their numbers filled in */
 	Msgs msgs;		/* the context: the session's branch */
 	Session sess;
 	int modelnoted;		/* a model_change is on the branch */
@@ -149,32 +136,6 @@ static const char *
 bstr(const Buf *b)
 {
 	return b->p ? b->p : "";
-}
-
-/* Text from the model, made safe for a terminal: control characters
- * (an escape sequence could hide what is asked) shown as \xNN, newlines
- * and tabs kept unless oneline. */
-static void
-safetext(Buf *b, const char *s, size_t n, int oneline)
-{
-	Buf v = { 0 };
-	size_t i;
-	unsigned char c, d;
-
-	utf8repair(&v, s, n);
-	for (i = 0; i < v.len; i++) {
-		c = v.p[i];
-		d = i + 1 < v.len ? (unsigned char)v.p[i + 1] : 0;
-		if (c == '\n' || c == '\t')
-			bufaddc(b, oneline ? ' ' : c);
-		else if (c < 0x20 || c == 0x7f)
-			bufaddf(b, "\\x%02x", c);
-		else if (c == 0xc2 && d >= 0x80 && d <= 0x9f)
-			bufaddf(b, "\\u%04x", d), i++;	/* C1 controls */
-		else
-			bufaddc(b, c);
-	}
-	buffree(&v);
 }
 
 static void
@@ -326,39 +287,21 @@ endthinking(Agent *a)
 	a->thinking = 0;
 }
 
-/* Keep up to maxkeep bytes of a streamed text, never cutting a character:
- * the rest was shown but is not remembered. */
-static void
-keep(Buf *b, const char *p, size_t n)
-{
-	size_t room;
-
-	if (b->len >= maxkeep)
-		return;
-	room = maxkeep - b->len;
-	if (n > room)
-		n = utf8back(p, room);
-	bufadd(b, p, n);
-}
-
 static void
 showtext(Reply *r, const char *p, size_t n)
 {
 	Agent *a = r->a;
 	Buf show = { 0 };
-	int first = !r->text.len;
 
-	if (!n)
-		return;
-	keep(&r->text, p, n);
-	if (a->silent)
+	if (r->silent)
 		return;
 	if (a->json) {
 		emitdelta(a, "text_delta", p, n);
 		return;
 	}
 	endthinking(a);
-	if (first && a->textseen && a->lastc != '\n')
+	/* the first piece of a later message starts a line */
+	if (!r->w.text.len && a->textseen && a->lastc != '\n')
 		out(a, "\n", 1);
 	if (a->ttyesc) {
 		/* a model could hide lines, or set the window title and
@@ -378,307 +321,38 @@ showthink(Reply *r, const char *p, size_t n)
 	Agent *a = r->a;
 	Buf show = { 0 };
 
-	if (!n)
+	if (r->silent || (a->quiet && !a->json))
 		return;
-	if (a->silent) {
-		;
-	} else if (a->json) {
+	if (a->json) {
 		emitdelta(a, "thinking_delta", p, n);
-	} else if (!a->quiet) {
-		if (!a->thinking)
-			fputs(color(a, "\033[2m"), stderr);
-		a->thinking = 1;
-		safetext(&show, p, n, 0);
-		fwrite(show.p, 1, show.len, stderr);
-		buffree(&show);
-	}
-	keep(&r->think, p, n);
-}
-
-/* Set b to string token i, unless it is missing or empty. */
-static void
-setstr(Buf *b, const Json *j, int i)
-{
-	if (i < 0 || j->t[i].type != JSTR || j->t[i].end == j->t[i].start)
-		return;
-	bufreset(b);
-	jsonstrbuf(j, i, b);
-}
-
-static Call *
-callat(Reply *r, int idx)
-{
-	if (idx < 0)
-		return NULL;
-	if (idx >= maxcalls) {
-		r->dropped = 1;
-		return NULL;
-	}
-	if (idx >= r->ncalls) {
-		r->calls = xrealloc(r->calls, (idx + 1) * sizeof(*r->calls));
-		memset(r->calls + r->ncalls, 0,
-		       (idx + 1 - r->ncalls) * sizeof(*r->calls));
-		r->ncalls = idx + 1;
-	}
-	return &r->calls[idx];
-}
-
-/* OpenAI streams tool calls as pieces keyed by index: the id and name
- * come first, the arguments in fragments of a JSON text. */
-static void
-openaicalls(Reply *r, const Json *j, int arr)
-{
-	int k, tc, fn, v;
-	double idx;
-	Call *c;
-
-	for (k = 0, tc = jsonat(j, arr, 0); tc >= 0;
-	     k++, tc = jsonnext(j, tc)) {
-		if (jsonnum(j, jsonget(j, tc, "index"), &idx) < 0)
-			idx = k;
-		if (!(idx >= 0 && idx < 1e9) || !(c = callat(r, (int)idx)))
-			continue;
-		setstr(&c->id, j, jsonget(j, tc, "id"));
-		fn = jsonget(j, tc, "function");
-		setstr(&c->name, j, jsonget(j, fn, "name"));
-		v = jsonget(j, fn, "arguments");
-		if (v >= 0 && j->t[v].type == JOBJ) {
-			bufreset(&c->args);
-			jsonraw(&c->args, j, v);
-		} else {
-			jsonstrbuf(j, v, &c->args);
-		}
-	}
-}
-
-static void
-openaiusage(Reply *r, const Json *j, int u)
-{
-	double v;
-
-	/* counts from the network: no cast of what does not fit */
-	if (jsonnum(j, jsonget(j, u, "prompt_tokens"), &v) == 0 &&
-	    v >= 0 && v < 1e15)
-		r->in = v;
-	if (jsonnum(j, jsonget(j, u, "completion_tokens"), &v) == 0 &&
-	    v >= 0 && v < 1e15)
-		r->out = v;
-	if (jsonnum(j, jsonget(j, jsonget(j, u, "prompt_tokens_details"),
-	                       "cached_tokens"), &v) == 0 &&
-	    v >= 0 && v < 1e15)
-		r->cached = v;
-}
-
-/* The message of an error object, or of a body holding one. */
-static void
-errortext(Buf *out, const Json *j, int i)
-{
-	int e = jsonget(j, i, "error");
-
-	if (e >= 0 && j->t[e].type == JSTR) {
-		jsonstrbuf(j, e, out);
 		return;
 	}
-	if (e < 0)
-		e = i;
-	if (jsonstrbuf(j, jsonget(j, e, "message"), out) == 0)
-		return;
-	if (jsonstrbuf(j, jsonget(j, e, "detail"), out) == 0)
-		return;
-	jsonraw(out, j, e);
+	if (!a->thinking)
+		fputs(color(a, "\033[2m"), stderr);
+	a->thinking = 1;
+	safetext(&show, p, n, 0);
+	fwrite(show.p, 1, show.len, stderr);
+	buffree(&show);
 }
 
-/* An event that is not JSON stops the stream: a last one cut short by
- * the connection's end means the answer is incomplete. */
+/* The wire's callback: a piece of the answer, shown as it comes. */
 static int
-badevent(Reply *r, const char *data, size_t len)
+onpiece(void *arg, int kind, const char *p, size_t n)
 {
-	if (r->atend) {
-		bufadds(&r->err, "the stream ended before the answer was "
-		        "complete");
-	} else {
-		bufadds(&r->err, "the provider sent malformed JSON: ");
-		utf8repair(&r->err, data, MIN(len, 200));
-	}
-	return 1;
+	if (kind == WTEXT)
+		showtext(arg, p, n);
+	else
+		showthink(arg, p, n);
+	return intr != 0;
 }
 
+/* sse.c's callback: a long event stream stops at once on SIGINT. */
 static int
-openaievent(void *arg, const char *event, const char *data, size_t len)
+onevent(void *arg, const char *event, const char *data, size_t len)
 {
 	Reply *r = arg;
-	Json j;
-	Buf s = { 0 };
-	int ch, d, v;
 
-	(void)event;
-	if (intr)
-		return 1;	/* a long event stream stops at once */
-	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
-		r->done = 1;
-		return 0;
-	}
-	if (jsonparse(&j, data, len) < 0)
-		return badevent(r, data, len);
-	if ((v = jsonget(&j, 0, "error")) >= 0 && !jsonisnull(&j, v)) {
-		errortext(&r->err, &j, 0);
-		jsonfree(&j);
-		return 1;
-	}
-	if ((v = jsonget(&j, 0, "usage")) >= 0 && j.t[v].type == JOBJ)
-		openaiusage(r, &j, v);
-	ch = jsonat(&j, jsonget(&j, 0, "choices"), 0);
-	if ((v = jsonget(&j, ch, "finish_reason")) >= 0 && j.t[v].type == JSTR)
-		snprintf(r->finish, sizeof(r->finish), "%.*s",
-		         j.t[v].end - j.t[v].start, j.s + j.t[v].start);
-	d = jsonget(&j, ch, "delta");
-	if (jsonstrbuf(&j, jsonget(&j, d, "reasoning_content"), &s) == 0 ||
-	    jsonstrbuf(&j, jsonget(&j, d, "reasoning"), &s) == 0)
-		showthink(r, s.p, s.len);
-	bufreset(&s);
-	if (jsonstrbuf(&j, jsonget(&j, d, "content"), &s) == 0)
-		showtext(r, s.p, s.len);
-	if ((v = jsonget(&j, d, "tool_calls")) >= 0)
-		openaicalls(r, &j, v);
-	buffree(&s);
-	jsonfree(&j);
-	return 0;
-}
-
-/* Anthropic's stream: content blocks by index (thinking with its
- * signature, text, tool_use whose input arrives as partial_json), usage
- * in message_start and message_delta, and an error event at any time. */
-static void
-anthropicusage(Reply *r, const Json *j, int u)
-{
-	double v, in = 0;
-	int got = 0;
-
-	if (jsonnum(j, jsonget(j, u, "input_tokens"), &v) == 0 &&
-	    v >= 0 && v < 1e15)
-		in += v, got = 1;
-	if (jsonnum(j, jsonget(j, u, "cache_creation_input_tokens"), &v) == 0 &&
-	    v >= 0 && v < 1e15)
-		in += v, r->cachewrite = v;
-	if (jsonnum(j, jsonget(j, u, "cache_read_input_tokens"), &v) == 0 &&
-	    v >= 0 && v < 1e15)
-		in += v, r->cached = v;
-	if (got)
-		r->in = in;
-	if (jsonnum(j, jsonget(j, u, "output_tokens"), &v) == 0 &&
-	    v >= 0 && v < 1e15)
-		r->out = v;
-}
-
-static Call *
-callofblock(Reply *r, int block)
-{
-	int i;
-
-	for (i = 0; i < r->ncalls; i++)
-		if (r->calls[i].block == block)
-			return &r->calls[i];
-	return NULL;
-}
-
-static void
-anthropicstart(Reply *r, const Json *j, int block)
-{
-	int cb = jsonget(j, 0, "content_block");
-	Buf s = { 0 };
-	Call *c;
-
-	if (jsoneq(j, jsonget(j, cb, "type"), "tool_use") &&
-	    (c = callat(r, r->ncalls))) {
-		c->block = block;
-		setstr(&c->id, j, jsonget(j, cb, "id"));
-		setstr(&c->name, j, jsonget(j, cb, "name"));
-	} else if (jsonstrbuf(j, jsonget(j, cb, "text"), &s) == 0) {
-		showtext(r, s.p, s.len);
-	}
-	buffree(&s);
-}
-
-static void
-anthropicdelta(Reply *r, const Json *j, int block)
-{
-	int d = jsonget(j, 0, "delta"), t = jsonget(j, d, "type");
-	Buf s = { 0 };
-	Call *c;
-
-	if (jsoneq(j, t, "text_delta")) {
-		jsonstrbuf(j, jsonget(j, d, "text"), &s);
-		showtext(r, bstr(&s), s.len);
-	} else if (jsoneq(j, t, "thinking_delta")) {
-		jsonstrbuf(j, jsonget(j, d, "thinking"), &s);
-		showthink(r, bstr(&s), s.len);
-	} else if (jsoneq(j, t, "signature_delta")) {
-		jsonstrbuf(j, jsonget(j, d, "signature"), &r->sig);
-	} else if (jsoneq(j, t, "input_json_delta") &&
-	           (c = callofblock(r, block))) {
-		jsonstrbuf(j, jsonget(j, d, "partial_json"), &c->args);
-	}
-	buffree(&s);
-}
-
-static void
-anthropicstop(Reply *r, const Json *j)
-{
-	int d = jsonget(j, 0, "delta"), v = jsonget(j, d, "stop_reason");
-
-	if (jsoneq(j, v, "tool_use"))
-		snprintf(r->finish, sizeof(r->finish), "tool_calls");
-	else if (jsoneq(j, v, "max_tokens"))
-		snprintf(r->finish, sizeof(r->finish), "length");
-	else if (jsoneq(j, v, "refusal"))
-		snprintf(r->finish, sizeof(r->finish), "refusal");
-	else if (v >= 0 && !jsonisnull(j, v))
-		snprintf(r->finish, sizeof(r->finish), "stop");
-	if ((v = jsonget(j, 0, "usage")) >= 0)
-		anthropicusage(r, j, v);
-}
-
-static int
-anthropicevent(void *arg, const char *event, const char *data, size_t len)
-{
-	Reply *r = arg;
-	Json j;
-	double idx = -1;
-	int t;
-
-	(void)event;	/* the data names its type too */
-	if (intr)
-		return 1;
-	if (jsonparse(&j, data, len) < 0)
-		return badevent(r, data, len);
-	t = jsonget(&j, 0, "type");
-	if (jsonnum(&j, jsonget(&j, 0, "index"), &idx) < 0 ||
-	    !(idx >= 0 && idx <= 1000))
-		idx = -1;
-	if (jsoneq(&j, t, "error")) {
-		errortext(&r->err, &j, 0);
-		t = jsonget(&j, jsonget(&j, 0, "error"), "type");
-		/* Anthropic reports overload this way, often before a word */
-		r->again = !r->text.len && !r->think.len && !r->ncalls &&
-		           (jsoneq(&j, t, "overloaded_error") ||
-		            jsoneq(&j, t, "api_error") ||
-		            jsoneq(&j, t, "rate_limit_error"));
-		jsonfree(&j);
-		return 1;
-	}
-	if (jsoneq(&j, t, "message_start"))
-		anthropicusage(r, &j, jsonget(&j, jsonget(&j, 0, "message"),
-		               "usage"));
-	else if (jsoneq(&j, t, "content_block_start"))
-		anthropicstart(r, &j, (int)idx);
-	else if (jsoneq(&j, t, "content_block_delta"))
-		anthropicdelta(r, &j, (int)idx);
-	else if (jsoneq(&j, t, "message_delta"))
-		anthropicstop(r, &j);
-	else if (jsoneq(&j, t, "message_stop"))
-		r->done = 1;
-	jsonfree(&j);
-	return 0;
+	return intr ? 1 : wireevent(&r->w, event, data, len);
 }
 
 /* Whether a 2xx answer is what was asked for: an event stream in no
@@ -714,485 +388,25 @@ onbody(void *arg, const char *p, size_t n)
 }
 
 static void
-replyinit(Reply *r, Agent *a, Http *h)
+replyinit(Reply *r, Agent *a, Http *h, int silent)
 {
 	memset(r, 0, sizeof(*r));
 	r->a = a;
 	r->http = h;
-	sseinit(&r->sse, a->prov->wire == ANTHROPIC ? anthropicevent :
-	        openaievent, r);
+	r->silent = silent;
+	wireinit(&r->w, a->prov->wire, onpiece, r);
+	r->w.maxcalls = maxcalls;
+	r->w.maxkeep = maxkeep;
+	sseinit(&r->sse, onevent, r);
 	r->sse.max = maxevent;
 }
 
 static void
 replyfree(Reply *r)
 {
-	int i;
-
-	for (i = 0; i < r->ncalls; i++) {
-		buffree(&r->calls[i].id);
-		buffree(&r->calls[i].name);
-		buffree(&r->calls[i].args);
-	}
-	free(r->calls);
-	buffree(&r->text);
-	buffree(&r->think);
-	buffree(&r->sig);
+	wirefree(&r->w);
 	buffree(&r->err);
 	ssefree(&r->sse);
-}
-
-/* Text of a message's content: a string, or the text blocks joined. */
-static void
-contenttext(Buf *b, const Json *j, int content)
-{
-	int blk;
-
-	if (jsonstrbuf(j, content, b) == 0)
-		return;
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
-		if (jsoneq(j, jsonget(j, blk, "type"), "text"))
-			jsonstrbuf(j, jsonget(j, blk, "text"), b);
-}
-
-typedef struct {
-	char **id;		/* tool calls still owed a result */
-	int n;
-} Pending;
-
-static void
-pendingdrop(Pending *p, const char *id)
-{
-	int i;
-
-	for (i = 0; i < p->n; i++) {
-		if (!strcmp(p->id[i], id)) {
-			free(p->id[i]);
-			p->id[i] = p->id[--p->n];
-			return;
-		}
-	}
-}
-
-/* A call left without a result (an interrupted turn) still needs one, or
- * the provider refuses the whole request. */
-static void
-pendingflush(Buf *b, Pending *p)
-{
-	int i;
-
-	for (i = 0; i < p->n; i++) {
-		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		jsonescs(b, p->id[i]);
-		bufadds(b, ",\"content\":\"No result provided\"}");
-		free(p->id[i]);
-	}
-	p->n = 0;
-}
-
-static void
-openaiassistant(Buf *b, const Json *j, Pending *p)
-{
-	Buf text = { 0 }, args = { 0 };
-	int content, blk, ncalls = 0;
-
-	content = jsonget(j, 0, "content");
-	contenttext(&text, j, content);
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
-		ncalls += jsoneq(j, jsonget(j, blk, "type"), "toolCall");
-	if (!text.len && !ncalls)
-		goto done;
-	bufadds(b, ",{\"role\":\"assistant\",\"content\":");
-	if (text.len)
-		jsonesc(b, text.p, text.len);
-	else
-		bufadds(b, "null");
-	if (ncalls) {
-		bufadds(b, ",\"tool_calls\":[");
-		p->id = xrealloc(p->id, (p->n + ncalls) * sizeof(*p->id));
-		ncalls = 0;
-		for (blk = jsonat(j, content, 0); blk >= 0;
-		     blk = jsonnext(j, blk)) {
-			if (!jsoneq(j, jsonget(j, blk, "type"), "toolCall"))
-				continue;
-			bufadds(b, ncalls++ ? ",{\"id\":" : "{\"id\":");
-			jsonraw(b, j, jsonget(j, blk, "id"));
-			bufadds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-			jsonraw(b, j, jsonget(j, blk, "name"));
-			bufadds(b, ",\"arguments\":");
-			bufreset(&args);
-			jsonraw(&args, j, jsonget(j, blk, "arguments"));
-			jsonesc(b, args.p, args.len);
-			bufadds(b, "}}");
-			if (!(p->id[p->n] = jsonstr(j, jsonget(j, blk, "id"))))
-				p->id[p->n] = xstrdup("");
-			p->n++;
-		}
-		bufadds(b, "]");
-	}
-	bufadds(b, "}");
-done:
-	buffree(&text);
-	buffree(&args);
-}
-
-/* One stored message in the chat completions form. */
-static void
-openaimsg(Buf *b, const char *msg, Pending *p)
-{
-	Json j;
-	Buf text = { 0 };
-	char *id;
-	int role, stop;
-
-	if (jsonparse(&j, msg, strlen(msg)) < 0) {
-		warn("a stored message is not valid JSON: left out");
-		return;
-	}
-	role = jsonget(&j, 0, "role");
-	if (!jsoneq(&j, role, "toolResult"))
-		pendingflush(b, p);
-	if (jsoneq(&j, role, "user")) {
-		contenttext(&text, &j, jsonget(&j, 0, "content"));
-		bufadds(b, ",{\"role\":\"user\",\"content\":");
-		jsonesc(b, text.p ? text.p : "", text.len);
-		bufadds(b, "}");
-	} else if (jsoneq(&j, role, "assistant")) {
-		/* a failed or interrupted answer is not sent again */
-		stop = jsonget(&j, 0, "stopReason");
-		if (!jsoneq(&j, stop, "error") && !jsoneq(&j, stop, "aborted"))
-			openaiassistant(b, &j, p);
-	} else if (jsoneq(&j, role, "toolResult")) {
-		id = jsonstr(&j, jsonget(&j, 0, "toolCallId"));
-		contenttext(&text, &j, jsonget(&j, 0, "content"));
-		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		jsonescs(b, id ? id : "");
-		bufadds(b, ",\"content\":");
-		jsonesc(b, text.p ? text.p : "", text.len);
-		bufadds(b, "}");
-		if (id)
-			pendingdrop(p, id);
-		free(id);
-	}
-	buffree(&text);
-	jsonfree(&j);
-}
-
-/* The offered tools, each as open, name, description, the schema under
- * key, close: the two wires differ only in those. */
-static void
-tooldefs(Agent *a, Buf *b, const char *open, const char *key,
-         const char *close)
-{
-	int k;
-
-	if (!a->noffer)
-		return;
-	bufadds(b, ",\"tools\":[");
-	for (k = 0; k < a->noffer; k++) {
-		bufadds(b, k ? "," : "");
-		bufadds(b, open);
-		bufadds(b, "\"name\":");
-		jsonescs(b, a->offer[k]->name);
-		bufadds(b, ",\"description\":");
-		jsonescs(b, a->offer[k]->desc);
-		bufaddf(b, ",\"%s\":%s", key, a->offer[k]->schema);
-		bufadds(b, close);
-	}
-	bufadds(b, "]");
-}
-
-static void
-openaibody(Agent *a, Buf *b)
-{
-	Pending p = { 0 };
-	size_t i;
-
-	bufadds(b, "{\"model\":");
-	jsonescs(b, a->model);
-	bufadds(b, ",\"messages\":[{\"role\":\"system\",\"content\":");
-	jsonescs(b, a->system);
-	bufadds(b, "}");
-	for (i = 0; i < a->msgs.n; i++)
-		openaimsg(b, a->msgs.v[i], &p);
-	pendingflush(b, &p);
-	free(p.id);
-	bufadds(b, "],\"stream\":true,"
-	        "\"stream_options\":{\"include_usage\":true}");
-	bufaddf(b, ",\"%s\":%ld", a->prov->maxfield, a->maxout);
-	tooldefs(a, b, "{\"type\":\"function\",\"function\":{",
-	         "parameters", "}}");
-	bufadds(b, "}");
-}
-
-/* Anthropic's messages, built from the stored ones: the results of one
- * round go back as tool_result blocks of a single user message, and a
- * user message may hold several blocks, so one stays open for more. */
-typedef struct {
-	Buf *b;
-	const char *model;	/* whose thinking may go back signed */
-	int nmsg;		/* messages written */
-	int open;		/* a user message is open */
-	int nblk;		/* blocks in it */
-	size_t cachepos;	/* where the last user block ends, or 0 */
-	Pending p;
-} Abody;
-
-/* Start a block of the open user message, opening one if need be. */
-static void
-ablock(Abody *o)
-{
-	if (!o->open) {
-		bufadds(o->b, o->nmsg++ ? "," : "");
-		bufadds(o->b, "{\"role\":\"user\",\"content\":[");
-		o->open = 1;
-		o->nblk = 0;
-	}
-	bufadds(o->b, o->nblk++ ? "," : "");
-}
-
-/* End a user block: remember where, for the cache mark. */
-static void
-ablockend(Abody *o)
-{
-	o->cachepos = o->b->len;
-	bufaddc(o->b, '}');
-}
-
-static void
-aclose(Abody *o)
-{
-	if (o->open)
-		bufadds(o->b, "]}");
-	o->open = 0;
-}
-
-/* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
- * providers (call_x|fc_y, functions.f:0) map the same way everywhere. */
-static void
-anthid(Buf *b, const char *id)
-{
-	char safe[65];
-	size_t i;
-
-	for (i = 0; id[i] && i < 64; i++)
-		safe[i] = (id[i] >= 'a' && id[i] <= 'z') ||
-		          (id[i] >= 'A' && id[i] <= 'Z') ||
-		          (id[i] >= '0' && id[i] <= '9') || id[i] == '-' ?
-		          id[i] : '_';
-	safe[i] = '\0';
-	jsonescs(b, i ? safe : "_");
-}
-
-static void
-aresult(Abody *o, const char *id, const char *text, size_t len, int iserr)
-{
-	ablock(o);
-	bufadds(o->b, "{\"type\":\"tool_result\",\"tool_use_id\":");
-	anthid(o->b, id);
-	bufadds(o->b, ",\"content\":");
-	jsonesc(o->b, text, len);
-	bufadds(o->b, iserr ? ",\"is_error\":true" : "");
-	ablockend(o);
-}
-
-/* Calls left without a result still need one, first thing after them. */
-static void
-apending(Abody *o)
-{
-	int i;
-
-	for (i = 0; i < o->p.n; i++) {
-		aresult(o, o->p.id[i], "No result provided", 18, 1);
-		free(o->p.id[i]);
-	}
-	o->p.n = 0;
-}
-
-/* Whether string token i holds nothing but white space: Anthropic refuses
- * such text blocks. */
-static int
-blank(const Json *j, int i)
-{
-	Buf v = { 0 };
-	size_t k;
-
-	if (jsonstrbuf(j, i, &v) < 0)
-		return 1;
-	for (k = 0; k < v.len && strchr(" \t\r\n", v.p[k]); k++)
-		;
-	k = k == v.len;
-	buffree(&v);
-	return k;
-}
-
-static void
-atooluse(Abody *o, Buf *b, const Json *j, int blk)
-{
-	int v = jsonget(j, blk, "arguments");
-	char *id = jsonstr(j, jsonget(j, blk, "id"));
-
-	bufadds(b, b->len ? "," : "");
-	bufadds(b, "{\"type\":\"tool_use\",\"id\":");
-	anthid(b, id ? id : "");
-	bufadds(b, ",\"name\":");
-	jsonraw(b, j, jsonget(j, blk, "name"));
-	bufadds(b, ",\"input\":");
-	if (v >= 0 && j->t[v].type == JOBJ)
-		jsonraw(b, j, v);
-	else
-		bufadds(b, "{}");
-	bufadds(b, "}");
-	o->p.id = xrealloc(o->p.id, (o->p.n + 1) * sizeof(*o->p.id));
-	o->p.id[o->p.n++] = id ? id : xstrdup("");
-}
-
-/* A stored answer as Anthropic's assistant message.  Thinking goes back
- * only signed, and only to the model that signed it: a signature from
- * elsewhere (pi keeps OpenAI's field name there) would be refused. */
-static void
-aassistant(Abody *o, const Json *j)
-{
-	Buf blocks = { 0 }, *b = &blocks;
-	int content = jsonget(j, 0, "content"), blk, t, sig, v, own;
-
-	own = jsoneq(j, jsonget(j, 0, "api"), "anthropic-messages") &&
-	      jsoneq(j, jsonget(j, 0, "model"), o->model);
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		t = jsonget(j, blk, "type");
-		sig = jsonget(j, blk, "thinkingSignature");
-		if (jsoneq(j, t, "thinking") && own && !blank(j, sig)) {
-			bufadds(b, b->len ? "," : "");
-			bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
-			jsonraw(b, j, jsonget(j, blk, "thinking"));
-			bufadds(b, ",\"signature\":");
-			jsonraw(b, j, sig);
-			bufadds(b, "}");
-		} else if (jsoneq(j, t, "text") &&
-		           !blank(j, v = jsonget(j, blk, "text"))) {
-			bufadds(b, b->len ? "," : "");
-			bufadds(b, "{\"type\":\"text\",\"text\":");
-			jsonraw(b, j, v);
-			bufadds(b, "}");
-		} else if (jsoneq(j, t, "toolCall")) {
-			atooluse(o, b, j, blk);
-		}
-	}
-	if (blocks.len) {
-		bufadds(o->b, o->nmsg++ ? "," : "");
-		bufadds(o->b, "{\"role\":\"assistant\",\"content\":[");
-		bufadd(o->b, blocks.p, blocks.len);
-		bufadds(o->b, "]}");
-	}
-	buffree(&blocks);
-}
-
-static void
-anthropicmsg(Abody *o, const char *msg)
-{
-	Json j;
-	Buf text = { 0 };
-	char *id;
-	int role, stop, iserr;
-
-	if (jsonparse(&j, msg, strlen(msg)) < 0) {
-		warn("a stored message is not valid JSON: left out");
-		return;
-	}
-	role = jsonget(&j, 0, "role");
-	if (jsoneq(&j, role, "user")) {
-		apending(o);
-		contenttext(&text, &j, jsonget(&j, 0, "content"));
-		if (strspn(bstr(&text), " \t\r\n") == text.len) {
-			bufreset(&text);
-			bufadds(&text, "(empty)");
-		}
-		ablock(o);
-		bufadds(o->b, "{\"type\":\"text\",\"text\":");
-		jsonesc(o->b, text.p, text.len);
-		ablockend(o);
-	} else if (jsoneq(&j, role, "assistant")) {
-		stop = jsonget(&j, 0, "stopReason");
-		if (!jsoneq(&j, stop, "error") && !jsoneq(&j, stop, "aborted")) {
-			apending(o);
-			aclose(o);
-			aassistant(o, &j);
-		}
-	} else if (jsoneq(&j, role, "toolResult")) {
-		id = jsonstr(&j, jsonget(&j, 0, "toolCallId"));
-		contenttext(&text, &j, jsonget(&j, 0, "content"));
-		if (jsonbool(&j, jsonget(&j, 0, "isError"), &iserr) < 0)
-			iserr = 0;
-		aresult(o, id ? id : "", bstr(&text), text.len, iserr);
-		if (id)
-			pendingdrop(&o->p, id);
-		free(id);
-	}
-	buffree(&text);
-	jsonfree(&j);
-}
-
-static void
-anthropicbody(Agent *a, Buf *b)
-{
-	static const char cache[] = ",\"cache_control\":{\"type\":\"ephemeral\"}";
-	Buf msgs = { 0 };
-	Abody o = { 0 };
-	size_t i;
-
-	o.b = &msgs;
-	o.model = a->model;
-	for (i = 0; i < a->msgs.n; i++)
-		anthropicmsg(&o, a->msgs.v[i]);
-	apending(&o);
-	aclose(&o);
-	free(o.p.id);
-	bufadds(b, "{\"model\":");
-	jsonescs(b, a->model);
-	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", a->maxout);
-	/* the prompt is cached, and the conversation up to its last turn */
-	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");
-	jsonescs(b, a->system);
-	bufadds(b, cache);
-	bufadds(b, "}]");
-	tooldefs(a, b, "{", "input_schema", "}");
-	bufadds(b, ",\"messages\":[");
-	if (o.cachepos) {
-		bufadd(b, msgs.p, o.cachepos);
-		bufadds(b, cache);
-		bufadd(b, msgs.p + o.cachepos, msgs.len - o.cachepos);
-	} else {
-		bufadd(b, bstr(&msgs), msgs.len);
-	}
-	bufadds(b, "]}");
-	buffree(&msgs);
-}
-
-/* Whether an error says the request is over the context window, in the
- * words of the providers we know of (OpenAI, Anthropic, llama.cpp, vLLM,
- * Ollama, LM Studio, OpenRouter). */
-static int
-overflowed(int status, const Buf *err)
-{
-	static const char *said[] = {
-		"context_length_exceeded", "context length", "context window",
-		"prompt is too long", "too many tokens", "maximum context",
-		"exceeds the available context", "reduce the length",
-		"input is too long",
-	};
-	char *low;
-	size_t i;
-	int hit = 0;
-
-	if (status != 400 && status != 413)
-		return 0;
-	low = xstrndup(bstr(err), err->len);
-	for (i = 0; low[i]; i++)
-		low[i] = low[i] >= 'A' && low[i] <= 'Z' ? low[i] + 32 : low[i];
-	for (i = 0; i < LEN(said) && !hit; i++)
-		hit = strstr(low, said[i]) != NULL;
-	free(low);
-	return hit || status == 413;
 }
 
 /* How long to wait before trying a failed request again, in ms; -1: do not
@@ -1204,7 +418,7 @@ retrydelay(const Http *h, const Reply *r, int attempt)
 
 	if (intr || attempt >= maxattempts)
 		return -1;
-	if (r->again)
+	if (r->w.again)
 		;	/* an overload said in the stream, before the answer */
 	else if (h->status && h->status != 429 && h->status != 500 &&
 	    h->status != 502 && h->status != 503 && h->status != 504 &&
@@ -1249,8 +463,10 @@ failure(Agent *a, Reply *r, Http *h, int rc)
 	endline(a);
 	if ((!ok || !isstream(h)) && r->err.len &&
 	    jsonparse(&j, r->err.p, r->err.len) == 0) {
-		errortext(&msg, &j, 0);
+		wireerror(&msg, &j, 0);
 		jsonfree(&j);
+	} else if (r->w.err.len) {
+		bufadd(&msg, r->w.err.p, r->w.err.len);
 	} else {
 		bufadd(&msg, bstr(&r->err), MIN(r->err.len, 300));
 	}
@@ -1264,14 +480,14 @@ failure(Agent *a, Reply *r, Http *h, int rc)
 	else if (ok && !isstream(h))
 		warn("%s: HTTP %d sent %s, not an event stream: %s", name,
 		     h->status, h->ctype, safe.len ? safe.p : "(no body)");
-	else if (ok && r->err.len)
+	else if (ok && msg.len)
 		warn("%s: %s", name, safe.p);
 	else if (rc < 0 && ok)
 		warn("%s: the answer broke off: %s", name, h->err);
 	else if (h->status / 100 == 3)
 		warn("%s: HTTP %d, moved to %s: check the base URL", name,
 		     h->status, h->location[0] ? h->location : "(nowhere)");
-	else if (h->status)
+	else if (h->status && !ok)
 		warn("%s: HTTP %d: %s", name, h->status, safe.len ? safe.p :
 		     rc < 0 ? h->err : "(no message)");
 	else if (rc < 0)
@@ -1290,30 +506,29 @@ againmsg(Agent *a, const Reply *r, long delay)
 {
 	Buf safe = { 0 };
 
-	safetext(&safe, bstr(&r->err), MIN(r->err.len, 1000), 1);
+	safetext(&safe, bstr(&r->w.err), MIN(r->w.err.len, 1000), 1);
 	warn("%s: %s, retrying in %.1f s", a->prov->name, bstr(&safe),
 	     delay / 1000.0);
 	buffree(&safe);
 }
 
-/* POST the conversation and stream the answer into r, trying again what
- * may succeed on a second try.  0 on success, -1 with the reason said. */
+/* POST the request and stream the answer into r, trying again what may
+ * succeed on a second try.  0 on success, -1 with the reason said. */
 static int
-ask(Agent *a, Reply *r, Http *h)
+ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 {
 	Buf body = { 0 }, auth = { 0 }, url = { 0 };
 	const char *headers[5];
 	int attempt, rc, n = 0;
 	long delay;
 
+	wirebody(q, &body);
 	if (a->prov->wire == ANTHROPIC) {
-		anthropicbody(a, &body);
 		bufaddf(&url, "%s/messages", a->url);
 		if (a->key)
 			bufaddf(&auth, "x-api-key: %s", a->key);
 		headers[n++] = "anthropic-version: 2023-06-01";
 	} else {
-		openaibody(a, &body);
 		bufaddf(&url, "%s/chat/completions", a->url);
 		if (a->key)
 			bufaddf(&auth, "Authorization: Bearer %s", a->key);
@@ -1332,19 +547,17 @@ ask(Agent *a, Reply *r, Http *h)
 		h->bodylen = body.len;
 		h->fn = onbody;
 		h->arg = r;
-		replyinit(r, a, h);
+		replyinit(r, a, h, silent);
 		rc = httpdo(a->http, h);
 		if (rc == 0 && h->status / 100 == 2 && isstream(h)) {
-			r->atend = 1;
+			r->w.atend = 1;
 			sseend(&r->sse);
-			/* Anthropic always ends with message_stop; some
-			 * OpenAI servers end with finish_reason alone */
-			if (!r->err.len && (r->done || (r->finish[0] &&
-			    a->prov->wire == OPENAI)))
+			if (!r->err.len && wirecomplete(&r->w))
 				break;
 		}
 		if ((delay = retrydelay(h, r, attempt)) < 0) {
-			r->overflow = overflowed(h->status, &r->err);
+			r->overflow = wireoverflow(h->status, r->err.p,
+			                           r->err.len);
 			failure(a, r, h, rc);
 			if (delay == -2)
 				warn("the server asks for a wait of %ld s: "
@@ -1352,7 +565,7 @@ ask(Agent *a, Reply *r, Http *h)
 			rc = -1;
 			break;
 		}
-		if (r->again)
+		if (r->w.again)
 			againmsg(a, r, delay);
 		else if (h->status)
 			warn("%s: HTTP %d, retrying in %.1f s", a->prov->name,
@@ -1370,79 +583,27 @@ ask(Agent *a, Reply *r, Http *h)
 	return rc;
 }
 
-static const char *
-stopreason(const Reply *r)
+/* The request for the conversation so far. */
+static void
+request(Agent *a, Wirereq *q)
 {
-	if (r->ncalls)
-		return "toolUse";
-	if (!strcmp(r->finish, "length"))
-		return "length";
-	return "stop";
+	memset(q, 0, sizeof(*q));
+	q->wire = a->prov->wire;
+	q->model = a->model;
+	q->system = a->system;
+	q->msgs = a->msgs.v;
+	q->nmsgs = a->msgs.n;
+	q->tools = a->offer;
+	q->ntools = a->noffer;
+	q->maxout = a->prov->maxout;
+	q->maxfield = a->prov->maxfield;
 }
 
-/* The answer as pi stores an assistant message; stop is NULL for a
- * finished answer, or "error" or "aborted" for what arrived of another. */
+/* The answer as the session stores it. */
 static char *
-assistantjson(Agent *a, Reply *r, const char *stop)
+answerjson(Agent *a, const Wire *w, const char *stop)
 {
-	Buf b = { 0 };
-	Json j;
-	int i, first = 1;
-	Call *c;
-
-	bufadds(&b, "{\"role\":\"assistant\",\"content\":[");
-	if (r->think.len) {
-		bufadds(&b, "{\"type\":\"thinking\",\"thinking\":");
-		jsonesc(&b, r->think.p, r->think.len);
-		if (r->sig.len) {
-			bufadds(&b, ",\"thinkingSignature\":");
-			jsonesc(&b, r->sig.p, r->sig.len);
-		}
-		bufadds(&b, "}");
-		first = 0;
-	}
-	if (r->text.len) {
-		bufadds(&b, first ? "{" : ",{");
-		bufadds(&b, "\"type\":\"text\",\"text\":");
-		jsonesc(&b, r->text.p, r->text.len);
-		bufadds(&b, "}");
-		first = 0;
-	}
-	for (i = 0; i < r->ncalls; i++) {
-		c = &r->calls[i];
-		bufadds(&b, first ? "{" : ",{");
-		bufadds(&b, "\"type\":\"toolCall\",\"id\":");
-		jsonesc(&b, c->id.p ? c->id.p : "", c->id.len);
-		bufadds(&b, ",\"name\":");
-		jsonesc(&b, c->name.p ? c->name.p : "", c->name.len);
-		bufadds(&b, ",\"arguments\":");
-		if (c->args.len && jsonparse(&j, c->args.p, c->args.len) == 0 &&
-		    j.t[0].type == JOBJ)
-			jsonraw(&b, &j, 0);
-		else
-			bufadds(&b, "{}");
-		if (c->args.len)
-			jsonfree(&j);
-		bufadds(&b, "}");
-		first = 0;
-	}
-	bufadds(&b, "],\"api\":");
-	jsonescs(&b, a->prov->wire == ANTHROPIC ? "anthropic-messages" :
-	         "openai-completions");
-	bufadds(&b, ",\"provider\":");
-	jsonescs(&b, a->prov->name);
-	bufadds(&b, ",\"model\":");
-	jsonescs(&b, a->model);
-	bufaddf(&b, ",\"usage\":{\"input\":%lld,\"output\":%lld,"
-	        "\"cacheRead\":%lld,\"cacheWrite\":%lld,\"totalTokens\":%lld,"
-	        "\"cost\":{\"input\":0,\"output\":0,\"cacheRead\":0,"
-	        "\"cacheWrite\":0,\"total\":0}}",
-	        r->in - r->cached - r->cachewrite, r->out, r->cached,
-	        r->cachewrite, r->in + r->out);
-	bufadds(&b, ",\"stopReason\":");
-	jsonescs(&b, stop ? stop : stopreason(r));
-	bufaddf(&b, ",\"timestamp\":%lld}", nowms());
-	return bufdetach(&b);
+	return wiremessage(w, a->prov->name, a->model, stop);
 }
 
 static char *
@@ -1457,7 +618,7 @@ userjson(const char *text, size_t len)
 }
 
 static char *
-resultjson(Call *c, const char *text, size_t len, int iserr)
+resultjson(Wirecall *c, const char *text, size_t len, int iserr)
 {
 	Buf b = { 0 };
 
@@ -1518,14 +679,27 @@ approve(Agent *a, int ti, const char *what)
 	return first == 'y' || first == 'Y' || a->always[ti];
 }
 
+/* The row in tools[] of a tool by that name, or -1. */
+static int
+toolrow(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < LEN(tools); i++)
+		if (!strcmp(tools[i].name, name))
+			return i;
+	return -1;
+}
+
+/* The row of an offered tool by that name, or -1. */
 static int
 toolindex(Agent *a, const char *name)
 {
 	int k;
 
 	for (k = 0; k < a->noffer; k++)
-		if (!strcmp(a->offer[k]->name, name))
-			return a->offer[k] - tools;
+		if (!strcmp(a->offer[k].name, name))
+			return toolrow(name);
 	return -1;
 }
 
@@ -1562,7 +736,7 @@ traceend(Agent *a, int iserr, const Buf *res)
 
 /* Whether a call may run; if not, why, in res. */
 static int
-mayrun(Agent *a, Call *c, int ti, Json *j, Buf *res)
+mayrun(Agent *a, Wirecall *c, int ti, Json *j, Buf *res)
 {
 	Buf what = { 0 };
 	int ok;
@@ -1597,7 +771,7 @@ mayrun(Agent *a, Call *c, int ti, Json *j, Buf *res)
 /* -j: a tool call starting (with its arguments) or ending (with its
  * result). */
 static void
-emitcall(Agent *a, Call *c, const char *type, const Json *args,
+emitcall(Agent *a, Wirecall *c, const char *type, const Json *args,
          const Buf *res, int iserr)
 {
 	Buf f = { 0 };
@@ -1626,7 +800,7 @@ emitcall(Agent *a, Call *c, const char *type, const Json *args,
 
 /* Run one call; its result, success or error, joins the conversation. */
 static void
-runcall(Agent *a, Call *c)
+runcall(Agent *a, Wirecall *c)
 {
 	Buf res = { 0 }, what = { 0 };
 	Json j = { 0 };
@@ -1672,6 +846,7 @@ turn(Agent *a, const char *text, size_t len)
 {
 	Reply r;
 	Http h;
+	Wirereq q;
 	const char *stop;
 	int round, i, rc = 1, compacted = 0;
 
@@ -1690,10 +865,11 @@ turn(Agent *a, const char *text, size_t len)
 			emitmsg(a, a->msgs.v[a->msgs.n - 1], 1);
 		emit(a, "message_start",
 		     "\"message\":{\"role\":\"assistant\",\"content\":[]}");
-		if (ask(a, &r, &h) < 0) {
+		request(a, &q);
+		if (ask(a, &q, &r, &h, 0) < 0) {
 			stop = intr ? "aborted" : "error";
-			if (r.text.len || r.think.len || r.ncalls) {
-				record(a, assistantjson(a, &r, stop));
+			if (r.w.text.len || r.w.think.len || r.w.ncalls) {
+				record(a, answerjson(a, &r.w, stop));
 				emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
 			} else {
 				emitfailed(a, stop);
@@ -1711,27 +887,27 @@ turn(Agent *a, const char *text, size_t len)
 			rc = intr ? 130 : 1;
 			goto done;
 		}
-		a->turnin += r.in;
-		a->turnout += r.out;
-		a->turncached += r.cached;
+		a->turnin += r.w.in;
+		a->turnout += r.w.out;
+		a->turncached += r.w.cached;
 		/* a call must have an id for its result to name */
-		for (i = 0; i < r.ncalls; i++)
-			if (!r.calls[i].id.len)
-				bufaddf(&r.calls[i].id, "call_%d_%04x%04x",
+		for (i = 0; i < r.w.ncalls; i++)
+			if (!r.w.calls[i].id.len)
+				bufaddf(&r.w.calls[i].id, "call_%d_%04x%04x",
 				        ++a->nids, rand() & 0xffff,
 				        rand() & 0xffff);
-		if (r.dropped)
+		if (r.w.dropped)
 			warn("the answer holds more than %d tool calls: the "
 			     "rest are left out", maxcalls);
-		record(a, assistantjson(a, &r, NULL));
+		record(a, answerjson(a, &r.w, NULL));
 		emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
-		if (!r.ncalls) {
+		if (!r.w.ncalls) {
 			rc = 0;
-			if (!strcmp(r.finish, "length")) {
+			if (!strcmp(r.w.finish, "length")) {
 				warn("the answer was cut short: the output "
 				     "token limit was reached");
 				rc = 1;
-			} else if (!strcmp(r.finish, "refusal")) {
+			} else if (!strcmp(r.w.finish, "refusal")) {
 				warn("the model refused to answer");
 				rc = 1;
 			}
@@ -1740,8 +916,8 @@ turn(Agent *a, const char *text, size_t len)
 			goto done;
 		}
 		endline(a);
-		for (i = 0; i < r.ncalls && !intr; i++)
-			runcall(a, &r.calls[i]);
+		for (i = 0; i < r.w.ncalls && !intr; i++)
+			runcall(a, &r.w.calls[i]);
 		emit(a, "turn_end", NULL);
 		replyfree(&r);
 		if (intr) {
@@ -1964,7 +1140,7 @@ entrymsg(Agent *a, const Entry *e)
 		       "<summary>\n", v ? v : "", "\n</summary>"));
 		free(v);
 	} else if (!strcmp(e->type, "custom_message")) {
-		contenttext(&b, &j, jsonget(&j, 0, "content"));
+		wiretext(&b, &j, jsonget(&j, 0, "content"));
 		msgadd(&a->msgs, userjson(bstr(&b), b.len));
 	} else if (!strcmp(e->type, "model_change")) {
 		v = jsonstr(&j, jsonget(&j, 0, "provider"));
@@ -1985,30 +1161,19 @@ static void
 loadcontext(Agent *a)
 {
 	const Entry **path;
-	size_t n, i, start = 0, comp = (size_t)-1;
-	Json j;
-	char *sum, *kept;
+	size_t n, i, start = 0;
+	long comp;
+	char *sum;
 
 	n = sessbranch(&a->sess, &path);
-	for (i = 0; i < n; i++)
-		if (!strcmp(path[i]->type, "compaction"))
-			comp = i;
-	if (comp != (size_t)-1 &&
-	    jsonparse(&j, path[comp]->line, strlen(path[comp]->line)) == 0) {
-		sum = jsonstr(&j, jsonget(&j, 0, "summary"));
-		kept = jsonstr(&j, jsonget(&j, 0, "firstKeptEntryId"));
+	if ((comp = sesscompaction(path, n, &start, &sum)) >= 0) {
 		msgadd(&a->msgs, summaryjson("The conversation history before "
 		       "this point was compacted into the following summary:"
 		       "\n\n<summary>\n", sum ? sum : "", "\n</summary>"));
-		for (start = comp + 1, i = 0; kept && i < comp; i++)
-			if (!strcmp(path[i]->id, kept))
-				start = i;
 		free(sum);
-		free(kept);
-		jsonfree(&j);
 	}
 	for (i = start; i < n; i++) {
-		if (i == comp)
+		if ((long)i == comp)
 			a->compactat = a->msgs.n;
 		else
 			entrymsg(a, path[i]);
@@ -2021,20 +1186,13 @@ loadcontext(Agent *a)
 static long
 reserve(const Agent *a)
 {
-	return MAX(reservetokens, a->maxout);
+	return MAX(reservetokens, a->prov->maxout);
 }
 
 static long
 keepbudget(const Agent *a)
 {
 	return MIN(keeptokens, MAX(a->prov->context - reserve(a), 0) / 2);
-}
-
-/* About four bytes a token: estimates for what has no usage yet. */
-static long
-estimate(size_t bytes)
-{
-	return (long)(bytes / 4);
 }
 
 /* The tokens the context holds: the usage of the last answer, and an
@@ -2061,51 +1219,9 @@ contexttokens(const Agent *a)
 			jsonfree(&j);
 		}
 		if (got < 0)
-			tail += estimate(strlen(a->msgs.v[i]));
+			tail += tokensof(strlen(a->msgs.v[i]));
 	}
 	return (got < 0 ? 0 : got) + tail;
-}
-
-/* The role of a message entry, or NULL; to be freed. */
-static char *
-entryrole(const Entry *e)
-{
-	Json j;
-	char *role;
-
-	if (strcmp(e->type, "message") || jsonparse(&j, e->line,
-	    strlen(e->line)) < 0)
-		return NULL;
-	role = jsonstr(&j, jsonget(&j, jsonget(&j, 0, "message"), "role"));
-	jsonfree(&j);
-	return role;
-}
-
-/* The conversation can be cut before what a user or the assistant said
- * (pi's own kinds too), never between a call and its result. */
-static int
-cutpoint(const Entry *e)
-{
-	char *role;
-	int ok;
-
-	if (!strcmp(e->type, "custom_message") ||
-	    !strcmp(e->type, "branch_summary"))
-		return 1;
-	role = entryrole(e);
-	ok = role && (!strcmp(role, "user") || !strcmp(role, "assistant") ||
-	              !strcmp(role, "bashExecution"));
-	free(role);
-	return ok;
-}
-
-/* Whether an entry puts anything into the context. */
-static int
-incontext(const Entry *e)
-{
-	return !strcmp(e->type, "message") ||
-	       !strcmp(e->type, "custom_message") ||
-	       !strcmp(e->type, "branch_summary");
 }
 
 /* A message entry as text for the summariser. */
@@ -2121,7 +1237,7 @@ serialize(Buf *b, const Entry *e)
 	m = jsonget(&j, 0, "message");
 	c = jsonget(&j, m, "content");
 	if (!strcmp(e->type, "custom_message")) {
-		contenttext(&t, &j, jsonget(&j, 0, "content"));
+		wiretext(&t, &j, jsonget(&j, 0, "content"));
 		bufaddf(b, "[User]: %s\n\n", bstr(&t));
 	} else if (!strcmp(e->type, "branch_summary")) {
 		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
@@ -2133,10 +1249,10 @@ serialize(Buf *b, const Entry *e)
 		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
 		bufaddf(b, "%s\n\n", bstr(&t));
 	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
-		contenttext(&t, &j, c);
+		wiretext(&t, &j, c);
 		bufaddf(b, "[User]: %s\n\n", bstr(&t));
 	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
-		contenttext(&t, &j, c);
+		wiretext(&t, &j, c);
 		bufadds(b, "[Tool result]: ");
 		if (t.len > maxresultsummary) {
 			bufadd(b, t.p, utf8back(t.p, maxresultsummary));
@@ -2179,12 +1295,12 @@ static int
 summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
           Buf *out)
 {
-	Msgs saved = a->msgs;
-	char *system = a->system;
-	int noffer = a->noffer, rc;
 	Buf p = { 0 };
+	char *msg;
+	Wirereq q;
 	Reply r;
 	Http h;
+	int rc;
 
 	bufadds(&p, "<conversation>\n");
 	bufadd(&p, bstr(conv), conv->len);
@@ -2195,27 +1311,23 @@ summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
 	bufadds(&p, summaryask);
 	if (focus && *focus)
 		bufaddf(&p, "\n\nAdditional focus: %s", focus);
-	memset(&a->msgs, 0, sizeof(a->msgs));
-	msgadd(&a->msgs, userjson(p.p, p.len));
-	a->system = xstrdup(summaryprompt);
-	a->noffer = 0;
-	a->silent = 1;
-	a->maxout = reserve(a) * 4 / 5;
-	rc = ask(a, &r, &h);
-	a->maxout = a->prov->maxout;
-	a->silent = 0;
-	a->noffer = noffer;
-	if (rc == 0 && !strcmp(r.finish, "length")) {
+	msg = userjson(p.p, p.len);
+	request(a, &q);
+	q.system = summaryprompt;
+	q.msgs = &msg;
+	q.nmsgs = 1;
+	q.tools = NULL;
+	q.ntools = 0;
+	q.maxout = reserve(a) * 4 / 5;
+	rc = ask(a, &q, &r, &h, 1);
+	if (rc == 0 && !strcmp(r.w.finish, "length")) {
 		warn("the summary was cut short by the output token limit");
 		rc = -1;
 	}
-	free(a->system);
-	a->system = system;
-	msgsfree(&a->msgs);
-	a->msgs = saved;
 	if (rc == 0)
-		bufadd(out, bstr(&r.text), r.text.len);
+		bufadd(out, bstr(&r.w.text), r.w.text.len);
 	replyfree(&r);
+	free(msg);
 	buffree(&p);
 	return rc == 0 && out->len ? 0 : -1;
 }
@@ -2227,42 +1339,20 @@ static int
 compact(Agent *a, const char *why, const char *focus)
 {
 	const Entry **path;
-	long n, k, cut, from = 0, last = -1, acc = 0;
+	long n, k, cut, last;
 	long before = contexttokens(a);
+	size_t from;
 	Buf conv = { 0 }, sum = { 0 }, f = { 0 };
-	char *prev = NULL, *kept = NULL, *firstkept = NULL;
-	Json j;
+	char *prev = NULL, *firstkept = NULL;
 	int rc = -1;
 
 	n = (long)sessbranch(&a->sess, &path);
-	for (k = 0; k < n; k++)
-		if (!strcmp(path[k]->type, "compaction"))
-			last = k;
-	if (last >= 0 && jsonparse(&j, path[last]->line,
-	    strlen(path[last]->line)) == 0) {
-		prev = jsonstr(&j, jsonget(&j, 0, "summary"));
-		kept = jsonstr(&j, jsonget(&j, 0, "firstKeptEntryId"));
-		jsonfree(&j);
-		for (from = last + 1, k = 0; kept && k < last; k++)
-			if (!strcmp(path[k]->id, kept))
-				from = k;
-	}
-	for (k = n - 1; k > from; k--) {
-		if (incontext(path[k]))
-			acc += estimate(strlen(path[k]->line));
-		if (acc >= keepbudget(a))
-			break;
-	}
-	k = MAX(k, from);	/* an empty branch */
-	for (cut = k; cut < n && !cutpoint(path[cut]); cut++)
-		;
-	if (cut == n)
-		for (cut = k; cut > from && !cutpoint(path[cut]); cut--)
-			;
-	for (k = from; k < cut; k++)
-		if (k != last && incontext(path[k]))
+	last = sesscompaction(path, n, &from, &prev);
+	cut = sesscut(path, n, from, keepbudget(a));
+	for (k = (long)from; k < cut; k++)
+		if (k != last && sessincontext(path[k]))
 			serialize(&conv, path[k]);
-	if (acc < keepbudget(a) || cut <= from || !conv.len) {
+	if (cut < 0 || !conv.len) {
 		if (!a->quiet)
 			warn("nothing to compact: the conversation is short");
 		goto done;
@@ -2316,7 +1406,6 @@ compact(Agent *a, const char *why, const char *focus)
 done:
 	free(path);
 	free(prev);
-	free(kept);
 	free(firstkept);
 	buffree(&conv);
 	buffree(&sum);
@@ -2403,29 +1492,136 @@ findprovider(const char *name)
 	return NULL;
 }
 
+/* A mistake in config.h: said, and the run ends before any request. */
+static void
+badconfig(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("agent: config.h: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* Text of a tool's row with the numbers it names as ${name} filled in
+ * from config.h, so that what the model is told is what holds. */
+static char *
+fill(const char *tool, const char *text)
+{
+	const struct { const char *name; long long v; } nums[] = {
+		{ "maxlines", maxlines },
+		{ "maxkb", (long long)(maxbytes / 1024) },
+		{ "greplimit", greplimit },
+		{ "greplinemax", greplinemax },
+		{ "findlimit", findlimit },
+		{ "lslimit", lslimit },
+		{ "maxlogmb", (long long)(maxlog >> 20) },
+		{ "maxeditmb", (long long)(maxedit >> 20) },
+	};
+	Buf b = { 0 };
+	const char *p, *end;
+	size_t i;
+
+	for (p = text; *p; p++) {
+		if (p[0] != '$' || p[1] != '{') {
+			bufaddc(&b, *p);
+			continue;
+		}
+		p += 2;
+		if (!(end = strchr(p, '}')))
+			badconfig("tool %s: a ${ with no }", tool);
+		for (i = 0; i < LEN(nums); i++)
+			if (strlen(nums[i].name) == (size_t)(end - p) &&
+			    !strncmp(p, nums[i].name, end - p))
+				break;
+		if (i == LEN(nums))
+			badconfig("tool %s: ${%.*s} is no number of config.h",
+			          tool, (int)(end - p), p);
+		bufaddf(&b, "%lld", nums[i].v);
+		p = end;
+	}
+	return bufdetach(&b);
+}
+
+/* A name as both APIs take it: [A-Za-z0-9_-]{1,64}. */
+static int
+goodname(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+
+	return n > 0 && n <= 64 && !s[n];
+}
+
+/* What config.h pastes into a request must be sound, or every request
+ * would be refused: each tool's name and schema, each provider's field
+ * name.  The descriptions are filled in on the way. */
+static void
+checkconfig(Agent *a)
+{
+	Json j;
+	size_t i, k;
+
+	for (i = 0; i < LEN(tools); i++) {
+		if (!tools[i].name || !goodname(tools[i].name))
+			badconfig("tool %zu: a name of 1 to 64 letters, digits, "
+			          "_ and - is needed", i + 1);
+		for (k = 0; k < i; k++)
+			if (!strcmp(tools[k].name, tools[i].name))
+				badconfig("tool %s: two rows", tools[i].name);
+		if (!tools[i].fn || !tools[i].desc || !tools[i].schema)
+			badconfig("tool %s: a function, a description and a "
+			          "schema are needed", tools[i].name);
+		a->desc[i] = fill(tools[i].name, tools[i].desc);
+		a->schema[i] = fill(tools[i].name, tools[i].schema);
+		if (jsonparse(&j, a->schema[i], strlen(a->schema[i])) < 0)
+			badconfig("tool %s: its schema is not valid JSON",
+			          tools[i].name);
+		k = j.t[0].type == JOBJ &&
+		    jsoneq(&j, jsonget(&j, 0, "type"), "object");
+		jsonfree(&j);
+		if (!k)
+			badconfig("tool %s: its schema must be an object of "
+			          "\"type\":\"object\"", tools[i].name);
+	}
+	for (i = 0; i < LEN(providers); i++)
+		if (providers[i].wire == OPENAI && (!providers[i].maxfield ||
+		    !goodname(providers[i].maxfield)))
+			badconfig("provider %s: the max tokens field must be a "
+			          "plain name", providers[i].name);
+}
+
+static void
+offer(Agent *a, int row)
+{
+	a->offer[a->noffer] = tools[row];
+	a->offer[a->noffer].desc = a->desc[row];
+	a->offer[a->noffer++].schema = a->schema[row];
+}
+
 /* -t: a comma-separated list of tool names, empty for none. */
 static void
 offertools(Agent *a, const char *list)
 {
 	char *s, *p, *name;
-	size_t i;
+	int i;
 
 	a->noffer = 0;
-	if (!list) {
-		for (i = 0; i < LEN(tools); i++)
-			a->offer[a->noffer++] = &tools[i];
+	for (i = 0; !list && i < (int)LEN(tools); i++)
+		offer(a, i);
+	if (!list)
 		return;
-	}
 	s = xstrdup(list);
 	for (p = s; (name = strtok(p, ", ")); p = NULL) {
-		for (i = 0; i < LEN(tools) && strcmp(tools[i].name, name); i++)
-			;
-		if (i == LEN(tools)) {
+		if ((i = toolrow(name)) < 0) {
 			warn("-t: no tool named %s", name);
 			usage();
 		}
 		if (toolindex(a, name) < 0)
-			a->offer[a->noffer++] = &tools[i];
+			offer(a, i);
 	}
 	free(s);
 }
@@ -2434,24 +1630,20 @@ offertools(Agent *a, const char *list)
 static int
 addfile(Buf *b, const char *path, size_t max)
 {
-	char buf[8192];
-	size_t n, got = 0;
-	FILE *f;
-	int err;
+	size_t start = b->len;
+	int fd, rc, err;
 
-	if (!(f = fopen(path, "r")))
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
-	while (got < max &&
-	       (n = fread(buf, 1, MIN(sizeof(buf), max - got), f))) {
-		bufadd(b, buf, n);
-		got += n;
-	}
-	if (got == max && fgetc(f) != EOF)
+	rc = readall(fd, b, max);
+	err = errno;
+	close(fd);
+	if (rc > 0) {
+		b->len = start + utf8back(b->p + start, max);
 		bufaddf(b, "\n[cut at %zu bytes]", max);
-	err = ferror(f) ? errno : 0;
-	fclose(f);
+	}
 	errno = err;
-	return err ? -1 : 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /* A file of instructions we trust: a regular file of ours or root's, not
@@ -2513,7 +1705,7 @@ buildsystem(Agent *a)
 	if (a->noffer) {
 		bufadds(&b, "\n\nTools: ");
 		for (k = 0; k < a->noffer; k++)
-			bufaddf(&b, "%s%s", k ? ", " : "", a->offer[k]->name);
+			bufaddf(&b, "%s%s", k ? ", " : "", a->offer[k].name);
 		bufadds(&b, ".");
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
@@ -2583,6 +1775,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	struct sigaction sa;
 	Url u;
 
+	checkconfig(a);
 	if (!pname)
 		pname = getenv("AGENT_PROVIDER");
 	a->prov = pname && *pname ? findprovider(pname) : &providers[0];
@@ -2612,7 +1805,6 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	buildsystem(a);
 	buildscrub(a);
 	hidesecrets(a->scrub);
-	a->maxout = a->prov->maxout;
 	a->tenv.maxlines = maxlines;
 	a->tenv.maxbytes = maxbytes;
 	a->tenv.greplinemax = greplinemax;
@@ -2694,6 +1886,10 @@ main(int argc, char *argv[])
 	msgsfree(&a.msgs);
 	free(a.system);
 	free(a.scrub);
+	for (c = 0; c < (int)LEN(tools); c++) {
+		free(a.desc[c]);
+		free(a.schema[c]);
+	}
 	free(a.key);
 	toolcleanup(&a.tenv);
 	return rc;

@@ -1,5 +1,6 @@
 /* See LICENSE file for copyright and license details. */
-/* agent.h: what crosses the rooms (see DESIGN.md, The rooms). */
+/* agent.h: the one shared header: the types and functions that cross the
+ * rooms, each room's under its name (see DESIGN.md, The rooms). */
 #include <signal.h>
 #include <stddef.h>
 
@@ -32,10 +33,19 @@ size_t utf8valid(const char *s, size_t n);
 size_t utf8seq(const char *s, size_t n);
 size_t utf8back(const char *s, size_t n);
 void utf8repair(Buf *b, const char *s, size_t n);
+void safetext(Buf *b, const char *s, size_t n, int oneline);
 long long nowms(void);
 long long monoms(void);
 int hexval(int c);
 int writeall(int fd, const char *p, size_t n);
+long tokensof(size_t bytes);
+int readall(int fd, Buf *b, size_t max);
+char *dirof(const char *path);
+int mkdirs(const char *dir, int mode, char **bad);
+int syncdir(const char *dir);
+int pathmatch(const char *pattern, const char *path);
+char *abspath(const char *path);
+int linktarget(const char *path, char **real);
 
 /* json.c: jsmn tokens in, escaped JSON out */
 enum { JOBJ = 1, JARR, JSTR, JPRIM };	/* the values of Debian jsmn 1.1.0 */
@@ -163,6 +173,66 @@ Httpclient *httpnew(const char *const *cafiles, int conntimeout,
 int httpdo(Httpclient *c, Http *h);
 void httpfree(Httpclient *c);
 
+/* wire.c: the providers' wires; no I/O */
+enum { OPENAI, ANTHROPIC };	/* chat completions, messages */
+
+/* A request: the model, the system prompt, the conversation as pi stores
+ * messages (JSON texts), the offered tools and the output limit. */
+typedef struct {
+	int wire;
+	const char *model;
+	const char *system;
+	char *const *msgs;
+	size_t nmsgs;
+	const struct Tool *tools;
+	int ntools;
+	long maxout;
+	const char *maxfield;	/* OpenAI: the field naming maxout */
+} Wirereq;
+
+enum { WTEXT, WTHINK };	/* kinds of streamed pieces */
+
+/* A piece of the answer as it streams; nonzero stops the stream. */
+typedef int (*Wirefn)(void *arg, int kind, const char *p, size_t n);
+
+typedef struct {
+	Buf id, name, args;	/* arguments arrive in pieces */
+	int block;		/* Anthropic: the content block it came in */
+} Wirecall;
+
+/* What one model call streamed back. */
+typedef struct {
+	int wire;
+	Wirefn fn;		/* each piece, before it is kept */
+	void *arg;
+	int maxcalls;		/* calls kept; the rest set dropped */
+	size_t maxkeep;		/* bytes of text, of thinking kept */
+	int atend;		/* set by the caller when the connection
+				 * closed: a cut event is then the end */
+	/* out */
+	Buf text, think;
+	Buf sig;		/* Anthropic: the thinking's signature */
+	Wirecall *calls;
+	int ncalls;
+	int dropped;
+	char finish[32];	/* finish_reason, in OpenAI's words */
+	long long in, out, cached, cachewrite;	/* in counts the cache */
+	int done;		/* the stream said it is over */
+	int again;		/* an error in the stream a retry may mend */
+	Buf err;		/* an error from the stream */
+} Wire;
+
+void wirebody(const Wirereq *q, Buf *b);
+void wireinit(Wire *w, int wire, Wirefn fn, void *arg);
+int wireevent(void *w, const char *event, const char *data, size_t len);
+int wirecomplete(const Wire *w);
+char *wiremessage(const Wire *w, const char *provider, const char *model,
+                  const char *stop);
+void wirefree(Wire *w);
+void wiretext(Buf *b, const Json *j, int content);
+void wireerror(Buf *out, const Json *j, int i);
+int wireoverflow(int status, const char *err, size_t len);
+
 /* session.c: the JSONL session file, pi's format version 3 */
 typedef struct {
 	char *id;		/* 8 hex digits (pi writes longer ones too) */
@@ -194,6 +264,10 @@ int sessfork(Session *s, const Session *from, const char *frompath,
 int sessappend(Session *s, const char *type, const char *fields);
 int sesssync(Session *s);
 size_t sessbranch(const Session *s, const Entry ***path);
+long sesscompaction(const Entry **path, size_t n, size_t *from,
+                    char **summary);
+int sessincontext(const Entry *e);
+long sesscut(const Entry **path, size_t n, size_t from, long keep);
 void sessfree(Session *s);
 
 /* tools.c: the tools the model calls */
@@ -225,7 +299,7 @@ typedef struct {
  * error for the model.  args is the index of the arguments object in j. */
 typedef int (*Toolfn)(Toolenv *e, const Json *j, int args, Buf *out);
 
-typedef struct {
+typedef struct Tool {
 	const char *name;
 	Toolfn fn;
 	int approve;		/* ask the user before running it */

@@ -78,8 +78,10 @@ static const char summaryask[] =
 	"Keep exact file paths, names of functions and error messages. "
 	"If a previous summary is given, fold it into the new one.";
 
-/* Tool output limits (what the model sees).  The tool descriptions below
- * tell the model these numbers: change them together. */
+/* Tool output limits (what the model sees).  The tools' descriptions and
+ * schemas below name them as ${maxlines}, ${maxkb} (maxbytes in KB),
+ * ${greplimit}, ${greplinemax}, ${findlimit}, ${lslimit}, ${maxlogmb} and
+ * ${maxeditmb} (in MB): the numbers are filled in at start. */
 static const int maxlines = 2000;	/* lines of output */
 static const size_t maxbytes = 50 * 1024;	/* bytes of output */
 static const int greplinemax = 500;	/* bytes of one matched line */
@@ -98,7 +100,7 @@ static const size_t maxlog = 64 << 20;	/* bytes of one bash command's output
 static const Tool tools[] = {
 	/* name   function   approve  description, parameters */
 	{ "read", toolread, 0,
-	  "Read a text file. Output is cut at 2000 lines or 50KB, whichever "
+	  "Read a text file. Output is cut at ${maxlines} lines or ${maxkb}KB, whichever "
 	  "comes first, with a note saying how to read on: use offset and "
 	  "limit for large files, and continue with offset until you have "
 	  "what you need. Binary files are refused.",
@@ -131,7 +133,7 @@ static const Tool tools[] = {
 	{ "bash", toolbash, 1,
 	  "Run a shell command in the working directory and return its "
 	  "output, stdout and stderr together. Output is cut to the last "
-	  "2000 lines or 50KB; the whole of it (up to 64MB) is then saved "
+	  "${maxlines} lines or ${maxkb}KB; the whole of it (up to ${maxlogmb}MB) is then saved "
 	  "to a file whose name is given. Stdin is empty. Give a timeout in "
 	  "seconds for commands that may run long.",
 	  "{\"type\":\"object\",\"properties\":{"
@@ -142,7 +144,8 @@ static const Tool tools[] = {
 	  "Search file contents with a POSIX extended regular expression (or "
 	  "a literal string). Returns matching lines as path:line: text. "
 	  "Skips .git, binary files and what .gitignore ignores. Output is "
-	  "cut at 100 matches or 50KB; lines longer than 500 bytes are cut.",
+	  "cut at ${greplimit} matches or ${maxkb}KB; lines longer than ${greplinemax} bytes "
+	  "are cut.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"pattern\":{\"type\":\"string\",\"description\":\"Regular expression, or text with literal=true\"},"
 	  "\"path\":{\"type\":\"string\",\"description\":\"Directory or file to search (default: .)\"},"
@@ -150,23 +153,23 @@ static const Tool tools[] = {
 	  "\"ignoreCase\":{\"type\":\"boolean\",\"description\":\"Match without regard to case\"},"
 	  "\"literal\":{\"type\":\"boolean\",\"description\":\"Take the pattern as plain text\"},"
 	  "\"context\":{\"type\":\"number\",\"description\":\"Lines of context around each match\"},"
-	  "\"limit\":{\"type\":\"number\",\"description\":\"Most matches to return (default 100)\"}},"
+	  "\"limit\":{\"type\":\"number\",\"description\":\"Most matches to return (default ${greplimit})\"}},"
 	  "\"required\":[\"pattern\"]}" },
 	{ "find", toolfind, 0,
 	  "Find files by glob pattern, e.g. *.c or src/**/*.h. Returns paths "
 	  "relative to the search directory, sorted. Skips .git and what "
-	  ".gitignore ignores. Output is cut at 1000 results or 50KB.",
+	  ".gitignore ignores. Output is cut at ${findlimit} results or ${maxkb}KB.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"pattern\":{\"type\":\"string\",\"description\":\"Glob to match file names or paths against\"},"
 	  "\"path\":{\"type\":\"string\",\"description\":\"Directory to search (default: .)\"},"
-	  "\"limit\":{\"type\":\"number\",\"description\":\"Most results to return (default 1000)\"}},"
+	  "\"limit\":{\"type\":\"number\",\"description\":\"Most results to return (default ${findlimit})\"}},"
 	  "\"required\":[\"pattern\"]}" },
 	{ "ls", toolls, 0,
 	  "List a directory, sorted, directories marked with a trailing /, "
-	  "dotfiles included. Cut at 500 entries or 50KB.",
+	  "dotfiles included. Cut at ${lslimit} entries or ${maxkb}KB.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"description\":\"Directory to list (default: .)\"},"
-	  "\"limit\":{\"type\":\"number\",\"description\":\"Most entries to return (default 500)\"}}}" },
+	  "\"limit\":{\"type\":\"number\",\"description\":\"Most entries to return (default ${lslimit})\"}}}" },
 };
 
 /* Project instructions: in the working directory and each one above it,

@@ -1,5 +1,6 @@
 /* See LICENSE file for copyright and license details. */
-/* session.c: the JSONL session file, pi's format version 3. */
+/* session.c: the JSONL session file, pi's format version 3: load, index,
+ * append under a lock, fork; branches, and where a compaction cuts. */
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -396,7 +397,6 @@ int
 sessread(Session *s, const char *path)
 {
 	Buf b = { 0 };
-	ssize_t r;
 	int fd;
 
 	memset(s, 0, sizeof(*s));
@@ -406,19 +406,11 @@ sessread(Session *s, const char *path)
 			warn("open %s:", path);
 		return -1;
 	}
-	for (;;) {
-		bufgrow(&b, 65536);
-		if ((r = read(fd, b.p + b.len, b.cap - b.len - 1)) == 0)
-			break;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			warn("read %s:", path);
-			close(fd);
-			buffree(&b);
-			return -1;
-		}
-		b.len += r;
+	if (readall(fd, &b, (size_t)-2) < 0) {
+		warn("read %s:", path);
+		close(fd);
+		buffree(&b);
+		return -1;
 	}
 	close(fd);
 	if (b.len == 0) {
@@ -493,61 +485,6 @@ sessnew(Session *s, const char *dir, const char *cwd)
 	return 0;
 }
 
-/* mkdir -p, mode 0700; dir is changed and restored. */
-static int
-mkdirp(char *dir)
-{
-	char *p;
-
-	for (p = dir + 1; (p = strchr(p, '/')); *p++ = '/') {
-		*p = '\0';
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-			warn("mkdir %s:", dir);
-			*p = '/';
-			return -1;
-		}
-	}
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		warn("mkdir %s:", dir);
-		return -1;
-	}
-	return 0;
-}
-
-/* The directory of path, to be freed. */
-static char *
-dirof(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, slash - path);
-}
-
-/* Make a directory's new entries durable. */
-static int
-syncdir(const char *dir)
-{
-	int fd, r;
-
-	if ((fd = open(dir, O_RDONLY | O_CLOEXEC)) < 0) {
-		warn("open %s:", dir);
-		return -1;
-	}
-	/* some file systems cannot sync a directory: nothing to be done */
-	r = fsync(fd) < 0 && errno != EINVAL && errno != ENOTSUP;
-	if (r)
-		warn("fsync %s:", dir);
-	if (close(fd) < 0 && !r) {
-		warn("close %s:", dir);
-		r = 1;
-	}
-	return r ? -1 : 0;
-}
-
 /* Write the header and every entry to a temp file, sync and close it. */
 static int
 writetemp(const Session *s, int fd, const char *tmp)
@@ -608,14 +545,16 @@ place(Session *s, const char *tmp)
 static int
 create(Session *s)
 {
-	char *dir, *tmp;
+	char *dir, *tmp, *bad = NULL;
 	int fd = -1, made = 0, r = -1;
 
 	dir = dirof(s->path);
 	tmp = xmalloc(strlen(s->path) + 8);
 	sprintf(tmp, "%s.XXXXXX", s->path);	/* never *.jsonl */
-	if (mkdirp(dir) < 0)
+	if (mkdirs(dir, 0700, &bad) < 0) {
+		warn("mkdir %s:", bad);
 		goto out;
+	}
 	if ((fd = mkstemp(tmp)) < 0) {
 		warn("mkstemp %s:", tmp);
 		goto out;
@@ -638,12 +577,14 @@ create(Session *s)
 	s->fd = fd;
 	fd = -1;
 	s->saved = s->n;
-	r = syncdir(dir);
+	if ((r = syncdir(dir)) < 0)
+		warn("fsync %s:", dir);
 out:
 	if (fd >= 0)
 		close(fd);
 	if (made)
 		unlink(tmp);
+	free(bad);
 	free(tmp);
 	free(dir);
 	return r;
@@ -914,4 +855,96 @@ sessbranch(const Session *s, const Entry ***path)
 	}
 	*path = p;
 	return n;
+}
+
+/* The last compaction on a branch: its index, or -1.  *from is the first
+ * entry the context keeps: the one the compaction names, or the one
+ * after it (0 without a compaction); *summary, if asked for, its summary
+ * (NULL if none), to be freed. */
+long
+sesscompaction(const Entry **path, size_t n, size_t *from, char **summary)
+{
+	Json j;
+	char *kept;
+	long last = -1;
+	size_t i;
+
+	*from = 0;
+	if (summary)
+		*summary = NULL;
+	for (i = 0; i < n; i++)
+		if (!strcmp(path[i]->type, "compaction"))
+			last = i;
+	if (last < 0)
+		return -1;
+	*from = last + 1;
+	if (jsonparse(&j, path[last]->line, strlen(path[last]->line)) < 0)
+		return last;
+	if (summary)
+		*summary = jsonstr(&j, jsonget(&j, 0, "summary"));
+	kept = jsonstr(&j, jsonget(&j, 0, "firstKeptEntryId"));
+	for (i = 0; kept && i < (size_t)last; i++)
+		if (!strcmp(path[i]->id, kept))
+			*from = i;
+	free(kept);
+	jsonfree(&j);
+	return last;
+}
+
+/* Whether an entry puts anything into the context. */
+int
+sessincontext(const Entry *e)
+{
+	return !strcmp(e->type, "message") ||
+	       !strcmp(e->type, "custom_message") ||
+	       !strcmp(e->type, "branch_summary");
+}
+
+/* Whether the conversation may be cut before e: before what a user or
+ * the assistant said (pi's own kinds too), never between a call and its
+ * result. */
+static int
+cutpoint(const Entry *e)
+{
+	Json j;
+	int role, ok;
+
+	if (!strcmp(e->type, "custom_message") ||
+	    !strcmp(e->type, "branch_summary"))
+		return 1;
+	if (strcmp(e->type, "message") ||
+	    jsonparse(&j, e->line, strlen(e->line)) < 0)
+		return 0;
+	role = jsonget(&j, jsonget(&j, 0, "message"), "role");
+	ok = jsoneq(&j, role, "user") || jsoneq(&j, role, "assistant") ||
+	     jsoneq(&j, role, "bashExecution");
+	jsonfree(&j);
+	return ok;
+}
+
+/* Where to cut a branch to compact it: path[from..n) is the context, and
+ * its last keep tokens (estimated) stay whole.  The cut is the first cut
+ * point at or after the entry that fills that budget or, when only tool
+ * results follow it, the last one before.  -1: nothing to cut, the
+ * context being shorter than keep. */
+long
+sesscut(const Entry **path, size_t n, size_t from, long keep)
+{
+	long k, cut, acc = 0;
+
+	for (k = (long)n - 1; k > (long)from; k--) {
+		if (sessincontext(path[k]))
+			acc += tokensof(strlen(path[k]->line));
+		if (acc >= keep)
+			break;
+	}
+	if (acc < keep)
+		return -1;
+	k = MAX(k, (long)from);	/* nothing after from: keep may be 0 */
+	for (cut = k; cut < (long)n && !cutpoint(path[cut]); cut++)
+		;
+	if (cut == (long)n)
+		for (cut = k; cut > (long)from && !cutpoint(path[cut]); cut--)
+			;
+	return cut > (long)from ? cut : -1;
 }

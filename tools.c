@@ -30,7 +30,6 @@ enum {
 	POLLMS = 100,		/* bash: how often to look at the child */
 	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
 	MAXINT = 1000000000,	/* the largest offset, limit or context */
-	MAXLINKS = 40,		/* symbolic links followed, as Linux does */
 	MAXGLOB = 1024,		/* bytes of a glob from the model */
 	MAXALTS = 256,		/* its {a,b} alternatives, spelt out */
 	MAXRULES = 10000	/* .gitignore rules in force: each path is
@@ -519,43 +518,37 @@ rdopen(int fd, volatile sig_atomic_t *intr)
 static int
 mkparents(const char *path, Buf *out)
 {
-	char *d = xstrdup(path), *s;
-	struct stat st;
+	char *dir = dirof(path), *bad;
+	int rc = 0;
 
-	for (s = d + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		if (mkdir(d, 0777) < 0 && errno != EEXIST) {
-			bufaddf(out, "Cannot create directory %s: %s", d,
-			        strerror(errno));
-			free(d);
-			return -1;
-		}
-		if (stat(d, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			bufaddf(out, "Cannot create directory %s: a file is "
-			        "in the way", d);
-			free(d);
-			return -1;
-		}
-		*s = '/';
+	if (mkdirs(dir, 0777, &bad) < 0) {
+		bufaddf(out, "Cannot create directory %s: %s", bad,
+		        errno == ENOTDIR ? "a file is in the way" :
+		        strerror(errno));
+		rc = -1;
 	}
-	free(d);
-	return 0;
+	free(bad);
+	free(dir);
+	return rc;
 }
 
-/* A new file next to target, created with O_EXCL. */
+/* A new file next to target, from mkstemp; its mode as open(2) would
+ * make it, mkstemp's being 0600. */
 static int
 tmpnear(const char *target, Buf *name)
 {
-	int fd, k;
+	mode_t mask = umask(0);
+	int fd;
 
-	for (k = 0; k < 100; k++) {
-		bufreset(name);
-		bufaddf(name, "%s.agent%ld-%d", target, (long)getpid(), k);
-		fd = open(name->p, O_WRONLY | O_CREAT | O_EXCL, 0666);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
+	umask(mask);
+	bufreset(name);
+	bufaddf(name, "%s.agentXXXXXX", target);
+	if ((fd = mkstemp(name->p)) >= 0 && fchmod(fd, 0666 & ~mask) < 0) {
+		close(fd);
+		unlink(name->p);
+		return -1;
 	}
-	return -1;
+	return fd;
 }
 
 /* Fill the new file, keeping the old one's owner and mode; fd is closed
@@ -578,79 +571,6 @@ fill(int fd, const struct stat *old, const char *p, size_t n)
 	return close(fd);
 }
 
-/* Make a rename in path's directory durable. */
-static int
-syncdir(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int fd, rc = 0;
-
-	if (!slash)
-		dir = xstrdup(".");
-	else
-		dir = xstrndup(path, slash > path ? (size_t)(slash - path) : 1);
-	if ((fd = open(dir, O_RDONLY)) < 0) {
-		free(dir);
-		return -1;
-	}
-	/* some file systems cannot sync a directory, and say EINVAL */
-	if (fsync(fd) < 0 && errno != EINVAL)
-		rc = -1;
-	if (close(fd) < 0)
-		rc = -1;
-	free(dir);
-	return rc;
-}
-
-/* The target of the link at, as a path from the working directory; NULL
- * with errno if it cannot be read. */
-static char *
-linkpath(const char *at)
-{
-	char buf[PATH_MAX];
-	const char *slash;
-	ssize_t n;
-	Buf b = { 0 };
-
-	if ((n = readlink(at, buf, sizeof(buf))) < 0)
-		return NULL;
-	if (n == sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-	buf[n] = '\0';
-	if (buf[0] != '/' && (slash = strrchr(at, '/')))
-		bufadd(&b, at, slash - at + 1);
-	bufadds(&b, buf);
-	return bufdetach(&b);
-}
-
-/* Where path leads through symbolic links, in *real (NULL if path is not
- * one); -1 with errno if the chain does not end within MAXLINKS links, as
- * the kernel's lookup would fail.  Stopping short instead, we would take
- * the last link reached for the file and rename a file over it. */
-static int
-linktarget(const char *path, char **real)
-{
-	const char *at = path;
-	struct stat st;
-	char *next;
-	int k, err;
-
-	*real = NULL;
-	for (k = 0; lstat(at, &st) == 0 && S_ISLNK(st.st_mode); k++) {
-		next = k < MAXLINKS ? linkpath(at) : NULL;
-		err = k < MAXLINKS ? errno : ELOOP;
-		free(*real);
-		if (!(at = *real = next)) {
-			errno = err;
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* Replace the file's content through a temporary file in the same
  * directory and rename(2), so a reader sees the old or the new file, never
  * half of one.  A symlink is written through; the file's owner and mode
@@ -661,7 +581,7 @@ savefile(const char *path, const char *p, size_t n, Buf *out)
 {
 	struct stat st;
 	Buf tmp = { 0 };
-	char *real;
+	char *real, *dir = NULL;
 	const char *target;
 	int fd, have, err, rc = -1;
 
@@ -702,7 +622,8 @@ savefile(const char *path, const char *p, size_t n, Buf *out)
 			        strerror(err));
 		goto done;
 	}
-	if (syncdir(target) < 0) {
+	dir = dirof(target);
+	if (syncdir(dir) < 0) {
 		bufaddf(out, "Wrote %s, but cannot sync its directory: %s",
 		        path, strerror(errno));
 		goto done;
@@ -711,6 +632,7 @@ savefile(const char *path, const char *p, size_t n, Buf *out)
 done:
 	buffree(&tmp);
 	free(real);
+	free(dir);
 	return rc;
 }
 
@@ -867,38 +789,29 @@ done:
 static int
 slurp(const Toolenv *e, const char *path, Buf *b, Buf *out)
 {
-	char chunk[CHUNK];
 	unsigned long long size = 0;
 	struct stat st;
-	ssize_t n;
-	int fd;
+	int fd, rc;
 
 	if ((fd = openread(path, out)) < 0)
 		return -1;
 	if (fstat(fd, &st) == 0)
 		size = st.st_size;
-	while (size <= e->maxedit && (n = read(fd, chunk, sizeof(chunk)))) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			bufaddf(out, "Cannot read %s: %s", path,
-			        strerror(errno));
-			close(fd);
-			return -1;
-		}
-		bufadd(b, chunk, n);
-		size = MAX(size, b->len);
-	}
+	/* a sparse file of 2 GB is refused before a byte is read */
+	if (size > e->maxedit)
+		rc = 1;
+	else
+		rc = readall(fd, b, e->maxedit);
+	if (rc < 0)
+		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
 	close(fd);
-	if (size > e->maxedit) {
+	if (rc > 0) {
 		bufaddf(out, "Cannot edit %s: it is ", path);
-		overedit(e, "edit", size, out);
+		overedit(e, "edit", MAX(size, b->len), out);
 		bufadds(out, " Use bash (sed, patch) to change a file this "
 		        "large.");
-		return -1;
 	}
-	bufgrow(b, 0);
-	return 0;
+	return rc ? -1 : 0;
 }
 
 static const char *
@@ -1763,72 +1676,6 @@ toolcleanup(Toolenv *e)
 
 /* globs and .gitignore */
 
-/* A "**" component: any number of whole components. */
-static int
-isstars(const char *p)
-{
-	return p[0] == '*' && p[1] == '*' && (p[2] == '/' || !p[2]);
-}
-
-/* The component after the one at p, or NULL if that was the last. */
-static const char *
-nextcomp(const char *p)
-{
-	p += strcspn(p, "/");
-	return *p ? p + 1 : NULL;
-}
-
-/* fnmatch(3) on one component of a pattern and one of a path. */
-static int
-compmatch(const char *p, const char *s)
-{
-	char pat[512], name[512];
-	size_t pn = strcspn(p, "/"), sn = strcspn(s, "/");
-
-	if (pn >= sizeof(pat) || sn >= sizeof(name))
-		return 0;
-	memcpy(pat, p, pn);
-	pat[pn] = '\0';
-	memcpy(name, s, sn);
-	name[sn] = '\0';
-	return fnmatch(pat, name, 0) == 0;
-}
-
-/* fnmatch(3) per path component, with "**" matching any number of whole
- * components, as in .gitignore and most globbing tools; a last "**" after
- * others matches one or more (what is inside dir, for dir followed by
- * "**").  As with "*" in a string, going back to the latest "**" alone is
- * enough, for every other component takes exactly one: the work is at
- * most the pattern's components times the path's.  Trying every split at
- * every "**" was exponential: a .gitignore line of twelve "**" and a name
- * kept grep busy for minutes on a deep tree, and .gitignore files come
- * with the repository. */
-static int
-pathmatch(const char *p, const char *s)
-{
-	const char *star = NULL, *mark = NULL, *q;
-
-	for (;;) {
-		if (p && isstars(p) && (q = nextcomp(p))) {
-			star = p = q;
-			mark = s;
-		} else if (p && isstars(p) && s) {
-			return 1;
-		} else if (p && s && compmatch(p, s)) {
-			p = nextcomp(p);
-			s = nextcomp(s);
-		} else if (!p && !s) {
-			return 1;
-		} else if (star && mark) {
-			/* the last "**" takes one more component */
-			p = star;
-			s = mark = nextcomp(mark);
-		} else {
-			return 0;
-		}
-	}
-}
-
 /* Spell out the first "{a,b}" in g, and so on in each result, into the
  * alternatives of gl: -1 once there would be more than MAXALTS.  Each
  * step takes away a pair of braces, so the work is bounded too.  A
@@ -1984,37 +1831,6 @@ loadignore(Walk *w)
 
 	loadrules(w, w->path.p, len > w->rootlen ? len - w->rootlen + 1 : 0,
 	          NULL);
-}
-
-/* path made absolute, "." and ".." taken out by its letters alone */
-static char *
-abspath(const char *path)
-{
-	char cwd[PATH_MAX];
-	const char *s, *e;
-	Buf in = { 0 }, b = { 0 };
-
-	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
-		bufaddf(&in, "%s/", cwd);
-	bufadds(&in, path);
-	for (s = in.p; *s; s = e) {
-		s += strspn(s, "/");
-		e = s + strcspn(s, "/");
-		if (e == s || (e - s == 1 && s[0] == '.'))
-			continue;
-		if (e - s == 2 && s[0] == '.' && s[1] == '.') {
-			while (b.len && b.p[--b.len] != '/')
-				;
-			continue;
-		}
-		bufaddc(&b, '/');
-		bufadd(&b, s, e - s);
-	}
-	buffree(&in);
-	if (!b.len)
-		bufaddc(&b, '/');
-	b.p[b.len] = '\0';
-	return bufdetach(&b);
 }
 
 static int

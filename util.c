@@ -1,12 +1,18 @@
 /* See LICENSE file for copyright and license details. */
-/* util.c: messages, checked allocation, growable buffers, UTF-8, time. */
+/* util.c: what every room needs: messages, checked allocation, growable
+ * buffers, UTF-8 and text safe for a terminal, time, files (readall,
+ * mkdirs, syncdir) and paths (globs, absolute paths, links). */
 #include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "agent.h"
 
@@ -311,6 +317,276 @@ writeall(int fd, const char *p, size_t n)
 		}
 		p += w;
 		n -= w;
+	}
+	return 0;
+}
+
+/* About four bytes a token: the estimate for text with no usage count. */
+long
+tokensof(size_t bytes)
+{
+	return (long)(bytes / 4);
+}
+
+/* Append what fd holds to b: 0 at its end, 1 when it holds more than max
+ * bytes (b then has max + 1 of them), -1 with errno on a read error. */
+int
+readall(int fd, Buf *b, size_t max)
+{
+	size_t got = 0, want;
+	ssize_t n;
+
+	for (;;) {
+		bufgrow(b, 65536);
+		want = MIN(b->cap - b->len - 1, max + 1 - got);
+		if ((n = read(fd, b->p + b->len, want)) == 0)
+			return 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		b->len += n;
+		b->p[b->len] = '\0';
+		if ((got += n) > max)
+			return 1;
+	}
+}
+
+/* The directory of path, to be freed. */
+char *
+dirof(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, slash - path);
+}
+
+/* mkdir -p dir with mode: 0, or -1 with errno, the path that failed in
+ * bad if it is not NULL (to be freed).  A file in the way is ENOTDIR. */
+int
+mkdirs(const char *dir, int mode, char **bad)
+{
+	char *d = xstrdup(dir), *p = d;
+	struct stat st;
+	int last;
+
+	if (bad)
+		*bad = NULL;
+	for (;;) {
+		p += strspn(p, "/");
+		p += strcspn(p, "/");
+		last = !*p || !p[strspn(p, "/")];
+		*p = '\0';
+		if (mkdir(d, mode) < 0 && (errno != EEXIST ||
+		    stat(d, &st) < 0 || !S_ISDIR(st.st_mode))) {
+			if (errno == EEXIST)
+				errno = ENOTDIR;
+			if (bad)
+				*bad = xstrdup(d);
+			free(d);
+			return -1;
+		}
+		if (last)
+			break;
+		*p = '/';
+	}
+	free(d);
+	return 0;
+}
+
+/* Make the new names in a directory durable: after a rename or a file
+ * made in it.  0, or -1 with errno. */
+int
+syncdir(const char *dir)
+{
+	int fd, err = 0;
+
+	if ((fd = open(dir, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	/* some file systems cannot sync a directory: nothing to be done */
+	if (fsync(fd) < 0 && errno != EINVAL && errno != ENOTSUP)
+		err = errno;
+	if (close(fd) < 0 && !err)
+		err = errno;
+	errno = err;
+	return err ? -1 : 0;
+}
+
+/* Text from the model, made safe for a terminal: control characters
+ * (an escape sequence could hide what is asked) shown as \xNN, newlines
+ * and tabs kept unless oneline. */
+void
+safetext(Buf *b, const char *s, size_t n, int oneline)
+{
+	Buf v = { 0 };
+	size_t i;
+	unsigned char c, d;
+
+	utf8repair(&v, s, n);
+	for (i = 0; i < v.len; i++) {
+		c = v.p[i];
+		d = i + 1 < v.len ? (unsigned char)v.p[i + 1] : 0;
+		if (c == '\n' || c == '\t')
+			bufaddc(b, oneline ? ' ' : c);
+		else if (c < 0x20 || c == 0x7f)
+			bufaddf(b, "\\x%02x", c);
+		else if (c == 0xc2 && d >= 0x80 && d <= 0x9f)
+			bufaddf(b, "\\u%04x", d), i++;	/* C1 controls */
+		else
+			bufaddc(b, c);
+	}
+	buffree(&v);
+}
+
+/* Paths */
+
+enum { MAXLINKS = 40 };	/* symbolic links followed, as Linux does */
+
+/* A "**" component: any number of whole components. */
+static int
+isstars(const char *p)
+{
+	return p[0] == '*' && p[1] == '*' && (p[2] == '/' || !p[2]);
+}
+
+/* The component after the one at p, or NULL if that was the last. */
+static const char *
+nextcomp(const char *p)
+{
+	p += strcspn(p, "/");
+	return *p ? p + 1 : NULL;
+}
+
+/* fnmatch(3) on one component of a pattern and one of a path. */
+static int
+compmatch(const char *p, const char *s)
+{
+	char pat[512], name[512];
+	size_t pn = strcspn(p, "/"), sn = strcspn(s, "/");
+
+	if (pn >= sizeof(pat) || sn >= sizeof(name))
+		return 0;
+	memcpy(pat, p, pn);
+	pat[pn] = '\0';
+	memcpy(name, s, sn);
+	name[sn] = '\0';
+	return fnmatch(pat, name, 0) == 0;
+}
+
+/* fnmatch(3) per path component, with "**" matching any number of whole
+ * components, as in .gitignore and most globbing tools; a last "**" after
+ * others matches one or more (what is inside dir, for dir followed by
+ * "**").  As with "*" in a string, going back to the latest "**" alone is
+ * enough, for every other component takes exactly one: the work is at
+ * most the pattern's components times the path's.  Trying every split at
+ * every "**" was exponential: a .gitignore line of twelve "**" and a name
+ * kept grep busy for minutes on a deep tree, and .gitignore files come
+ * with the repository. */
+int
+pathmatch(const char *p, const char *s)
+{
+	const char *star = NULL, *mark = NULL, *q;
+
+	for (;;) {
+		if (p && isstars(p) && (q = nextcomp(p))) {
+			star = p = q;
+			mark = s;
+		} else if (p && isstars(p) && s) {
+			return 1;
+		} else if (p && s && compmatch(p, s)) {
+			p = nextcomp(p);
+			s = nextcomp(s);
+		} else if (!p && !s) {
+			return 1;
+		} else if (star && mark) {
+			/* the last "**" takes one more component */
+			p = star;
+			s = mark = nextcomp(mark);
+		} else {
+			return 0;
+		}
+	}
+}
+
+/* path made absolute, "." and ".." taken out by its letters alone */
+char *
+abspath(const char *path)
+{
+	char cwd[PATH_MAX];
+	const char *s, *e;
+	Buf in = { 0 }, b = { 0 };
+
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		bufaddf(&in, "%s/", cwd);
+	bufadds(&in, path);
+	for (s = in.p; *s; s = e) {
+		s += strspn(s, "/");
+		e = s + strcspn(s, "/");
+		if (e == s || (e - s == 1 && s[0] == '.'))
+			continue;
+		if (e - s == 2 && s[0] == '.' && s[1] == '.') {
+			while (b.len && b.p[--b.len] != '/')
+				;
+			continue;
+		}
+		bufaddc(&b, '/');
+		bufadd(&b, s, e - s);
+	}
+	buffree(&in);
+	if (!b.len)
+		bufaddc(&b, '/');
+	b.p[b.len] = '\0';
+	return bufdetach(&b);
+}
+
+/* The target of the link at, as a path from the working directory; NULL
+ * with errno if it cannot be read. */
+static char *
+linkpath(const char *at)
+{
+	char buf[PATH_MAX];
+	const char *slash;
+	ssize_t n;
+	Buf b = { 0 };
+
+	if ((n = readlink(at, buf, sizeof(buf))) < 0)
+		return NULL;
+	if (n == sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (buf[0] != '/' && (slash = strrchr(at, '/')))
+		bufadd(&b, at, slash - at + 1);
+	bufadds(&b, buf);
+	return bufdetach(&b);
+}
+
+/* Where path leads through symbolic links, in *real (NULL if path is not
+ * one); -1 with errno if the chain does not end within MAXLINKS links, as
+ * the kernel's lookup would fail.  Stopping short instead, we would take
+ * the last link reached for the file and rename a file over it. */
+int
+linktarget(const char *path, char **real)
+{
+	const char *at = path;
+	struct stat st;
+	char *next;
+	int k, err;
+
+	*real = NULL;
+	for (k = 0; lstat(at, &st) == 0 && S_ISLNK(st.st_mode); k++) {
+		next = k < MAXLINKS ? linkpath(at) : NULL;
+		err = k < MAXLINKS ? errno : ELOOP;
+		free(*real);
+		if (!(at = *real = next)) {
+			errno = err;
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -1,0 +1,627 @@
+/* See LICENSE file for copyright and license details. */
+/* wire.c: unit tests of the providers' wires: recorded streams give the
+ * same answer at every split of their bytes, and request bodies hold what
+ * each API wants, field by field. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../agent.h"
+#include "t.h"
+
+/* Streams */
+
+/* What the pieces said, in order: T for text, H for thinking. */
+static int
+logpiece(void *arg, int kind, const char *p, size_t n)
+{
+	Buf *log = arg;
+
+	bufaddc(log, kind == WTEXT ? 'T' : 'H');
+	bufadd(log, p, n);
+	bufaddc(log, '|');
+	return 0;
+}
+
+/* Everything the wire made of a stream, as one text to compare. */
+static void
+outcome(Buf *log, const Wire *w)
+{
+	int i;
+
+	bufaddf(log, "\ntext=%s\nthink=%s\nsig=%s\n", w->text.p ? w->text.p :
+	        "", w->think.p ? w->think.p : "", w->sig.p ? w->sig.p : "");
+	for (i = 0; i < w->ncalls; i++)
+		bufaddf(log, "call %s %s %s\n", w->calls[i].id.p ?
+		        w->calls[i].id.p : "", w->calls[i].name.p ?
+		        w->calls[i].name.p : "", w->calls[i].args.p ?
+		        w->calls[i].args.p : "");
+	bufaddf(log, "finish=%s in=%lld out=%lld cached=%lld write=%lld "
+	        "done=%d again=%d dropped=%d err=%s complete=%d\n", w->finish,
+	        w->in, w->out, w->cached, w->cachewrite, w->done, w->again,
+	        w->dropped, w->err.p ? w->err.p : "", wirecomplete(w));
+}
+
+/* Feed a stream in two parts split at k (k > n: byte by byte) and say
+ * what came of it in out.  The wire is left for the caller to look at. */
+static void
+feed(int wire, const char *s, size_t n, size_t k, Wire *w, Buf *out)
+{
+	Sse sse;
+	size_t i;
+	int stop = 0;
+
+	wireinit(w, wire, logpiece, out);
+	sseinit(&sse, wireevent, w);
+	if (k > n) {
+		for (i = 0; i < n && !stop; i++)
+			stop = ssefeed(&sse, s + i, 1) != 0;
+	} else {
+		stop = ssefeed(&sse, s, k) != 0;
+		if (!stop)
+			ssefeed(&sse, s + k, n - k);
+	}
+	w->atend = 1;
+	if (!stop)
+		sseend(&sse);
+	ssefree(&sse);
+	outcome(out, w);
+}
+
+/* A stream gives one outcome at every split; returns the whole feed's,
+ * with the wire in w. */
+static void
+splits(const char *name, int wire, const char *s, size_t n, Wire *w,
+       Buf *whole)
+{
+	Buf b = { 0 };
+	Wire v;
+	size_t k, bad = 0;
+
+	feed(wire, s, n, n, w, whole);
+	for (k = 0; k <= n + 1; k++) {
+		bufreset(&b);
+		feed(wire, s, n, k, &v, &b);
+		if (b.len != whole->len || memcmp(b.p, whole->p, b.len)) {
+			if (!bad)
+				printf("# %s split at %zu:\n%s\n# whole:\n%s\n",
+				       name, k, b.p, whole->p);
+			bad++;
+		}
+		wirefree(&v);
+	}
+	T(bad == 0, "%s: the same answer at each of %zu splits and byte by "
+	  "byte (%zu differ)", name, n + 1, bad);
+	buffree(&b);
+}
+
+static const char openaistream[] =
+	"data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":"
+	"\"assistant\",\"content\":\"\"}}]}\n\n"
+	": keep-alive\n\n"
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":"
+	"\"Look at \\u00e9\"}}]}\n\n"
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Let me "
+	"\\ud83d\\ude00 read\"}}]}\r\n\r\n"
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{"
+	"\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{"
+	"\"name\":\"read\",\"arguments\":\"\"}}]}}]}\n\n"
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{"
+	"\"index\":0,\"function\":{\"arguments\":\"{\\\"path\\\":\\\"a.\"}}]}}]}\n\n"
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{"
+	"\"index\":1,\"id\":\"call_2\",\"function\":{\"name\":\"ls\","
+	"\"arguments\":\"{}\"}}]}}]}\n\n"
+	"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{"
+	"\"index\":0,\"function\":{\"arguments\":\"txt\\\"}\"}}]}}]}\n\n"
+	"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":"
+	"\"tool_calls\"}]}\n\n"
+	"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":120,"
+	"\"completion_tokens\":30,\"prompt_tokens_details\":{"
+	"\"cached_tokens\":100}}}\n\n"
+	"data: [DONE]\n\n";
+
+static const char anthropicstream[] =
+	"event: message_start\n"
+	"data: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":"
+	"{\"input_tokens\":10,\"cache_creation_input_tokens\":5,"
+	"\"cache_read_input_tokens\":100,\"output_tokens\":1}}}\n\n"
+	"event: ping\ndata: {\"type\":\"ping\"}\n\n"
+	"event: content_block_start\n"
+	"data: {\"type\":\"content_block_start\",\"index\":0,"
+	"\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n"
+	"event: content_block_delta\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{"
+	"\"type\":\"thinking_delta\",\"thinking\":\"The file \"}}\n\n"
+	"event: content_block_delta\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{"
+	"\"type\":\"thinking_delta\",\"thinking\":\"first.\"}}\n\n"
+	"event: content_block_delta\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{"
+	"\"type\":\"signature_delta\",\"signature\":\"c2lnbmVk\"}}\n\n"
+	"event: content_block_stop\n"
+	"data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+	"event: content_block_start\n"
+	"data: {\"type\":\"content_block_start\",\"index\":1,"
+	"\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+	"event: content_block_delta\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{"
+	"\"type\":\"text_delta\",\"text\":\"Reading it.\"}}\n\n"
+	"event: content_block_start\n"
+	"data: {\"type\":\"content_block_start\",\"index\":2,"
+	"\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\","
+	"\"name\":\"read\",\"input\":{}}}\n\n"
+	"event: content_block_delta\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{"
+	"\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"pa\"}}\n\n"
+	"event: content_block_delta\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{"
+	"\"type\":\"input_json_delta\",\"partial_json\":\"th\\\": \\\"a\\\"}\"}}\n\n"
+	"event: content_block_stop\n"
+	"data: {\"type\":\"content_block_stop\",\"index\":2}\n\n"
+	"event: message_delta\n"
+	"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+	"\"tool_use\"},\"usage\":{\"output_tokens\":42}}\n\n"
+	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+
+static int
+is(const Buf *b, const char *s)
+{
+	return b->len == strlen(s) && !memcmp(b->p, s, b->len);
+}
+
+static void
+testopenaistream(void)
+{
+	Buf log = { 0 };
+	Wire w;
+
+	splits("openai stream", OPENAI, openaistream,
+	       sizeof(openaistream) - 1, &w, &log);
+	T(is(&w.think, "Look at \xc3\xa9"), "openai: reasoning_content is "
+	  "thinking");
+	T(is(&w.text, "Let me \xf0\x9f\x98\x80 read"),
+	  "openai: content is text, a surrogate pair joined");
+	T(w.ncalls == 2 && is(&w.calls[0].id, "call_1") &&
+	  is(&w.calls[0].name, "read") &&
+	  is(&w.calls[0].args, "{\"path\":\"a.txt\"}") &&
+	  is(&w.calls[1].id, "call_2") && is(&w.calls[1].args, "{}"),
+	  "openai: calls joined by index, pieces interleaved");
+	T(!strcmp(w.finish, "tool_calls") && w.in == 120 && w.out == 30 &&
+	  w.cached == 100, "openai: finish and usage");
+	T(w.done && wirecomplete(&w) && !w.err.len, "openai: [DONE] ends it");
+	T(strstr(log.p, "HLook at \xc3\xa9|TLet me") != NULL,
+	  "openai: pieces passed on in order");
+	wirefree(&w);
+	buffree(&log);
+}
+
+static void
+testanthropicstream(void)
+{
+	Buf log = { 0 };
+	Wire w;
+
+	splits("anthropic stream", ANTHROPIC, anthropicstream,
+	       sizeof(anthropicstream) - 1, &w, &log);
+	T(is(&w.think, "The file first.") && is(&w.sig, "c2lnbmVk"),
+	  "anthropic: thinking and its signature");
+	T(is(&w.text, "Reading it."), "anthropic: text");
+	T(w.ncalls == 1 && is(&w.calls[0].id, "toolu_1") &&
+	  is(&w.calls[0].name, "read") &&
+	  is(&w.calls[0].args, "{\"path\": \"a\"}"),
+	  "anthropic: tool_use with its input joined");
+	T(!strcmp(w.finish, "tool_calls") && w.in == 115 && w.cached == 100 &&
+	  w.cachewrite == 5 && w.out == 42,
+	  "anthropic: stop reason in OpenAI's words, usage with the cache");
+	T(w.done && wirecomplete(&w), "anthropic: message_stop ends it");
+	wirefree(&w);
+	buffree(&log);
+}
+
+/* One stream, fed whole, into w. */
+static void
+run(int wire, const char *s, Wire *w)
+{
+	Buf log = { 0 };
+
+	feed(wire, s, strlen(s), strlen(s), w, &log);
+	buffree(&log);
+}
+
+static void
+testerrors(void)
+{
+	Wire w;
+
+	run(OPENAI, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"
+	    "data: {\"error\":{\"message\":\"Server is busy\","
+	    "\"type\":\"server_error\"}}\n\n", &w);
+	T(is(&w.err, "Server is busy") && !wirecomplete(&w),
+	  "openai: an error event says its message and ends the stream");
+	wirefree(&w);
+	run(ANTHROPIC, "event: error\ndata: {\"type\":\"error\",\"error\":{"
+	    "\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
+	    &w);
+	T(is(&w.err, "Overloaded") && w.again,
+	  "anthropic: overload before a word may be tried again");
+	wirefree(&w);
+	run(ANTHROPIC, anthropicstream, &w);
+	wirefree(&w);
+	run(OPENAI, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"
+	    "data: {\"choices\": [tru\n\n", &w);
+	T(w.err.p && strstr(w.err.p, "malformed JSON: {\"choices\": [tru"),
+	  "a malformed event is named, with its start");
+	wirefree(&w);
+	run(OPENAI, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"
+	    "data: {\"choices\": [{\"de", &w);
+	T(w.err.p && strstr(w.err.p, "the stream ended before the answer"),
+	  "an event cut by the end of the connection: the answer is "
+	  "incomplete");
+	wirefree(&w);
+	run(OPENAI, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"},"
+	    "\"finish_reason\":\"stop\"}]}\n\n", &w);
+	T(wirecomplete(&w), "openai: a finish_reason without [DONE] is whole");
+	wirefree(&w);
+	run(ANTHROPIC, "event: message_delta\ndata: {\"type\":\"message_delta\","
+	    "\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n", &w);
+	T(!wirecomplete(&w), "anthropic: no message_stop, not whole");
+	wirefree(&w);
+}
+
+static int
+stopat(void *arg, int kind, const char *p, size_t n)
+{
+	(void)kind;
+	(void)p;
+	(void)n;
+	return ++*(int *)arg >= 2;
+}
+
+static void
+testlimits(void)
+{
+	Wire w;
+	Buf s = { 0 };
+	Sse sse;
+	int i, calls = 0;
+
+	for (i = 0; i < 5; i++)
+		bufaddf(&s, "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{"
+		        "\"index\":%d,\"id\":\"c%d\",\"function\":{\"name\":"
+		        "\"ls\"}}]}}]}\n\n", i, i);
+	wireinit(&w, OPENAI, NULL, NULL);
+	w.maxcalls = 3;
+	sseinit(&sse, wireevent, &w);
+	ssefeed(&sse, s.p, s.len);
+	T(w.ncalls == 3 && w.dropped, "maxcalls: the calls past it dropped, "
+	  "and that is said");
+	ssefree(&sse);
+	wirefree(&w);
+
+	wireinit(&w, OPENAI, NULL, NULL);
+	w.maxkeep = 4;
+	sseinit(&sse, wireevent, &w);
+	bufreset(&s);
+	bufadds(&s, "data: {\"choices\":[{\"delta\":{\"content\":\"ab\\u00e9cd\"}}]}\n\n");
+	ssefeed(&sse, s.p, s.len);
+	T(is(&w.text, "ab\xc3\xa9"), "maxkeep: text kept up to it, whole "
+	  "characters only");
+	ssefree(&sse);
+	wirefree(&w);
+
+	wireinit(&w, OPENAI, stopat, &calls);
+	sseinit(&sse, wireevent, &w);
+	bufreset(&s);
+	for (i = 0; i < 4; i++)
+		bufadds(&s, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n");
+	for (i = 0; i < 4 && !ssefeed(&sse, s.p + i * (s.len / 4), s.len / 4);
+	     i++)
+		;
+	T(i == 1 && calls == 2, "a callback that asks to stop stops the "
+	  "stream");
+	ssefree(&sse);
+	wirefree(&w);
+	buffree(&s);
+}
+
+/* A recorded stream from test/data: the same at every split, and whole.
+ * A fixture that is missing is a failure. */
+static void
+testfile(const char *path, int wire, const char *want)
+{
+	Buf b = { 0 }, log = { 0 };
+	Wire w;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || readall(fd, &b, 1 << 20) != 0) {
+		T(0, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	splits(path, wire, b.p, b.len, &w, &log);
+	T(strstr(log.p, want) != NULL, "%s: the outcome holds %s", path, want);
+	wirefree(&w);
+	buffree(&log);
+	buffree(&b);
+}
+
+/* Requests */
+
+/* The token at a dotted path of keys and indices ("messages.1.role"),
+ * or -1. */
+static int
+at(const Json *j, const char *path)
+{
+	char key[64];
+	const char *p = path, *dot;
+	int i = 0;
+	size_t n;
+
+	while (i >= 0 && *p) {
+		dot = strchr(p, '.');
+		n = dot ? (size_t)(dot - p) : strlen(p);
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		if (j->t[i].type == JARR)
+			i = jsonat(j, i, atoi(key));
+		else
+			i = jsonget(j, i, key);
+		p += n + (dot != NULL);
+	}
+	return i;
+}
+
+/* Whether the string or raw token at path is s. */
+static int
+has(const Json *j, const char *path, const char *s)
+{
+	int i = at(j, path);
+	Buf v = { 0 };
+	int ok;
+
+	if (i < 0)
+		return 0;
+	if (j->t[i].type == JSTR)
+		jsonstrbuf(j, i, &v);
+	else
+		jsonraw(&v, j, i);
+	ok = v.len == strlen(s) && !memcmp(v.p, s, v.len);
+	buffree(&v);
+	return ok;
+}
+
+static int
+count(const Json *j, const char *path)
+{
+	int i = at(j, path);
+
+	return i < 0 ? -1 : j->t[i].size;
+}
+
+static const Tool tool = {
+	"read", NULL, 0, "Read a file",
+	"{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}"
+};
+
+static char *convo[] = {
+	"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}",
+	"{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\","
+	"\"thinking\":\"hmm\",\"thinkingSignature\":\"sig1\"},{\"type\":"
+	"\"text\",\"text\":\"let me look\"},{\"type\":\"toolCall\",\"id\":"
+	"\"call_1|fc_x\",\"name\":\"read\",\"arguments\":{\"path\":\"a\"}}],"
+	"\"api\":\"anthropic-messages\",\"model\":\"m1\",\"stopReason\":"
+	"\"toolUse\"}",
+	"{\"role\":\"toolResult\",\"toolCallId\":\"call_1|fc_x\",\"toolName\":"
+	"\"read\",\"content\":[{\"type\":\"text\",\"text\":\"data\"}],"
+	"\"isError\":false}",
+	"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":"
+	"\"partial\"}],\"stopReason\":\"aborted\"}",
+	"{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\",\"id\":"
+	"\"c2\",\"name\":\"ls\",\"arguments\":{}}],\"stopReason\":\"toolUse\"}",
+	"{\"role\":\"user\",\"content\":\"next\"}",
+};
+
+static void
+request(Wirereq *q, int wire, const char *model)
+{
+	memset(q, 0, sizeof(*q));
+	q->wire = wire;
+	q->model = model;
+	q->system = "be brief";
+	q->msgs = convo;
+	q->nmsgs = LEN(convo);
+	q->tools = &tool;
+	q->ntools = 1;
+	q->maxout = 4096;
+	q->maxfield = "max_completion_tokens";
+}
+
+static void
+testopenaibody(void)
+{
+	Wirereq q;
+	Buf b = { 0 };
+	Json j;
+
+	request(&q, OPENAI, "gpt");
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0, "openai body: valid JSON");
+	T(has(&j, "model", "gpt") && has(&j, "stream", "true") &&
+	  has(&j, "stream_options.include_usage", "true") &&
+	  has(&j, "max_completion_tokens", "4096"),
+	  "openai body: model, stream with usage, the row's max field");
+	T(count(&j, "messages") == 7, "openai body: 7 messages (%d)",
+	  count(&j, "messages"));
+	T(has(&j, "messages.0.role", "system") &&
+	  has(&j, "messages.0.content", "be brief"),
+	  "openai body: the system prompt first");
+	T(has(&j, "messages.1.role", "user") &&
+	  has(&j, "messages.1.content", "hi"), "openai body: user text");
+	T(has(&j, "messages.2.role", "assistant") &&
+	  has(&j, "messages.2.content", "let me look") &&
+	  has(&j, "messages.2.tool_calls.0.id", "call_1|fc_x") &&
+	  has(&j, "messages.2.tool_calls.0.type", "function") &&
+	  has(&j, "messages.2.tool_calls.0.function.name", "read") &&
+	  has(&j, "messages.2.tool_calls.0.function.arguments",
+	      "{\"path\":\"a\"}") && at(&j, "messages.2.reasoning_content") < 0,
+	  "openai body: an answer's text and calls, arguments as a string, "
+	  "no thinking");
+	T(has(&j, "messages.3.role", "tool") &&
+	  has(&j, "messages.3.tool_call_id", "call_1|fc_x") &&
+	  has(&j, "messages.3.content", "data"),
+	  "openai body: a result names its call");
+	T(has(&j, "messages.4.content", "null") &&
+	  has(&j, "messages.4.tool_calls.0.id", "c2"),
+	  "openai body: an aborted answer left out; calls alone, content "
+	  "null");
+	T(has(&j, "messages.5.role", "tool") &&
+	  has(&j, "messages.5.tool_call_id", "c2") &&
+	  has(&j, "messages.5.content", "No result provided"),
+	  "openai body: a call with no result gets one before what follows");
+	T(has(&j, "messages.6.content", "next"),
+	  "openai body: user content as a plain string");
+	T(has(&j, "tools.0.type", "function") &&
+	  has(&j, "tools.0.function.name", "read") &&
+	  has(&j, "tools.0.function.description", "Read a file") &&
+	  has(&j, "tools.0.function.parameters.type", "object"),
+	  "openai body: the tool with its schema as parameters");
+	jsonfree(&j);
+	bufreset(&b);
+	q.ntools = 0;
+	q.nmsgs = 0;
+	q.maxfield = NULL;
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 && at(&j, "tools") < 0 &&
+	  has(&j, "max_tokens", "4096") && count(&j, "messages") == 1,
+	  "openai body: no tools, no field named: max_tokens");
+	jsonfree(&j);
+	buffree(&b);
+}
+
+static void
+testanthropicbody(void)
+{
+	Wirereq q;
+	Buf b = { 0 };
+	Json j;
+
+	request(&q, ANTHROPIC, "m1");
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0, "anthropic body: valid JSON");
+	T(has(&j, "model", "m1") && has(&j, "max_tokens", "4096") &&
+	  has(&j, "stream", "true") && at(&j, "max_completion_tokens") < 0,
+	  "anthropic body: model, max_tokens, stream");
+	T(has(&j, "system.0.type", "text") &&
+	  has(&j, "system.0.text", "be brief") &&
+	  has(&j, "system.0.cache_control.type", "ephemeral"),
+	  "anthropic body: the system prompt as a cached block");
+	T(count(&j, "messages") == 5, "anthropic body: 5 messages (%d)",
+	  count(&j, "messages"));
+	T(has(&j, "messages.0.role", "user") &&
+	  has(&j, "messages.0.content.0.text", "hi"),
+	  "anthropic body: user text as a block");
+	T(has(&j, "messages.1.role", "assistant") &&
+	  has(&j, "messages.1.content.0.type", "thinking") &&
+	  has(&j, "messages.1.content.0.thinking", "hmm") &&
+	  has(&j, "messages.1.content.0.signature", "sig1") &&
+	  has(&j, "messages.1.content.1.text", "let me look") &&
+	  has(&j, "messages.1.content.2.type", "tool_use") &&
+	  has(&j, "messages.1.content.2.id", "call_1_fc_x") &&
+	  has(&j, "messages.1.content.2.input.path", "a"),
+	  "anthropic body: own signed thinking, text, tool_use with a safe "
+	  "id");
+	T(has(&j, "messages.2.role", "user") &&
+	  has(&j, "messages.2.content.0.type", "tool_result") &&
+	  has(&j, "messages.2.content.0.tool_use_id", "call_1_fc_x") &&
+	  has(&j, "messages.2.content.0.content", "data") &&
+	  at(&j, "messages.2.content.0.is_error") < 0,
+	  "anthropic body: the result in a user message, the same id");
+	T(has(&j, "messages.3.content.0.id", "c2") &&
+	  count(&j, "messages.3.content") == 1,
+	  "anthropic body: an aborted answer left out");
+	T(has(&j, "messages.4.content.0.tool_use_id", "c2") &&
+	  has(&j, "messages.4.content.0.is_error", "true") &&
+	  has(&j, "messages.4.content.0.content", "No result provided") &&
+	  has(&j, "messages.4.content.1.text", "next") &&
+	  has(&j, "messages.4.content.1.cache_control.type", "ephemeral") &&
+	  at(&j, "messages.4.content.0.cache_control") < 0,
+	  "anthropic body: a missing result and the next words in one user "
+	  "message, the last block cached");
+	T(has(&j, "tools.0.name", "read") &&
+	  has(&j, "tools.0.input_schema.type", "object"),
+	  "anthropic body: the tool with its input_schema");
+	jsonfree(&j);
+	bufreset(&b);
+	request(&q, ANTHROPIC, "m2");
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  has(&j, "messages.1.content.0.type", "text"),
+	  "anthropic body: thinking signed by another model is not sent");
+	jsonfree(&j);
+	buffree(&b);
+}
+
+static void
+testmessage(void)
+{
+	Wire w;
+	Json j;
+	char *m;
+
+	run(ANTHROPIC, anthropicstream, &w);
+	m = wiremessage(&w, "anthropic", "m1", NULL);
+	T(jsonparse(&j, m, strlen(m)) == 0, "message: valid JSON");
+	T(has(&j, "role", "assistant") &&
+	  has(&j, "content.0.type", "thinking") &&
+	  has(&j, "content.0.thinkingSignature", "c2lnbmVk") &&
+	  has(&j, "content.1.text", "Reading it.") &&
+	  has(&j, "content.2.type", "toolCall") &&
+	  has(&j, "content.2.arguments.path", "a") &&
+	  has(&j, "api", "anthropic-messages") &&
+	  has(&j, "stopReason", "toolUse") && has(&j, "usage.input", "10") &&
+	  has(&j, "usage.cacheRead", "100") && has(&j, "usage.output", "42"),
+	  "message: stored as pi stores an answer");
+	jsonfree(&j);
+	free(m);
+	m = wiremessage(&w, "anthropic", "m1", "aborted");
+	T(strstr(m, "\"stopReason\":\"aborted\"") != NULL,
+	  "message: what arrived of an aborted answer says so");
+	free(m);
+	wirefree(&w);
+}
+
+static void
+testoverflow(void)
+{
+	T(wireoverflow(400, "This model's maximum context length is 8192", 43),
+	  "overflow: OpenAI's words");
+	T(wireoverflow(400, "prompt is too long: 210000 tokens", 33),
+	  "overflow: Anthropic's words");
+	T(wireoverflow(413, "", 0), "overflow: any 413");
+	T(!wireoverflow(400, "bad request", 11), "overflow: not any 400");
+	T(!wireoverflow(500, "context length", 14), "overflow: not a 500");
+}
+
+int
+main(void)
+{
+	testopenaistream();
+	testanthropicstream();
+	testerrors();
+	testlimits();
+	testopenaibody();
+	testanthropicbody();
+	testmessage();
+	testoverflow();
+	testfile("test/data/openai-text.sse", OPENAI, "complete=1");
+	testfile("test/data/openai-toolcall.sse", OPENAI, "finish=tool_calls");
+	testfile("test/data/openai-error.sse", OPENAI, "complete=0");
+	testfile("test/data/anthropic-text.sse", ANTHROPIC, "complete=1");
+	testfile("test/data/anthropic-toolcall.sse", ANTHROPIC,
+	         "finish=tool_calls");
+	testfile("test/data/anthropic-error.sse", ANTHROPIC, "again=1");
+	return tfail != 0;
+}

@@ -1,0 +1,927 @@
+/* See LICENSE file for copyright and license details. */
+/* wire.c: the providers' wires, OpenAI chat completions (openai*) and
+ * Anthropic messages (anthropic*): a request in, its JSON body out; the
+ * stream's events in, deltas and the finished answer out.  No I/O. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+static const char *
+bstr(const Buf *b)
+{
+	return b->p ? b->p : "";
+}
+
+/* Text of a message's content: a string, or the text blocks joined. */
+void
+wiretext(Buf *b, const Json *j, int content)
+{
+	int blk;
+
+	if (jsonstrbuf(j, content, b) == 0)
+		return;
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
+		if (jsoneq(j, jsonget(j, blk, "type"), "text"))
+			jsonstrbuf(j, jsonget(j, blk, "text"), b);
+}
+
+/* The message of an error object, or of a body holding one. */
+void
+wireerror(Buf *out, const Json *j, int i)
+{
+	int e = jsonget(j, i, "error");
+
+	if (e >= 0 && j->t[e].type == JSTR) {
+		jsonstrbuf(j, e, out);
+		return;
+	}
+	if (e < 0)
+		e = i;
+	if (jsonstrbuf(j, jsonget(j, e, "message"), out) == 0)
+		return;
+	if (jsonstrbuf(j, jsonget(j, e, "detail"), out) == 0)
+		return;
+	jsonraw(out, j, e);
+}
+
+/* Whether an error says the request is over the context window, in the
+ * words of the providers we know of (OpenAI, Anthropic, llama.cpp, vLLM,
+ * Ollama, LM Studio, OpenRouter). */
+int
+wireoverflow(int status, const char *err, size_t len)
+{
+	static const char *said[] = {
+		"context_length_exceeded", "context length", "context window",
+		"prompt is too long", "too many tokens", "maximum context",
+		"exceeds the available context", "reduce the length",
+		"input is too long",
+	};
+	char *low;
+	size_t i;
+	int hit = 0;
+
+	if (status != 400 && status != 413)
+		return 0;
+	low = xstrndup(err ? err : "", err ? len : 0);
+	for (i = 0; low[i]; i++)
+		low[i] = low[i] >= 'A' && low[i] <= 'Z' ? low[i] + 32 : low[i];
+	for (i = 0; i < LEN(said) && !hit; i++)
+		hit = strstr(low, said[i]) != NULL;
+	free(low);
+	return hit || status == 413;
+}
+
+/* The stream */
+
+void
+wireinit(Wire *w, int wire, Wirefn fn, void *arg)
+{
+	memset(w, 0, sizeof(*w));
+	w->wire = wire;
+	w->fn = fn;
+	w->arg = arg;
+	w->maxcalls = 128;
+	w->maxkeep = 1 << 20;
+}
+
+void
+wirefree(Wire *w)
+{
+	int i;
+
+	for (i = 0; i < w->ncalls; i++) {
+		buffree(&w->calls[i].id);
+		buffree(&w->calls[i].name);
+		buffree(&w->calls[i].args);
+	}
+	free(w->calls);
+	buffree(&w->text);
+	buffree(&w->think);
+	buffree(&w->sig);
+	buffree(&w->err);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Keep up to maxkeep bytes of a streamed text, never cutting a character:
+ * the rest was passed on but is not remembered. */
+static void
+keep(const Wire *w, Buf *b, const char *p, size_t n)
+{
+	size_t room;
+
+	if (b->len >= w->maxkeep)
+		return;
+	room = w->maxkeep - b->len;
+	if (n > room)
+		n = utf8back(p, room);
+	bufadd(b, p, n);
+}
+
+/* A piece of text or thinking: passed on, then kept.  Nonzero: the
+ * callback asks to stop. */
+static int
+delta(Wire *w, int kind, const char *p, size_t n)
+{
+	int rc;
+
+	if (!n)
+		return 0;
+	rc = w->fn ? w->fn(w->arg, kind, p, n) : 0;
+	keep(w, kind == WTEXT ? &w->text : &w->think, p, n);
+	return rc;
+}
+
+/* Set b to string token i, unless it is missing or empty. */
+static void
+setstr(Buf *b, const Json *j, int i)
+{
+	if (i < 0 || j->t[i].type != JSTR || j->t[i].end == j->t[i].start)
+		return;
+	bufreset(b);
+	jsonstrbuf(j, i, b);
+}
+
+static Wirecall *
+callat(Wire *w, int idx)
+{
+	if (idx < 0)
+		return NULL;
+	if (idx >= w->maxcalls) {
+		w->dropped = 1;
+		return NULL;
+	}
+	if (idx >= w->ncalls) {
+		w->calls = xrealloc(w->calls, (idx + 1) * sizeof(*w->calls));
+		memset(w->calls + w->ncalls, 0,
+		       (idx + 1 - w->ncalls) * sizeof(*w->calls));
+		w->ncalls = idx + 1;
+	}
+	return &w->calls[idx];
+}
+
+/* An event that is not JSON stops the stream: a last one cut short by
+ * the connection's end means the answer is incomplete. */
+static int
+badevent(Wire *w, const char *data, size_t len)
+{
+	if (w->atend) {
+		bufadds(&w->err, "the stream ended before the answer was "
+		        "complete");
+	} else {
+		bufadds(&w->err, "the provider sent malformed JSON: ");
+		utf8repair(&w->err, data, MIN(len, 200));
+	}
+	return 1;
+}
+
+/* A count from the network: no cast of what does not fit. */
+static int
+count(const Json *j, int i, long long *out)
+{
+	double v;
+
+	if (jsonnum(j, i, &v) < 0 || !(v >= 0 && v < 1e15))
+		return -1;
+	*out = (long long)v;
+	return 0;
+}
+
+/* OpenAI streams tool calls as pieces keyed by index: the id and name
+ * come first, the arguments in fragments of a JSON text. */
+static void
+openaicalls(Wire *w, const Json *j, int arr)
+{
+	int k, tc, fn, v;
+	double idx;
+	Wirecall *c;
+
+	for (k = 0, tc = jsonat(j, arr, 0); tc >= 0;
+	     k++, tc = jsonnext(j, tc)) {
+		if (jsonnum(j, jsonget(j, tc, "index"), &idx) < 0)
+			idx = k;
+		if (!(idx >= 0 && idx < 1e9) || !(c = callat(w, (int)idx)))
+			continue;
+		setstr(&c->id, j, jsonget(j, tc, "id"));
+		fn = jsonget(j, tc, "function");
+		setstr(&c->name, j, jsonget(j, fn, "name"));
+		v = jsonget(j, fn, "arguments");
+		if (v >= 0 && j->t[v].type == JOBJ) {
+			bufreset(&c->args);
+			jsonraw(&c->args, j, v);
+		} else {
+			jsonstrbuf(j, v, &c->args);
+		}
+	}
+}
+
+static void
+openaiusage(Wire *w, const Json *j, int u)
+{
+	count(j, jsonget(j, u, "prompt_tokens"), &w->in);
+	count(j, jsonget(j, u, "completion_tokens"), &w->out);
+	count(j, jsonget(j, jsonget(j, u, "prompt_tokens_details"),
+	      "cached_tokens"), &w->cached);
+}
+
+static int
+openaievent(Wire *w, const char *data, size_t len)
+{
+	Json j;
+	Buf s = { 0 };
+	int ch, d, v, rc = 0;
+
+	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
+		w->done = 1;
+		return 0;
+	}
+	if (jsonparse(&j, data, len) < 0)
+		return badevent(w, data, len);
+	if ((v = jsonget(&j, 0, "error")) >= 0 && !jsonisnull(&j, v)) {
+		wireerror(&w->err, &j, 0);
+		jsonfree(&j);
+		return 1;
+	}
+	if ((v = jsonget(&j, 0, "usage")) >= 0 && j.t[v].type == JOBJ)
+		openaiusage(w, &j, v);
+	ch = jsonat(&j, jsonget(&j, 0, "choices"), 0);
+	if ((v = jsonget(&j, ch, "finish_reason")) >= 0 && j.t[v].type == JSTR)
+		snprintf(w->finish, sizeof(w->finish), "%.*s",
+		         j.t[v].end - j.t[v].start, j.s + j.t[v].start);
+	d = jsonget(&j, ch, "delta");
+	if (jsonstrbuf(&j, jsonget(&j, d, "reasoning_content"), &s) == 0 ||
+	    jsonstrbuf(&j, jsonget(&j, d, "reasoning"), &s) == 0)
+		rc |= delta(w, WTHINK, s.p, s.len);
+	bufreset(&s);
+	if (jsonstrbuf(&j, jsonget(&j, d, "content"), &s) == 0)
+		rc |= delta(w, WTEXT, s.p, s.len);
+	if ((v = jsonget(&j, d, "tool_calls")) >= 0)
+		openaicalls(w, &j, v);
+	buffree(&s);
+	jsonfree(&j);
+	return rc;
+}
+
+/* Anthropic's stream: content blocks by index (thinking with its
+ * signature, text, tool_use whose input arrives as partial_json), usage
+ * in message_start and message_delta, and an error event at any time. */
+static void
+anthropicusage(Wire *w, const Json *j, int u)
+{
+	long long in = 0, v;
+	int got = 0;
+
+	if (count(j, jsonget(j, u, "input_tokens"), &v) == 0)
+		in += v, got = 1;
+	if (count(j, jsonget(j, u, "cache_creation_input_tokens"), &v) == 0)
+		in += v, w->cachewrite = v;
+	if (count(j, jsonget(j, u, "cache_read_input_tokens"), &v) == 0)
+		in += v, w->cached = v;
+	if (got)
+		w->in = in;
+	count(j, jsonget(j, u, "output_tokens"), &w->out);
+}
+
+static Wirecall *
+callofblock(Wire *w, int block)
+{
+	int i;
+
+	for (i = 0; i < w->ncalls; i++)
+		if (w->calls[i].block == block)
+			return &w->calls[i];
+	return NULL;
+}
+
+static int
+anthropicstart(Wire *w, const Json *j, int block)
+{
+	int cb = jsonget(j, 0, "content_block"), rc = 0;
+	Buf s = { 0 };
+	Wirecall *c;
+
+	if (jsoneq(j, jsonget(j, cb, "type"), "tool_use") &&
+	    (c = callat(w, w->ncalls))) {
+		c->block = block;
+		setstr(&c->id, j, jsonget(j, cb, "id"));
+		setstr(&c->name, j, jsonget(j, cb, "name"));
+	} else if (jsonstrbuf(j, jsonget(j, cb, "text"), &s) == 0) {
+		rc = delta(w, WTEXT, s.p, s.len);
+	}
+	buffree(&s);
+	return rc;
+}
+
+static int
+anthropicdelta(Wire *w, const Json *j, int block)
+{
+	int d = jsonget(j, 0, "delta"), t = jsonget(j, d, "type"), rc = 0;
+	Buf s = { 0 };
+	Wirecall *c;
+
+	if (jsoneq(j, t, "text_delta")) {
+		jsonstrbuf(j, jsonget(j, d, "text"), &s);
+		rc = delta(w, WTEXT, bstr(&s), s.len);
+	} else if (jsoneq(j, t, "thinking_delta")) {
+		jsonstrbuf(j, jsonget(j, d, "thinking"), &s);
+		rc = delta(w, WTHINK, bstr(&s), s.len);
+	} else if (jsoneq(j, t, "signature_delta")) {
+		jsonstrbuf(j, jsonget(j, d, "signature"), &w->sig);
+	} else if (jsoneq(j, t, "input_json_delta") &&
+	           (c = callofblock(w, block))) {
+		jsonstrbuf(j, jsonget(j, d, "partial_json"), &c->args);
+	}
+	buffree(&s);
+	return rc;
+}
+
+/* The stop reason, in OpenAI's words (finish_reason). */
+static void
+anthropicstop(Wire *w, const Json *j)
+{
+	int d = jsonget(j, 0, "delta"), v = jsonget(j, d, "stop_reason");
+
+	if (jsoneq(j, v, "tool_use"))
+		snprintf(w->finish, sizeof(w->finish), "tool_calls");
+	else if (jsoneq(j, v, "max_tokens"))
+		snprintf(w->finish, sizeof(w->finish), "length");
+	else if (jsoneq(j, v, "refusal"))
+		snprintf(w->finish, sizeof(w->finish), "refusal");
+	else if (v >= 0 && !jsonisnull(j, v))
+		snprintf(w->finish, sizeof(w->finish), "stop");
+	if ((v = jsonget(j, 0, "usage")) >= 0)
+		anthropicusage(w, j, v);
+}
+
+static int
+anthropicevent(Wire *w, const char *data, size_t len)
+{
+	Json j;
+	double idx = -1;
+	int t, rc = 0;
+
+	if (jsonparse(&j, data, len) < 0)
+		return badevent(w, data, len);
+	t = jsonget(&j, 0, "type");
+	if (jsonnum(&j, jsonget(&j, 0, "index"), &idx) < 0 ||
+	    !(idx >= 0 && idx <= 1000))
+		idx = -1;
+	if (jsoneq(&j, t, "error")) {
+		wireerror(&w->err, &j, 0);
+		t = jsonget(&j, jsonget(&j, 0, "error"), "type");
+		/* Anthropic reports overload this way, often before a word */
+		w->again = !w->text.len && !w->think.len && !w->ncalls &&
+		           (jsoneq(&j, t, "overloaded_error") ||
+		            jsoneq(&j, t, "api_error") ||
+		            jsoneq(&j, t, "rate_limit_error"));
+		jsonfree(&j);
+		return 1;
+	}
+	if (jsoneq(&j, t, "message_start"))
+		anthropicusage(w, &j, jsonget(&j, jsonget(&j, 0, "message"),
+		               "usage"));
+	else if (jsoneq(&j, t, "content_block_start"))
+		rc = anthropicstart(w, &j, (int)idx);
+	else if (jsoneq(&j, t, "content_block_delta"))
+		rc = anthropicdelta(w, &j, (int)idx);
+	else if (jsoneq(&j, t, "message_delta"))
+		anthropicstop(w, &j);
+	else if (jsoneq(&j, t, "message_stop"))
+		w->done = 1;
+	jsonfree(&j);
+	return rc;
+}
+
+/* One event of the stream (sse.c's callback shape): 0 to go on, 1 to
+ * stop, with w->err saying why unless the callback asked. */
+int
+wireevent(void *arg, const char *event, const char *data, size_t len)
+{
+	Wire *w = arg;
+
+	(void)event;	/* the data names its type too */
+	return w->wire == ANTHROPIC ? anthropicevent(w, data, len) :
+	       openaievent(w, data, len);
+}
+
+/* Whether the stream told the whole answer: Anthropic always ends with
+ * message_stop, OpenAI with [DONE], though some servers end with a
+ * finish_reason alone. */
+int
+wirecomplete(const Wire *w)
+{
+	return !w->err.len &&
+	       (w->done || (w->finish[0] && w->wire == OPENAI));
+}
+
+static const char *
+stopreason(const Wire *w)
+{
+	if (w->ncalls)
+		return "toolUse";
+	if (!strcmp(w->finish, "length"))
+		return "length";
+	return "stop";
+}
+
+/* The answer as pi stores an assistant message; stop is NULL for a
+ * finished answer, or "error" or "aborted" for what arrived of another. */
+char *
+wiremessage(const Wire *w, const char *provider, const char *model,
+            const char *stop)
+{
+	Buf b = { 0 };
+	Json j;
+	int i, first = 1;
+	const Wirecall *c;
+
+	bufadds(&b, "{\"role\":\"assistant\",\"content\":[");
+	if (w->think.len) {
+		bufadds(&b, "{\"type\":\"thinking\",\"thinking\":");
+		jsonesc(&b, w->think.p, w->think.len);
+		if (w->sig.len) {
+			bufadds(&b, ",\"thinkingSignature\":");
+			jsonesc(&b, w->sig.p, w->sig.len);
+		}
+		bufadds(&b, "}");
+		first = 0;
+	}
+	if (w->text.len) {
+		bufadds(&b, first ? "{" : ",{");
+		bufadds(&b, "\"type\":\"text\",\"text\":");
+		jsonesc(&b, w->text.p, w->text.len);
+		bufadds(&b, "}");
+		first = 0;
+	}
+	for (i = 0; i < w->ncalls; i++) {
+		c = &w->calls[i];
+		bufadds(&b, first ? "{" : ",{");
+		bufadds(&b, "\"type\":\"toolCall\",\"id\":");
+		jsonesc(&b, bstr(&c->id), c->id.len);
+		bufadds(&b, ",\"name\":");
+		jsonesc(&b, bstr(&c->name), c->name.len);
+		bufadds(&b, ",\"arguments\":");
+		if (c->args.len && jsonparse(&j, c->args.p, c->args.len) == 0) {
+			if (j.t[0].type == JOBJ)
+				jsonraw(&b, &j, 0);
+			else
+				bufadds(&b, "{}");
+			jsonfree(&j);
+		} else {
+			bufadds(&b, "{}");
+		}
+		bufadds(&b, "}");
+		first = 0;
+	}
+	bufadds(&b, "],\"api\":");
+	jsonescs(&b, w->wire == ANTHROPIC ? "anthropic-messages" :
+	         "openai-completions");
+	bufadds(&b, ",\"provider\":");
+	jsonescs(&b, provider);
+	bufadds(&b, ",\"model\":");
+	jsonescs(&b, model);
+	bufaddf(&b, ",\"usage\":{\"input\":%lld,\"output\":%lld,"
+	        "\"cacheRead\":%lld,\"cacheWrite\":%lld,\"totalTokens\":%lld,"
+	        "\"cost\":{\"input\":0,\"output\":0,\"cacheRead\":0,"
+	        "\"cacheWrite\":0,\"total\":0}}",
+	        w->in - w->cached - w->cachewrite, w->out, w->cached,
+	        w->cachewrite, w->in + w->out);
+	bufadds(&b, ",\"stopReason\":");
+	jsonescs(&b, stop ? stop : stopreason(w));
+	bufaddf(&b, ",\"timestamp\":%lld}", nowms());
+	return bufdetach(&b);
+}
+
+/* The request */
+
+typedef struct {
+	char **id;		/* tool calls still owed a result */
+	int n;
+} Pending;
+
+static void
+pendingadd(Pending *p, char *id)
+{
+	p->id = xrealloc(p->id, (p->n + 1) * sizeof(*p->id));
+	p->id[p->n++] = id ? id : xstrdup("");
+}
+
+static void
+pendingdrop(Pending *p, const char *id)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		if (!strcmp(p->id[i], id)) {
+			free(p->id[i]);
+			p->id[i] = p->id[--p->n];
+			return;
+		}
+	}
+}
+
+/* Whether a stored answer goes back: a failed or interrupted one does
+ * not. */
+static int
+answered(const Json *j)
+{
+	int stop = jsonget(j, 0, "stopReason");
+
+	return !jsoneq(j, stop, "error") && !jsoneq(j, stop, "aborted");
+}
+
+/* The offered tools, each as open, name, description, the schema under
+ * key, close: the two wires differ only in those. */
+static void
+tooldefs(const Wirereq *q, Buf *b, const char *open, const char *key,
+         const char *close)
+{
+	int k;
+
+	if (!q->ntools)
+		return;
+	bufadds(b, ",\"tools\":[");
+	for (k = 0; k < q->ntools; k++) {
+		bufadds(b, k ? "," : "");
+		bufadds(b, open);
+		bufadds(b, "\"name\":");
+		jsonescs(b, q->tools[k].name);
+		bufadds(b, ",\"description\":");
+		jsonescs(b, q->tools[k].desc);
+		bufaddf(b, ",\"%s\":%s", key, q->tools[k].schema);
+		bufadds(b, close);
+	}
+	bufadds(b, "]");
+}
+
+/* A call left without a result (an interrupted turn) still needs one, or
+ * the provider refuses the whole request. */
+static void
+openaipending(Buf *b, Pending *p)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
+		jsonescs(b, p->id[i]);
+		bufadds(b, ",\"content\":\"No result provided\"}");
+		free(p->id[i]);
+	}
+	p->n = 0;
+}
+
+static void
+openaiassistant(Buf *b, const Json *j, Pending *p)
+{
+	Buf text = { 0 }, args = { 0 };
+	int content, blk, ncalls = 0;
+
+	content = jsonget(j, 0, "content");
+	wiretext(&text, j, content);
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
+		ncalls += jsoneq(j, jsonget(j, blk, "type"), "toolCall");
+	if (!text.len && !ncalls)
+		goto done;
+	bufadds(b, ",{\"role\":\"assistant\",\"content\":");
+	if (text.len)
+		jsonesc(b, text.p, text.len);
+	else
+		bufadds(b, "null");
+	if (ncalls) {
+		bufadds(b, ",\"tool_calls\":[");
+		ncalls = 0;
+		for (blk = jsonat(j, content, 0); blk >= 0;
+		     blk = jsonnext(j, blk)) {
+			if (!jsoneq(j, jsonget(j, blk, "type"), "toolCall"))
+				continue;
+			bufadds(b, ncalls++ ? ",{\"id\":" : "{\"id\":");
+			jsonraw(b, j, jsonget(j, blk, "id"));
+			bufadds(b, ",\"type\":\"function\",\"function\":{\"name\":");
+			jsonraw(b, j, jsonget(j, blk, "name"));
+			bufadds(b, ",\"arguments\":");
+			bufreset(&args);
+			jsonraw(&args, j, jsonget(j, blk, "arguments"));
+			jsonesc(b, args.p, args.len);
+			bufadds(b, "}}");
+			pendingadd(p, jsonstr(j, jsonget(j, blk, "id")));
+		}
+		bufadds(b, "]");
+	}
+	bufadds(b, "}");
+done:
+	buffree(&text);
+	buffree(&args);
+}
+
+/* One stored message in the chat completions form. */
+static void
+openaimsg(Buf *b, const char *msg, Pending *p)
+{
+	Json j;
+	Buf text = { 0 };
+	char *id;
+	int role;
+
+	if (jsonparse(&j, msg, strlen(msg)) < 0)
+		return;	/* each was made from parsed JSON */
+	role = jsonget(&j, 0, "role");
+	if (!jsoneq(&j, role, "toolResult"))
+		openaipending(b, p);
+	if (jsoneq(&j, role, "user")) {
+		wiretext(&text, &j, jsonget(&j, 0, "content"));
+		bufadds(b, ",{\"role\":\"user\",\"content\":");
+		jsonesc(b, bstr(&text), text.len);
+		bufadds(b, "}");
+	} else if (jsoneq(&j, role, "assistant")) {
+		if (answered(&j))
+			openaiassistant(b, &j, p);
+	} else if (jsoneq(&j, role, "toolResult")) {
+		id = jsonstr(&j, jsonget(&j, 0, "toolCallId"));
+		wiretext(&text, &j, jsonget(&j, 0, "content"));
+		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
+		jsonescs(b, id ? id : "");
+		bufadds(b, ",\"content\":");
+		jsonesc(b, bstr(&text), text.len);
+		bufadds(b, "}");
+		if (id)
+			pendingdrop(p, id);
+		free(id);
+	}
+	buffree(&text);
+	jsonfree(&j);
+}
+
+static void
+openaibody(const Wirereq *q, Buf *b)
+{
+	Pending p = { 0 };
+	size_t i;
+
+	bufadds(b, "{\"model\":");
+	jsonescs(b, q->model);
+	bufadds(b, ",\"messages\":[{\"role\":\"system\",\"content\":");
+	jsonescs(b, q->system);
+	bufadds(b, "}");
+	for (i = 0; i < q->nmsgs; i++)
+		openaimsg(b, q->msgs[i], &p);
+	openaipending(b, &p);
+	free(p.id);
+	bufadds(b, "],\"stream\":true,"
+	        "\"stream_options\":{\"include_usage\":true}");
+	bufaddf(b, ",\"%s\":%ld", q->maxfield ? q->maxfield : "max_tokens",
+	        q->maxout);
+	tooldefs(q, b, "{\"type\":\"function\",\"function\":{",
+	         "parameters", "}}");
+	bufadds(b, "}");
+}
+
+/* Anthropic's messages, built from the stored ones: the results of one
+ * round go back as tool_result blocks of a single user message, and a
+ * user message may hold several blocks, so one stays open for more. */
+typedef struct {
+	Buf *b;
+	const char *model;	/* whose thinking may go back signed */
+	int nmsg;		/* messages written */
+	int open;		/* a user message is open */
+	int nblk;		/* blocks in it */
+	size_t cachepos;	/* where the last user block ends, or 0 */
+	Pending p;
+} Anthropic;
+
+/* Start a block of the open user message, opening one if need be. */
+static void
+anthropicblock(Anthropic *o)
+{
+	if (!o->open) {
+		bufadds(o->b, o->nmsg++ ? "," : "");
+		bufadds(o->b, "{\"role\":\"user\",\"content\":[");
+		o->open = 1;
+		o->nblk = 0;
+	}
+	bufadds(o->b, o->nblk++ ? "," : "");
+}
+
+/* End a user block: remember where, for the cache mark. */
+static void
+anthropicblockend(Anthropic *o)
+{
+	o->cachepos = o->b->len;
+	bufaddc(o->b, '}');
+}
+
+static void
+anthropicclose(Anthropic *o)
+{
+	if (o->open)
+		bufadds(o->b, "]}");
+	o->open = 0;
+}
+
+/* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
+ * providers (call_x|fc_y, functions.f:0) map the same way everywhere. */
+static void
+anthropicid(Buf *b, const char *id)
+{
+	char safe[65];
+	size_t i;
+
+	for (i = 0; id[i] && i < 64; i++)
+		safe[i] = (id[i] >= 'a' && id[i] <= 'z') ||
+		          (id[i] >= 'A' && id[i] <= 'Z') ||
+		          (id[i] >= '0' && id[i] <= '9') || id[i] == '-' ?
+		          id[i] : '_';
+	safe[i] = '\0';
+	jsonescs(b, i ? safe : "_");
+}
+
+static void
+anthropicresult(Anthropic *o, const char *id, const char *text, size_t len,
+                int iserr)
+{
+	anthropicblock(o);
+	bufadds(o->b, "{\"type\":\"tool_result\",\"tool_use_id\":");
+	anthropicid(o->b, id);
+	bufadds(o->b, ",\"content\":");
+	jsonesc(o->b, text, len);
+	bufadds(o->b, iserr ? ",\"is_error\":true" : "");
+	anthropicblockend(o);
+}
+
+/* Calls left without a result still need one, first thing after them. */
+static void
+anthropicpending(Anthropic *o)
+{
+	int i;
+
+	for (i = 0; i < o->p.n; i++) {
+		anthropicresult(o, o->p.id[i], "No result provided", 18, 1);
+		free(o->p.id[i]);
+	}
+	o->p.n = 0;
+}
+
+/* Whether string token i holds nothing but white space: Anthropic refuses
+ * such text blocks. */
+static int
+blank(const Json *j, int i)
+{
+	Buf v = { 0 };
+	size_t k;
+
+	if (jsonstrbuf(j, i, &v) < 0)
+		return 1;
+	for (k = 0; k < v.len && strchr(" \t\r\n", v.p[k]); k++)
+		;
+	k = k == v.len;
+	buffree(&v);
+	return k;
+}
+
+static void
+anthropictooluse(Anthropic *o, Buf *b, const Json *j, int blk)
+{
+	int v = jsonget(j, blk, "arguments");
+	char *id = jsonstr(j, jsonget(j, blk, "id"));
+
+	bufadds(b, b->len ? "," : "");
+	bufadds(b, "{\"type\":\"tool_use\",\"id\":");
+	anthropicid(b, id ? id : "");
+	bufadds(b, ",\"name\":");
+	jsonraw(b, j, jsonget(j, blk, "name"));
+	bufadds(b, ",\"input\":");
+	if (v >= 0 && j->t[v].type == JOBJ)
+		jsonraw(b, j, v);
+	else
+		bufadds(b, "{}");
+	bufadds(b, "}");
+	pendingadd(&o->p, id);
+}
+
+/* A stored answer as Anthropic's assistant message.  Thinking goes back
+ * only signed, and only to the model that signed it: a signature from
+ * elsewhere (pi keeps OpenAI's field name there) would be refused. */
+static void
+anthropicassistant(Anthropic *o, const Json *j)
+{
+	Buf blocks = { 0 }, *b = &blocks;
+	int content = jsonget(j, 0, "content"), blk, t, sig, v, own;
+
+	own = jsoneq(j, jsonget(j, 0, "api"), "anthropic-messages") &&
+	      jsoneq(j, jsonget(j, 0, "model"), o->model);
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		t = jsonget(j, blk, "type");
+		sig = jsonget(j, blk, "thinkingSignature");
+		if (jsoneq(j, t, "thinking") && own && !blank(j, sig)) {
+			bufadds(b, b->len ? "," : "");
+			bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
+			jsonraw(b, j, jsonget(j, blk, "thinking"));
+			bufadds(b, ",\"signature\":");
+			jsonraw(b, j, sig);
+			bufadds(b, "}");
+		} else if (jsoneq(j, t, "text") &&
+		           !blank(j, v = jsonget(j, blk, "text"))) {
+			bufadds(b, b->len ? "," : "");
+			bufadds(b, "{\"type\":\"text\",\"text\":");
+			jsonraw(b, j, v);
+			bufadds(b, "}");
+		} else if (jsoneq(j, t, "toolCall")) {
+			anthropictooluse(o, b, j, blk);
+		}
+	}
+	if (blocks.len) {
+		bufadds(o->b, o->nmsg++ ? "," : "");
+		bufadds(o->b, "{\"role\":\"assistant\",\"content\":[");
+		bufadd(o->b, blocks.p, blocks.len);
+		bufadds(o->b, "]}");
+	}
+	buffree(&blocks);
+}
+
+static void
+anthropicmsg(Anthropic *o, const char *msg)
+{
+	Json j;
+	Buf text = { 0 };
+	char *id;
+	int role, iserr;
+
+	if (jsonparse(&j, msg, strlen(msg)) < 0)
+		return;	/* each was made from parsed JSON */
+	role = jsonget(&j, 0, "role");
+	if (jsoneq(&j, role, "user")) {
+		anthropicpending(o);
+		wiretext(&text, &j, jsonget(&j, 0, "content"));
+		if (strspn(bstr(&text), " \t\r\n") == text.len) {
+			bufreset(&text);
+			bufadds(&text, "(empty)");
+		}
+		anthropicblock(o);
+		bufadds(o->b, "{\"type\":\"text\",\"text\":");
+		jsonesc(o->b, text.p, text.len);
+		anthropicblockend(o);
+	} else if (jsoneq(&j, role, "assistant")) {
+		if (answered(&j)) {
+			anthropicpending(o);
+			anthropicclose(o);
+			anthropicassistant(o, &j);
+		}
+	} else if (jsoneq(&j, role, "toolResult")) {
+		id = jsonstr(&j, jsonget(&j, 0, "toolCallId"));
+		wiretext(&text, &j, jsonget(&j, 0, "content"));
+		if (jsonbool(&j, jsonget(&j, 0, "isError"), &iserr) < 0)
+			iserr = 0;
+		anthropicresult(o, id ? id : "", bstr(&text), text.len, iserr);
+		if (id)
+			pendingdrop(&o->p, id);
+		free(id);
+	}
+	buffree(&text);
+	jsonfree(&j);
+}
+
+static void
+anthropicbody(const Wirereq *q, Buf *b)
+{
+	static const char cache[] = ",\"cache_control\":{\"type\":\"ephemeral\"}";
+	Buf msgs = { 0 };
+	Anthropic o = { 0 };
+	size_t i;
+
+	o.b = &msgs;
+	o.model = q->model;
+	for (i = 0; i < q->nmsgs; i++)
+		anthropicmsg(&o, q->msgs[i]);
+	anthropicpending(&o);
+	anthropicclose(&o);
+	free(o.p.id);
+	bufadds(b, "{\"model\":");
+	jsonescs(b, q->model);
+	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout);
+	/* the prompt is cached, and the conversation up to its last turn */
+	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");
+	jsonescs(b, q->system);
+	bufadds(b, cache);
+	bufadds(b, "}]");
+	tooldefs(q, b, "{", "input_schema", "}");
+	bufadds(b, ",\"messages\":[");
+	if (o.cachepos) {
+		bufadd(b, msgs.p, o.cachepos);
+		bufadds(b, cache);
+		bufadd(b, msgs.p + o.cachepos, msgs.len - o.cachepos);
+	} else {
+		bufadd(b, bstr(&msgs), msgs.len);
+	}
+	bufadds(b, "]}");
+	buffree(&msgs);
+}
+
+/* The request's JSON body, appended to b. */
+void
+wirebody(const Wirereq *q, Buf *b)
+{
+	if (q->wire == ANTHROPIC)
+		anthropicbody(q, b);
+	else
+		openaibody(q, b);
+}
