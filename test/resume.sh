@@ -26,7 +26,7 @@ for l in open(sys.argv[1], "rb").read().decode("utf-8").split("\n")[:-1]:
 }
 
 if ! command -v python3 >/dev/null 2>&1; then
-	ok "sessions (skipped: no python3)"
+	skip "sessions" "no python3"
 	exit 0
 fi
 

@@ -22,7 +22,7 @@ valid() {
 	jsonvalid "$2"
 	case $? in
 	0) ok "$1" ;;
-	77) ok "$1 (skipped: no python3 nor jq)" ;;
+	77) skip "$1" "no python3 nor jq" ;;
 	*) fail "$1" "invalid JSON: $(head -c 300 "$2" | od -c | head -5)" ;;
 	esac
 }
@@ -192,9 +192,9 @@ big 52428800
 finish stop
 END
 if [ -n "$ASAN_OPTIONS" ] || grep -q __asan_init ./agent 2>/dev/null; then
-	ok "50 MB answer in under 8 MB (skipped under sanitizer)"
+	skip "50 MB answer in under 8 MB" "under a sanitizer"
 elif [ ! -r /proc/self/status ]; then
-	ok "50 MB answer in under 8 MB (skipped: no /proc)"
+	skip "50 MB answer in under 8 MB" "no /proc"
 else
 	startfake "$T/big"
 	(agentexec ./agent -n -q hi) </dev/null >/dev/null 2>"$T/err" &
