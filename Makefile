@@ -106,7 +106,7 @@ dist: clean
 	cp -R LICENSE Makefile README config.mk config.def.h agent.1 agent.h \
 	    $(SRC) agent-$(VERSION)
 	cp test/*.c test/*.h test/*.sh agent-$(VERSION)/test
-	cp -R test/corpus agent-$(VERSION)/test
+	cp -R test/corpus test/data agent-$(VERSION)/test
 	cp bench/*.c bench/*.sh agent-$(VERSION)/bench
 	tar -cf - agent-$(VERSION) | gzip > agent-$(VERSION).tar.gz
 	rm -rf agent-$(VERSION)

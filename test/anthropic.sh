@@ -6,7 +6,7 @@
 ROOT=$PWD
 W=$T/work
 mkdir -p "$W"
-WIRE=$ROOT/../shared/wire
+DATA=$ROOT/test/data
 
 # runat args...: the agent with -P anthropic in $W, no terminal.
 runat() {
@@ -37,21 +37,17 @@ tooluse() {
 	event content_block_stop '{"type": "content_block_stop", "index": '"$1"'}'
 }
 
-if [ ! -f "$WIRE/anthropic-stream-toolcall.txt" ]; then
-	ok "anthropic (skipped: ../shared/wire not found)"
-	exit 0
-fi
-
-echo 'hello world' >"$W/hello.txt"
-printf 'raw %s\n' "$WIRE/anthropic-stream-toolcall.txt" >"$T/r1"
-printf 'raw %s\n' "$WIRE/anthropic-stream-text.txt" >"$T/r2"
+echo 'stand-up moves to 9:30' >"$W/notes.txt"
+printf 'raw %s\n' "$DATA/anthropic-toolcall.sse" >"$T/r1"
+printf 'raw %s\n' "$DATA/anthropic-text.sse" >"$T/r2"
 startfake -x "$T/r1" "$T/r2"
-runat 'read hello.txt'
+runat 'what does my note say?'
 [ "$RC" -eq 0 ] && ok "wire: exit 0" || fail "wire: exit 0" "rc $RC: $(cat "$T/err")"
-printf 'Let me read it.\nIt says: hello w\303\266rld \360\237\216\211' | cmp -s - "$T/out" &&
+printf '%s\nThe note says: "stand-up moves to 9:30", caf\303\251 on the 3rd floor \342\230\225 \360\237\232\200' \
+    "I'll read the note." | cmp -s - "$T/out" &&
     ok "wire: text blocks on stdout" || fail "wire: text blocks on stdout" "$(od -c "$T/out" | head)"
-grep -q 'The user wants the file.' "$T/err" && ok "wire: thinking on stderr" ||
-    fail "wire: thinking on stderr" "$(cat "$T/err")"
+grep -q 'The user asks what the note says; read it before answering.' "$T/err" &&
+    ok "wire: thinking on stderr" || fail "wire: thinking on stderr" "$(cat "$T/err")"
 grep -qi '^POST /v1/messages ' "$REQ/1.head" && grep -qi '^x-api-key: test-key' "$REQ/1.head" &&
     grep -qi '^anthropic-version: 2023-06-01' "$REQ/1.head" && ! grep -qi '^authorization' "$REQ/1.head" &&
     ok "request: endpoint and headers" || fail "request: endpoint and headers" "$(cat "$REQ/1.head")"
@@ -61,21 +57,25 @@ jsontest "request: model, limits, system cached, tools with input_schema" "$REQ/
      "read" in [t["name"] for t in d["tools"]] and
      all(t["input_schema"]["type"] == "object" for t in d["tools"]) and
      d["messages"] == [{"role": "user", "content": [{"type": "text",
-     "text": "read hello.txt", "cache_control": {"type": "ephemeral"}}]}]'
+     "text": "what does my note say?", "cache_control": {"type": "ephemeral"}}]}]'
 jsontest "round 2: thinking sent back with its signature" "$REQ/2.json" \
     'd["messages"][1]["role"] == "assistant" and d["messages"][1]["content"][0] ==
-     {"type": "thinking", "thinking": "The user wants the file.",
-      "signature": "sigAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}'
+     {"type": "thinking", "thinking": "The user asks what the note says; read it before answering.",
+      "signature": "ErUBCkYIBxgCKkB3m9Qx1pLr7vTz0sWc4nYh8kJd2fGa6eMb5oXu9iHq3tVyR1wNz7cKp0sLg4dFa8jEm6bUx2hOv5rQyEgxT2Vk9Pq4Lm7Zs3JcGgwN8bXr1yWd6tFh0QoiMHp4Kc9vRs2Lz7nMg5jTa3eYw1uDx8bHk6fNq0cVi4oGs2Wl9tPr7mZy5dAhKh0qBg=="}'
 jsontest "round 2: text and tool_use blocks" "$REQ/2.json" \
-    'd["messages"][1]["content"][1:] == [{"type": "text", "text": "Let me read it."},
-     {"type": "tool_use", "id": "call_abc123", "name": "read", "input": {"path": "hello.txt"}}]'
+    'd["messages"][1]["content"][1:] == [{"type": "text", "text": "I\x27ll read the note."},
+     {"type": "tool_use", "id": "toolu_01D7xKq4Wm9bRf3sTn6YcHvE", "name": "read",
+      "input": {"path": "notes.txt", "limit": 20}}]'
 jsontest "round 2: the result as a tool_result block, cached" "$REQ/2.json" \
     'd["messages"][2] == {"role": "user", "content": [{"type": "tool_result",
-     "tool_use_id": "call_abc123", "content": "hello world\n",
+     "tool_use_id": "toolu_01D7xKq4Wm9bRf3sTn6YcHvE", "content": "stand-up moves to 9:30\n",
      "cache_control": {"type": "ephemeral"}}]}'
 F=$(find "$T/sessions" -name '*.jsonl' | head -1)
-grep -q '"thinkingSignature":"sigAAAA' "$F" && grep -q '"api":"anthropic-messages"' "$F" &&
+grep -q '"thinkingSignature":"ErUBCkYIBxgCKkB3m9Qx' "$F" && grep -q '"api":"anthropic-messages"' "$F" &&
     ok "session: signature and api stored" || fail "session: signature and api stored" "$(grep assistant "$F" | head -c 400)"
+grep -q '"usage":{"input":312,"output":27,"cacheRead":1540,"cacheWrite":0,"totalTokens":1879' "$F" &&
+    ok "session: the answer's usage, cache read apart" ||
+    fail "session: the answer's usage, cache read apart" "$(grep -o '"usage":{[^}]*' "$F")"
 
 # Two calls in one message: both results in one user message, in order.
 {
@@ -98,11 +98,7 @@ jsontest "two calls: one user message with both results" "$REQ/2.json" \
      [("tu_a", "aaa\n"), ("tu_b", "bbb\n")] and len(d["messages"]) == 3'
 
 # Errors: an error event mid-stream, an overloaded server, a cut answer.
-{
-	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
-	event error '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}'
-	echo nodone
-} >"$T/err1"
+printf 'raw %s\n' "$DATA/anthropic-error.sse" >"$T/err1"
 startfake -x "$T/err1"
 runat -n 'hi'
 [ "$RC" -eq 1 ] && grep -q 'anthropic: Overloaded' "$T/err" && ok "error event: its message, exit 1" ||
@@ -132,11 +128,7 @@ runat -n 'hi'
 
 # Anthropic reports overload inside a 200 stream: tried again when nothing
 # came before it.
-{
-	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
-	event error '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}'
-	echo nodone
-} >"$T/over"
+cp "$T/err1" "$T/over"
 text "after all" >"$T/ok2"
 startfake -x "$T/over" "$T/ok2"
 runat -n 'hi'
@@ -179,7 +171,8 @@ jsontest "odd ids: made safe, the same in tool_use and tool_result" "$REQ/2.json
      d["messages"][2]["content"][0]["tool_use_id"] == "call_x_1"'
 jsontest "blank text: not sent" "$REQ/2.json" \
     '[b["type"] for b in d["messages"][1]["content"]] == ["tool_use"]'
-cp "$WIRE/../wire/pi-session-v3.jsonl" "$T/pi.jsonl" 2>/dev/null
+cp "$DATA/pi-session.jsonl" "$T/pi.jsonl" ||
+    fail "pi's file: test/data has it" "no $DATA/pi-session.jsonl"
 startfake -x "$T/ok2"
 runat -s "$T/pi.jsonl" 'more'
 jsontest "pi's OpenAI thinking is not sent as signed thinking" "$REQ/1.json" \

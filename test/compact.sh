@@ -7,7 +7,7 @@ ROOT=$PWD
 W=$T/work
 mkdir -p "$W"
 if ! command -v python3 >/dev/null 2>&1; then
-	ok "compaction (skipped: no python3)"
+	skip "compaction" "no python3"
 	exit 0
 fi
 

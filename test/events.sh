@@ -7,7 +7,7 @@ W=$T/work
 mkdir -p "$W"
 echo aaa >"$W/a.txt"
 if ! command -v python3 >/dev/null 2>&1; then
-	ok "events (skipped: no python3)"
+	skip "events" "no python3"
 	exit 0
 fi
 

@@ -957,7 +957,7 @@ testlive(void)
 	ret = live(c, &h, srvok, AF_INET6, "http://[::1]:%d/", 0, &got,
 	           &body);
 	if (ret == -2)
-		T(1, "IPv6: skipped, no ::1");
+		SKIP("IPv6 literal: no ::1");
 	else
 		T(ret == 0 && got.len && strstr(got.p, "\r\nHost: [::1]:"),
 		  "IPv6 literal: %s", h.err);

@@ -190,29 +190,36 @@ else
 	ok "secrets: no key in the tool's environment"
 fi
 
-# The wire example: thinking on stderr, text on stdout, the call assembled.
+# The wire examples of test/data: thinking on stderr, text on stdout, two
+# calls assembled from pieces, their results in order.
 fresh
-echo 'hello world' >"$W/hello.txt"
+printf 'stand-up moves to 9:30\ncaf\303\251 on the 3rd floor\n' >"$W/notes.txt"
+printf 'fix the parser\nwrite the changelog\n' >"$W/todo.txt"
 script r1 <<X
-raw $ROOT/../shared/wire/openai-stream-toolcall.txt
+raw $ROOT/test/data/openai-toolcall.sse
 X
 script r2 <<X
-raw $ROOT/../shared/wire/openai-stream-text.txt
+raw $ROOT/test/data/openai-text.sse
 X
-if [ -f "$ROOT/../shared/wire/openai-stream-toolcall.txt" ]; then
-	startfake -x "$T/r1" "$T/r2"
-	runat -n 'read hello.txt'
-	printf 'Let me read it.\nIt says: hello w\303\266rld \360\237\216\211' |
-	    cmp -s - "$T/out" && ok "wire: stdout" ||
-	    fail "wire: stdout" "$(od -c "$T/out" | head)"
-	grep -q 'The user wants the file.' "$T/err" && ok "wire: thinking on stderr" ||
-	    fail "wire: thinking on stderr" "$(cat "$T/err")"
-	jsontest "wire: call_abc123 answered" "$REQ/2.json" \
-	    'd["messages"][-1] == {"role": "tool", "tool_call_id": "call_abc123",
-	     "content": "hello world\n"}'
-else
-	ok "wire: (skipped: ../shared/wire not found)"
-fi
+startfake -x "$T/r1" "$T/r2"
+runat -n 'sum up my notes and todo list'
+[ "$RC" -eq 0 ] && ok "wire: exit 0" || fail "wire: exit 0" "rc $RC: $(cat "$T/err")"
+printf '%s\nThe note says: "stand-up moves to 9:30", caf\303\251 on the 3rd floor \342\230\225 \360\237\232\200' \
+    "I'll read both files." |
+    cmp -s - "$T/out" && ok "wire: stdout" ||
+    fail "wire: stdout" "$(od -c "$T/out" | head)"
+grep -q 'The user wants both files summed up; read them first.' "$T/err" &&
+    ok "wire: thinking on stderr" || fail "wire: thinking on stderr" "$(cat "$T/err")"
+jsontest "wire: both calls assembled from their pieces" "$REQ/2.json" \
+    '[(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))
+      for c in d["messages"][-3]["tool_calls"]] ==
+     [("call_00_q3VZ8kTfLw1xRb6NdYc", "read", {"path": "notes.txt"}),
+      ("call_01_Hm2JpX7sGv4eKa9UtLo", "read", {"path": "todo.txt", "limit": 2})]'
+jsontest "wire: both calls answered, in order" "$REQ/2.json" \
+    'd["messages"][-2:] == [{"role": "tool", "tool_call_id": "call_00_q3VZ8kTfLw1xRb6NdYc",
+     "content": "stand-up moves to 9:30\ncaf\u00e9 on the 3rd floor\n"},
+     {"role": "tool", "tool_call_id": "call_01_Hm2JpX7sGv4eKa9UtLo",
+     "content": "fix the parser\nwrite the changelog\n"}]'
 
 # The turn limit is not hit by a normal task, and line mode keeps tool
 # history between messages.
@@ -284,7 +291,7 @@ if [ -r /proc/self/environ ]; then
 		ok "secrets: no key in /proc/PPID/environ"
 	fi
 else
-	ok "secrets: no key in /proc/PPID/environ (skipped: no /proc)"
+	skip "secrets: no key in /proc/PPID/environ" "no /proc"
 fi
 
 # Servers differ in how they send calls: the id and name again in every

@@ -26,7 +26,7 @@ for l in open(sys.argv[1], "rb").read().decode("utf-8").split("\n")[:-1]:
 }
 
 if ! command -v python3 >/dev/null 2>&1; then
-	ok "sessions (skipped: no python3)"
+	skip "sessions" "no python3"
 	exit 0
 fi
 
@@ -126,26 +126,42 @@ jsontest "-f: the request holds the forked history" "$REQ/1.json" \
     'd["messages"][-1]["content"] == "fifth" and
      d["messages"][1]["content"] == "first"'
 
-# -s: a session written by pi.
-PI=$ROOT/../shared/wire/pi-session-v3.jsonl
-if [ -f "$PI" ]; then
-	cp "$PI" "$T/pi.jsonl"
-	echo 'hello world' >"$W/hello.txt"
-	startfake -x "$T/a1"
-	runat -s "$T/pi.jsonl" 'and now?'
-	jsontest "-s pi's file: its conversation is sent" "$REQ/1.json" \
-	    '[m["role"] for m in d["messages"]] == ["system", "user",
-	     "assistant", "tool", "assistant", "user"] and
-	     d["messages"][2]["tool_calls"][0]["id"] ==
-	     d["messages"][3]["tool_call_id"]'
-	head -c "$(wc -c <"$PI")" "$T/pi.jsonl" | cmp -s - "$PI" &&
-	    ok "-s pi's file: its lines are kept as they were" ||
-	    fail "-s pi's file: its lines are kept as they were" "changed"
-	alljson "$T/pi.jsonl" && [ "$(wc -l <"$T/pi.jsonl")" -gt "$(wc -l <"$PI")" ] &&
-	    ok "-s pi's file: our entries appended" || fail "-s pi's file: our entries appended" "$(tail -2 "$T/pi.jsonl")"
-else
-	ok "-s pi's file (skipped: ../shared/wire not found)"
-fi
+# -s: a session written by pi, with a compaction and two branches: the
+# summary stands for what came before the first kept entry, and the branch
+# left behind (a90c5e24..b8c3a6e1) is not sent.
+PI=$ROOT/test/data/pi-session.jsonl
+cp "$PI" "$T/pi.jsonl" && ok "-s pi's file: test/data has it" ||
+    fail "-s pi's file: test/data has it" "no $PI"
+startfake -x "$T/a1"
+runat -s "$T/pi.jsonl" 'and now?'
+jsontest "-s pi's file: its conversation is sent" "$REQ/1.json" \
+    '[m["role"] for m in d["messages"]] == ["system", "user",
+     "assistant", "tool", "assistant", "user", "assistant", "user"] and
+     d["messages"][2]["tool_calls"][0]["id"] ==
+     d["messages"][3]["tool_call_id"] == "call_00_Rb6Tk9Vm3NsXw1Gh"'
+jsontest "-s pi's file: the compaction's summary first, the other branch left out" \
+    "$REQ/1.json" \
+    'd["messages"][1]["content"].startswith("The conversation history before this point was compacted") and
+     "<modified-files>" in d["messages"][1]["content"] and
+     d["messages"][5]["content"] == "Never mind the test. Write a line for the changelog instead." and
+     "nonl.txt" not in json.dumps(d) and "make check fails since" not in json.dumps(d)'
+head -c "$(wc -c <"$PI")" "$T/pi.jsonl" | cmp -s - "$PI" &&
+    ok "-s pi's file: its lines are kept as they were" ||
+    fail "-s pi's file: its lines are kept as they were" "changed"
+alljson "$T/pi.jsonl" && [ "$(wc -l <"$T/pi.jsonl")" -gt "$(wc -l <"$PI")" ] &&
+    ok "-s pi's file: our entries appended" || fail "-s pi's file: our entries appended" "$(tail -2 "$T/pi.jsonl")"
+python3 - "$T/pi.jsonl" <<'X' && ok "-s pi's file: ours go on from its last entry" ||
+import json, sys
+es = [json.loads(l) for l in open(sys.argv[1], "rb").read().decode("utf-8").split("\n")[1:-1]]
+assert es[19]["parentId"] == "3a1e95d6", es[19]
+ids = {e["id"]: e for e in es}
+u = [e for e in es[19:] if e.get("message", {}).get("role") == "user"][0]
+assert u["message"]["content"][0]["text"] == "and now?", u
+e = u
+while e["parentId"] != "3a1e95d6":
+    e = ids[e["parentId"]]
+X
+    fail "-s pi's file: ours go on from its last entry" "$(tail -2 "$T/pi.jsonl" | cut -c1-200)"
 
 # -s of a file that is not there makes it; -n writes nothing.
 startfake -x "$T/a1" "$T/a2"

@@ -22,7 +22,7 @@ valid() {
 	jsonvalid "$2"
 	case $? in
 	0) ok "$1" ;;
-	77) ok "$1 (skipped: no python3 nor jq)" ;;
+	77) skip "$1" "no python3 nor jq" ;;
 	*) fail "$1" "invalid JSON: $(head -c 300 "$2" | od -c | head -5)" ;;
 	esac
 }
@@ -71,34 +71,26 @@ for knobs in "-f chunked" "-f length" "-f close" "-b 1" "-b 1 -C" "-b 1 -k" \
 	same "text deltas, fake $knobs" "$T/text.want"
 done
 
-# The reference reply from ../shared/wire/openai-stream-text.txt.
-cat >"$T/wire.txt" <<'END'
-data: {"id": "chatcmpl-3167f92c3dbc", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": null}]}
-
-data: {"id": "chatcmpl-3167f92c3dbc", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"content": "It sa"}, "finish_reason": null}]}
-
-data: {"id": "chatcmpl-3167f92c3dbc", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"content": "ys: h"}, "finish_reason": null}]}
-
-data: {"id": "chatcmpl-3167f92c3dbc", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"content": "ello "}, "finish_reason": null}]}
-
-data: {"id": "chatcmpl-3167f92c3dbc", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"content": "wörld"}, "finish_reason": null}]}
-
-data: {"id": "chatcmpl-3167f92c3dbc", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"content": " 🎉"}, "finish_reason": null}]}
-
-data: {"id": "chatcmpl-3167f92c3dbc", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-
-data: {"id": "chatcmpl-3167f92c3dbc", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [], "usage": {"prompt_tokens": 1290, "completion_tokens": 12, "total_tokens": 1302}}
-
-data: [DONE]
-
-END
-echo "raw $T/wire.txt" | script wire
-printf 'It says: hello w\303\266rld \360\237\216\211' >"$T/wire.want"
+# Replies as servers send them (test/data): every chunk with "usage":null
+# but the last, split at any byte, and an error event after a few words.
+echo "raw $PWD/test/data/openai-text.sse" | script wire
+printf 'The note says: "stand-up moves to 9:30", caf\303\251 on the 3rd floor \342\230\225 \360\237\232\200' \
+    >"$T/wire.want"
 for knobs in "" "-b 1 -C" "-b 2 -d 1 -f length"; do
 	startfake $knobs "$T/wire"
-	runagent -n -q hi
+	runagent -n hi
 	same "wire reply, fake $knobs" "$T/wire.want"
+	check "wire reply, fake $knobs: usage with the cached part" \
+	    grep -q '1841 in (1536 cached), 23 out' "$T/err"
 done
+echo "raw $PWD/test/data/openai-error.sse" | script wireerr
+startfake -x "$T/wireerr"
+runagent -n hi
+check "error event: exit 1" [ "$RC" -eq 1 ]
+check "error event: the words before it on stdout" \
+    sh -c '[ "$(cat "$1")" = "Let me look at the" ]' - "$T/out"
+check "error event: the server's message" \
+    grep -q 'The server had an error while processing your request' "$T/err"
 
 # What the agent sends is JSON whatever the prompt and stdin hold.
 script short <<'END'
@@ -200,9 +192,9 @@ big 52428800
 finish stop
 END
 if [ -n "$ASAN_OPTIONS" ] || grep -q __asan_init ./agent 2>/dev/null; then
-	ok "50 MB answer in under 8 MB (skipped under sanitizer)"
+	skip "50 MB answer in under 8 MB" "under a sanitizer"
 elif [ ! -r /proc/self/status ]; then
-	ok "50 MB answer in under 8 MB (skipped: no /proc)"
+	skip "50 MB answer in under 8 MB" "no /proc"
 else
 	startfake "$T/big"
 	(agentexec ./agent -n -q hi) </dev/null >/dev/null 2>"$T/err" &

@@ -1,5 +1,5 @@
 /* See LICENSE file for copyright and license details. */
-/* t.h: the unit tests' one checking macro; test/run.sh counts its lines. */
+/* t.h: the unit tests' checking macros; test/run.sh counts their lines. */
 #include <stdio.h>
 
 static int tfail;
@@ -12,6 +12,15 @@ static int tfail;
 		printf("FAIL - %s:%d: ", __FILE__, __LINE__); \
 		tfail++; \
 	} \
+	printf(__VA_ARGS__); \
+	putchar('\n'); \
+	fflush(stdout); \
+} while (0)
+
+/* A check that cannot run here: "skip - what: why".  test/run.sh counts it
+ * apart; it is never a pass. */
+#define SKIP(...) do { \
+	printf("skip - "); \
 	printf(__VA_ARGS__); \
 	putchar('\n'); \
 	fflush(stdout); \
