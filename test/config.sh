@@ -1,0 +1,66 @@
+#!/bin/sh
+# config.sh: mistakes in config.h stop the agent at start, before any
+# request, naming the tool; the tools' descriptions say config.h's numbers.
+. test/lib.sh
+ROOT=$PWD
+
+# The descriptions and schemas sent carry the numbers of config.h.
+printf 'text ok\nfinish stop\n' | script ok
+startfake -x "$T/ok"
+runagent -n 'hi'
+jsontest "descriptions: the numbers filled in from config.h" "$REQ/1.json" \
+    '[t["function"]["name"] for t in d["tools"]][:1] == ["read"] and
+     "2000 lines or 50KB" in d["tools"][0]["function"]["description"] and
+     "(default 100)" in json.dumps(d["tools"][4]["function"]["parameters"]) and
+     "${" not in json.dumps(d["tools"])'
+
+# badbuild NAME SED: build the agent in $T/NAME with config.def.h changed
+# by the sed script, as a user's config.h would be.
+badbuild() {
+	mkdir -p "$T/$1"
+	cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/$1"/
+	rm -f "$T/$1/config.h"
+	sed "$2" "$ROOT/config.def.h" >"$T/$1/config.h"
+	if cmp -s "$T/$1/config.h" "$ROOT/config.def.h"; then
+		fail "$1: the sed script changed nothing" "$2"
+		return 1
+	fi
+	(cd "$T/$1" && make agent) >"$T/$1.log" 2>&1 ||
+	    { fail "$1: builds" "$(tail -5 "$T/$1.log")"; return 1; }
+}
+
+# runbad NAME: that agent against a fresh fake; $RC, $T/err.
+runbad() {
+	startfake "$T/ok"
+	(agentexec timeout 30 "$T/$1/agent" -n 'hi') </dev/null \
+	    >"$T/out" 2>"$T/err"
+	RC=$?
+}
+
+if badbuild schema 's|"\\"limit\\":{\\"type\\":\\"number\\",\\"description\\":\\"Most lines to read\\"}},"|"\\"limit\\":{\\"type\\":\\"number\\",\\"description\\":\\"Most lines to read\\"},"|'
+then
+	runbad schema
+	[ "$RC" -eq 2 ] && grep -q 'config.h: tool read: its schema is not valid JSON' "$T/err" &&
+	    ok "a schema with a missing brace: exit 2, the tool named" ||
+	    fail "a schema with a missing brace: exit 2, the tool named" "rc $RC: $(cat "$T/err")"
+	[ ! -e "$REQ/1.head" ] && ok "a schema with a missing brace: no request" ||
+	    fail "a schema with a missing brace: no request" "$(ls "$REQ")"
+fi
+
+if badbuild number 's|cut at ${greplimit} matches|cut at ${greplimits} matches|'
+then
+	runbad number
+	[ "$RC" -eq 2 ] && grep -q 'config.h: tool grep: ${greplimits} is no number of config.h' "$T/err" &&
+	    ok "a description naming no number: exit 2, the tool named" ||
+	    fail "a description naming no number: exit 2, the tool named" "rc $RC: $(cat "$T/err")"
+	[ ! -e "$REQ/1.head" ] && ok "a description naming no number: no request" ||
+	    fail "a description naming no number: no request" "$(ls "$REQ")"
+fi
+
+if badbuild field 's|"max_completion_tokens" }|"max_tokens\\":1,\\"x" }|'
+then
+	runbad field
+	[ "$RC" -eq 2 ] && grep -q 'config.h: provider openai: the max tokens field must be a plain name' "$T/err" &&
+	    ok "a field name with quotes: exit 2, the provider named" ||
+	    fail "a field name with quotes: exit 2, the provider named" "rc $RC: $(cat "$T/err")"
+fi
