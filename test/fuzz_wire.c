@@ -1,0 +1,75 @@
+/* See LICENSE file for copyright and license details. */
+/* fuzz_wire.c: libFuzzer target for wire.c: a stream of events, from
+ * any server, for either wire; the first byte picks the wire and where
+ * the stream is split, and the answer must not depend on the split.  The
+ * stored message made of it must be valid JSON. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../agent.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int
+logpiece(void *arg, int kind, const char *p, size_t n)
+{
+	Buf *b = arg;
+
+	bufaddc(b, kind);
+	bufadd(b, p, n);
+	return 0;
+}
+
+/* Feed p split at cut; the pieces and the stored answer into out. */
+static void
+run(Buf *out, int wire, const char *p, size_t n, size_t cut)
+{
+	Sse s;
+	Wire w;
+	Json j;
+	char *m;
+
+	wireinit(&w, wire, logpiece, out);
+	w.maxcalls = 8;
+	w.maxkeep = 4096;
+	sseinit(&s, wireevent, &w);
+	if (!ssefeed(&s, p, cut) && !ssefeed(&s, p + cut, n - cut)) {
+		w.atend = 1;
+		sseend(&s);
+	}
+	m = wiremessage(&w, "p", "m", NULL);
+	if (jsonparse(&j, m, strlen(m)) < 0)
+		abort();
+	jsonfree(&j);
+	/* the timestamp differs from run to run */
+	*strstr(m, "\"timestamp\":") = '\0';
+	bufadds(out, m);
+	bufadd(out, w.err.p ? w.err.p : "", w.err.len);
+	free(m);
+	ssefree(&s);
+	wirefree(&w);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	Buf whole = { 0 }, split = { 0 };
+	const char *p = (const char *)data + 1;
+	size_t n, cut;
+	int wire;
+
+	if (!size)
+		return 0;
+	n = size - 1;
+	wire = data[0] & 1 ? ANTHROPIC : OPENAI;
+	cut = n ? (data[0] >> 1) % (n + 1) : 0;
+	run(&whole, wire, p, n, n);
+	run(&split, wire, p, n, cut);
+	if (whole.len != split.len ||
+	    (whole.len && memcmp(whole.p, split.p, whole.len)))
+		abort();
+	buffree(&whole);
+	buffree(&split);
+	return 0;
+}
