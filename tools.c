@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -1520,6 +1521,8 @@ pump(const Toolenv *e, Proc *p, Tail *t, double secs)
 {
 	long long now, start = monoms(), last = start, exitat = 0, deadline;
 	struct pollfd pf;
+	struct timespec ts;
+	long nap = 100;	/* microseconds: the first wait for the exit */
 	int ms;
 
 	deadline = secs > 0 ? start + (long long)(secs * 1000) : 0;
@@ -1538,12 +1541,22 @@ pump(const Toolenv *e, Proc *p, Tail *t, double secs)
 			return ABORTED;
 		if (!p->reaped && deadline && now >= deadline)
 			return TIMEDOUT;
-		ms = p->eof ? 10 : POLLMS;
+		if (p->eof) {
+			/* the output is over and the exit comes in a moment:
+			 * a short nap, doubled while it does not, where a
+			 * fixed 10 ms cost every command 10 ms */
+			ts.tv_sec = 0;
+			ts.tv_nsec = nap * 1000;
+			nanosleep(&ts, NULL);
+			nap = MIN(nap * 2, 10000);
+			continue;
+		}
+		ms = POLLMS;
 		if (!p->reaped && deadline && deadline - now < ms)
 			ms = deadline - now;
 		pf.fd = p->fd;
 		pf.events = POLLIN;
-		if (poll(&pf, !p->eof, ms) > 0)
+		if (poll(&pf, 1, ms) > 0)
 			drain(p, t, &last);
 	}
 }
