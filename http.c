@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +50,11 @@ typedef struct {
 	unsigned char buf[BR_SSL_BUFSIZE_BIDI];
 } Tls;
 
+enum {
+	TLSOUT = 32768,		/* bytes of TLS records kept before a send */
+	ONEWRITE = 65536	/* a body this small goes with its head */
+};
+
 /* One connection of one request. */
 typedef struct {
 	Httpclient *cl;
@@ -58,6 +65,8 @@ typedef struct {
 	const char *host;	/* named in TLS messages */
 	int eof;		/* the peer closed the TCP stream */
 	int sent;		/* TLS: the handshake is over */
+	Buf out;		/* TLS records not sent yet: a flight goes
+				 * out in one send */
 	int inbody;		/* the request's body is going out */
 	int wlost;		/* the server answered or closed before it
 				 * read the whole request: stop sending */
@@ -845,7 +854,7 @@ dial(Conn *c, const Url *u)
 	struct addrinfo hints, *res, *ai;
 	Buf name = {0};
 	socklen_t len;
-	int e, w, fd;
+	int e, w, fd, one = 1;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
@@ -891,6 +900,9 @@ dial(Conn *c, const Url *u)
 	buffree(&name);
 	if (c->fd < 0)
 		return -1;
+	/* a request, a TLS flight, goes out whole at once: nothing is
+	 * held back waiting for an ACK */
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->h->err[0] = '\0';	/* a failed earlier address is forgotten */
 	return 0;
 }
@@ -1000,15 +1012,30 @@ tlsfail(Conn *c, int e)
 	return cfail(c, "%s: TLS error %d", c->host, e);
 }
 
+/* Send the records BearSSL has made.  It hands them over one at a time:
+ * sent as they come, a flight of three went out as three small segments,
+ * and Nagle and a delayed ACK held the last for 40 ms; they are kept until
+ * it wants to read, or the request is all made. */
+static int
+tlsout(Conn *c)
+{
+	int rc = c->out.len ? rawwrite(c, c->out.p, c->out.len) : 0;
+
+	bufreset(&c->out);
+	return rc;
+}
+
 /* br_sslio's transport: poll with the timeouts; the end of the stream is
  * an error for BearSSL, remembered in c->eof. */
 static int
 tlsread(void *ctx, unsigned char *p, size_t n)
 {
 	Conn *c = ctx;
-	int k = rawread(c, p, n);
+	int k;
 
-	if (!k)
+	if (tlsout(c) < 0)
+		return -1;
+	if (!(k = rawread(c, p, n)))
 		c->eof = 1;
 	return k > 0 ? k : -1;
 }
@@ -1016,7 +1043,12 @@ tlsread(void *ctx, unsigned char *p, size_t n)
 static int
 tlswrite(void *ctx, const unsigned char *p, size_t n)
 {
-	return rawwrite(ctx, p, n) < 0 ? -1 : (int)n;
+	Conn *c = ctx;
+
+	bufadd(&c->out, p, n);
+	if (c->out.len >= TLSOUT && tlsout(c) < 0)
+		return -1;
+	return (int)n;
 }
 
 static int
@@ -1091,7 +1123,7 @@ connflush(Conn *c)
 {
 	if (c->tls && br_sslio_flush(&c->tls->io) < 0)
 		return tlswritefail(c);
-	return 0;
+	return c->tls ? tlsout(c) : 0;
 }
 
 /* Open a tunnel to u through the proxy we are connected to. The answer
@@ -1234,8 +1266,9 @@ httpdo(Httpclient *c, Http *h)
 	Httpresp r;
 	Url u, pu;
 	Buf b = {0};
-	const char *e, *const *hd;
+	const char *e, *body, *const *hd;
 	char buf[16384];
+	size_t n;
 	int k, ret = -1, via = 0;
 
 	h->status = 0;
@@ -1271,11 +1304,17 @@ httpdo(Httpclient *c, Http *h)
 	if (u.tls && tlsstart(&cn, &u) < 0)
 		goto out;
 	request(&b, h, &u, via && !u.tls);
+	body = h->body;
+	n = h->bodylen;
+	if (!u.tls && n <= ONEWRITE) {
+		if (n)
+			bufadd(&b, body, n);	/* one send: head and body */
+		n = 0;
+	}
 	if (connwrite(&cn, b.p, b.len) < 0)
 		goto out;
 	cn.inbody = 1;
-	if ((h->bodylen && connwrite(&cn, h->body, h->bodylen) < 0) ||
-	    connflush(&cn) < 0)
+	if ((n && connwrite(&cn, body, n) < 0) || connflush(&cn) < 0)
 		goto out;
 	for (;;) {
 		if ((k = connread(&cn, buf, sizeof(buf))) < 0)
@@ -1307,6 +1346,7 @@ out:
 	httprespfree(&r);
 	buffree(&b);
 	free(cn.tls);
+	buffree(&cn.out);
 	if (cn.fd >= 0)
 		close(cn.fd);
 	return ret;
