@@ -14,9 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "agent.h"
 
@@ -76,13 +73,13 @@ typedef struct Agent {
 	int ttyesc;		/* stdout is a terminal: the answer's control
 				 * characters are shown, not obeyed */
 	int lastc;		/* last byte written to stdout, -1 none */
+	Buf pending;		/* stdout held while one read is parsed: */
+	int hold;		/* its deltas go out in one write */
 	int thinking;		/* thinking is being shown on stderr */
 	int textseen;		/* stdout has text from an earlier message */
 	int nids;		/* ids made up for calls that came without */
 	long long turnin, turnout, turncached;
 } Agent;
-
-extern char **environ;
 
 static int compact(Agent *a, const char *why, const char *focus);
 static long contexttokens(const Agent *a);
@@ -190,15 +187,30 @@ msgsfree(Msgs *m)
 	free(m->v);
 }
 
-/* Text to stdout at once.  A reader that went away ends us quietly. */
+static void flush(Agent *a);
+
+/* Text to stdout: at once, or with the rest of the read being parsed. */
 static void
 out(Agent *a, const char *p, size_t n)
 {
-	int err;
-
 	if (!n)
 		return;
-	if (writeall(1, p, n) < 0) {
+	bufadd(&a->pending, p, n);
+	a->lastc = (unsigned char)p[n - 1];
+	if (!a->hold)
+		flush(a);
+}
+
+/* What out() holds, to stdout.  A reader that went away ends us
+ * quietly. */
+static void
+flush(Agent *a)
+{
+	int err;
+
+	if (!a->pending.len)
+		return;
+	if (writeall(1, a->pending.p, a->pending.len) < 0) {
 		err = errno;
 		toolcleanup(&a->tenv);
 		if (err == EPIPE)
@@ -206,7 +218,7 @@ out(Agent *a, const char *p, size_t n)
 		errno = err;
 		die("write stdout:");
 	}
-	a->lastc = (unsigned char)p[n - 1];
+	bufreset(&a->pending);
 }
 
 /* -j: one event a line on stdout, as pi's json mode writes them; fields
@@ -327,6 +339,7 @@ showthink(Reply *r, const char *p, size_t n)
 		emitdelta(a, "thinking_delta", p, n);
 		return;
 	}
+	flush(a);	/* the text before it goes first */
 	if (!a->thinking)
 		fputs(color(a, "\033[2m"), stderr);
 	a->thinking = 1;
@@ -381,7 +394,11 @@ onbody(void *arg, const char *p, size_t n)
 			bufadd(&r->err, p, MIN(n, maxerrbody - r->err.len));
 		return 0;
 	}
-	if ((rc = ssefeed(&r->sse, p, n)) == SSEBIG)
+	r->a->hold = 1;
+	rc = ssefeed(&r->sse, p, n);
+	r->a->hold = 0;
+	flush(r->a);
+	if (rc == SSEBIG)
 		bufaddf(&r->err, "an event in the stream is over %zu bytes",
 		        maxevent);
 	return rc;
@@ -1734,39 +1751,6 @@ buildscrub(Agent *a)
 	a->scrub[n] = NULL;
 }
 
-/* No key may reach a tool, and the one that bash runs could read ours in
- * /proc/PID/environ, which shows the environment we started with: blank
- * the values there (the key was copied), and keep other processes of the
- * user out of our memory. */
-static void
-hidesecrets(const char *const *names)
-{
-	char **e, *eq;
-	size_t k;
-
-	for (e = environ; *e; e++) {
-		if (!(eq = strchr(*e, '=')))
-			continue;
-		for (k = 0; names[k]; k++)
-			if (strlen(names[k]) == (size_t)(eq - *e) &&
-			    !memcmp(*e, names[k], eq - *e))
-				memset(eq + 1, 0, strlen(eq + 1));
-	}
-#ifdef __linux__
-	prctl(PR_SET_DUMPABLE, 0);
-#endif
-}
-
-/* Whether two descriptors write to one file, as with 2>&1. */
-static int
-samefile(int fd1, int fd2)
-{
-	struct stat s1, s2;
-
-	return fstat(fd1, &s1) == 0 && fstat(fd2, &s2) == 0 &&
-	       s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
-}
-
 static void
 setup(Agent *a, const char *pname, const char *model, const char *toollist)
 {
@@ -1883,6 +1867,7 @@ main(int argc, char *argv[])
 	rc = status(rc);
 	sessfree(&a.sess);
 	httpfree(a.http);
+	buffree(&a.pending);
 	msgsfree(&a.msgs);
 	free(a.system);
 	free(a.scrub);

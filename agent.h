@@ -43,6 +43,8 @@ int readall(int fd, Buf *b, size_t max);
 char *dirof(const char *path);
 int mkdirs(const char *dir, int mode, char **bad);
 int syncdir(const char *dir);
+int samefile(int fd1, int fd2);
+void hidesecrets(const char *const *names);
 int pathmatch(const char *pattern, const char *path);
 char *abspath(const char *path);
 int linktarget(const char *path, char **real);

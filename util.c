@@ -13,8 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "agent.h"
+
+extern char **environ;
 
 static void
 vwarn(const char *fmt, va_list ap)
@@ -440,6 +445,39 @@ safetext(Buf *b, const char *s, size_t n, int oneline)
 			bufaddc(b, c);
 	}
 	buffree(&v);
+}
+
+/* No key may reach a tool, and the one that bash runs could read ours in
+ * /proc/PID/environ, which shows the environment we started with: blank
+ * the values there (the key was copied), and keep other processes of the
+ * user out of our memory. */
+void
+hidesecrets(const char *const *names)
+{
+	char **e, *eq;
+	size_t k;
+
+	for (e = environ; *e; e++) {
+		if (!(eq = strchr(*e, '=')))
+			continue;
+		for (k = 0; names[k]; k++)
+			if (strlen(names[k]) == (size_t)(eq - *e) &&
+			    !memcmp(*e, names[k], eq - *e))
+				memset(eq + 1, 0, strlen(eq + 1));
+	}
+#ifdef __linux__
+	prctl(PR_SET_DUMPABLE, 0);
+#endif
+}
+
+/* Whether two descriptors write to one file, as with 2>&1. */
+int
+samefile(int fd1, int fd2)
+{
+	struct stat s1, s2;
+
+	return fstat(fd1, &s1) == 0 && fstat(fd2, &s2) == 0 &&
+	       s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
 }
 
 /* Paths */
