@@ -20,6 +20,7 @@ config.h:
 
 $(OBJ): agent.h config.mk
 agent.o: config.h
+http.o: config.h
 
 # Say what to install rather than fail with a compiler error.
 http.o: http.c
@@ -77,7 +78,7 @@ test/fuzz_json: test/fuzz_json.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_json.c json.c util.c
 test/fuzz_sse: test/fuzz_sse.c sse.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_sse.c sse.c util.c
-test/fuzz_http: test/fuzz_http.c http.c util.c agent.h
+test/fuzz_http: test/fuzz_http.c http.c util.c agent.h config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c util.c $(LIBS)
 
 test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
