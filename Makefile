@@ -21,6 +21,7 @@ config.h:
 
 $(OBJ): agent.h config.mk
 agent.o: config.h
+http.o: config.h
 
 # Say what to install rather than fail with a compiler error.
 http.o: http.c
@@ -83,7 +84,7 @@ test/fuzz_json: test/fuzz_json.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_json.c json.c util.c
 test/fuzz_sse: test/fuzz_sse.c sse.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_sse.c sse.c util.c
-test/fuzz_http: test/fuzz_http.c http.c util.c agent.h
+test/fuzz_http: test/fuzz_http.c http.c util.c agent.h config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c util.c $(LIBS)
 
 test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
@@ -100,14 +101,111 @@ fuzz: $(FUZZ)
 		echo "fuzz $$t: $(FUZZTIME) s, no crash"; \
 	done
 
+# Static builds with musl, made in a copy of the sources under cross/ARCH
+# by these same rules, so that native objects are left alone:
+#   make static                   agent-static, for this machine
+#   make cross ARCH=aarch64       cross/aarch64/agent (armhf, riscv64,
+#                                 x86_64 too)
+#   make test-cross ARCH=aarch64  the whole suite against cross/aarch64's
+#                                 programs, run through qemu-user
+# musl, not glibc: a static glibc still loads its NSS modules to look up
+# a host name.  Debian's cross compilers take musl through the specs file
+# of musl-dev:ARCH, as musl-gcc does.  The BearSSL is Debian's
+# libbearssl.a, built for glibc with _FORTIFY_SOURCE: fortify.c supplies
+# the three checked copies it calls, rather than a build of BearSSL from
+# its source package here (a download, its own build system, a minute
+# more each time) for three small functions.  Debian 12 has no riscv64
+# packages (no libbearssl-dev:riscv64, no musl-dev:riscv64): that ARCH
+# says so and stops, and builds where they exist, as on Debian 13.
+ARCH = x86_64
+CROSSGOALS = agent
+HOSTINC = /usr/include
+# Size: unused functions dropped, no unwind tables (C does not unwind:
+# BearSSL's are stripped after the link), one segment for code and
+# constants rather than two padded to a page each.
+STATICCFLAGS = -ffunction-sections -fdata-sections \
+	-fno-asynchronous-unwind-tables
+STATICLDFLAGS = -static -s -Wl,--gc-sections -Wl,-z,noseparate-code
+# ARCH to the GNU and musl triplets, Debian's name and the emulator.
+CROSSARCH = case $(ARCH) in \
+	x86_64) t=x86_64-linux-gnu m=x86_64-linux-musl d=amd64 \
+	    q=qemu-x86_64-static ;; \
+	aarch64) t=aarch64-linux-gnu m=aarch64-linux-musl d=arm64 \
+	    q=qemu-aarch64-static ;; \
+	armhf) t=arm-linux-gnueabihf m=arm-linux-musleabihf d=armhf \
+	    q=qemu-arm-static ;; \
+	riscv64) t=riscv64-linux-gnu m=riscv64-linux-musl d=riscv64 \
+	    q=qemu-riscv64-static ;; \
+	*) echo "agent: ARCH=$(ARCH): x86_64, aarch64, armhf or riscv64" >&2; \
+	    exit 1 ;; \
+	esac; \
+	n=; [ $(ARCH) != riscv64 ] || n=' (Debian 12 has none for riscv64)'
+CROSSMAKE = $(MAKE) CC="$$xcc" CPPFLAGS='$(CPPFLAGS) -Iinclude' \
+	CFLAGS='$(CFLAGS) $(STATICCFLAGS)' \
+	LDFLAGS='$(LDFLAGS) $(STATICLDFLAGS)' LIBS="fortify.o $$lib"
+
+cross: config.h
+	@$(CROSSARCH); \
+	command -v $$t-gcc >/dev/null || { \
+	    echo "agent: no $$t-gcc: apt-get install gcc-$$t" >&2; exit 1; }; \
+	xcc="$$t-gcc -specs /usr/lib/$$m/musl-gcc.specs"; \
+	[ -f /usr/lib/$$m/musl-gcc.specs ] || { echo "agent: no musl for" \
+	    "$(ARCH): apt-get install musl-dev:$$d$$n" >&2; exit 1; }; \
+	lib=$$($$t-gcc -print-file-name=libbearssl.a); \
+	case $$lib in /*) [ -f "$$lib" ] ;; *) false ;; esac || { echo \
+	    "agent: no BearSSL for $(ARCH): apt-get install" \
+	    "libbearssl-dev:$$d$$n" >&2; exit 1; }; \
+	b=cross/$(ARCH); \
+	mkdir -p $$b/test && rm -rf $$b/include && mkdir $$b/include && \
+	ln -s $(HOSTINC)/bearssl* $(HOSTINC)/jsmn.h $$b/include && \
+	cp -p $(SRC) *.h config.mk Makefile fortify.c $$b && \
+	cp -p test/*.c test/*.h $$b/test && \
+	cd $$b && $(CROSSMAKE) fortify.o && $(CROSSMAKE) $(CROSSGOALS) && \
+	$$t-strip -R .eh_frame agent
+
+static:
+	@a=$$(uname -m); case $$a in arm*) a=armhf ;; esac; \
+	$(MAKE) cross ARCH=$$a && cp cross/$$a/agent agent-static && \
+	ls -l agent-static
+
+# The suite as `make test` runs it, in cross/ARCH/run: a copy of test/
+# where each program is a script that runs cross/ARCH's through qemu.
+# EMULATOR tells the scripts, for the few checks emulation makes untrue.
+test-cross:
+	$(MAKE) cross ARCH=$(ARCH) CROSSGOALS='agent $(TESTPROGS)'
+	@$(CROSSARCH); \
+	[ "$$(uname -m)" != $(ARCH) ] || q=; \
+	if [ -n "$$q" ] && ! q=$$(command -v $$q); then \
+	    echo "agent: no $$q: apt-get install qemu-user-static" >&2; \
+	    exit 1; \
+	fi; \
+	b=$$(pwd)/cross/$(ARCH); \
+	rm -rf $$b/run $$b/shared && mkdir $$b/run && cp -R test $$b/run && \
+	for p in agent $(TESTPROGS); do \
+	    printf '#!/bin/sh\nexec %s %s "$$@"\n' "$$q" "$$b/$$p" \
+	        >$$b/run/$$p && chmod 755 $$b/run/$$p || exit 1; \
+	done; \
+	[ ! -d ../shared ] || ln -s "$$(cd ../shared && pwd)" $$b/shared; \
+	cd $$b/run && EMULATOR=$$q sh test/run.sh
+
+# The static binary: static, in its size budget, and one tool round.
+test-static: static test/fake
+	@rc=0; sh test/static.sh agent-static >static.log 2>&1 || rc=$$?; \
+	cat static.log; p=$$(grep -c '^ok - ' static.log || :); \
+	f=$$(grep -c '^FAIL - ' static.log || :); \
+	k=$$(grep -c '^skip - ' static.log || :); \
+	rm -f static.log; echo "$$p passed, $$f failed, $$k skipped"; \
+	[ $$rc -eq 0 ] && [ $$f -eq 0 ]
+
 clean:
-	rm -f agent $(OBJ) $(TESTPROGS) $(FUZZ) agent-$(VERSION).tar.gz
-	rm -rf .fuzz
+	rm -f agent agent-static $(OBJ) $(TESTPROGS) $(FUZZ) \
+	    agent-$(VERSION).tar.gz
+	rm -rf .fuzz cross
 
 dist: clean
 	mkdir -p agent-$(VERSION)/test agent-$(VERSION)/bench
 	cp -R LICENSE Makefile README config.mk config.def.h agent.1 agent.h \
-	    $(SRC) agent-$(VERSION)
+	    $(SRC) fortify.c agent-$(VERSION)
 	cp test/*.c test/*.h test/*.sh agent-$(VERSION)/test
 	cp -R test/corpus test/data agent-$(VERSION)/test
 	cp bench/*.c bench/*.sh agent-$(VERSION)/bench
@@ -124,4 +222,5 @@ install: agent
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/agent $(DESTDIR)$(MANPREFIX)/man1/agent.1
 
-.PHONY: all bench demo fuzz test test-asan clean dist install uninstall
+.PHONY: all bench demo fuzz test test-asan clean dist install uninstall \
+	static cross test-cross test-static

@@ -1,6 +1,10 @@
 /* See LICENSE file for copyright and license details. */
 /* config.def.h: copied to config.h, which you edit and recompile. */
 
+/* http.c includes this file for the TLS table at its end alone (it
+ * defines TLSCONFIG); all the rest is agent.c's. */
+#ifndef TLSCONFIG
+
 /*
  * Providers.  The first row is the default (AGENT_PROVIDER or -P picks
  * another).  The wire is OPENAI (chat completions) or ANTHROPIC
@@ -195,3 +199,38 @@ static const char sysprompt[] =
 	"- When you are done, say briefly what you did in plain text, with "
 	"file paths; do not print files with cat to show your work.\n"
 	"- Be concise.";
+
+#else /* TLSCONFIG */
+
+/*
+ * TLS 1.2 cipher suites offered to https servers, best first (the server
+ * picks), each with the function that installs its cipher: only the
+ * ciphers named here are linked in.  tlschapol and tlsaesgcm are http.c's;
+ * BearSSL's br_ssl_engine_set_default_aes_cbc would serve CBC suites.
+ * The key exchange is ECDHE on the curves below; ECDSA or RSA names the
+ * key of the server's certificate.  RSA key exchange and static ECDH
+ * suites need code that is not there.
+ */
+static const Tlssuite tlssuites[] = {
+	/* suite                                           cipher */
+	/* ChaCha20-Poly1305, ECDSA key: fast and constant-time without AES
+	 * hardware, as on most small ARM and RISC-V boards */
+	{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, tlschapol },
+	/* ChaCha20-Poly1305, RSA key */
+	{ BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,   tlschapol },
+	/* AES-128-GCM, ECDSA key: offered by every provider's servers */
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,       tlsaesgcm },
+	/* AES-128-GCM, RSA key */
+	{ BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,         tlsaesgcm },
+	/* AES-256-GCM with SHA-384, ECDSA key: for servers that want it */
+	{ BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,       tlsaesgcm },
+	/* AES-256-GCM with SHA-384, RSA key */
+	{ BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,         tlsaesgcm },
+};
+
+/* Curves of the ECDHE key exchange and of ECDSA certificates:
+ * br_ec_prime_i31 does P-256, P-384 and P-521 in 4 KB; br_ec_all_m31
+ * adds X25519 and a faster P-256 for 12 KB more. */
+static const br_ec_impl *const tlscurves = &br_ec_prime_i31;
+
+#endif /* TLSCONFIG */

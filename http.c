@@ -20,6 +20,36 @@
 
 #include "agent.h"
 
+/* A TLS 1.2 cipher suite the client offers: a row of config.h. */
+typedef struct {
+	uint16_t id;		/* BR_TLS_... */
+	void (*cipher)(br_ssl_engine_context *);	/* installs its cipher */
+} Tlssuite;
+
+/* The ciphers of config.h's suites, in BearSSL's portable constant-time
+ * code alone: its default installers add the x86 AES-NI, PCLMUL and SSE2
+ * versions, 9 KB for a speed that an agent's traffic does not need. */
+static void
+tlsaesgcm(br_ssl_engine_context *e)
+{
+	br_ssl_engine_set_gcm(e, &br_sslrec_in_gcm_vtable,
+	                      &br_sslrec_out_gcm_vtable);
+	br_ssl_engine_set_aes_ctr(e, &br_aes_ct_ctr_vtable);
+	br_ssl_engine_set_ghash(e, br_ghash_ctmul);
+}
+
+static void
+tlschapol(br_ssl_engine_context *e)
+{
+	br_ssl_engine_set_chapol(e, &br_sslrec_in_chapol_vtable,
+	                         &br_sslrec_out_chapol_vtable);
+	br_ssl_engine_set_chacha20(e, br_chacha20_ct_run);
+	br_ssl_engine_set_poly1305(e, br_poly1305_ctmul_run);
+}
+
+#define TLSCONFIG	/* config.h: only its TLS part */
+#include "config.h"
+
 /* Response parser states, in the order a message goes through them. */
 enum {
 	SSTATUS,	/* status line */
@@ -1051,6 +1081,47 @@ tlswrite(void *ctx, const unsigned char *p, size_t n)
 	return (int)n;
 }
 
+/* br_ssl_client_init_full, but only TLS 1.2, config.h's suites, ciphers
+ * and curves, and the SHA-2 hashes, so that only those are linked in.
+ * Both signature verifiers are always there: a chain may mix RSA and
+ * ECDSA keys whatever the suite. */
+static void
+tlsinit(Tls *t, const br_x509_trust_anchor *ta, size_t nta)
+{
+	static const br_hash_class *const hashes[] = {
+		&br_sha256_vtable, &br_sha384_vtable, &br_sha512_vtable
+	};
+	br_ssl_engine_context *e = &t->sc.eng;
+	uint16_t ids[LEN(tlssuites)];
+	size_t i;
+	int id;
+
+	br_ssl_client_zero(&t->sc);
+	br_ssl_engine_set_versions(e, BR_TLS12, BR_TLS12);
+	br_x509_minimal_init(&t->xc, &br_sha256_vtable, ta, nta);
+	for (i = 0; i < LEN(hashes); i++) {
+		id = hashes[i]->desc >> BR_HASHDESC_ID_OFF & BR_HASHDESC_ID_MASK;
+		br_ssl_engine_set_hash(e, id, hashes[i]);
+		br_x509_minimal_set_hash(&t->xc, id, hashes[i]);
+	}
+	for (i = 0; i < LEN(tlssuites); i++) {
+		ids[i] = tlssuites[i].id;
+		tlssuites[i].cipher(e);
+	}
+	br_ssl_engine_set_suites(e, ids, LEN(ids));
+	/* i31, not the default i62: 3 KB less, and a certificate's RSA
+	 * signature is quick to check with either */
+	br_ssl_engine_set_rsavrfy(e, br_rsa_i31_pkcs1_vrfy);
+	br_ssl_engine_set_ec(e, tlscurves);
+	br_ssl_engine_set_ecdsa(e, br_ecdsa_i31_vrfy_asn1);
+	br_x509_minimal_set_rsa(&t->xc, br_ssl_engine_get_rsavrfy(e));
+	br_x509_minimal_set_ecdsa(&t->xc, br_ssl_engine_get_ec(e),
+	                          br_ssl_engine_get_ecdsa(e));
+	br_ssl_engine_set_x509(e, &t->xc.vtable);
+	br_ssl_engine_set_prf_sha256(e, &br_tls12_sha256_prf);
+	br_ssl_engine_set_prf_sha384(e, &br_tls12_sha384_prf);
+}
+
 static int
 tlsstart(Conn *c, const Url *u)
 {
@@ -1058,7 +1129,7 @@ tlsstart(Conn *c, const Url *u)
 
 	t = c->tls = xmalloc(sizeof(*t));
 	c->host = u->host;
-	br_ssl_client_init_full(&t->sc, &t->xc, c->cl->ta, c->cl->nta);
+	tlsinit(t, c->cl->ta, c->cl->nta);
 	br_ssl_engine_set_buffer(&t->sc.eng, t->buf, sizeof(t->buf), 1);
 	/* the name is both the SNI and the one checked in the certificate */
 	if (!br_ssl_client_reset(&t->sc, u->host, 0))

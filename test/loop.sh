@@ -285,7 +285,12 @@ if [ -r /proc/self/environ ]; then
 	    timeout 30 "$ROOT/agent" -y -n 'env') </dev/null >"$T/out" 2>"$T/err"
 	jsontest "secrets: the agent's environment was read" "$REQ/2.json" \
 	    '"AGENT_BASE_URL=" in d["messages"][-1]["content"]'
-	if grep -q 'test-key\|sk-secret-openai' "$REQ/2.json"; then
+	if [ -n "$EMULATOR" ]; then
+		# qemu copies the environment for the program it runs: what
+		# the agent blanks is that copy, not what /proc shows
+		echo "skip - secrets: no key in /proc/PPID/environ:" \
+		    "/proc shows $EMULATOR's environment"
+	elif grep -q 'test-key\|sk-secret-openai' "$REQ/2.json"; then
 		fail "secrets: no key in /proc/PPID/environ" "$(grep -o '.\{30\}test-key' "$REQ/2.json")"
 	else
 		ok "secrets: no key in /proc/PPID/environ"

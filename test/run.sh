@@ -24,7 +24,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 for t in test/json test/sse test/http test/tools test/session test/cut test/wire test/*.sh nobody; do
 	case $t in
-	test/run.sh|test/lib.sh|test/demo.sh) continue ;;
+	test/run.sh|test/lib.sh|test/demo.sh|test/static.sh) continue ;;
 	nobody)
 		[ "$(id -u)" -eq 0 ] || continue
 		t="test/tools (nobody)"

@@ -211,7 +211,11 @@ else
 	wait "$pid"
 	rc=$?
 	check "50 MB answer: exit 0" [ "$rc" -eq 0 ]
-	if [ "$hwm" -gt 0 ] && [ "$hwm" -lt 8192 ]; then
+	if [ -n "$EMULATOR" ]; then
+		# the process is qemu's: its own memory and code count too
+		echo "skip - 50 MB answer in under 8 MB: peak $hwm kB is" \
+		    "$EMULATOR's with the agent's"
+	elif [ "$hwm" -gt 0 ] && [ "$hwm" -lt 8192 ]; then
 		ok "50 MB answer in under 8 MB (peak $hwm kB)"
 	else
 		fail "50 MB answer in under 8 MB" "peak $hwm kB"

@@ -67,7 +67,9 @@ mkca() {
 	    -subj "/CN=agent test $1" 2>>log
 }
 
-# mkcert name ca ext [startdate enddate]: an EC P-256 server certificate
+# mkcert name ca ext [startdate enddate]: a server certificate with the
+# key that $newkey makes, EC P-256 unless changed
+newkey="-newkey ec -pkeyopt ec_paramgen_curve:prime256v1"
 mkcert() {
 	: >index.txt
 	echo 01 >serial
@@ -76,19 +78,21 @@ mkcert() {
 	else
 		set -- "$1" "$2" "$3" -days 2
 	fi
-	openssl req -new -config ca.cnf -newkey ec \
-	    -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$1.key" \
+	openssl req -new -config ca.cnf $newkey -nodes -keyout "$1.key" \
 	    -out "$1.csr" -subj "/CN=$1" 2>>log &&
 	openssl ca -batch -config ca.cnf -cert "$2.pem" -keyfile "$2.key" \
 	    -extensions "$3" -notext -in "$1.csr" -out "$1.pem" "$4" "$5" \
 	    ${6:+"$6"} ${7:+"$7"} >>log 2>&1
 }
 
-# serve name: s_server with name.pem on a free port of 127.0.0.1
+# serve name [option...]: s_server with name.pem on a free port of
+# 127.0.0.1
 serve() {
 	: >srv.log
-	openssl s_server -accept 127.0.0.1:0 -WWW -cert "$1.pem" \
-	    -key "$1.key" >srv.log 2>&1 &
+	_name=$1
+	shift
+	openssl s_server -accept 127.0.0.1:0 -WWW -cert "$_name.pem" \
+	    -key "$_name.key" "$@" >srv.log 2>&1 &
 	pid=$!
 	i=0
 	while ! grep -q '^ACCEPT' srv.log && [ $i -lt 50 ]; do
@@ -165,3 +169,36 @@ stop
 refused "wrong host" wrongname "certificate does not match the host name"
 refused "unknown CA" unknown "certificate is not trusted (unknown CA)"
 refused "expired" expired "certificate has expired"
+
+# Each suite and curve of config.def.h against a server that takes
+# nothing else, with the keys providers' servers have: ECDSA P-256
+# (good.pem), RSA (rsa.pem), ECDSA P-384 (p384.pem).
+newkey="-newkey rsa:2048"
+mkcert rsa ca localhost_ext
+newkey="-newkey ec -pkeyopt ec_paramgen_curve:secp384r1"
+mkcert p384 ca localhost_ext
+for s in good:ECDHE-ECDSA-CHACHA20-POLY1305 rsa:ECDHE-RSA-CHACHA20-POLY1305 \
+    good:ECDHE-ECDSA-AES128-GCM-SHA256 rsa:ECDHE-RSA-AES128-GCM-SHA256 \
+    good:ECDHE-ECDSA-AES256-GCM-SHA384 rsa:ECDHE-RSA-AES256-GCM-SHA384 \
+    good:ECDHE-ECDSA-AES128-GCM-SHA256:P-384 \
+    good:ECDHE-ECDSA-AES128-GCM-SHA256:P-521 \
+    p384:ECDHE-ECDSA-AES128-GCM-SHA256; do
+	IFS=:
+	set -- $s
+	unset IFS
+	what="$2, $1.pem, curve ${3:-P-256}"
+	if ! serve "$1" -cipher "$2" -curves "${3:-P-256}"; then
+		echo "FAIL - $what: s_server did not start: $(cat srv.log)"
+		stop
+		continue
+	fi
+	SSL_CERT_FILE=ca.pem "$get" "https://localhost:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	if [ $rc -eq 0 ] && cmp -s got page.txt; then
+		echo "ok - $what"
+	else
+		echo "FAIL - $what: exit $rc, stderr: $(cat err)"
+	fi
+	stop
+done

@@ -270,6 +270,11 @@ chain(const char *name, int n, int make)
 static void
 testlinks(void)
 {
+	/* the C library's words: glibc's "Too many levels of symbolic
+	 * links", musl's "Symbolic link loop" */
+	char eloop[64], msg[128];
+
+	snprintf(eloop, sizeof(eloop), "%s", strerror(ELOOP));
 	puts0("ch0", "c\n");
 	if (!chain("ch", 12, 1))
 		return;
@@ -281,18 +286,19 @@ testlinks(void)
 	  chain("ch", 12, 0), "edit: through a chain of 12 links");
 	puts0("far0", "f\n");
 	chain("far", 50, 1);
+	snprintf(msg, sizeof(msg), "Cannot write far50: %s", eloop);
 	T(run(toolwrite, "{\"path\":\"far50\",\"content\":\"x\"}") == 1 &&
-	  is("Cannot write far50: Too many levels of symbolic links") &&
+	  is(msg) &&
 	  content("far0", "f\n") && chain("far", 50, 0),
 	  "write: a chain of 50 links refused, none replaced");
 	T(run(tooledit, "{\"path\":\"far50\",\"oldText\":\"f\","
-	  "\"newText\":\"g\"}") == 1 && has("Too many levels") &&
+	  "\"newText\":\"g\"}") == 1 && has(eloop) &&
 	  content("far0", "f\n") && chain("far", 50, 0),
 	  "edit: a chain of 50 links refused, none replaced");
 	symlink("loop2", "loop1");
 	symlink("loop1", "loop2");
 	T(run(toolwrite, "{\"path\":\"loop1\",\"content\":\"x\"}") == 1 &&
-	  has("Too many levels") && chain("loop", 2, 0),
+	  has(eloop) && chain("loop", 2, 0),
 	  "write: a loop of links refused, kept");
 }
 

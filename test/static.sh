@@ -1,0 +1,54 @@
+#!/bin/sh
+# static.sh [binary]: the static build (make static; agent-static unless
+# named): no program interpreter, within its size budget, and a read
+# tool round against the fake provider as test/loop.sh runs one.
+. test/lib.sh
+ROOT=$PWD
+BIN=${1:-agent-static}
+max=307200	# bytes: 300 KB, stripped
+W=$T/work
+
+if [ ! -f "$BIN" ]; then
+	echo "skip - static: no $BIN (make static)"
+	exit 0
+fi
+case $BIN in
+/*) ;;
+*) BIN=$ROOT/$BIN ;;
+esac
+
+if ! command -v readelf >/dev/null 2>&1; then
+	echo "skip - static: no interpreter (no readelf: apt-get install binutils)"
+elif readelf -lW "$BIN" | grep -q INTERP; then
+	fail "static: no interpreter" "$(readelf -lW "$BIN" | grep -A1 INTERP)"
+else
+	ok "static: no interpreter"
+fi
+size=$(wc -c <"$BIN")
+if [ "$size" -le "$max" ]; then
+	ok "static: $size bytes, at most $max"
+else
+	fail "static: at most $max bytes" "$size bytes"
+fi
+
+mkdir -p "$W"
+printf 'hello from a small machine\n' >"$W/notes.txt"
+script r1 <<'X'
+tool call_1 read {"path": "notes.txt"}
+finish tool_calls
+X
+script r2 <<'X'
+text Read it.
+finish stop
+X
+startfake -x "$T/r1" "$T/r2"
+(cd "$W" && agentexec setsid -w timeout 30 "$BIN" -n 'read notes.txt') \
+    </dev/null >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" -eq 0 ] && ok "static: tool round exits 0" ||
+    fail "static: tool round exits 0" "rc $RC: $(cat "$T/err")"
+printf 'Read it.' | cmp -s - "$T/out" && ok "static: the answer on stdout" ||
+    fail "static: the answer on stdout" "$(od -c "$T/out" | head -5)"
+jsontest "static: the file read goes back with its id" "$REQ/2.json" \
+    'd["messages"][-1] == {"role": "tool", "tool_call_id": "call_1",
+     "content": "hello from a small machine\n"}'
