@@ -64,21 +64,54 @@ enum {
 	SERR
 };
 
+/* The hashes of certificate and handshake signatures: SHA-1 is refused. */
+static const br_hash_class *const tlshashes[] = {
+	&br_sha256_vtable, &br_sha384_vtable, &br_sha512_vtable
+};
+
+/* A certificate of the CA bundle, and its subject, found in its DER. */
+typedef struct {
+	unsigned char *der;
+	size_t len;
+	const unsigned char *subject;	/* in der, or NULL if not found */
+	size_t sublen;
+	int taken;		/* an anchor now */
+} Cacert;
+
 struct Httpclient {
 	const char *const *cafiles;
 	int conntimeout, readtimeout;	/* milliseconds, <= 0 for none */
 	size_t maxhead;
 	volatile sig_atomic_t *intr;
-	br_x509_trust_anchor *ta;	/* loaded at the first https request */
-	size_t nta, cap;
+	Cacert *ca;		/* the CA bundle, read at the first https
+				 * request */
+	size_t nca;
+	br_x509_trust_anchor *ta;	/* those of it a chain has needed, */
+	size_t nta, cap;		/* as BearSSL takes them */
 };
 
+/* The X.509 engine BearSSL calls: it holds the server's chain until the
+ * chain is whole, then finds the anchors it names and hands it all to
+ * BearSSL's own engine.  Decoding every anchor of the bundle at the start
+ * was 36 ms of the run, 35 times the rest of a start. */
+typedef struct Tls Tls;
+
 typedef struct {
+	const br_x509_class *vtable;
+	Tls *t;
+	Httpclient *cl;
+	const char *name;	/* the server's, checked in its certificate */
+	Buf chain;		/* each certificate: 4 bytes of length, DER */
+	size_t at;		/* where the current one's length is */
+} Chain;
+
+struct Tls {
 	br_ssl_client_context sc;
 	br_x509_minimal_context xc;
+	Chain ch;
 	br_sslio_context io;
 	unsigned char buf[BR_SSL_BUFSIZE_BIDI];
-} Tls;
+};
 
 enum {
 	TLSOUT = 32768,		/* bytes of TLS records kept before a send */
@@ -613,31 +646,10 @@ httpnoproxy(const char *list, const char *host)
 
 /* Trust anchors */
 
-typedef struct {
-	br_pem_decoder_context pc;
-	br_x509_decoder_context dc;
-	Buf dn;		/* subject DN of the certificate being decoded */
-	int cert;	/* the current PEM object is a certificate */
-} Pem;
-
 static void
 dnadd(void *ctx, const void *p, size_t n)
 {
 	bufadd(ctx, p, n);
-}
-
-static void
-x509push(void *ctx, const void *p, size_t n)
-{
-	br_x509_decoder_push(ctx, p, n);
-}
-
-static void
-pemskip(void *ctx, const void *p, size_t n)
-{
-	(void)ctx;
-	(void)p;
-	(void)n;
 }
 
 static unsigned char *
@@ -682,43 +694,6 @@ addanchor(Httpclient *c, br_x509_decoder_context *dc, Buf *dn)
 	}
 }
 
-/* Push n bytes of PEM; -1 when the PEM is malformed. */
-static int
-pempush(Httpclient *c, Pem *pm, const char *p, size_t n)
-{
-	const char *name;
-	size_t k;
-
-	while (n > 0) {
-		k = br_pem_decoder_push(&pm->pc, p, n);
-		p += k;
-		n -= k;
-		switch (br_pem_decoder_event(&pm->pc)) {
-		case BR_PEM_BEGIN_OBJ:
-			name = br_pem_decoder_name(&pm->pc);
-			pm->cert = !strcmp(name, "CERTIFICATE") ||
-			           !strcmp(name, "X509 CERTIFICATE");
-			bufreset(&pm->dn);
-			if (pm->cert) {
-				br_x509_decoder_init(&pm->dc, dnadd, &pm->dn);
-				br_pem_decoder_setdest(&pm->pc, x509push,
-				                       &pm->dc);
-			} else {
-				br_pem_decoder_setdest(&pm->pc, pemskip, NULL);
-			}
-			break;
-		case BR_PEM_END_OBJ:
-			if (pm->cert)
-				addanchor(c, &pm->dc, &pm->dn);
-			pm->cert = 0;
-			break;
-		case BR_PEM_ERROR:
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static void
 freeanchors(Httpclient *c)
 {
@@ -738,56 +713,313 @@ freeanchors(Httpclient *c)
 	free(c->ta);
 	c->ta = NULL;
 	c->nta = c->cap = 0;
+	for (i = 0; i < c->nca; i++)
+		free(c->ca[i].der);
+	free(c->ca);
+	c->ca = NULL;
+	c->nca = 0;
 }
 
-/* Load the CA bundle once, from SSL_CERT_FILE or the first readable file
- * of the list; Debian's 140 anchors load in about 30 ms. */
+/* One DER element at *p, before end: its tag, and where its value and
+ * the element are; *p moves past it.  -1 if it is not whole. */
 static int
-loadanchors(Conn *cn)
+der(const unsigned char **p, const unsigned char *end, int *tag,
+    const unsigned char **val, size_t *len)
+{
+	const unsigned char *q = *p;
+	size_t n, k;
+
+	if (end - q < 2)
+		return -1;
+	*tag = *q++;
+	n = *q++;
+	if (n & 0x80) {
+		k = n & 0x7f;
+		if (k < 1 || k > 3 || (size_t)(end - q) < k)
+			return -1;
+		for (n = 0; k--; )
+			n = n << 8 | *q++;
+	}
+	if ((size_t)(end - q) < n)
+		return -1;
+	*val = q;
+	*len = n;
+	*p = q + n;
+	return 0;
+}
+
+/* The issuer and subject names of a certificate, each with its tag and
+ * length, as BearSSL compares them: 0, or -1 if not found. */
+static int
+names(const unsigned char *cert, size_t n, const unsigned char **issuer,
+      size_t *ilen, const unsigned char **subject, size_t *slen)
+{
+	const unsigned char *p = cert, *v, *start, *val;
+	size_t len, vlen;
+	int tag, k;
+
+	/* Certificate, then its TBSCertificate: step inside each */
+	if (der(&p, cert + n, &tag, &v, &len) < 0 || tag != 0x30)
+		return -1;
+	p = v;
+	if (der(&p, v + len, &tag, &v, &len) < 0 || tag != 0x30)
+		return -1;
+	p = v;
+	/* [0] version (optional), serialNumber, signature, issuer,
+	 * validity, subject */
+	for (k = 0; k < 6; k++) {
+		start = p;
+		if (der(&p, v + len, &tag, &val, &vlen) < 0)
+			return -1;
+		if (k == 0 && tag != 0xa0)
+			k++;	/* no version */
+		if (k == 3) {
+			*issuer = start;
+			*ilen = p - start;
+		} else if (k == 5) {
+			*subject = start;
+			*slen = p - start;
+		}
+	}
+	return 0;
+}
+
+static int
+b64(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Decode base64 from s to the next '-' into b; white space is skipped.
+ * -1 on anything else. */
+static int
+unbase64(Buf *b, const char *s, const char **end)
+{
+	unsigned long acc = 0;
+	unsigned char *q;
+	int k = 0, v;
+
+	bufgrow(b, strcspn(s, "-") / 4 * 3 + 3);
+	q = (unsigned char *)b->p + b->len;
+	for (; *s && *s != '-'; s++) {
+		if (*s == '=' || *s == ' ' || *s == '\t' || *s == '\r' ||
+		    *s == '\n')
+			continue;
+		if ((v = b64((unsigned char)*s)) < 0)
+			return -1;
+		acc = acc << 6 | v;
+		if (++k == 4) {
+			*q++ = acc >> 16 & 0xff;
+			*q++ = acc >> 8 & 0xff;
+			*q++ = acc & 0xff;
+			acc = k = 0;
+		}
+	}
+	if (k == 3) {
+		*q++ = acc >> 10 & 0xff;
+		*q++ = acc >> 2 & 0xff;
+	} else if (k == 2) {
+		*q++ = acc >> 4 & 0xff;
+	}
+	b->len = q - (unsigned char *)b->p;
+	b->p[b->len] = '\0';
+	*end = s;
+	return k == 1 ? -1 : 0;
+}
+
+/* The certificates of a PEM bundle, in c->ca.  A malformed one is
+ * skipped: the others still serve. */
+static void
+pemcerts(Httpclient *c, const char *s)
+{
+	static const char *begins[] = {
+		"-----BEGIN CERTIFICATE-----",
+		"-----BEGIN X509 CERTIFICATE-----",
+		"-----BEGIN TRUSTED CERTIFICATE-----",
+	};
+	const unsigned char *iss;
+	size_t k, ilen, cap = 0;
+	const char *p;
+	Buf b = { 0 };
+	Cacert *ca;
+
+	while ((s = strstr(s, "-----BEGIN "))) {
+		for (k = 0; k < LEN(begins) &&
+		     strncmp(s, begins[k], strlen(begins[k])); k++)
+			;
+		p = s + 11;
+		s = strchr(p, '\n') ? strchr(p, '\n') : p;
+		bufreset(&b);
+		if (k == LEN(begins) || unbase64(&b, s, &s) < 0 || !b.len)
+			continue;
+		if (c->nca == cap) {
+			cap = cap ? cap * 2 : 128;
+			c->ca = xrealloc(c->ca, cap * sizeof(*c->ca));
+		}
+		ca = &c->ca[c->nca++];
+		memset(ca, 0, sizeof(*ca));
+		ca->len = b.len;
+		ca->der = (unsigned char *)bufdetach(&b);
+		if (names(ca->der, ca->len, &iss, &ilen, &ca->subject,
+		    &ca->sublen) < 0)
+			ca->subject = NULL;
+	}
+	buffree(&b);
+}
+
+/* Read the CA bundle once, from SSL_CERT_FILE or the first readable file
+ * of the list; its certificates are decoded only when a chain names
+ * them. */
+static int
+readbundle(Conn *cn)
 {
 	Httpclient *c = cn->cl;
-	Pem pm;
-	char buf[4096];
 	const char *path = getenv("SSL_CERT_FILE");
-	ssize_t n;
-	int fd = -1, i, bad = 0;
+	Buf b = { 0 };
+	int fd = -1, i, rc;
 
-	if (c->nta)
+	if (c->nca)
 		return 0;
 	if (path && *path) {
-		if ((fd = open(path, O_RDONLY)) < 0)
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 			return cfail(cn, "SSL_CERT_FILE %s:", path);
 	} else {
 		for (i = 0; c->cafiles && c->cafiles[i] && fd < 0; i++)
-			fd = open(path = c->cafiles[i], O_RDONLY);
+			fd = open(path = c->cafiles[i], O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return cfail(cn, "no CA certificates: set "
 			             "SSL_CERT_FILE");
 	}
-	memset(&pm, 0, sizeof(pm));
-	br_pem_decoder_init(&pm.pc);
-	while (!bad && (n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			cfail(cn, "read %s:", path);
-			freeanchors(c);
-			goto out;
-		}
-		/* a malformed PEM object ends the bundle; what came
-		 * before it is kept */
-		bad = pempush(c, &pm, buf, n) < 0;
-	}
-	/* an END line without its newline completes only now */
-	if (!bad)
-		pempush(c, &pm, "\n", 1);
-	if (!c->nta)
-		cfail(cn, "no CA certificates in %s", path);
-out:
-	buffree(&pm.dn);
+	rc = readall(fd, &b, 64 << 20);
 	close(fd);
-	return c->nta ? 0 : -1;
+	if (rc < 0) {
+		buffree(&b);
+		return cfail(cn, "read %s:", path);
+	}
+	if (b.len)
+		pemcerts(c, b.p);
+	buffree(&b);
+	return c->nca ? 0 : cfail(cn, "no CA certificates in %s", path);
 }
+
+/* Make an anchor of each certificate of the bundle whose subject is the
+ * name dn: what BearSSL matches a chain's issuers and subjects with.  One
+ * whose subject could not be found is taken at the first chance. */
+static void
+takeanchors(Httpclient *c, const unsigned char *dn, size_t n)
+{
+	br_x509_decoder_context dc;
+	Buf name = { 0 };
+	Cacert *k;
+	size_t i;
+
+	for (i = 0; i < c->nca; i++) {
+		k = &c->ca[i];
+		if (k->taken || (k->subject && (k->sublen != n ||
+		    memcmp(k->subject, dn, n))))
+			continue;
+		k->taken = 1;
+		bufreset(&name);
+		br_x509_decoder_init(&dc, dnadd, &name);
+		br_x509_decoder_push(&dc, k->der, k->len);
+		addanchor(c, &dc, &name);
+	}
+	buffree(&name);
+}
+
+static void
+chainstart(const br_x509_class **ctx, const char *name)
+{
+	Chain *ch = (Chain *)ctx;
+
+	ch->name = name;
+	bufreset(&ch->chain);
+}
+
+static void
+certstart(const br_x509_class **ctx, uint32_t len)
+{
+	Chain *ch = (Chain *)ctx;
+
+	(void)len;
+	ch->at = ch->chain.len;
+	bufadd(&ch->chain, "\0\0\0\0", 4);
+}
+
+static void
+certappend(const br_x509_class **ctx, const unsigned char *p, size_t n)
+{
+	Chain *ch = (Chain *)ctx;
+
+	/* BearSSL bounds a chain by its buffer: at most 16 KB a record */
+	bufadd(&ch->chain, p, n);
+}
+
+static void
+certend(const br_x509_class **ctx)
+{
+	Chain *ch = (Chain *)ctx;
+	size_t n = ch->chain.len - ch->at - 4;
+	unsigned char *q = (unsigned char *)ch->chain.p + ch->at;
+
+	q[0] = n >> 24;
+	q[1] = n >> 16;
+	q[2] = n >> 8;
+	q[3] = n;
+}
+
+static void x509init(Tls *t, const br_x509_trust_anchor *ta, size_t nta);
+
+/* The chain is whole: take the anchors its certificates name, then let
+ * BearSSL's engine judge it. */
+static unsigned
+chainend(const br_x509_class **ctx)
+{
+	Chain *ch = (Chain *)ctx;
+	const br_x509_class **x = &ch->t->xc.vtable;
+	const unsigned char *p, *end, *iss, *sub;
+	size_t n, ilen, slen;
+
+	p = (const unsigned char *)ch->chain.p;
+	end = p + ch->chain.len;
+	for (; p && end - p >= 4; p += 4 + n) {
+		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+		if (names(p + 4, n, &iss, &ilen, &sub, &slen) == 0) {
+			takeanchors(ch->cl, iss, ilen);
+			takeanchors(ch->cl, sub, slen);
+		}
+	}
+	x509init(ch->t, ch->cl->ta, ch->cl->nta);
+	(*x)->start_chain(x, ch->name);
+	p = (const unsigned char *)ch->chain.p;
+	for (; p && end - p >= 4; p += 4 + n) {
+		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+		(*x)->start_cert(x, n);
+		(*x)->append(x, p + 4, n);
+		(*x)->end_cert(x);
+	}
+	return (*x)->end_chain(x);
+}
+
+static const br_x509_pkey *
+chainkey(const br_x509_class *const *ctx, unsigned *usages)
+{
+	const Chain *ch = (const Chain *)ctx;
+	const br_x509_class *const *x = &ch->t->xc.vtable;
+
+	return (*x)->get_pkey(x, usages);
+}
+
+static const br_x509_class chainclass = {
+	sizeof(Chain), chainstart, certstart, certappend, certend, chainend,
+	chainkey
+};
 
 /* Sockets */
 
@@ -1085,12 +1317,29 @@ tlswrite(void *ctx, const unsigned char *p, size_t n)
  * and curves, and the SHA-2 hashes, so that only those are linked in.
  * Both signature verifiers are always there: a chain may mix RSA and
  * ECDSA keys whatever the suite. */
+/* BearSSL's X.509 engine, with these anchors; the verifiers are the
+ * TLS engine's. */
 static void
-tlsinit(Tls *t, const br_x509_trust_anchor *ta, size_t nta)
+x509init(Tls *t, const br_x509_trust_anchor *ta, size_t nta)
 {
-	static const br_hash_class *const hashes[] = {
-		&br_sha256_vtable, &br_sha384_vtable, &br_sha512_vtable
-	};
+	br_ssl_engine_context *e = &t->sc.eng;
+	size_t i;
+	int id;
+
+	br_x509_minimal_init(&t->xc, &br_sha256_vtable, ta, nta);
+	for (i = 0; i < LEN(tlshashes); i++) {
+		id = tlshashes[i]->desc >> BR_HASHDESC_ID_OFF &
+		     BR_HASHDESC_ID_MASK;
+		br_x509_minimal_set_hash(&t->xc, id, tlshashes[i]);
+	}
+	br_x509_minimal_set_rsa(&t->xc, br_ssl_engine_get_rsavrfy(e));
+	br_x509_minimal_set_ecdsa(&t->xc, br_ssl_engine_get_ec(e),
+	                          br_ssl_engine_get_ecdsa(e));
+}
+
+static void
+tlsinit(Tls *t, Httpclient *cl, const br_x509_trust_anchor *ta, size_t nta)
+{
 	br_ssl_engine_context *e = &t->sc.eng;
 	uint16_t ids[LEN(tlssuites)];
 	size_t i;
@@ -1098,11 +1347,10 @@ tlsinit(Tls *t, const br_x509_trust_anchor *ta, size_t nta)
 
 	br_ssl_client_zero(&t->sc);
 	br_ssl_engine_set_versions(e, BR_TLS12, BR_TLS12);
-	br_x509_minimal_init(&t->xc, &br_sha256_vtable, ta, nta);
-	for (i = 0; i < LEN(hashes); i++) {
-		id = hashes[i]->desc >> BR_HASHDESC_ID_OFF & BR_HASHDESC_ID_MASK;
-		br_ssl_engine_set_hash(e, id, hashes[i]);
-		br_x509_minimal_set_hash(&t->xc, id, hashes[i]);
+	for (i = 0; i < LEN(tlshashes); i++) {
+		id = tlshashes[i]->desc >> BR_HASHDESC_ID_OFF &
+		     BR_HASHDESC_ID_MASK;
+		br_ssl_engine_set_hash(e, id, tlshashes[i]);
 	}
 	for (i = 0; i < LEN(tlssuites); i++) {
 		ids[i] = tlssuites[i].id;
@@ -1114,10 +1362,11 @@ tlsinit(Tls *t, const br_x509_trust_anchor *ta, size_t nta)
 	br_ssl_engine_set_rsavrfy(e, br_rsa_i31_pkcs1_vrfy);
 	br_ssl_engine_set_ec(e, tlscurves);
 	br_ssl_engine_set_ecdsa(e, br_ecdsa_i31_vrfy_asn1);
-	br_x509_minimal_set_rsa(&t->xc, br_ssl_engine_get_rsavrfy(e));
-	br_x509_minimal_set_ecdsa(&t->xc, br_ssl_engine_get_ec(e),
-	                          br_ssl_engine_get_ecdsa(e));
-	br_ssl_engine_set_x509(e, &t->xc.vtable);
+	x509init(t, ta, nta);
+	t->ch.vtable = &chainclass;
+	t->ch.t = t;
+	t->ch.cl = cl;
+	br_ssl_engine_set_x509(e, &t->ch.vtable);
 	br_ssl_engine_set_prf_sha256(e, &br_tls12_sha256_prf);
 	br_ssl_engine_set_prf_sha384(e, &br_tls12_sha384_prf);
 }
@@ -1127,9 +1376,9 @@ tlsstart(Conn *c, const Url *u)
 {
 	Tls *t;
 
-	t = c->tls = xmalloc(sizeof(*t));
+	t = c->tls = xcalloc(1, sizeof(*t));
 	c->host = u->host;
-	tlsinit(t, c->cl->ta, c->cl->nta);
+	tlsinit(t, c->cl, c->cl->ta, c->cl->nta);
 	br_ssl_engine_set_buffer(&t->sc.eng, t->buf, sizeof(t->buf), 1);
 	/* the name is both the SNI and the one checked in the certificate */
 	if (!br_ssl_client_reset(&t->sc, u->host, 0))
@@ -1366,7 +1615,7 @@ httpdo(Httpclient *c, Http *h)
 	}
 	if ((via = proxyfor(&cn, &u, &pu)) < 0)
 		goto out;
-	if (u.tls && loadanchors(&cn) < 0)
+	if (u.tls && readbundle(&cn) < 0)
 		goto out;
 	if (dial(&cn, via ? &pu : &u) < 0)
 		goto out;
@@ -1416,6 +1665,8 @@ out:
 	memcpy(h->encoding, r.encoding, sizeof(h->encoding));
 	httprespfree(&r);
 	buffree(&b);
+	if (cn.tls)
+		buffree(&cn.tls->ch.chain);
 	free(cn.tls);
 	buffree(&cn.out);
 	if (cn.fd >= 0)
