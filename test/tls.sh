@@ -152,6 +152,28 @@ if serve good; then
 		echo "FAIL - good chain: exit $rc, $(wc -c <got) bytes," \
 		    "stderr: $(cat err)"
 	fi
+	# a bundle of many anchors, one broken, ours among them: only
+	# those the chain names are decoded, and they are found
+	{ cat other.pem; printf -- '-----BEGIN CERTIFICATE-----\n%s\n' \
+	    'not base64!'; echo '-----END CERTIFICATE-----'
+	  cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null; cat ca.pem
+	} >bundle.pem
+	SSL_CERT_FILE=bundle.pem "$get" "https://localhost:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	if [ $rc -eq 0 ] && cmp -s got page.txt; then
+		echo "ok - good chain, its CA deep in a bundle after a broken one"
+	else
+		echo "FAIL - good chain in a bundle: exit $rc, stderr: $(cat err)"
+	fi
+	SSL_CERT_FILE=other.pem "$get" "https://localhost:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q 'unknown CA' err; then
+		echo "ok - good chain, its CA not in the bundle: refused"
+	else
+		echo "FAIL - good chain, CA not in the bundle: exit $rc, $(cat err)"
+	fi
 	SSL_CERT_FILE=$dir/none.pem "$get" "https://localhost:$port/page.txt" \
 	    >got 2>err
 	rc=$?
