@@ -8,7 +8,7 @@ SRC = agent.c http.c json.c session.c sse.c tools.c util.c wire.c
 OBJ = agent.o http.o json.o session.o sse.o tools.o util.o wire.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire
-TESTPROGS = $(TESTS) test/fake test/httpget
+TESTPROGS = $(TESTS) test/fake test/httpget test/relay
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 all: agent
@@ -52,6 +52,8 @@ test/cut: test/cut.c test/t.h session.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/cut.c session.o json.o util.o $(LDFLAGS)
 test/wire: test/wire.c test/t.h wire.o sse.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/wire.c wire.o sse.o json.o util.o $(LDFLAGS)
+test/relay: test/relay.c
+	$(CC) $(ACFLAGS) -o $@ test/relay.c $(LDFLAGS)
 test/fake: test/fake.c
 	$(CC) $(ACFLAGS) -o $@ test/fake.c $(LDFLAGS)
 

@@ -119,6 +119,7 @@ typedef struct {
 	long long clen;		/* Content-Length, -1 if none */
 	long long left;		/* body or chunk bytes still to come */
 	int chunked;
+	int keep;		/* the connection may serve another request */
 	long retryafter;	/* seconds from Retry-After, -1 if none */
 	char ctype[96];		/* Content-Type, Location, Content-Encoding, */
 	char location[256];	/* printable ASCII, cut to fit: for saying */

@@ -69,6 +69,8 @@ static const br_hash_class *const tlshashes[] = {
 	&br_sha256_vtable, &br_sha384_vtable, &br_sha512_vtable
 };
 
+typedef struct Tls Tls;
+
 /* A certificate of the CA bundle, and its subject, found in its DER. */
 typedef struct {
 	unsigned char *der;
@@ -88,14 +90,18 @@ struct Httpclient {
 	size_t nca;
 	br_x509_trust_anchor *ta;	/* those of it a chain has needed, */
 	size_t nta, cap;		/* as BearSSL takes them */
+	int fd;			/* the connection kept after a response, */
+	Tls *tls;		/* or -1; its TLS, */
+	char key[600];		/* and where it leads: scheme, host, port,
+				 * proxy */
+	br_ssl_session_parameters sess;	/* the last TLS session, to */
+	char sesshost[256];		/* resume with that host, or "" */
 };
 
 /* The X.509 engine BearSSL calls: it holds the server's chain until the
  * chain is whole, then finds the anchors it names and hands it all to
  * BearSSL's own engine.  Decoding every anchor of the bundle at the start
  * was 36 ms of the run, 35 times the rest of a start. */
-typedef struct Tls Tls;
-
 typedef struct {
 	const br_x509_class *vtable;
 	Tls *t;
@@ -130,6 +136,7 @@ typedef struct {
 	int sent;		/* TLS: the handshake is over */
 	Buf out;		/* TLS records not sent yet: a flight goes
 				 * out in one send */
+	int reused;		/* it was kept from an earlier request */
 	int inbody;		/* the request's body is going out */
 	int wlost;		/* the server answered or closed before it
 				 * read the whole request: stop sending */
@@ -228,6 +235,7 @@ statusline(Httpresp *r, const char *s)
 	if (r->code < 100 || r->code > 599)
 		return rfail(r, "bad status code %d", r->code);
 	clean(r->reason, sizeof(r->reason), s[12] ? s + 13 : "");
+	r->keep = s[7] == '1';	/* HTTP/1.1 keeps; 1.0 closes */
 	r->state = SHEAD;
 	return 0;
 }
@@ -302,6 +310,24 @@ retryafter(const char *v)
 	return t < 0 ? 0 : t > 100000000 ? 100000000 : (long)t;
 }
 
+/* Whether a comma-separated list holds the token t, in any case. */
+static int
+hastoken(const char *v, const char *t)
+{
+	size_t n = strlen(t), k;
+
+	for (; *v; v += *v == ',') {
+		v += strspn(v, " \t");
+		k = strcspn(v, ",");
+		while (k && (v[k - 1] == ' ' || v[k - 1] == '\t'))
+			k--;
+		if (k == n && !strncasecmp(v, t, n))
+			return 1;
+		v += strcspn(v, ",");
+	}
+	return 0;
+}
+
 static int
 headerline(Httpresp *r, char *s)
 {
@@ -338,6 +364,8 @@ headerline(Httpresp *r, char *s)
 		clean(r->location, sizeof(r->location), v);
 	} else if (!strcasecmp(s, "Content-Encoding")) {
 		clean(r->encoding, sizeof(r->encoding), v);
+	} else if (!strcasecmp(s, "Connection") && hastoken(v, "close")) {
+		r->keep = 0;
 	}
 	return 0;
 }
@@ -361,7 +389,7 @@ endhead(Httpresp *r)
 	else if (r->clen >= 0)
 		r->state = (r->left = r->clen) ? SBODY : SDONE;
 	else
-		r->state = SCLOSE;
+		r->state = SCLOSE, r->keep = 0;
 	return 0;
 }
 
@@ -1375,13 +1403,17 @@ static int
 tlsstart(Conn *c, const Url *u)
 {
 	Tls *t;
+	int resume;
 
 	t = c->tls = xcalloc(1, sizeof(*t));
 	c->host = u->host;
 	tlsinit(t, c->cl, c->cl->ta, c->cl->nta);
 	br_ssl_engine_set_buffer(&t->sc.eng, t->buf, sizeof(t->buf), 1);
 	/* the name is both the SNI and the one checked in the certificate */
-	if (!br_ssl_client_reset(&t->sc, u->host, 0))
+	resume = !strcmp(c->cl->sesshost, u->host);
+	if (resume)
+		br_ssl_engine_set_session_parameters(&t->sc.eng, &c->cl->sess);
+	if (!br_ssl_client_reset(&t->sc, u->host, resume))
 		return tlsfail(c, br_ssl_engine_last_error(&t->sc.eng));
 	br_sslio_init(&t->io, &t->sc.eng, tlsread, c, tlswrite, c);
 	return 0;
@@ -1529,7 +1561,6 @@ request(Buf *b, const Http *h, const Url *u, int absolute)
 	bufadds(b, "\r\nUser-Agent: agent/" VERSION "\r\n");
 	if (h->body)
 		bufaddf(b, "Content-Length: %zu\r\n", h->bodylen);
-	bufadds(b, "Connection: close\r\n");
 	for (hd = h->headers; hd && *hd; hd++) {
 		bufadds(b, *hd);
 		bufadds(b, "\r\n");
@@ -1565,31 +1596,149 @@ httpnew(const char *const *cafiles, int conntimeout, int readtimeout,
 	c->readtimeout = readtimeout;
 	c->maxhead = maxhead;
 	c->intr = intr;
+	c->fd = -1;
 	return c;
 }
 
-void
-httpfree(Httpclient *c)
+
+/* Where a connection leads, which a kept one must match to serve. */
+static void
+connkey(char *key, size_t n, const Url *u, const Url *pu, int via)
 {
-	if (!c)
-		return;
-	freeanchors(c);
-	free(c);
+	snprintf(key, n, "%s://[%s]:%s via [%s]:%s", u->tls ? "https" : "http",
+	         u->host, u->port, via ? pu->host : "", via ? pu->port : "");
 }
 
-/* One request, one connection. 0 when the whole body arrived, whatever
- * the status; -1 with h->err otherwise (h->status 0 if no response). */
+static void
+tlsfree(Tls *t)
+{
+	if (t)
+		buffree(&t->ch.chain);
+	free(t);
+}
+
+static void
+dropkept(Httpclient *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	tlsfree(c->tls);
+	c->fd = -1;
+	c->tls = NULL;
+}
+
+/* Take the kept connection if it leads to key and the server has not
+ * closed it meanwhile: an idle connection that is readable has only its
+ * end, or a close_notify, to say. */
+static int
+takekept(Conn *cn, const char *key)
+{
+	Httpclient *c = cn->cl;
+	struct pollfd p;
+
+	if (c->fd < 0)
+		return 0;
+	p.fd = c->fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	if (strcmp(c->key, key) || poll(&p, 1, 0) != 0) {
+		dropkept(c);
+		return 0;
+	}
+	cn->fd = c->fd;
+	cn->tls = c->tls;
+	cn->reused = cn->sent = 1;
+	c->fd = -1;
+	c->tls = NULL;
+	if (cn->tls)
+		br_sslio_init(&cn->tls->io, &cn->tls->sc.eng, tlsread, cn,
+		              tlswrite, cn);
+	return 1;
+}
+
+/* A new connection to u, through the proxy pu if via. */
+static int
+connopen(Conn *cn, const Url *u, const Url *pu, int via)
+{
+	if (dial(cn, via ? pu : u) < 0)
+		return -1;
+	if (u->tls && via && tunnel(cn, u) < 0)
+		return -1;
+	return u->tls ? tlsstart(cn, u) : 0;
+}
+
+static void
+connclose(Conn *cn)
+{
+	tlsfree(cn->tls);
+	cn->tls = NULL;
+	buffree(&cn->out);
+	if (cn->fd >= 0)
+		close(cn->fd);
+	cn->fd = -1;
+}
+
+/* Send the request and read the response: 0 when the whole body came,
+ * whatever the status; -1 with h->err otherwise. */
+static int
+exchange(Conn *cn, Http *h, Httpresp *r, const Url *u, int via)
+{
+	Buf b = { 0 };
+	const char *body = h->body;
+	char buf[16384];
+	size_t n = h->bodylen;
+	int k, ret = -1;
+
+	request(&b, h, u, via && !u->tls);
+	if (!u->tls && n <= ONEWRITE) {
+		if (n)
+			bufadd(&b, body, n);	/* one send: head and body */
+		n = 0;
+	}
+	if (connwrite(cn, b.p, b.len) < 0)
+		goto out;
+	cn->inbody = 1;
+	if ((n && connwrite(cn, body, n) < 0) || connflush(cn) < 0)
+		goto out;
+	for (;;) {
+		if ((k = connread(cn, buf, sizeof(buf))) < 0)
+			goto out;
+		if (!k) {
+			cn->eof = 1;
+			if (httprespeof(r) < 0) {
+				/* closed before a byte of the answer */
+				h->transient = r->headlen == 0;
+				break;
+			}
+			ret = 0;
+			goto out;
+		}
+		if ((k = httprespfeed(r, buf, k)) < 0)
+			break;
+		if (k) {
+			ret = 0;
+			goto out;
+		}
+	}
+	snprintf(h->err, sizeof(h->err), "%s", r->err);
+out:
+	buffree(&b);
+	return ret;
+}
+
+/* One request, on the connection kept from the last one when it leads to
+ * the same place, else on a new one.  0 when the whole body arrived,
+ * whatever the status; -1 with h->err otherwise (h->status 0 if no
+ * response). */
 int
 httpdo(Httpclient *c, Http *h)
 {
 	Conn cn;
 	Httpresp r;
 	Url u, pu;
-	Buf b = {0};
-	const char *e, *body, *const *hd;
-	char buf[16384];
-	size_t n;
-	int k, ret = -1, via = 0;
+	const char *e, *const *hd;
+	char key[sizeof(c->key)];
+	int ret = -1, via = 0;
 
 	h->status = 0;
 	h->retryafter = -1;
@@ -1617,45 +1766,37 @@ httpdo(Httpclient *c, Http *h)
 		goto out;
 	if (u.tls && readbundle(&cn) < 0)
 		goto out;
-	if (dial(&cn, via ? &pu : &u) < 0)
+	connkey(key, sizeof(key), &u, &pu, via);
+	if (!takekept(&cn, key) && connopen(&cn, &u, &pu, via) < 0)
 		goto out;
-	if (u.tls && via && tunnel(&cn, &u) < 0)
-		goto out;
-	if (u.tls && tlsstart(&cn, &u) < 0)
-		goto out;
-	request(&b, h, &u, via && !u.tls);
-	body = h->body;
-	n = h->bodylen;
-	if (!u.tls && n <= ONEWRITE) {
-		if (n)
-			bufadd(&b, body, n);	/* one send: head and body */
-		n = 0;
+	ret = exchange(&cn, h, &r, &u, via);
+	if (ret < 0 && cn.reused && !r.headlen && !(c->intr && *c->intr)) {
+		/* the server closed the kept connection as we sent: once
+		 * more on a new one, no byte of an answer being lost */
+		connclose(&cn);
+		httprespfree(&r);
+		httprespinit(&r, bodyfn, &cn, c->maxhead);
+		r.nobody = h->method && !strcmp(h->method, "HEAD");
+		cn.reused = cn.sent = cn.eof = cn.inbody = cn.wlost = 0;
+		h->err[0] = '\0';
+		h->transient = 0;
+		if (connopen(&cn, &u, &pu, via) < 0)
+			goto out;
+		ret = exchange(&cn, h, &r, &u, via);
 	}
-	if (connwrite(&cn, b.p, b.len) < 0)
-		goto out;
-	cn.inbody = 1;
-	if ((n && connwrite(&cn, body, n) < 0) || connflush(&cn) < 0)
-		goto out;
-	for (;;) {
-		if ((k = connread(&cn, buf, sizeof(buf))) < 0)
-			goto out;
-		if (!k) {
-			if (httprespeof(&r) < 0) {
-				/* closed before a byte of the answer */
-				h->transient = r.headlen == 0;
-				break;
-			}
-			ret = 0;
-			goto out;
-		}
-		if ((k = httprespfeed(&r, buf, k)) < 0)
-			break;
-		if (k) {
-			ret = 0;
-			goto out;
-		}
+	if (ret == 0 && cn.tls) {
+		/* a new connection to this host resumes the session */
+		br_ssl_engine_get_session_parameters(&cn.tls->sc.eng, &c->sess);
+		snprintf(c->sesshost, sizeof(c->sesshost), "%s", u.host);
 	}
-	snprintf(h->err, sizeof(h->err), "%s", r.err);
+	if (ret == 0 && r.keep && !cn.eof && !cn.wlost) {
+		dropkept(c);
+		c->fd = cn.fd;
+		c->tls = cn.tls;
+		memcpy(c->key, key, sizeof(key));
+		cn.fd = -1;
+		cn.tls = NULL;
+	}
 out:
 	h->status = r.status;
 	h->retryafter = r.retryafter;
@@ -1664,12 +1805,16 @@ out:
 	memcpy(h->location, r.location, sizeof(h->location));
 	memcpy(h->encoding, r.encoding, sizeof(h->encoding));
 	httprespfree(&r);
-	buffree(&b);
-	if (cn.tls)
-		buffree(&cn.tls->ch.chain);
-	free(cn.tls);
-	buffree(&cn.out);
-	if (cn.fd >= 0)
-		close(cn.fd);
+	connclose(&cn);
 	return ret;
+}
+
+void
+httpfree(Httpclient *c)
+{
+	if (!c)
+		return;
+	dropkept(c);
+	freeanchors(c);
+	free(c);
 }

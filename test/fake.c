@@ -1,8 +1,8 @@
 /* See LICENSE file for copyright and license details. */
 /* fake.c: a scripted OpenAI-compatible provider for the end-to-end tests. */
 /*
- * usage: fake [-xCkB] [-p portfile] [-r dir] [-b bytes] [-d ms]
- *             [-f length|chunked|close] script ...
+ * usage: fake [-xCkBK] [-p portfile] [-r dir] [-b bytes] [-d ms]
+ *             [-i ms] [-f length|chunked|close] script ...
  *
  * Listens on 127.0.0.1 at a port the kernel picks, writes the port number to
  * portfile (temp file + rename, so a test may poll for it) or to stdout, and
@@ -21,6 +21,10 @@
  *   -C       CRLF line ends in the event stream (default LF)
  *   -k       a comment line ": keep-alive" before every event
  *   -B       a UTF-8 BOM before the event stream
+ *   -K       keep a connection for the next request, as HTTP/1.1 allows,
+ *            unless the request or the reply says close; request N's
+ *            connection (counted from 1) is recorded as dir/N.conn
+ *   -i ms    with -K, close a connection idle this long (default 10 s)
  *
  * A script is one reply, one directive a line; blank lines and lines
  * starting with # are skipped.  TEXT is the rest of the line, with the
@@ -58,6 +62,11 @@
  *   header TEXT      one more header line, as it is
  *   early            answer as soon as the request head is in, and close
  *                    without reading the body (a reset, if one is left)
+ *   close            say Connection: close, and close after the reply
+ *   forget           with -K, keep the connection, then close it unread
+ *                    as the next request arrives: a server that closed an
+ *                    idle connection just as the client sent
+ *   http10           answer as HTTP/1.0, and close after the reply
  *
  * The first generated chunk is preceded by one with the delta
  * {"role":"assistant","content":""}, as real servers send.  Every chunk has
@@ -111,7 +120,7 @@ typedef struct {
 	char *error;
 	long retry;		/* -1: no Retry-After */
 	long long drop;		/* -1: never */
-	int rst, nodone, raw, hangup, early;
+	int rst, nodone, raw, hangup, early, close, http10, forget;
 	int bytes, delay, framing, crlf, comments, bom;
 	char type[128];		/* Content-Type of a 2xx reply */
 	char header[512];	/* one more header line, or "" */
@@ -126,6 +135,7 @@ typedef struct {
 	int started;		/* the role chunk went out */
 	int ntool;
 	int nwrites;
+	int keep;		/* the connection may serve another request */
 	Reply r;
 	Buf delta, chunk, ev, unit;
 } Out;
@@ -346,6 +356,12 @@ prescan(const char *path, Reply *r)
 			r->hangup = r->rst = 1;
 		else if (!strcmp(kw, "early"))
 			r->early = 1;
+		else if (!strcmp(kw, "close"))
+			r->close = 1;
+		else if (!strcmp(kw, "http10"))
+			r->http10 = 1;
+		else if (!strcmp(kw, "forget"))
+			r->forget = 1;
 		else if (!strcmp(kw, "type"))
 			bad = snprintf(r->type, sizeof(r->type), "%s", arg) >=
 			    (int)sizeof(r->type);
@@ -414,17 +430,23 @@ sendraw(Out *o, const char *s, size_t len)
 	}
 }
 
+/* Make close(2) send a RST at once. */
+static void
+linger0(int fd)
+{
+	struct linger l;
+
+	l.l_onoff = 1;
+	l.l_linger = 0;
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+}
+
 /* End the connection now, with a RST if the script said reset. */
 static void
 cut(Out *o)
 {
-	struct linger l;
-
-	if (o->r.rst) {
-		l.l_onoff = 1;
-		l.l_linger = 0;
-		setsockopt(o->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
-	}
+	if (o->r.rst)
+		linger0(o->fd);
 	o->dead = 1;
 }
 
@@ -824,7 +846,7 @@ closerecord(FILE *f)
  * unread.
  */
 static int
-request(Conn *c, int n, const char *dir, int headonly)
+request(Conn *c, int n, const char *dir, int headonly, int *closeasked)
 {
 	Buf head = {0};
 	FILE *f = NULL;
@@ -852,6 +874,8 @@ request(Conn *c, int n, const char *dir, int headonly)
 			len = strtoull(v, NULL, 10);
 		if (q - p == 17 && !strncasecmp(p, "transfer-encoding", 17))
 			chunked = !strncasecmp(v, "chunked", 7);
+		if (q - p == 10 && !strncasecmp(p, "connection", 10))
+			*closeasked = !strncasecmp(v, "close", 5);
 	}
 	r = -1;
 	if (dir) {
@@ -896,12 +920,17 @@ sendhead(Out *o, const char *type, unsigned long long len)
 	Buf h = {0};
 	char s[128];
 
-	snprintf(s, sizeof(s), "HTTP/1.1 %d %s\r\n", o->r.status,
-	    reason(o->r.status));
+	if (o->r.close || o->r.http10 || o->r.framing == CLOSE ||
+	    (o->r.framing == CHUNKED && o->r.http10))
+		o->keep = 0;
+	snprintf(s, sizeof(s), "HTTP/1.%d %d %s\r\n", !o->r.http10,
+	    o->r.status, reason(o->r.status));
 	bufs(&h, s);
 	bufs(&h, "Content-Type: ");
 	bufs(&h, type);
-	bufs(&h, "\r\nCache-Control: no-cache\r\nConnection: close\r\n");
+	bufs(&h, "\r\nCache-Control: no-cache\r\n");
+	if (!o->keep && !o->r.http10)
+		bufs(&h, "Connection: close\r\n");
 	if (o->r.framing == CHUNKED)
 		bufs(&h, "Transfer-Encoding: chunked\r\n");
 	if (o->r.framing == LENGTH) {
@@ -997,6 +1026,52 @@ lingerclose(int fd)
 	close(fd);
 }
 
+/*
+ * Serve request n on a connection, the nconn-th: 1 when it is kept and
+ * the next request has begun to arrive, 0 when it was closed after the
+ * reply or after an idle while, -1 when it closed with no request.
+ */
+static int
+connection(Conn *c, Out *o, int n, int nconn, const char *dir,
+    const char *script, int keepalive, int idle)
+{
+	struct pollfd p;
+	Reply r;
+	FILE *f;
+	int closeasked = 0, served;
+
+	memset(&r, 0, sizeof(r));
+	if (script && !prescan(script, &r))
+		free(r.error);
+	if (request(c, n, dir, r.early, &closeasked) <= 0) {
+		close(c->fd);
+		return -1;
+	}
+	if (dir && (f = record(dir, n, "conn"))) {
+		fprintf(f, "%d\n", nconn);
+		closerecord(f);
+	}
+	o->keep = keepalive && !closeasked && !r.early;
+	served = serve(o, script, n);
+	if (!served || !o->keep) {
+		if (served && !r.early)
+			lingerclose(c->fd);
+		else
+			close(c->fd);
+		return 0;
+	}
+	/* the next request, or the end of an idle connection */
+	p.fd = c->fd;
+	p.events = POLLIN;
+	if (c->pos < c->len || poll(&p, 1, idle) > 0) {
+		if (!r.forget)
+			return 1;
+		linger0(c->fd);
+	}
+	close(c->fd);
+	return 0;
+}
+
 static void
 writeport(const char *path, int port)
 {
@@ -1069,9 +1144,10 @@ main(int argc, char *argv[])
 	Out o;
 	Reply r;
 	const char *portfile = NULL, *dir = NULL, *err;
-	int lfd, fd, i, n, once = 0, one = 1, nscript;
+	int lfd, fd, i, n, nconn, once = 0, one = 1, nscript;
+	int keepalive = 0, idle = IOSEC * 1000;
 
-	while ((i = getopt(argc, argv, "b:d:f:p:r:xCkB")) != -1) {
+	while ((i = getopt(argc, argv, "b:d:f:i:p:r:xCkBK")) != -1) {
 		switch (i) {
 		case 'b': bytes = optnum(optarg); break;
 		case 'd': delay = optnum(optarg); break;
@@ -1085,6 +1161,8 @@ main(int argc, char *argv[])
 		case 'C': crlf = 1; break;
 		case 'k': comments = 1; break;
 		case 'B': bom = 1; break;
+		case 'K': keepalive = 1; break;
+		case 'i': idle = optnum(optarg); break;
 		default: usage();
 		}
 	}
@@ -1101,7 +1179,7 @@ main(int argc, char *argv[])
 	getsockname(lfd, (struct sockaddr *)&a, &alen);
 	writeport(portfile, ntohs(a.sin_port));
 	memset(&o, 0, sizeof(o));
-	for (n = 1; !once || n <= nscript; ) {
+	for (n = 1, nconn = 1; !once || n <= nscript; nconn++) {
 		alen = sizeof(a);
 		if ((fd = accept(lfd, (struct sockaddr *)&a, &alen)) < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -1116,19 +1194,14 @@ main(int argc, char *argv[])
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c.fd = o.fd = fd;
 		c.pos = c.len = 0;
-		r.early = 0;
-		if (n <= nscript && !prescan(argv[n - 1], &r))
-			free(r.error);
-		if ((i = request(&c, n, dir, r.early)) > 0) {
-			if (serve(&o, n <= nscript ? argv[n - 1] : NULL, n) &&
-			    !r.early)
-				lingerclose(fd);
-			else
-				close(fd);
-			n++;
-		} else {
+		do {
+			i = connection(&c, &o, n, nconn, dir,
+			    n <= nscript ? argv[n - 1] : NULL, keepalive, idle);
+			if (i >= 0)
+				n++;
+		} while (i == 1 && (!once || n <= nscript));
+		if (i == 1)
 			close(fd);
-		}
 	}
 	free(o.delta.p);
 	free(o.chunk.p);
