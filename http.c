@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +110,10 @@ typedef struct {
 	const char *name;	/* the server's, checked in its certificate */
 	Buf chain;		/* each certificate: 4 bytes of length, DER */
 	size_t at;		/* where the current one's length is */
+	unsigned char ip[16];	/* the server's address when the URL names */
+	int iplen;		/* one: its iPAddress is checked, not a name */
+	int lonely;		/* the chain was one certificate, not its
+				 * issuer's */
 } Chain;
 
 struct Tls {
@@ -137,6 +142,7 @@ typedef struct {
 	Buf out;		/* TLS records not sent yet: a flight goes
 				 * out in one send */
 	int reused;		/* it was kept from an earlier request */
+	char proxyauth[512];	/* Proxy-Authorization: the header, or "" */
 	int inbody;		/* the request's body is going out */
 	int wlost;		/* the server answered or closed before it
 				 * read the whole request: stop sending */
@@ -636,6 +642,35 @@ isiplit(const char *s)
 /* Whether host is in a NO_PROXY list: comma-separated names, each
  * matching itself and its subdomains (a leading dot is allowed), ports
  * ignored; IP literals match exactly; "*" matches all. */
+/* Whether host, an IP address, is in the block addr/bits, n bytes at s,
+ * as curl and Go read NO_PROXY. */
+static int
+incidr(const char *host, const char *s, size_t n)
+{
+	unsigned char h[16], net[16];
+	const char *slash = memchr(s, '/', n);
+	char addr[64];
+	long bits;
+	int af, i;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(addr))
+		return 0;
+	memcpy(addr, s, slash - s);
+	addr[slash - s] = '\0';
+	af = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(af, addr, net) != 1 || inet_pton(af, host, h) != 1)
+		return 0;
+	for (bits = 0, i = 1; slash + i < s + n && isdig(slash[i]); i++)
+		bits = bits * 10 + (slash[i] - '0');
+	if (i == 1 || slash + i != s + n || bits > (af == AF_INET6 ? 128 : 32))
+		return 0;
+	for (i = 0; i < bits / 8; i++)
+		if (h[i] != net[i])
+			return 0;
+	return bits % 8 == 0 ||
+	       !((h[i] ^ net[i]) & (0xff00 >> (bits % 8)) & 0xff);
+}
+
 int
 httpnoproxy(const char *list, const char *host)
 {
@@ -650,6 +685,8 @@ httpnoproxy(const char *list, const char *host)
 		for (b = e; b > a && (b[-1] == ' ' || b[-1] == '\t'); b--)
 			;
 		if (b - a == 1 && *a == '*')
+			return 1;
+		if (ip && memchr(a, '/', b - a) && incidr(host, a, b - a))
 			return 1;
 		if (a < b && *a == '[') {
 			a++;
@@ -1004,6 +1041,51 @@ certend(const br_x509_class **ctx)
 
 static void x509init(Tls *t, const br_x509_trust_anchor *ta, size_t nta);
 
+/* Whether a certificate names the address ip (len bytes) among its
+ * subjectAltName's iPAddress entries, as curl checks a URL's address. */
+static int
+hasip(const unsigned char *cert, size_t n, const unsigned char *ip, int len)
+{
+	const unsigned char *p = cert, *end, *v, *q, *ext, *val;
+	size_t vlen, elen, k;
+	int tag;
+
+	if (!cert || der(&p, cert + n, &tag, &v, &vlen) < 0 ||
+	    (p = v, der(&p, v + vlen, &tag, &v, &vlen) < 0))
+		return 0;
+	/* the TBSCertificate's elements, up to [3] extensions */
+	for (p = v, end = v + vlen, tag = 0; p < end && tag != 0xa3; )
+		if (der(&p, end, &tag, &ext, &elen) < 0)
+			return 0;
+	p = ext;
+	if (tag != 0xa3 || der(&p, ext + elen, &tag, &v, &vlen) < 0)
+		return 0;
+	for (p = v, end = v + vlen; p < end; ) {
+		/* Extension: extnID, critical (optional), extnValue */
+		if (der(&p, end, &tag, &ext, &elen) < 0)
+			return 0;
+		q = ext;
+		if (der(&q, ext + elen, &tag, &val, &k) < 0 || tag != 0x06 ||
+		    k != 3 || memcmp(val, "\x55\x1d\x11", 3))
+			continue;	/* not subjectAltName */
+		do {
+			if (der(&q, ext + elen, &tag, &val, &k) < 0)
+				return 0;
+		} while (tag == 0x01);
+		q = val;
+		if (tag != 0x04 || der(&q, val + k, &tag, &v, &vlen) < 0)
+			return 0;
+		for (q = v; q < v + vlen; ) {
+			if (der(&q, v + vlen, &tag, &val, &k) < 0)
+				return 0;
+			if (tag == 0x87 && k == (size_t)len &&
+			    !memcmp(val, ip, len))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* The chain is whole: take the anchors its certificates name, then let
  * BearSSL's engine judge it. */
 static unsigned
@@ -1011,8 +1093,10 @@ chainend(const br_x509_class **ctx)
 {
 	Chain *ch = (Chain *)ctx;
 	const br_x509_class **x = &ch->t->xc.vtable;
-	const unsigned char *p, *end, *iss, *sub;
-	size_t n, ilen, slen;
+	const unsigned char *p, *end, *iss, *sub, *first = NULL;
+	size_t n, ilen, slen, firstlen = 0;
+	unsigned e;
+	int k;
 
 	p = (const unsigned char *)ch->chain.p;
 	end = p + ch->chain.len;
@@ -1026,13 +1110,20 @@ chainend(const br_x509_class **ctx)
 	x509init(ch->t, ch->cl->ta, ch->cl->nta);
 	(*x)->start_chain(x, ch->name);
 	p = (const unsigned char *)ch->chain.p;
-	for (; p && end - p >= 4; p += 4 + n) {
+	for (k = 0; p && end - p >= 4; p += 4 + n, k++) {
 		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
 		(*x)->start_cert(x, n);
 		(*x)->append(x, p + 4, n);
 		(*x)->end_cert(x);
+		if (!k)
+			first = p + 4, firstlen = n;
 	}
-	return (*x)->end_chain(x);
+	ch->lonely = k == 1 && names(first, firstlen, &iss, &ilen, &sub,
+	             &slen) == 0 && (ilen != slen || memcmp(iss, sub, ilen));
+	if ((e = (*x)->end_chain(x)) == 0 && ch->iplen &&
+	    !hasip(first, firstlen, ch->ip, ch->iplen))
+		e = BR_ERR_X509_BAD_SERVER_NAME;
+	return e;
 }
 
 static const br_x509_pkey *
@@ -1282,6 +1373,10 @@ tlsfail(Conn *c, int e)
 	const char *s;
 	int a;
 
+	if (e == BR_ERR_X509_NOT_TRUSTED && c->tls && c->tls->ch.lonely)
+		return cfail(c, "%s: certificate is not trusted (unknown CA): "
+		             "the server sent no issuer with it, and its "
+		             "intermediate certificate may be missing", c->host);
 	if ((s = words(tlserrs, LEN(tlserrs), e)))
 		return cfail(c, "%s: %s", c->host, s);
 	if (e >= BR_ERR_SEND_FATAL_ALERT) {
@@ -1409,11 +1504,17 @@ tlsstart(Conn *c, const Url *u)
 	c->host = u->host;
 	tlsinit(t, c->cl, c->cl->ta, c->cl->nta);
 	br_ssl_engine_set_buffer(&t->sc.eng, t->buf, sizeof(t->buf), 1);
-	/* the name is both the SNI and the one checked in the certificate */
+	/* the name is both the SNI and the one checked in the certificate;
+	 * an address is neither (RFC 6066): its iPAddress is checked */
+	if (inet_pton(AF_INET, u->host, t->ch.ip) == 1)
+		t->ch.iplen = 4;
+	else if (inet_pton(AF_INET6, u->host, t->ch.ip) == 1)
+		t->ch.iplen = 16;
 	resume = !strcmp(c->cl->sesshost, u->host);
 	if (resume)
 		br_ssl_engine_set_session_parameters(&t->sc.eng, &c->cl->sess);
-	if (!br_ssl_client_reset(&t->sc, u->host, resume))
+	if (!br_ssl_client_reset(&t->sc, t->ch.iplen ? NULL : u->host,
+	    resume))
 		return tlsfail(c, br_ssl_engine_last_error(&t->sc.eng));
 	br_sslio_init(&t->io, &t->sc.eng, tlsread, c, tlswrite, c);
 	return 0;
@@ -1494,7 +1595,10 @@ tunnel(Conn *c, const Url *u)
 	hostport(&b, u, 1);
 	bufadds(&b, " HTTP/1.1\r\nHost: ");
 	hostport(&b, u, 1);
-	bufadds(&b, "\r\nUser-Agent: agent/" VERSION "\r\n\r\n");
+	bufadds(&b, "\r\nUser-Agent: agent/" VERSION "\r\n");
+	if (c->proxyauth[0])
+		bufaddf(&b, "%s\r\n", c->proxyauth);
+	bufadds(&b, "\r\n");
 	if (rawwrite(c, b.p, b.len) < 0)
 		goto out;
 	do {
@@ -1517,12 +1621,50 @@ out:
 	return ret;
 }
 
+/* Proxy-Authorization: Basic, from a URL's user:password (n bytes at s,
+ * percent-escapes undone) into out; -1 if it does not fit or is bad. */
+static int
+proxyauth(char *out, size_t size, const char *s, size_t n)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                          "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned char raw[256];
+	size_t k = 0, i, o;
+	unsigned long v;
+
+	for (i = 0; i < n && k < sizeof(raw); i++) {
+		if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
+		    hexval(s[i + 2]) >= 0) {
+			raw[k++] = hexval(s[i + 1]) << 4 | hexval(s[i + 2]);
+			i += 2;
+		} else {
+			raw[k++] = s[i];
+		}
+	}
+	o = snprintf(out, size, "Proxy-Authorization: Basic ");
+	if (i < n || o + (k + 2) / 3 * 4 >= size)
+		return -1;
+	for (i = 0; i < k; i += 3) {
+		v = (unsigned long)raw[i] << 16 |
+		    (i + 1 < k ? raw[i + 1] << 8 : 0) |
+		    (i + 2 < k ? raw[i + 2] : 0);
+		out[o++] = abc[v >> 18 & 63];
+		out[o++] = abc[v >> 12 & 63];
+		out[o++] = i + 1 < k ? abc[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < k ? abc[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return 0;
+}
+
 /* The proxy for u from the environment, if any: 1 and p filled, 0 for
  * none, -1 for a bad proxy URL. */
 static int
 proxyfor(Conn *c, const Url *u, Url *p)
 {
-	const char *s, *e, *no;
+	const char *s, *e, *no, *at, *start;
+	Buf url = { 0 };
+	int rc = 1;
 
 	s = getenv(u->tls ? "HTTPS_PROXY" : "HTTP_PROXY");
 	if (!s || !*s)
@@ -1533,17 +1675,34 @@ proxyfor(Conn *c, const Url *u, Url *p)
 		no = getenv("no_proxy");
 	if (no && httpnoproxy(no, u->host))
 		return 0;
+	/* user:password@ is taken out, for Proxy-Authorization, and is
+	 * never shown */
+	start = strstr(s, "://") ? strstr(s, "://") + 3 : s;
+	for (at = NULL, e = start; e < start + strcspn(start, "/?#"); e++)
+		if (*e == '@')
+			at = e;	/* the last: a password may hold one */
+	bufadd(&url, s, at ? (size_t)(start - s) : strlen(s));
+	if (at) {
+		bufadds(&url, at + 1);
+		if (proxyauth(c->proxyauth, sizeof(c->proxyauth), start,
+		    at - start) < 0)
+			rc = cfail(c, "proxy %s: bad user name or password",
+			           url.p);
+	}
 	/* Without a port the proxy is on 80, the http default (curl picks
 	 * 1080; we keep to the URL's own meaning). */
-	if ((e = httpurl(p, s)))
-		return cfail(c, "proxy %s: %s", s, e);
-	if (p->tls || (p->pathlen && strncmp(p->path, "/", p->pathlen)))
-		return cfail(c, "proxy %s: must be http://host[:port]", s);
-	return 1;
+	if (rc > 0 && (e = httpurl(p, url.p)))
+		rc = cfail(c, "proxy %s: %s", url.p, e);
+	else if (rc > 0 && (p->tls || (p->pathlen &&
+	         strncmp(p->path, "/", p->pathlen))))
+		rc = cfail(c, "proxy %s: must be http://host[:port]", url.p);
+	buffree(&url);
+	return rc;
 }
 
 static void
-request(Buf *b, const Http *h, const Url *u, int absolute)
+request(Buf *b, const Http *h, const Url *u, int absolute,
+        const char *proxyauth)
 {
 	const char *const *hd;
 
@@ -1558,7 +1717,11 @@ request(Buf *b, const Http *h, const Url *u, int absolute)
 	bufadd(b, u->path, u->pathlen);
 	bufadds(b, " HTTP/1.1\r\nHost: ");
 	hostport(b, u, 0);
-	bufadds(b, "\r\nUser-Agent: agent/" VERSION "\r\n");
+	/* an encoding we cannot read is refused rather than named */
+	bufadds(b, "\r\nUser-Agent: agent/" VERSION "\r\n"
+	        "Accept-Encoding: identity\r\n");
+	if (absolute && proxyauth[0])
+		bufaddf(b, "%s\r\n", proxyauth);
 	if (h->body)
 		bufaddf(b, "Content-Length: %zu\r\n", h->bodylen);
 	for (hd = h->headers; hd && *hd; hd++) {
@@ -1660,8 +1823,18 @@ takekept(Conn *cn, const char *key)
 static int
 connopen(Conn *cn, const Url *u, const Url *pu, int via)
 {
-	if (dial(cn, via ? pu : u) < 0)
+	char *h = cn->h->err;
+	size_t n;
+
+	if (dial(cn, via ? pu : u) < 0) {
+		if (via && !(cn->cl->intr && *cn->cl->intr)) {
+			n = MIN(strlen(h), sizeof(cn->h->err) - 8);
+			memmove(h + 7, h, n);
+			memcpy(h, "proxy: ", 7);
+			h[7 + n] = '\0';
+		}
 		return -1;
+	}
 	if (u->tls && via && tunnel(cn, u) < 0)
 		return -1;
 	return u->tls ? tlsstart(cn, u) : 0;
@@ -1689,7 +1862,7 @@ exchange(Conn *cn, Http *h, Httpresp *r, const Url *u, int via)
 	size_t n = h->bodylen;
 	int k, ret = -1;
 
-	request(&b, h, u, via && !u->tls);
+	request(&b, h, u, via && !u->tls, cn->proxyauth);
 	if (!u->tls && n <= ONEWRITE) {
 		if (n)
 			bufadd(&b, body, n);	/* one send: head and body */

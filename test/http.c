@@ -438,6 +438,17 @@ testnoproxy(void)
 		{ "[::1]:8080", "::1", 1 },
 		{ "::1", "1::1", 0 },
 		{ "localhost,*.x", "y.x", 0 },
+		{ "127.0.0.0/8", "127.0.0.1", 1 },
+		{ "10.0.0.0/8", "10.200.3.4", 1 },
+		{ "10.0.0.0/8", "11.0.0.1", 0 },
+		{ "192.168.1.0/25", "192.168.1.127", 1 },
+		{ "192.168.1.0/25", "192.168.1.128", 0 },
+		{ "0.0.0.0/0", "8.8.8.8", 1 },
+		{ "10.0.0.0/33", "10.0.0.1", 0 },
+		{ "10.0.0.0/", "10.0.0.1", 0 },
+		{ "fd00::/8", "fd12::1", 1 },
+		{ "fd00::/8", "fe80::1", 0 },
+		{ "10.0.0.0/8", "api.example.com", 0 },
 	};
 	size_t i;
 
@@ -869,8 +880,8 @@ testlive(void)
 	memset(&h, 0, sizeof(h));
 	h.url = "http://127.0.0.1:2/";
 	ret = httpdo(c, &h);
-	T(ret == -1 && !strcmp(h.err, "connect 127.0.0.1:1: Connection "
-	  "refused"), "the proxy is used: %s", h.err);
+	T(ret == -1 && !strcmp(h.err, "proxy: connect 127.0.0.1:1: "
+	  "Connection refused"), "the proxy is used, and named: %s", h.err);
 	setenv("HTTP_PROXY", "https://127.0.0.1:1", 1);
 	ret = httpdo(c, &h);
 	T(ret == -1 && strstr(h.err, "must be http://host[:port]"),
@@ -902,10 +913,35 @@ testlive(void)
 				  h.err);
 				T(prefix(got.p, "CONNECT localhost:1 HTTP/1.1"
 				  "\r\nHost: localhost:1\r\n") &&
-				  strstr(got.p, "[first byte 16]"),
+				  strstr(got.p, "[first byte 16]") &&
+				  !strstr(got.p, "Proxy-Authorization"),
 				  "CONNECT request, then a TLS handshake: %s",
 				  vis(got.p));
 			}
+		}
+		{
+			Srv s;
+			char px[64];
+
+			memset(&h, 0, sizeof(h));
+			if (srvstart(&s, AF_INET, srvconnect) == 0) {
+				snprintf(px, sizeof(px), "http://us%%65r:p@ss"
+				         "@127.0.0.1:%d", s.port);
+				setenv("HTTPS_PROXY", px, 1);
+				h.url = "https://localhost:1/v1";
+				ret = httpdo(c, &h);
+				bufreset(&got);
+				srvstop(&s, 0, &got);
+				/* user:p@ss, its %65 undone */
+				T(strstr(got.p, "\r\nProxy-Authorization: "
+				  "Basic dXNlcjpwQHNz\r\n") != NULL,
+				  "proxy credentials in the URL: Basic: %s",
+				  vis(got.p));
+				T(!strstr(h.err, "p@ss"),
+				  "proxy credentials never in a message: %s",
+				  h.err);
+			}
+			unsetenv("HTTPS_PROXY");
 		}
 		{
 			Srv s;

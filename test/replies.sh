@@ -56,6 +56,9 @@ reply gzip
 [ "$RC" -eq 1 ] && grep -q 'the answer came gzip-encoded, which agent does not decode' "$T/err" &&
     ok "a gzip body: the encoding is named" ||
     fail "a gzip body: the encoding is named" "rc $RC: $(cat "$T/err")"
+grep -q '^Accept-Encoding: identity' "$REQ/1.head" &&
+    ok "the request asks for no encoding" ||
+    fail "the request asks for no encoding" "$(cat "$REQ/1.head")"
 
 printf '%s\n' 'status 301' 'header Location: https://api.example.com/v2/chat' >"$T/moved"
 reply moved
@@ -76,3 +79,20 @@ reply charset
 [ "$RC" -eq 0 ] && [ "$(cat "$T/out")" = fine ] &&
     ok "text/event-stream with a charset streams" ||
     fail "text/event-stream with a charset streams" "rc $RC: $(cat "$T/err")"
+
+# A status line, then a reset: the status is what is said, and acted on.
+printf '%s\n' 'status 503' 'reset 0' >"$T/s503"
+printf '%s\n' 'text back' 'finish stop' >"$T/back"
+startfake -x "$T/s503" "$T/back"
+runagent -n 'hi'
+[ "$RC" -eq 0 ] && grep -q 'HTTP 503, retrying' "$T/err" &&
+    [ "$(cat "$T/out")" = back ] &&
+    ok "503 then a reset: said as the 503, and tried again" ||
+    fail "503 then a reset: said as the 503, and tried again" "rc $RC: $(cat "$T/err")"
+printf '%s\n' 'status 401' 'reset 0' >"$T/s401"
+startfake -x "$T/s401"
+runagent -n 'hi'
+[ "$RC" -eq 1 ] && grep -q 'HTTP 401' "$T/err" &&
+    ! grep -q retrying "$T/err" &&
+    ok "401 then a reset: said as the 401, not tried again" ||
+    fail "401 then a reset: said as the 401, not tried again" "rc $RC: $(cat "$T/err")"

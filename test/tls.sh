@@ -188,6 +188,30 @@ else
 fi
 stop
 
+# an address in the URL: no SNI, the certificate's iPAddress is checked
+if serve good; then
+	SSL_CERT_FILE=ca.pem "$get" "https://127.0.0.1:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	if [ $rc -eq 0 ] && cmp -s got page.txt; then
+		echo "ok - an address, in the certificate's iPAddress"
+	else
+		echo "FAIL - an address in the iPAddress: exit $rc, $(cat err)"
+	fi
+fi
+stop
+if serve wrongname; then
+	SSL_CERT_FILE=ca.pem "$get" "https://127.0.0.1:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q 'does not match the host name' err; then
+		echo "ok - an address not in the certificate: refused"
+	else
+		echo "FAIL - an address not in the certificate: exit $rc, $(cat err)"
+	fi
+fi
+stop
+
 refused "wrong host" wrongname "certificate does not match the host name"
 refused "unknown CA" unknown "certificate is not trusted (unknown CA)"
 refused "expired" expired "certificate has expired"
