@@ -8,10 +8,10 @@
 # (npm install --prefix bench/pi @mariozechner/pi-coding-agent).
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
-make -s agent test/fake || exit 1
+make -s agent test/fake test/relay || exit 1
 B=$(mktemp -d "${TMPDIR:-/tmp}/agent-bench.XXXXXX") || exit 1
 ${CC:-cc} -O2 -o "$B/peak" bench/peak.c || exit 1
-trap 'kill $FAKE 2>/dev/null; rm -rf "$B"' EXIT INT TERM
+trap 'kill $FAKE $SOCAT $RELAY 2>/dev/null; rm -rf "$B"' EXIT INT TERM
 unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
 
 PI=${PI:-$(command -v pi || echo "$ROOT/bench/pi/node_modules/.bin/pi")}
@@ -96,6 +96,60 @@ p=
 [ -n "$PI" ] && p=$(cd "$B/proj" && measure 5 sh -c "printf 'int main(void) { puts(\"hello, wrold\"); }\n' > hello.c &&
     exec env HOME=$B/home $PI --provider fake --model fake-model --no-session -p fix")
 row "task: read, edit, bash" "$a" "$p"
+
+# A 10-call task over TLS through a relay that holds each chunk 25 ms
+# each way (a 50 ms round trip): socat ends TLS in front of the fake, the
+# relay counts the TCP connections, each one a TLS handshake.
+if command -v socat >/dev/null 2>&1; then
+	(cd "$B" && openssl req -x509 -newkey ec -pkeyopt \
+	    ec_paramgen_curve:P-256 -nodes -keyout key.pem -out cert.pem \
+	    -subj /CN=localhost -days 2 \
+	    -addext subjectAltName=DNS:localhost) >/dev/null 2>&1
+	i=1
+	set --
+	while [ $i -le 10 ]; do
+		if [ $i -lt 10 ]; then
+			printf 'tool c%d ls {}\nfinish tool_calls\n' $i
+		else
+			printf 'text done\nfinish stop\n'
+		fi >"$B/n$i"
+		set -- "$@" "$B/n$i"
+		i=$((i + 1))
+	done
+	kill $FAKE 2>/dev/null
+	rm -f "$B/port"
+	set -- $(k=0; while [ $k -lt 12 ]; do echo "$@"; k=$((k + 1)); done)
+	"$ROOT/test/fake" -K -p "$B/port" "$@" &
+	FAKE=$!
+	while [ ! -s "$B/port" ]; do sleep 0.02; done
+	sport=$(python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	socat "OPENSSL-LISTEN:$sport,bind=127.0.0.1,reuseaddr,fork,cert=$B/cert.pem,key=$B/key.pem,verify=0" \
+	    "TCP:127.0.0.1:$(cat "$B/port")" 2>/dev/null &
+	SOCAT=$!
+	"$ROOT/test/relay" -d 25 -p "$B/rport" -c "$B/conns" localhost "$sport" &
+	RELAY=$!
+	while [ ! -s "$B/rport" ]; do sleep 0.02; done
+	URL=https://localhost:$(cat "$B/rport")/v1
+	a=$(cd "$B/proj" && measure 3 env SSL_CERT_FILE="$B/cert.pem" \
+	    AGENT_BASE_URL=$URL AGENT_API_KEY=bench "$ROOT/agent" -y -n -q go)
+	ac=$(($(cat "$B/conns") / 3))
+	p=
+	pc=
+	if [ -n "$PI" ]; then
+		cat >"$B/home/.pi/agent/models.json" <<X
+{"providers": {"fake": {"baseUrl": "$URL", "api": "openai-completions",
+  "apiKey": "bench", "models": [{"id": "fake-model"}]}}}
+X
+		n0=$(cat "$B/conns")
+		p=$(cd "$B/proj" && measure 3 env HOME="$B/home" \
+		    NODE_EXTRA_CA_CERTS="$B/cert.pem" "$PI" --provider fake \
+		    --model fake-model --no-session -p go)
+		pc=$((($(cat "$B/conns") - n0) / 3))
+	fi
+	row "10 calls, TLS, 50 ms RTT" "$a" "$p"
+	echo "    connections (= TLS handshakes) per task: agent $ac${pc:+, pi $pc}"
+fi
 
 echo
 sh bench/read.sh | tail -2
