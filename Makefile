@@ -187,7 +187,6 @@ test-cross:
 	    printf '#!/bin/sh\nexec %s %s "$$@"\n' "$$q" "$$b/$$p" \
 	        >$$b/run/$$p && chmod 755 $$b/run/$$p || exit 1; \
 	done; \
-	[ ! -d ../shared ] || ln -s "$$(cd ../shared && pwd)" $$b/shared; \
 	cd $$b/run && EMULATOR=$$q sh test/run.sh
 
 # The static binary: static, in its size budget, and one tool round.

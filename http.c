@@ -290,11 +290,25 @@ days(int y, int m, int d)
 
 /* Retry-After: delta-seconds, or an IMF-fixdate turned into seconds from
  * now; -1 for anything else (the obsolete date formats too). */
+/* n digits at s as a number, or -1. */
+static int
+digits(const char *s, int n)
+{
+	int v = 0;
+
+	while (n-- > 0) {
+		if (!isdig(*s))
+			return -1;
+		v = v * 10 + (*s++ - '0');
+	}
+	return v;
+}
+
 static long
 retryafter(const char *v)
 {
 	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	char wd[4], mon[4];
+	char mon[4];
 	const char *m;
 	int d, y, hh, mm, ss;
 	long long t;
@@ -305,11 +319,21 @@ retryafter(const char *v)
 			n = n < 100000000 ? n * 10 + (*v - '0') : n;
 		return *v ? -1 : n;
 	}
-	if (sscanf(v, "%3[A-Za-z], %2d %3[A-Za-z] %4d %2d:%2d:%2d GMT",
-	           wd, &d, mon, &y, &hh, &mm, &ss) != 7 ||
-	    strlen(mon) != 3 || !(m = strstr(months, mon)) ||
-	    (m - months) % 3 || y < 1970 || d < 1 || d > 31 ||
-	    hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60)
+	/* Sun, 06 Nov 1994 08:49:37 GMT: fixed places */
+	if (strlen(v) != 29 || v[3] != ',' || v[4] != ' ' || v[7] != ' ' ||
+	    v[11] != ' ' || v[16] != ' ' || v[19] != ':' || v[22] != ':' ||
+	    strcmp(v + 25, " GMT"))
+		return -1;
+	memcpy(mon, v + 8, 3);
+	mon[3] = '\0';
+	d = digits(v + 5, 2);
+	y = digits(v + 12, 4);
+	hh = digits(v + 17, 2);
+	mm = digits(v + 20, 2);
+	ss = digits(v + 23, 2);
+	if (!(m = strstr(months, mon)) || (m - months) % 3 || y < 1970 ||
+	    d < 1 || d > 31 || hh < 0 || hh > 23 || mm < 0 || mm > 59 ||
+	    ss < 0 || ss > 60)
 		return -1;
 	t = days(y, (m - months) / 3, d) * 86400 + hh * 3600 + mm * 60 + ss;
 	t -= time(NULL);
