@@ -188,8 +188,28 @@ else
 fi
 stop
 
-# an address in the URL: no SNI, the certificate's iPAddress is checked
-if serve good; then
+# s_server -WWW answers HTTP/1.0 and closes: three requests, three
+# connections, and the second and third resume the first's session
+if serve good -state; then
+	u="https://localhost:$port/page.txt"
+	SSL_CERT_FILE=ca.pem "$get" "$u" "$u" "$u" >got 2>err
+	rc=$?
+	n=$(grep -c 'write certificate' srv.log)
+	if [ $rc -eq 0 ] && [ "$(grep -c '^line 1999 of the page' got)" -eq 3 ] &&
+	    [ "$n" -eq 1 ]; then
+		echo "ok - three connections, one full handshake: resumed"
+	else
+		echo "FAIL - TLS resumption: exit $rc, $n full handshakes, $(cat err)"
+	fi
+else
+	echo "FAIL - TLS resumption: s_server did not start: $(cat srv.log)"
+fi
+stop
+
+# an address in the URL: no SNI (a server that wants another name
+# would end the handshake), the certificate's iPAddress is checked
+if serve good -servername localhost -servername_fatal -cert2 good.pem \
+    -key2 good.key; then
 	SSL_CERT_FILE=ca.pem "$get" "https://127.0.0.1:$port/page.txt" \
 	    >got 2>err
 	rc=$?
@@ -198,6 +218,8 @@ if serve good; then
 	else
 		echo "FAIL - an address in the iPAddress: exit $rc, $(cat err)"
 	fi
+else
+	echo "FAIL - an address: s_server did not start: $(cat srv.log)"
 fi
 stop
 if serve wrongname; then
@@ -209,11 +231,13 @@ if serve wrongname; then
 	else
 		echo "FAIL - an address not in the certificate: exit $rc, $(cat err)"
 	fi
+else
+	echo "FAIL - an address not in it: s_server did not start: $(cat srv.log)"
 fi
 stop
 
 refused "wrong host" wrongname "certificate does not match the host name"
-refused "unknown CA" unknown "certificate is not trusted (unknown CA)"
+refused "unknown CA" unknown "certificate is not trusted (unknown CA): the server sent no issuer with it, and its intermediate certificate may be missing"
 refused "expired" expired "certificate has expired"
 
 # Each suite and curve of config.def.h against a server that takes
