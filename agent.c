@@ -32,6 +32,7 @@ typedef struct {
 
 typedef struct {
 	char **v;		/* messages as pi stores them: JSON texts */
+	Wireform *form;		/* each one's wire form, once made */
 	size_t n, cap;
 } Msgs;
 
@@ -141,7 +142,9 @@ msgadd(Msgs *m, char *json)
 	if (m->n == m->cap) {
 		m->cap = m->cap ? m->cap * 2 : 16;
 		m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
+		m->form = xrealloc(m->form, m->cap * sizeof(*m->form));
 	}
+	memset(&m->form[m->n], 0, sizeof(*m->form));
 	m->v[m->n++] = json;
 }
 
@@ -182,9 +185,12 @@ msgsfree(Msgs *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->n; i++)
+	for (i = 0; i < m->n; i++) {
 		free(m->v[i]);
+		wireformfree(&m->form[i]);
+	}
 	free(m->v);
+	free(m->form);
 }
 
 static void flush(Agent *a);
@@ -610,6 +616,7 @@ request(Agent *a, Wirereq *q)
 	q->system = a->system;
 	q->msgs = a->msgs.v;
 	q->nmsgs = a->msgs.n;
+	q->forms = a->msgs.form;
 	q->tools = a->offer;
 	q->ntools = a->noffer;
 	q->maxout = a->prov->maxout;
@@ -1333,6 +1340,7 @@ summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
 	q.system = summaryprompt;
 	q.msgs = &msg;
 	q.nmsgs = 1;
+	q.forms = NULL;
 	q.tools = NULL;
 	q.ntools = 0;
 	q.maxout = reserve(a) * 4 / 5;

@@ -179,14 +179,31 @@ void httpfree(Httpclient *c);
 /* wire.c: the providers' wires; no I/O */
 enum { OPENAI, ANTHROPIC };	/* chat completions, messages */
 
+/* A stored message's wire form, made once and kept for the requests
+ * after; wire.c makes and reads it. */
+enum { WNONE, WOTHER, WUSER, WANSWER, WRESULT };
+
+typedef struct {
+	int wire;		/* made for this wire, */
+	char *model;		/* and model (whose thinking goes back) */
+	int kind;		/* what it is in the conversation */
+	char *text;		/* NULL until made */
+	size_t len;
+	char **calls;		/* ids of the calls an answer makes */
+	int ncalls;
+	char *result;		/* the call a result answers */
+} Wireform;
+
 /* A request: the model, the system prompt, the conversation as pi stores
- * messages (JSON texts), the offered tools and the output limit. */
+ * messages (JSON texts) with their forms, the offered tools and the
+ * output limit. */
 typedef struct {
 	int wire;
 	const char *model;
 	const char *system;
 	char *const *msgs;
 	size_t nmsgs;
+	Wireform *forms;	/* one a message, kept by the caller; or NULL */
 	const struct Tool *tools;
 	int ntools;
 	long maxout;
@@ -226,6 +243,7 @@ typedef struct {
 } Wire;
 
 void wirebody(const Wirereq *q, Buf *b);
+void wireformfree(Wireform *f);
 void wireinit(Wire *w, int wire, Wirefn fn, void *arg);
 int wireevent(void *w, const char *event, const char *data, size_t len);
 int wirecomplete(const Wire *w);

@@ -495,32 +495,6 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 
 /* The request */
 
-typedef struct {
-	char **id;		/* tool calls still owed a result */
-	int n;
-} Pending;
-
-static void
-pendingadd(Pending *p, char *id)
-{
-	p->id = xrealloc(p->id, (p->n + 1) * sizeof(*p->id));
-	p->id[p->n++] = id ? id : xstrdup("");
-}
-
-static void
-pendingdrop(Pending *p, const char *id)
-{
-	int i;
-
-	for (i = 0; i < p->n; i++) {
-		if (!strcmp(p->id[i], id)) {
-			free(p->id[i]);
-			p->id[i] = p->id[--p->n];
-			return;
-		}
-	}
-}
-
 /* Whether a stored answer goes back: a failed or interrupted one does
  * not. */
 static int
@@ -555,167 +529,77 @@ tooldefs(const Wirereq *q, Buf *b, const char *open, const char *key,
 	bufadds(b, "]");
 }
 
-/* A call left without a result (an interrupted turn) still needs one, or
- * the provider refuses the whole request. */
-static void
-openaipending(Buf *b, Pending *p)
-{
-	int i;
+/* Each stored message becomes a form once: its wire text, and the calls
+ * it opens or the one its result closes.  A request then costs the bytes
+ * it copies, not a parse of the whole history; the order of calls and
+ * results is settled when the forms are put together. */
 
-	for (i = 0; i < p->n; i++) {
-		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		jsonescs(b, p->id[i]);
-		bufadds(b, ",\"content\":\"No result provided\"}");
-		free(p->id[i]);
-	}
-	p->n = 0;
+static void
+formcall(Wireform *f, char *id)
+{
+	f->calls = xrealloc(f->calls, (f->ncalls + 1) * sizeof(*f->calls));
+	f->calls[f->ncalls++] = id ? id : xstrdup("");
 }
 
+/* An answer's calls as chat completions' tool_calls. */
 static void
-openaiassistant(Buf *b, const Json *j, Pending *p)
+openaitoolcalls(Wireform *f, Buf *b, const Json *j, int content)
 {
-	Buf text = { 0 }, args = { 0 };
-	int content, blk, ncalls = 0;
+	Buf args = { 0 };
+	int blk, n = 0;
 
-	content = jsonget(j, 0, "content");
-	wiretext(&text, j, content);
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
-		ncalls += jsoneq(j, jsonget(j, blk, "type"), "toolCall");
-	if (!text.len && !ncalls)
-		goto done;
-	bufadds(b, ",{\"role\":\"assistant\",\"content\":");
-	if (text.len)
-		jsonesc(b, text.p, text.len);
-	else
-		bufadds(b, "null");
-	if (ncalls) {
-		bufadds(b, ",\"tool_calls\":[");
-		ncalls = 0;
-		for (blk = jsonat(j, content, 0); blk >= 0;
-		     blk = jsonnext(j, blk)) {
-			if (!jsoneq(j, jsonget(j, blk, "type"), "toolCall"))
-				continue;
-			bufadds(b, ncalls++ ? ",{\"id\":" : "{\"id\":");
-			jsonraw(b, j, jsonget(j, blk, "id"));
-			bufadds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-			jsonraw(b, j, jsonget(j, blk, "name"));
-			bufadds(b, ",\"arguments\":");
-			bufreset(&args);
-			jsonraw(&args, j, jsonget(j, blk, "arguments"));
-			jsonesc(b, args.p, args.len);
-			bufadds(b, "}}");
-			pendingadd(p, jsonstr(j, jsonget(j, blk, "id")));
-		}
-		bufadds(b, "]");
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		if (!jsoneq(j, jsonget(j, blk, "type"), "toolCall"))
+			continue;
+		bufadds(b, n++ ? ",{\"id\":" : ",\"tool_calls\":[{\"id\":");
+		jsonraw(b, j, jsonget(j, blk, "id"));
+		bufadds(b, ",\"type\":\"function\",\"function\":{\"name\":");
+		jsonraw(b, j, jsonget(j, blk, "name"));
+		bufadds(b, ",\"arguments\":");
+		bufreset(&args);
+		jsonraw(&args, j, jsonget(j, blk, "arguments"));
+		jsonesc(b, args.p, args.len);
+		bufadds(b, "}}");
+		formcall(f, jsonstr(j, jsonget(j, blk, "id")));
 	}
-	bufadds(b, "}");
-done:
-	buffree(&text);
+	if (n)
+		bufaddc(b, ']');
 	buffree(&args);
 }
 
-/* One stored message in the chat completions form. */
+/* One stored message in the chat completions form: a message of its
+ * own, with its comma. */
 static void
-openaimsg(Buf *b, const char *msg, Pending *p)
+openaiform(Wireform *f, Buf *b, const Json *j)
 {
-	Json j;
 	Buf text = { 0 };
-	char *id;
-	int role;
+	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
 
-	if (jsonparse(&j, msg, strlen(msg)) < 0)
-		return;	/* each was made from parsed JSON */
-	role = jsonget(&j, 0, "role");
-	if (!jsoneq(&j, role, "toolResult"))
-		openaipending(b, p);
-	if (jsoneq(&j, role, "user")) {
-		wiretext(&text, &j, jsonget(&j, 0, "content"));
+	f->kind = jsoneq(j, role, "toolResult") ? WRESULT : WOTHER;
+	wiretext(&text, j, content);
+	if (jsoneq(j, role, "user")) {
 		bufadds(b, ",{\"role\":\"user\",\"content\":");
 		jsonesc(b, bstr(&text), text.len);
 		bufadds(b, "}");
-	} else if (jsoneq(&j, role, "assistant")) {
-		if (answered(&j))
-			openaiassistant(b, &j, p);
-	} else if (jsoneq(&j, role, "toolResult")) {
-		id = jsonstr(&j, jsonget(&j, 0, "toolCallId"));
-		wiretext(&text, &j, jsonget(&j, 0, "content"));
+	} else if (jsoneq(j, role, "assistant") && answered(j)) {
+		bufadds(b, ",{\"role\":\"assistant\",\"content\":");
+		if (text.len)
+			jsonesc(b, text.p, text.len);
+		else
+			bufadds(b, "null");
+		openaitoolcalls(f, b, j, content);
+		bufadds(b, "}");
+		if (!text.len && !f->ncalls)
+			bufreset(b);
+	} else if (f->kind == WRESULT) {
+		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
 		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		jsonescs(b, id ? id : "");
+		jsonescs(b, f->result ? f->result : "");
 		bufadds(b, ",\"content\":");
 		jsonesc(b, bstr(&text), text.len);
 		bufadds(b, "}");
-		if (id)
-			pendingdrop(p, id);
-		free(id);
 	}
 	buffree(&text);
-	jsonfree(&j);
-}
-
-static void
-openaibody(const Wirereq *q, Buf *b)
-{
-	Pending p = { 0 };
-	size_t i;
-
-	bufadds(b, "{\"model\":");
-	jsonescs(b, q->model);
-	bufadds(b, ",\"messages\":[{\"role\":\"system\",\"content\":");
-	jsonescs(b, q->system);
-	bufadds(b, "}");
-	for (i = 0; i < q->nmsgs; i++)
-		openaimsg(b, q->msgs[i], &p);
-	openaipending(b, &p);
-	free(p.id);
-	bufadds(b, "],\"stream\":true,"
-	        "\"stream_options\":{\"include_usage\":true}");
-	bufaddf(b, ",\"%s\":%ld", q->maxfield ? q->maxfield : "max_tokens",
-	        q->maxout);
-	tooldefs(q, b, "{\"type\":\"function\",\"function\":{",
-	         "parameters", "}}");
-	bufadds(b, "}");
-}
-
-/* Anthropic's messages, built from the stored ones: the results of one
- * round go back as tool_result blocks of a single user message, and a
- * user message may hold several blocks, so one stays open for more. */
-typedef struct {
-	Buf *b;
-	const char *model;	/* whose thinking may go back signed */
-	int nmsg;		/* messages written */
-	int open;		/* a user message is open */
-	int nblk;		/* blocks in it */
-	size_t cachepos;	/* where the last user block ends, or 0 */
-	Pending p;
-} Anthropic;
-
-/* Start a block of the open user message, opening one if need be. */
-static void
-anthropicblock(Anthropic *o)
-{
-	if (!o->open) {
-		bufadds(o->b, o->nmsg++ ? "," : "");
-		bufadds(o->b, "{\"role\":\"user\",\"content\":[");
-		o->open = 1;
-		o->nblk = 0;
-	}
-	bufadds(o->b, o->nblk++ ? "," : "");
-}
-
-/* End a user block: remember where, for the cache mark. */
-static void
-anthropicblockend(Anthropic *o)
-{
-	o->cachepos = o->b->len;
-	bufaddc(o->b, '}');
-}
-
-static void
-anthropicclose(Anthropic *o)
-{
-	if (o->open)
-		bufadds(o->b, "]}");
-	o->open = 0;
 }
 
 /* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
@@ -735,30 +619,17 @@ anthropicid(Buf *b, const char *id)
 	jsonescs(b, i ? safe : "_");
 }
 
+/* A tool_result block, but its closing brace: a cache mark may go
+ * before it. */
 static void
-anthropicresult(Anthropic *o, const char *id, const char *text, size_t len,
+anthropicresult(Buf *b, const char *id, const char *text, size_t len,
                 int iserr)
 {
-	anthropicblock(o);
-	bufadds(o->b, "{\"type\":\"tool_result\",\"tool_use_id\":");
-	anthropicid(o->b, id);
-	bufadds(o->b, ",\"content\":");
-	jsonesc(o->b, text, len);
-	bufadds(o->b, iserr ? ",\"is_error\":true" : "");
-	anthropicblockend(o);
-}
-
-/* Calls left without a result still need one, first thing after them. */
-static void
-anthropicpending(Anthropic *o)
-{
-	int i;
-
-	for (i = 0; i < o->p.n; i++) {
-		anthropicresult(o, o->p.id[i], "No result provided", 18, 1);
-		free(o->p.id[i]);
-	}
-	o->p.n = 0;
+	bufadds(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
+	anthropicid(b, id);
+	bufadds(b, ",\"content\":");
+	jsonesc(b, text, len);
+	bufadds(b, iserr ? ",\"is_error\":true" : "");
 }
 
 /* Whether string token i holds nothing but white space: Anthropic refuses
@@ -779,7 +650,7 @@ blank(const Json *j, int i)
 }
 
 static void
-anthropictooluse(Anthropic *o, Buf *b, const Json *j, int blk)
+anthropictooluse(Wireform *f, Buf *b, const Json *j, int blk)
 {
 	int v = jsonget(j, blk, "arguments");
 	char *id = jsonstr(j, jsonget(j, blk, "id"));
@@ -795,20 +666,20 @@ anthropictooluse(Anthropic *o, Buf *b, const Json *j, int blk)
 	else
 		bufadds(b, "{}");
 	bufadds(b, "}");
-	pendingadd(&o->p, id);
+	formcall(f, id);
 }
 
 /* A stored answer as Anthropic's assistant message.  Thinking goes back
  * only signed, and only to the model that signed it: a signature from
  * elsewhere (pi keeps OpenAI's field name there) would be refused. */
 static void
-anthropicassistant(Anthropic *o, const Json *j)
+anthropicassistant(Wireform *f, Buf *out, const Json *j, const char *model)
 {
 	Buf blocks = { 0 }, *b = &blocks;
 	int content = jsonget(j, 0, "content"), blk, t, sig, v, own;
 
 	own = jsoneq(j, jsonget(j, 0, "api"), "anthropic-messages") &&
-	      jsoneq(j, jsonget(j, 0, "model"), o->model);
+	      jsoneq(j, jsonget(j, 0, "model"), model);
 	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
 		t = jsonget(j, blk, "type");
 		sig = jsonget(j, blk, "thinkingSignature");
@@ -826,75 +697,251 @@ anthropicassistant(Anthropic *o, const Json *j)
 			jsonraw(b, j, v);
 			bufadds(b, "}");
 		} else if (jsoneq(j, t, "toolCall")) {
-			anthropictooluse(o, b, j, blk);
+			anthropictooluse(f, b, j, blk);
 		}
 	}
 	if (blocks.len) {
-		bufadds(o->b, o->nmsg++ ? "," : "");
-		bufadds(o->b, "{\"role\":\"assistant\",\"content\":[");
-		bufadd(o->b, blocks.p, blocks.len);
-		bufadds(o->b, "]}");
+		bufadds(out, "{\"role\":\"assistant\",\"content\":[");
+		bufadd(out, blocks.p, blocks.len);
+		bufadds(out, "]}");
 	}
 	buffree(&blocks);
 }
 
+/* One stored message for Anthropic: a user's words or a result as a
+ * block of a user message (its closing brace left off), an answer as an
+ * assistant message. */
 static void
-anthropicmsg(Anthropic *o, const char *msg)
+anthropicform(Wireform *f, Buf *b, const Json *j, const char *model)
 {
-	Json j;
 	Buf text = { 0 };
-	char *id;
-	int role, iserr;
+	int role = jsonget(j, 0, "role"), iserr;
 
-	if (jsonparse(&j, msg, strlen(msg)) < 0)
-		return;	/* each was made from parsed JSON */
-	role = jsonget(&j, 0, "role");
-	if (jsoneq(&j, role, "user")) {
-		anthropicpending(o);
-		wiretext(&text, &j, jsonget(&j, 0, "content"));
+	if (jsoneq(j, role, "user")) {
+		f->kind = WUSER;
+		wiretext(&text, j, jsonget(j, 0, "content"));
 		if (strspn(bstr(&text), " \t\r\n") == text.len) {
 			bufreset(&text);
 			bufadds(&text, "(empty)");
 		}
-		anthropicblock(o);
-		bufadds(o->b, "{\"type\":\"text\",\"text\":");
-		jsonesc(o->b, text.p, text.len);
-		anthropicblockend(o);
-	} else if (jsoneq(&j, role, "assistant")) {
-		if (answered(&j)) {
-			anthropicpending(o);
-			anthropicclose(o);
-			anthropicassistant(o, &j);
-		}
-	} else if (jsoneq(&j, role, "toolResult")) {
-		id = jsonstr(&j, jsonget(&j, 0, "toolCallId"));
-		wiretext(&text, &j, jsonget(&j, 0, "content"));
-		if (jsonbool(&j, jsonget(&j, 0, "isError"), &iserr) < 0)
+		bufadds(b, "{\"type\":\"text\",\"text\":");
+		jsonesc(b, text.p, text.len);
+	} else if (jsoneq(j, role, "assistant") && answered(j)) {
+		f->kind = WANSWER;
+		anthropicassistant(f, b, j, model);
+	} else if (jsoneq(j, role, "toolResult")) {
+		f->kind = WRESULT;
+		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
+		wiretext(&text, j, jsonget(j, 0, "content"));
+		if (jsonbool(j, jsonget(j, 0, "isError"), &iserr) < 0)
 			iserr = 0;
-		anthropicresult(o, id ? id : "", bstr(&text), text.len, iserr);
-		if (id)
-			pendingdrop(&o->p, id);
-		free(id);
+		anthropicresult(b, f->result ? f->result : "", bstr(&text),
+		                text.len, iserr);
 	}
 	buffree(&text);
-	jsonfree(&j);
+}
+
+void
+wireformfree(Wireform *f)
+{
+	int i;
+
+	for (i = 0; i < f->ncalls; i++)
+		free(f->calls[i]);
+	free(f->calls);
+	free(f->result);
+	free(f->text);
+	free(f->model);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The form of stored message msg for this request: the one kept in f if
+ * it was made for this wire and model, else made now. */
+static void
+form(const Wirereq *q, const char *msg, Wireform *f)
+{
+	Json j;
+	Buf b = { 0 };
+
+	if (f->text && f->wire == q->wire &&
+	    (q->wire != ANTHROPIC || !strcmp(f->model, q->model)))
+		return;
+	wireformfree(f);
+	f->wire = q->wire;
+	f->model = xstrdup(q->model);
+	f->kind = WNONE;
+	/* each was made from parsed JSON */
+	if (jsonparse(&j, msg, strlen(msg)) == 0) {
+		if (q->wire == ANTHROPIC)
+			anthropicform(f, &b, &j, q->model);
+		else
+			openaiform(f, &b, &j);
+		jsonfree(&j);
+	}
+	f->len = b.len;
+	f->text = b.p ? bufdetach(&b) : xstrdup("");
+}
+
+/* The calls still owed a result, as the forms are put together. */
+typedef struct {
+	const char **id;
+	int n, cap;
+} Owed;
+
+static void
+owe(Owed *o, const Wireform *f)
+{
+	int i;
+
+	for (i = 0; i < f->ncalls; i++) {
+		if (o->n == o->cap) {
+			o->cap = o->cap ? o->cap * 2 : 16;
+			o->id = xrealloc(o->id, o->cap * sizeof(*o->id));
+		}
+		o->id[o->n++] = f->calls[i];
+	}
 }
 
 static void
-anthropicbody(const Wirereq *q, Buf *b)
+paid(Owed *o, const char *id)
+{
+	int i;
+
+	for (i = 0; id && i < o->n; i++) {
+		if (!strcmp(o->id[i], id)) {
+			o->id[i] = o->id[--o->n];
+			return;
+		}
+	}
+}
+
+/* A call left without a result (an interrupted turn) still needs one, or
+ * the provider refuses the whole request. */
+static void
+openaiowed(Buf *b, Owed *o)
+{
+	int i;
+
+	for (i = 0; i < o->n; i++) {
+		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
+		jsonescs(b, o->id[i]);
+		bufadds(b, ",\"content\":\"No result provided\"}");
+	}
+	o->n = 0;
+}
+
+static void
+openaibody(const Wirereq *q, Wireform *f, Buf *b)
+{
+	Owed o = { 0 };
+	size_t i;
+
+	bufadds(b, "{\"model\":");
+	jsonescs(b, q->model);
+	bufadds(b, ",\"messages\":[{\"role\":\"system\",\"content\":");
+	jsonescs(b, q->system);
+	bufadds(b, "}");
+	for (i = 0; i < q->nmsgs; i++) {
+		if (f[i].kind != WRESULT && f[i].kind != WNONE)
+			openaiowed(b, &o);
+		bufadd(b, f[i].text, f[i].len);
+		owe(&o, &f[i]);
+		if (f[i].kind == WRESULT)
+			paid(&o, f[i].result);
+	}
+	openaiowed(b, &o);
+	free(o.id);
+	bufadds(b, "],\"stream\":true,"
+	        "\"stream_options\":{\"include_usage\":true}");
+	bufaddf(b, ",\"%s\":%ld", q->maxfield ? q->maxfield : "max_tokens",
+	        q->maxout);
+	tooldefs(q, b, "{\"type\":\"function\",\"function\":{",
+	         "parameters", "}}");
+	bufadds(b, "}");
+}
+
+/* Anthropic's messages, from the forms: the results of one round go back
+ * as tool_result blocks of a single user message, and a user message may
+ * hold several blocks, so one stays open for more. */
+typedef struct {
+	Buf *b;
+	int nmsg;		/* messages written */
+	int open;		/* a user message is open */
+	int nblk;		/* blocks in it */
+	size_t cachepos;	/* where the last user block ends, or 0 */
+	Owed o;
+} Anthropic;
+
+/* A block of the open user message, opening one if need be; text is
+ * the block but its closing brace. */
+static void
+anthropicblock(Anthropic *a, const char *text, size_t len)
+{
+	if (!a->open) {
+		bufadds(a->b, a->nmsg++ ? "," : "");
+		bufadds(a->b, "{\"role\":\"user\",\"content\":[");
+		a->open = 1;
+		a->nblk = 0;
+	}
+	bufadds(a->b, a->nblk++ ? "," : "");
+	bufadd(a->b, text, len);
+	a->cachepos = a->b->len;
+	bufaddc(a->b, '}');
+}
+
+static void
+anthropicclose(Anthropic *a)
+{
+	if (a->open)
+		bufadds(a->b, "]}");
+	a->open = 0;
+}
+
+/* Calls left without a result still need one, first thing after them. */
+static void
+anthropicowed(Anthropic *a)
+{
+	Buf r = { 0 };
+	int i;
+
+	for (i = 0; i < a->o.n; i++) {
+		bufreset(&r);
+		anthropicresult(&r, a->o.id[i], "No result provided", 18, 1);
+		anthropicblock(a, r.p, r.len);
+	}
+	a->o.n = 0;
+	buffree(&r);
+}
+
+static void
+anthropicbody(const Wirereq *q, Wireform *f, Buf *b)
 {
 	static const char cache[] = ",\"cache_control\":{\"type\":\"ephemeral\"}";
 	Buf msgs = { 0 };
-	Anthropic o = { 0 };
+	Anthropic a = { 0 };
 	size_t i;
 
-	o.b = &msgs;
-	o.model = q->model;
-	for (i = 0; i < q->nmsgs; i++)
-		anthropicmsg(&o, q->msgs[i]);
-	anthropicpending(&o);
-	anthropicclose(&o);
-	free(o.p.id);
+	a.b = &msgs;
+	for (i = 0; i < q->nmsgs; i++) {
+		if (f[i].kind == WUSER) {
+			anthropicowed(&a);
+			anthropicblock(&a, f[i].text, f[i].len);
+		} else if (f[i].kind == WANSWER) {
+			anthropicowed(&a);
+			anthropicclose(&a);
+			if (f[i].len) {
+				bufadds(&msgs, a.nmsg++ ? "," : "");
+				bufadd(&msgs, f[i].text, f[i].len);
+			}
+			owe(&a.o, &f[i]);
+		} else if (f[i].kind == WRESULT) {
+			anthropicblock(&a, f[i].text, f[i].len);
+			paid(&a.o, f[i].result);
+		}
+	}
+	anthropicowed(&a);
+	anthropicclose(&a);
+	free(a.o.id);
 	bufadds(b, "{\"model\":");
 	jsonescs(b, q->model);
 	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout);
@@ -905,10 +952,10 @@ anthropicbody(const Wirereq *q, Buf *b)
 	bufadds(b, "}]");
 	tooldefs(q, b, "{", "input_schema", "}");
 	bufadds(b, ",\"messages\":[");
-	if (o.cachepos) {
-		bufadd(b, msgs.p, o.cachepos);
+	if (a.cachepos) {
+		bufadd(b, msgs.p, a.cachepos);
 		bufadds(b, cache);
-		bufadd(b, msgs.p + o.cachepos, msgs.len - o.cachepos);
+		bufadd(b, msgs.p + a.cachepos, msgs.len - a.cachepos);
 	} else {
 		bufadd(b, bstr(&msgs), msgs.len);
 	}
@@ -916,12 +963,25 @@ anthropicbody(const Wirereq *q, Buf *b)
 	buffree(&msgs);
 }
 
-/* The request's JSON body, appended to b. */
+/* The request's JSON body, appended to b.  The forms of q->forms are
+ * made where missing and kept for the next request; without them, they
+ * are made for this one alone. */
 void
 wirebody(const Wirereq *q, Buf *b)
 {
+	Wireform *f = q->forms ? q->forms :
+	              xcalloc(q->nmsgs, sizeof(*f));
+	size_t i;
+
+	for (i = 0; i < q->nmsgs; i++)
+		form(q, q->msgs[i], &f[i]);
 	if (q->wire == ANTHROPIC)
-		anthropicbody(q, b);
+		anthropicbody(q, f, b);
 	else
-		openaibody(q, b);
+		openaibody(q, f, b);
+	if (!q->forms) {
+		for (i = 0; i < q->nmsgs; i++)
+			wireformfree(&f[i]);
+		free(f);
+	}
 }

@@ -97,6 +97,32 @@ p=
     exec env HOME=$B/home $PI --provider fake --model fake-model --no-session -p fix")
 row "task: read, edit, bash" "$a" "$p"
 
+# Line mode with a long history: each request copies the messages' wire
+# forms, made once, so 4 times the messages should cost about 4 times
+# the time, not 16 (pi has no line mode to compare).
+printf 'text %s\nfinish stop\nusage 100 20\n' \
+    "$(awk 'BEGIN { while (i++ < 300) printf "x" }')" >"$B/ans"
+for n in 200 800; do
+	yes 'a question of some length, to make the history bigger' |
+	    head -n $n >"$B/lines$n"
+	set --
+	i=0
+	while [ $i -lt $n ]; do
+		set -- "$@" "$B/ans"
+		i=$((i + 1))
+	done
+	kill $FAKE 2>/dev/null
+	rm -f "$B/port"
+	set -- $(k=0; while [ $k -lt 4 ]; do echo "$@"; k=$((k + 1)); done)
+	"$ROOT/test/fake" -p "$B/port" "$@" &
+	FAKE=$!
+	while [ ! -s "$B/port" ]; do sleep 0.02; done
+	URL=http://127.0.0.1:$(cat "$B/port")/v1
+	a=$(measure 3 sh -c "exec env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
+	    $ROOT/agent -n -q <$B/lines$n >/dev/null")
+	row "line mode, $n messages" "$a" ""
+done
+
 # A 10-call task over TLS through a relay that holds each chunk 25 ms
 # each way (a 50 ms round trip): socat ends TLS in front of the fake, the
 # relay counts the TCP connections, each one a TLS handshake.

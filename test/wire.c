@@ -564,6 +564,45 @@ testanthropicbody(void)
 	buffree(&b);
 }
 
+/* Bodies made from kept forms are the bodies made afresh, on both wires,
+ * and a change of model or wire remakes what depends on it. */
+static void
+testforms(void)
+{
+	Wireform forms[LEN(convo)];
+	Buf fresh = { 0 }, kept = { 0 };
+	Wirereq q;
+	size_t i;
+	int round, same = 1;
+	static const struct { int wire; const char *model; } runs[] = {
+		{ ANTHROPIC, "m1" }, { ANTHROPIC, "m1" }, { ANTHROPIC, "m2" },
+		{ OPENAI, "m2" }, { OPENAI, "m2" }, { ANTHROPIC, "m1" },
+	};
+
+	memset(forms, 0, sizeof(forms));
+	for (round = 0; round < (int)LEN(runs); round++) {
+		request(&q, runs[round].wire, runs[round].model);
+		bufreset(&fresh);
+		wirebody(&q, &fresh);
+		q.forms = forms;
+		bufreset(&kept);
+		wirebody(&q, &kept);
+		same &= fresh.len == kept.len && !memcmp(fresh.p, kept.p,
+		                                         fresh.len);
+	}
+	T(same, "forms: kept ones give the bodies made afresh, across "
+	  "models and wires");
+	T(forms[1].text && forms[1].wire == ANTHROPIC &&
+	  !strcmp(forms[1].model, "m1") && forms[1].ncalls == 1 &&
+	  !strcmp(forms[1].calls[0], "call_1|fc_x") &&
+	  forms[2].kind == WRESULT && !strcmp(forms[2].result, "call_1|fc_x"),
+	  "forms: an answer's calls and a result's call are kept");
+	for (i = 0; i < LEN(convo); i++)
+		wireformfree(&forms[i]);
+	buffree(&fresh);
+	buffree(&kept);
+}
+
 static void
 testmessage(void)
 {
@@ -614,6 +653,7 @@ main(void)
 	testlimits();
 	testopenaibody();
 	testanthropicbody();
+	testforms();
 	testmessage();
 	testoverflow();
 	testfile("test/data/openai-text.sse", OPENAI, "complete=1");
