@@ -22,14 +22,15 @@ measure() {
 	"$B/peak" "$@"
 }
 
-# fake N script...: a fake that serves the scripts N times over.
+# fake N script...: a fake that serves the scripts N times over, with
+# $FAKEFLAGS.
 fake() {
 	n=$1
 	shift
 	kill $FAKE 2>/dev/null
 	rm -f "$B/port"
 	set -- $(i=0; while [ $i -lt "$n" ]; do echo "$@"; i=$((i + 1)); done)
-	"$ROOT/test/fake" -p "$B/port" "$@" &
+	"$ROOT/test/fake" $FAKEFLAGS -p "$B/port" "$@" &
 	FAKE=$!
 	while [ ! -s "$B/port" ]; do sleep 0.02; done
 	URL=http://127.0.0.1:$(cat "$B/port")/v1
@@ -105,19 +106,7 @@ printf 'text %s\nfinish stop\nusage 100 20\n' \
 for n in 200 800; do
 	yes 'a question of some length, to make the history bigger' |
 	    head -n $n >"$B/lines$n"
-	set --
-	i=0
-	while [ $i -lt $n ]; do
-		set -- "$@" "$B/ans"
-		i=$((i + 1))
-	done
-	kill $FAKE 2>/dev/null
-	rm -f "$B/port"
-	set -- $(k=0; while [ $k -lt 4 ]; do echo "$@"; k=$((k + 1)); done)
-	"$ROOT/test/fake" -p "$B/port" "$@" &
-	FAKE=$!
-	while [ ! -s "$B/port" ]; do sleep 0.02; done
-	URL=http://127.0.0.1:$(cat "$B/port")/v1
+	fake $((n * 4)) "$B/ans"
 	a=$(measure 3 sh -c "exec env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
 	    $ROOT/agent -n -q <$B/lines$n >/dev/null")
 	row "line mode, $n messages" "$a" ""
@@ -142,12 +131,7 @@ if command -v socat >/dev/null 2>&1; then
 		set -- "$@" "$B/n$i"
 		i=$((i + 1))
 	done
-	kill $FAKE 2>/dev/null
-	rm -f "$B/port"
-	set -- $(k=0; while [ $k -lt 12 ]; do echo "$@"; k=$((k + 1)); done)
-	"$ROOT/test/fake" -K -p "$B/port" "$@" &
-	FAKE=$!
-	while [ ! -s "$B/port" ]; do sleep 0.02; done
+	FAKEFLAGS=-K fake 12 "$@"
 	sport=$(python3 -c 'import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	socat "OPENSSL-LISTEN:$sport,bind=127.0.0.1,reuseaddr,fork,cert=$B/cert.pem,key=$B/key.pem,verify=0" \
