@@ -117,7 +117,8 @@ stopfake
 
 # SIGTERM or SIGHUP while bash runs: the command's whole group is ended
 # (TERM, then KILL for one that ignores it), the session synced, and the
-# exit status says which signal.
+# exit status says which signal.  The command writes its pids in the
+# working directory: the default sandbox lets it write nowhere else.
 for sig in TERM:143 HUP:129; do
 	want=${sig#*:}
 	sig=${sig%:*}
