@@ -779,7 +779,7 @@ runcall(Agent *a, Wirecall *c)
 
 	ti = toolindex(a, bstr(&c->name));
 	ok = mayrun(a, c, ti, &j, &res);
-	if (ok)
+	if (ti >= 0 && j.n && j.t[0].type == JOBJ)	/* run or refused */
 		summary(&what, &j, 0, 70);
 	else if (ti < 0)
 		safetext(&what, bstr(&c->name), c->name.len, 1);
