@@ -54,7 +54,7 @@ typedef struct Agent {
 	const Provider *prov;
 	const char *model, *url;
 	char *key;
-	int quiet, yes;
+	int quiet;
 	int json;		/* -j: events on stdout instead of text */
 	size_t compactat;	/* msgs before this have pre-compaction usage */
 	Tool offer[LEN(tools)];	/* the tools offered, their descriptions'
@@ -912,7 +912,7 @@ done:
 
 /* Read all of a piped stdin, up to maxstdin bytes. */
 static void
-readstdin(Buf *b)
+readstdin(Agent *a, Buf *b)
 {
 	char buf[65536];
 	ssize_t n;
@@ -921,6 +921,8 @@ readstdin(Buf *b)
 		n = read(0, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR && !intr)
 			continue;
+		if (n < 0)
+			toolcleanup(&a->tenv);
 		if (n < 0 && intr)
 			exit(status(130));
 		if (n < 0)
@@ -949,7 +951,7 @@ oneshot(Agent *a, char **words)
 			bufaddc(&msg, ' ');
 	}
 	if (!isatty(0)) {
-		readstdin(&in);
+		readstdin(a, &in);
 		if (in.len) {
 			bufadds(&msg, "\n\n");
 			bufadd(&msg, in.p, in.len);
@@ -1692,10 +1694,7 @@ buildsystem(Agent *a)
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), ".");
-	if (a->guard.prof->prompt)
-		bufaddf(&b, "\n\n%s", a->guard.prof->prompt);
-	if (a->guard.prof->write == WPLAN)
-		bufaddf(&b, "\nThe plan file: %s", a->guard.prof->plan);
+	guardprompt(&a->guard, &b);
 	addcontext(&b, cwd);
 	strftime(date, sizeof(date), "%Y-%m-%d", localtime(&now));
 	bufaddf(&b, "\n\nCurrent date: %s\nCurrent working directory: %s",
@@ -1757,20 +1756,12 @@ samefile(int fd1, int fd2)
 static void
 setguard(Agent *a, const char *gname)
 {
-	Guard *g = &a->guard;
-
-	g->prof = guardprofile(profiles, LEN(profiles), gname);
-	g->rules = rules;
-	g->hooks = hooks;
-	g->tenv = &a->tenv;
-	g->yes = a->yes;
-	g->color = a->color;
-	g->always = a->always;
-	a->tenv.write = g->prof->write;
-	a->tenv.net = g->prof->net;
-	a->tenv.plan = g->prof->plan;
-	if (sandboxinit(&a->tenv) < 0)
-		die("cannot make the sandbox:");
+	a->guard.rules = rules;
+	a->guard.hooks = hooks;
+	a->guard.tenv = &a->tenv;
+	a->guard.color = a->color;
+	a->guard.always = a->always;
+	guardprofile(&a->guard, profiles, LEN(profiles), gname);
 }
 
 static void
@@ -1864,7 +1855,7 @@ main(int argc, char *argv[])
 			file = optarg;
 			break;
 		case 'q': a.quiet = 1; break;
-		case 'y': a.yes = 1; break;
+		case 'y': a.guard.yes = 1; break;
 		case 'v':
 			if (puts("agent " VERSION) == EOF || fflush(stdout))
 				die("write stdout:");
@@ -1882,6 +1873,8 @@ main(int argc, char *argv[])
 	opensession(&a, mode, file);
 	if (intr)	/* during a long load */
 		exit(status(130));
+	if (sandboxinit(&a.tenv) < 0)	/* from here on, toolcleanup */
+		die("cannot make the sandbox:");
 	if (a.json) {
 		/* events only on stdout, the session's header first */
 		a.ttyout = a.ttyesc = 0;

@@ -371,8 +371,9 @@ typedef struct {
 int guardlisted(const char *list, const char *name);
 int guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
                const Hook *hooks, const Tool *tools, int ntools, Buf *why);
-const Profile *guardprofile(const Profile *profiles, int n,
-                            const char *name);
+void guardprofile(Guard *g, const Profile *profiles, int n,
+                  const char *name);
+void guardprompt(const Guard *g, Buf *b);
 int guardcall(Guard *g, const Tool *t, int row, const Json *j,
               const char *what, Buf *res);
 void guardafter(Guard *g, const char *tool, const Json *j, const Buf *res,

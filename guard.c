@@ -154,25 +154,40 @@ guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
 	return 0;
 }
 
-/* -g or AGENT_PROFILE: a profile by name; the first if none is named; an
- * unknown name ends the run with the list of names. */
-const Profile *
-guardprofile(const Profile *profiles, int n, const char *name)
+/* -g or AGENT_PROFILE: the profile by that name, the first if none is
+ * named, and the sandbox it asks of the tools; an unknown name ends the
+ * run with the list of names. */
+void
+guardprofile(Guard *g, const Profile *profiles, int n, const char *name)
 {
 	int i;
 
 	if (!name || !*name)
 		name = getenv("AGENT_PROFILE");
-	if (!name || !*name)
-		return &profiles[0];
-	for (i = 0; i < n; i++)
+	for (i = 0; name && *name && i < n; i++)
 		if (!strcmp(profiles[i].name, name))
-			return &profiles[i];
-	fprintf(stderr, "agent: no profile named %s; there are:", name);
-	for (i = 0; i < n; i++)
-		fprintf(stderr, " %s", profiles[i].name);
-	fputc('\n', stderr);
-	exit(2);
+			break;
+	if (i == n) {
+		fprintf(stderr, "agent: no profile named %s; there are:", name);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, " %s", profiles[i].name);
+		fputc('\n', stderr);
+		exit(2);
+	}
+	g->prof = &profiles[name && *name ? i : 0];
+	g->tenv->write = g->prof->write;
+	g->tenv->net = g->prof->net;
+	g->tenv->plan = g->prof->plan;
+}
+
+/* The profile's paragraph of the system prompt, and its plan file. */
+void
+guardprompt(const Guard *g, Buf *b)
+{
+	if (g->prof->prompt)
+		bufaddf(b, "\n\n%s", g->prof->prompt);
+	if (g->prof->write == WPLAN)
+		bufaddf(b, "\nThe plan file: %s", g->prof->plan);
 }
 
 /* What rules match: bash's command line, or the tool's path ("" if the
