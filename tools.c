@@ -24,7 +24,6 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <linux/landlock.h>
 #endif
 
 #include "agent.h"
@@ -675,21 +674,45 @@ done:
 /* the sandbox */
 
 #ifdef __linux__
-/* Debian 12's <linux/landlock.h> knows ABI 1 and 2; the rest is ours. */
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)	/* ABI 3 */
+/* The kernel's Landlock ABI, as <linux/landlock.h> has it, written out:
+ * Debian 12's header knows ABI 1 and 2 only, and musl builds have no
+ * kernel headers at all.  The syscalls' numbers are the same on every
+ * architecture but alpha. */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
 #endif
-#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#define LANDLOCK_RULE_PATH_BENEATH 1
+#define LANDLOCK_ACCESS_FS_WRITE_FILE (1ULL << 1)
+#define LANDLOCK_ACCESS_FS_REMOVE_DIR (1ULL << 4)
+#define LANDLOCK_ACCESS_FS_REMOVE_FILE (1ULL << 5)
+#define LANDLOCK_ACCESS_FS_MAKE_CHAR (1ULL << 6)
+#define LANDLOCK_ACCESS_FS_MAKE_DIR (1ULL << 7)
+#define LANDLOCK_ACCESS_FS_MAKE_REG (1ULL << 8)
+#define LANDLOCK_ACCESS_FS_MAKE_SOCK (1ULL << 9)
+#define LANDLOCK_ACCESS_FS_MAKE_FIFO (1ULL << 10)
+#define LANDLOCK_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
+#define LANDLOCK_ACCESS_FS_MAKE_SYM (1ULL << 12)
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)		/* ABI 2 */
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)	/* ABI 3 */
 #define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)	/* ABI 4 */
 #define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
-#endif
 
-/* The ruleset's attributes as ABI 4 has them; older kernels are given
+/* struct landlock_ruleset_attr as ABI 4 has it; older kernels are given
  * the first field alone. */
 typedef struct {
-	__u64 fs;
-	__u64 net;
+	unsigned long long fs;	/* handled_access_fs */
+	unsigned long long net;	/* handled_access_net */
 } Llattr;
+
+/* struct landlock_path_beneath_attr: the kernel's is packed, 12 bytes,
+ * and reads no more; ours has the same fields at the same places. */
+typedef struct {
+	unsigned long long allowed;
+	int fd;
+} Llpath;
 
 /* The rights that change the file system.  Reading and running are not
  * handled, so they stay allowed everywhere; nor are ioctls on devices
@@ -715,18 +738,19 @@ landlockabi(void)
 /* Let the ruleset rs write beneath path (or to it, a file); a path
  * that does not exist is left out. */
 static int
-llallow(int rs, const char *path, __u64 handled)
+llallow(int rs, const char *path, unsigned long long handled)
 {
-	struct landlock_path_beneath_attr pb;
+	Llpath pb;
 	struct stat st;
 	int fd, rc, err;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return errno == ENOENT ? 0 : -1;
-	pb.parent_fd = fd;
-	pb.allowed_access = handled;
+	memset(&pb, 0, sizeof(pb));
+	pb.fd = fd;
+	pb.allowed = handled;
 	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-		pb.allowed_access &= LLFILE;
+		pb.allowed &= LLFILE;
 	rc = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
 	             &pb, 0);
 	err = errno;
