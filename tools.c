@@ -1,6 +1,7 @@
 /* See LICENSE file for copyright and license details. */
 /* tools.c: the model's tools: read, write, edit, bash, grep, find, ls;
  * the sandbox their processes run in, and the guard's hook commands. */
+#define _XOPEN_SOURCE 700	/* realpath(3) */
 #ifdef __linux__
 #define _DEFAULT_SOURCE	/* syscall(2), for Landlock */
 #endif
