@@ -2,7 +2,6 @@
 /* guard.c: whether a tool call may run: config.h's rules, the profile's
  * default, the hooks before and after a call, and the question on the
  * terminal.  The sandbox that holds what does run is in tools.c. */
-#include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -13,8 +12,6 @@
 #include "agent.h"
 
 enum { MAXREASON = 2000 };	/* bytes of a hook's stderr told the model */
-
-static const char *const actions[] = { "", "allow", "ask", "deny" };
 
 /* Whether name is in the comma-separated list. */
 int
@@ -50,8 +47,11 @@ goodglob(const char *g)
 	const char *p;
 
 	for (p = g; *p; p++) {
-		if (*p == '\\' && !*++p)
-			return 0;
+		if (*p == '\\') {
+			if (!*++p)
+				return 0;	/* an escape of nothing */
+			continue;
+		}
 		if (*p != '[')
 			continue;
 		p += 1 + (p[1] == '!' || p[1] == '^');
@@ -127,7 +127,8 @@ guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
 			bufaddf(why, "rule %d: no tool named %s",
 			        (int)(r - rules) + 1, r->tool);
 		else if (!r->glob || !*r->glob || !goodglob(r->glob))
-			bufaddf(why, "rule %d: a bad glob", (int)(r - rules) + 1);
+			bufaddf(why, "rule %d: a bad glob",
+			        (int)(r - rules) + 1);
 		else if (r->action < ALLOW || r->action > DENY)
 			bufaddf(why, "rule %d: the action must be ALLOW, ASK "
 			        "or DENY", (int)(r - rules) + 1);
@@ -168,7 +169,8 @@ guardprofile(Guard *g, const Profile *profiles, int n, const char *name)
 		if (!strcmp(profiles[i].name, name))
 			break;
 	if (i == n) {
-		fprintf(stderr, "agent: no profile named %s; there are:", name);
+		fprintf(stderr, "agent: no profile named %s; there are:",
+		        name);
 		for (i = 0; i < n; i++)
 			fprintf(stderr, " %s", profiles[i].name);
 		fputc('\n', stderr);
@@ -318,9 +320,8 @@ guardcall(Guard *g, const Tool *t, int row, const Json *j, const char *what,
 	else
 		action = t->approve ? ASK : ALLOW;
 	if (action == DENY) {
-		bufaddf(res, "Denied by rule %d of config.h (%s \"%s\": %s)",
-		        (int)(r - g->rules) + 1, r->tool, r->glob,
-		        actions[r->action]);
+		bufaddf(res, "Denied by rule %d of config.h (%s \"%s\")",
+		        (int)(r - g->rules) + 1, r->tool, r->glob);
 		return 0;
 	}
 	if (!hooks(g, PRE, t->name, j, NULL, 0, res))
@@ -329,8 +330,8 @@ guardcall(Guard *g, const Tool *t, int row, const Json *j, const char *what,
 		return 1;
 	ok = approve(g, t, row, what);
 	if (ok < 0)
-		bufadds(res, "Not run: there is no terminal to ask the user for "
-		        "approval (the user can allow tools with -y).");
+		bufadds(res, "Not run: there is no terminal to ask the user "
+		        "for approval (the user can allow tools with -y).");
 	else if (!ok)
 		bufadds(res, "The user did not allow this call.");
 	return ok > 0;

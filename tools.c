@@ -962,8 +962,8 @@ sandboxinit(Toolenv *e)
 		return -1;
 	if (!(e->abi = off ? 0 : landlockabi())) {
 		warn("%s: tool processes are not sandboxed; write and edit "
-		     "still check their paths", off ? "AGENT_NO_LANDLOCK is set"
-		     : "no Landlock in this kernel");
+		     "still check their paths",
+		     off ? "AGENT_NO_LANDLOCK is set" : "no Landlock here");
 		return 0;
 	}
 	if (e->abi < 3)

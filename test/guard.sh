@@ -257,7 +257,7 @@ X
 	    fail "rules: a denied command is not run" "pushed.txt exists"
 	jsontest "rules: the model is told which rule denied it" "$REQ/2.json" \
 	    'd["messages"][-3]["content"] ==
-	     "Denied by rule 1 of config.h (bash \"git push*\": deny)"'
+	     "Denied by rule 1 of config.h (bash \"git push*\")"'
 	grep -q 'bash git push origin main; echo pushed > pushed.txt -> Denied by rule 1' "$T/err" &&
 	    ok "rules: the trace says so" || fail "rules: the trace says so" "$(cat "$T/err")"
 	[ -f "$W/allowed.txt" ] && ok "rules: an allowed command runs with no terminal" ||
