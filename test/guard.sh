@@ -149,6 +149,14 @@ startfake -x "$T/done"
 jsontest "AGENT_PROFILE=readonly: write not offered" "$REQ/1.json" \
     '"write" not in [t["function"]["name"] for t in d["tools"]]'
 
+# -t cannot offer what the profile withholds, and says so.
+startfake -x "$T/done"
+runat -n -g readonly -t read,write 'go'
+jsontest "readonly: -t write is not offered" "$REQ/1.json" \
+    '[t["function"]["name"] for t in d["tools"]] == ["read"]'
+grep -q 'the readonly profile offers no write' "$T/err" &&
+    ok "readonly: -t write warns" || fail "readonly: -t write warns" "$(cat "$T/err")"
+
 # -g full: no sandbox.
 fresh
 script f1 <<X
@@ -240,10 +248,11 @@ cat >"$T/guard.hooks" <<'X'
 	{ PRE,   "bash", "if grep -q blockme; then echo 'hook says no' >&2; exit 1; fi", 5000 },
 	{ PRE,   "bash", "if grep -q hangme; then sleep 30; fi", 500 },
 	{ POST,  "*",    "cat >> \"$HOOKLOG\"", 5000 },
+	{ PRE,   "ls",   "env > \"$HOOKENV\"", 5000 },
 X
 if build guard; then
 	AGENT=$T/guard/agent
-	export HOOKLOG=$T/hook.log
+	export HOOKLOG=$T/hook.log HOOKENV=$T/hook.env
 	fresh
 	script g1 <<'X'
 tool g1 bash {"command": "git push origin main; echo pushed > pushed.txt"}
@@ -293,6 +302,16 @@ X
 	     "Blocked by hook 2 of config.h (killed after 500 ms)"'
 	[ -f "$W/fine.txt" ] && ok "hooks: a call they pass runs" ||
 	    fail "hooks: a call they pass runs" "$(result 2)"
+
+	script e1 <<'X'
+tool e1 ls {}
+finish tool_calls
+X
+	startfake -x "$T/e1" "$T/done"
+	runat -y 'go'
+	grep -q '^HOOKENV=' "$HOOKENV" && ! grep -q 'test-key' "$HOOKENV" &&
+	    ok "hooks: bash's environment, no API key" ||
+	    fail "hooks: bash's environment, no API key" "$(grep -c . "$HOOKENV") lines"
 	unset AGENT
 fi
 
