@@ -1005,9 +1005,16 @@ confined(const Toolenv *e, Jobfn fn, void *arg, Buf *out)
 		bufaddf(out, "Cannot make the sandbox: %s", strerror(errno));
 		return 1;
 	}
-	if (pipe(fds) < 0 || (pid = fork()) < 0) {
+	if (pipe(fds) < 0) {
+		bufaddf(out, "Cannot make a pipe: %s", strerror(errno));
+		close(rs);
+		return 1;
+	}
+	if ((pid = fork()) < 0) {
 		bufaddf(out, "Cannot start the writer: %s", strerror(errno));
 		close(rs);
+		close(fds[0]);
+		close(fds[1]);
 		return 1;
 	}
 	if (pid == 0) {
@@ -1867,8 +1874,8 @@ cleanenv(const Toolenv *e, Buf *tmp)
  * ^C does not reach it; we kill the whole group instead), default signal
  * dispositions (ours, like SIGPIPE ignored, would be inherited), stdin
  * from in and stdout to out (-1: /dev/null), stderr to err; the
- * sandbox's ruleset rs, if not -1.  The descriptors given are
- * close-on-exec: only their copies as 0, 1 and 2 are left. */
+ * sandbox's ruleset rs, if not -1.  The pipes given are close-on-exec:
+ * only their copies as 0, 1 and 2 are left. */
 static void
 child(char **argv, char **env, int in, int out, int err, int rs)
 {
@@ -1885,10 +1892,12 @@ child(char **argv, char **env, int in, int out, int err, int rs)
 		signal(sigs[i], SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0 ||
+	if ((fd = open("/dev/null", O_RDWR)) < 0 ||
 	    dup2(in >= 0 ? in : fd, 0) < 0 ||
 	    dup2(out >= 0 ? out : fd, 1) < 0 || dup2(err, 2) < 0)
 		_exit(126);
+	if (fd > 2)
+		close(fd);
 	if (rs >= 0 && confine(rs) < 0) {
 		if (write(2, nosand, sizeof(nosand) - 1) < 0)
 			_exit(126);
