@@ -791,9 +791,9 @@ runcall(Agent *a, Wirecall *c)
 	emitcall(a, c, "tool_execution_start", ok ? &j : NULL, NULL, 0);
 	if (ok)
 		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
+	traceend(a, iserr, &res);
 	if (ok)
 		guardafter(&a->guard, tools[ti].name, &j, &res, iserr);
-	traceend(a, iserr, &res);
 	emitcall(a, c, "tool_execution_end", NULL, &res, iserr);
 	record(a, resultjson(c, bstr(&res), res.len, iserr));
 	emitmsg(a, a->msgs.v[a->msgs.n - 1], 1);

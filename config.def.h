@@ -242,7 +242,8 @@ static const Profile profiles[] = {
  * terminal; with no terminal refused, unless -y) or DENY (not run: the
  * model is told which rule refused it).  The glob is fnmatch(3)'s, without
  * FNM_PATHNAME ("*" matches "/" too), over bash's whole command line or
- * over the path argument of the other tools.  A rule cannot widen the
+ * over the path argument of the other tools, as the model wrote it ("" if
+ * the call has none).  A rule cannot widen the
  * sandbox: an allowed command still runs inside the profile's.
  * The row with a NULL tool ends the table.
  */

@@ -239,7 +239,7 @@ hooks(Guard *g, int when, const char *tool, const Json *j, const Buf *out,
       int iserr, Buf *res)
 {
 	const Hook *h;
-	Buf in = { 0 }, err = { 0 };
+	Buf in = { 0 }, err = { 0 }, safe = { 0 };
 	int rc, ok = 1;
 
 	for (h = g->hooks; h->when && ok; h++) {
@@ -253,9 +253,13 @@ hooks(Guard *g, int when, const char *tool, const Json *j, const Buf *out,
 		if (rc == 0)
 			continue;
 		if (when == POST) {
-			warn("hook %d after %s failed: %.*s",
+			/* its words may echo the model's: made safe */
+			bufreset(&safe);
+			safetext(&safe, err.p ? err.p : "", MIN(err.len, 200),
+			         1);
+			warn("hook %d after %s failed: %s",
 			     (int)(h - g->hooks) + 1, tool,
-			     (int)MIN(err.len, 200), err.p ? err.p : "");
+			     safe.p ? safe.p : "");
 			continue;
 		}
 		bufaddf(res, "Blocked by hook %d of config.h",
@@ -272,6 +276,7 @@ hooks(Guard *g, int when, const char *tool, const Json *j, const Buf *out,
 	}
 	buffree(&in);
 	buffree(&err);
+	buffree(&safe);
 	return ok;
 }
 

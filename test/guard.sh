@@ -249,6 +249,7 @@ cat >"$T/guard.hooks" <<'X'
 	{ PRE,   "bash", "if grep -q hangme; then sleep 30; fi", 500 },
 	{ POST,  "*",    "cat >> \"$HOOKLOG\"", 5000 },
 	{ PRE,   "ls",   "env > \"$HOOKENV\"", 5000 },
+	{ POST,  "ls",   "echo post-failed >&2; exit 3", 5000 },
 X
 if build guard; then
 	AGENT=$T/guard/agent
@@ -312,6 +313,11 @@ X
 	grep -q '^HOOKENV=' "$HOOKENV" && ! grep -q 'test-key' "$HOOKENV" &&
 	    ok "hooks: bash's environment, no API key" ||
 	    fail "hooks: bash's environment, no API key" "$(grep -c . "$HOOKENV") lines"
+	grep -q '^agent: hook 5 after ls failed: post-failed' "$T/err" &&
+	    jsontest "hooks: a failing post hook is only reported" "$REQ/2.json" \
+	    'd["messages"][-1]["content"].startswith("(empty")
+	     or "not run" not in d["messages"][-1]["content"].lower()' ||
+	    fail "hooks: a failing post hook is only reported" "$(cat "$T/err")"
 	unset AGENT
 fi
 
