@@ -227,11 +227,15 @@ startfake -x "$T/l1" "$T/done"
 
 # Rules and hooks: an agent built with a config.h that has some.
 # build NAME: the agent in $T/NAME with config.def.h's rules and hooks
-# tables given the rows in $T/NAME.rules and $T/NAME.hooks.
+# tables given the rows in $T/NAME.rules and $T/NAME.hooks.  The first
+# build is whole, with the Makefile's flags (the objects of the tree may
+# have others, as under make test-asan); the next ones take its objects
+# but agent.o, the one config.h is in.
 build() {
 	mkdir -p "$T/$1"
-	cp -p "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/*.o "$ROOT"/Makefile \
-	    "$ROOT"/config.mk "$T/$1"/
+	cp -p "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk \
+	    "$T/$1"/
+	[ "$1" = guard ] || cp -p "$T/guard"/*.o "$T/$1"/ 2>/dev/null
 	touch "$T/$1.rules" "$T/$1.hooks"
 	sed -e "/^	\/\* tool    glob  /r $T/$1.rules" \
 	    -e "/^	\/\* when  tool    command  /r $T/$1.hooks" \
