@@ -203,7 +203,9 @@ static const char sysprompt[] =
  * Profiles (-g or AGENT_PROFILE; the first row is the default).
  *   ask     tools that ask on the terminal before each call (refused with
  *           no terminal, unless -y); the others run unasked.  NULL: the
- *           tools whose approve column above is 1.  Rules come first.
+ *           tools whose approve column above is 1, as in the rows below,
+ *           so that a tool added later asks as its own row says.  Rules
+ *           come first.
  *   off     tools not offered to the model at all (-t cannot add them).
  *   write   where tool processes (bash and what it runs) and the write
  *           and edit tools may write, held by the kernel (Landlock) where

@@ -257,8 +257,9 @@ hooks(Guard *g, int when, const char *tool, const Json *j, const Buf *out,
 			bufreset(&safe);
 			safetext(&safe, err.p ? err.p : "", MIN(err.len, 200),
 			         1);
-			warn("hook %d after %s failed: %s",
+			warn("hook %d after %s %s: %s",
 			     (int)(h - g->hooks) + 1, tool,
+			     rc < 0 ? "killed at its timeout" : "failed",
 			     safe.p ? safe.p : "");
 			continue;
 		}
