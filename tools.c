@@ -700,12 +700,14 @@ done:
 #define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)	/* ABI 3 */
 #define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)	/* ABI 4 */
 #define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)	/* ABI 6 */
 
-/* struct landlock_ruleset_attr as ABI 4 has it; older kernels are given
- * the first field alone. */
+/* struct landlock_ruleset_attr as ABI 6 has it; older kernels are given
+ * the fields they know. */
 typedef struct {
 	unsigned long long fs;	/* handled_access_fs */
-	unsigned long long net;	/* handled_access_net */
+	unsigned long long net;	/* handled_access_net, ABI 4 */
+	unsigned long long scoped;	/* ABI 6 */
 } Llattr;
 
 /* struct landlock_path_beneath_attr: the kernel's is packed, 12 bytes,
@@ -777,8 +779,12 @@ ruleset(const Toolenv *e)
 	if (e->abi >= 4 && !e->net)
 		a.net = LANDLOCK_ACCESS_NET_BIND_TCP |
 		        LANDLOCK_ACCESS_NET_CONNECT_TCP;
-	rs = syscall(SYS_landlock_create_ruleset, &a,
-	             e->abi >= 4 ? sizeof(a) : sizeof(a.fs), 0);
+	/* no way out through a server's abstract Unix socket either; a
+	 * signal scope would keep one call from ending what another began */
+	if (e->abi >= 6 && !e->net)
+		a.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+	rs = syscall(SYS_landlock_create_ruleset, &a, e->abi >= 6 ? sizeof(a) :
+	             e->abi >= 4 ? 2 * sizeof(a.fs) : sizeof(a.fs), 0);
 	if (rs < 0)
 		return -1;
 	if (llallow(rs, "/dev/null", a.fs) < 0 ||

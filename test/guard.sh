@@ -123,6 +123,41 @@ X
 	wait "$F2" 2>/dev/null
 fi
 
+# An abstract Unix socket (a server's way in that no path guards): not
+# reached under the default profile (Landlock ABI 6), reached under full.
+if [ "$LL" = 1 ] && command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0" + sys.argv[1])
+s.listen(5)
+open(sys.argv[2], "w").write("up")
+while True:
+    s.accept()[0].close()' "agent-guard-$$" "$T/unixup" 2>/dev/null &
+	U=$!
+	i=0
+	while [ ! -s "$T/unixup" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	script u1 <<'X'
+tool u1 bash {"command": "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"\\0NAME\"); print(\"unix-connected\")'"}
+finish tool_calls
+X
+	sed -i "s/NAME/agent-guard-$$/" "$T/u1"
+	fresh
+	startfake -x "$T/u1" "$T/done"
+	runat -y 'go'
+	abi=$(python3 -c 'import ctypes
+print(ctypes.CDLL(None).syscall(444, None, 0, 1))' 2>/dev/null)
+	if [ "${abi:-0}" -ge 6 ]; then
+		hasnot "network: no abstract Unix socket from bash" 2 unix-connected
+	else
+		skip "network: no abstract Unix socket from bash" "Landlock ABI ${abi:-?} < 6"
+	fi
+	startfake -x "$T/u1" "$T/done"
+	runat -y -g full 'go'
+	has "network: -g full reaches the abstract Unix socket" 2 unix-connected
+	kill "$U" 2>/dev/null
+	wait "$U" 2>/dev/null
+fi
+
 # -g readonly: write and edit not offered; bash writes nothing but in
 # its TMPDIR.  AGENT_PROFILE picks it as well.
 fresh
