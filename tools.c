@@ -973,13 +973,14 @@ sandboxinit(Toolenv *e)
 		return 0;
 	}
 	if (e->abi < 3)
-		bufadds(&miss, ": truncating files");
+		bufadds(&miss, ", file truncation");
 	if (e->abi < 4 && !e->net)
-		bufadds(&miss, miss.len ? " or TCP connections" :
-		        ": TCP connections");
+		bufadds(&miss, ", TCP");
+	if (e->abi < 6 && !e->net)
+		bufadds(&miss, ", abstract Unix sockets");
 	if (miss.len)
-		warn("Landlock ABI %d cannot stop tool processes%s", e->abi,
-		     miss.p);
+		warn("Landlock ABI %d here does not sandbox: %s", e->abi,
+		     miss.p + 2);
 	buffree(&miss);
 	return 0;
 }
