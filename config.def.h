@@ -232,9 +232,13 @@ static const char planprompt[] =
 
 static const Profile profiles[] = {
 	/* name       ask   off           write  net  plan       prompt */
+	/* the default: change the project, nothing else, no network */
 	{ "workspace", NULL, NULL,         WTREE, 0,   NULL,      NULL },
+	/* look, run, change nothing */
 	{ "readonly",  NULL, "write,edit", WNONE, 0,   NULL,      NULL },
+	/* look, run, write a plan for a workspace run to carry out */
 	{ "plan",      NULL, NULL,         WPLAN, 0,   "PLAN.md", planprompt },
+	/* no sandbox */
 	{ "full",      NULL, NULL,         WALL,  1,   NULL,      NULL },
 };
 
