@@ -4,8 +4,8 @@
 
 include config.mk
 
-SRC = agent.c http.c json.c session.c sse.c tools.c util.c wire.c
-OBJ = agent.o http.o json.o session.o sse.o tools.o util.o wire.o
+SRC = agent.c guard.c http.c json.c session.c sse.c tools.c util.c wire.c
+OBJ = agent.o guard.o http.o json.o session.o sse.o tools.o util.o wire.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay

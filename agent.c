@@ -52,13 +52,14 @@ typedef struct Agent {
 	const Provider *prov;
 	const char *model, *url;
 	char *key;
-	int quiet, yes;
+	int quiet;
 	int json;		/* -j: events on stdout instead of text */
 	size_t compactat;	/* msgs before this have pre-compaction usage */
 	Tool offer[LEN(tools)];	/* the tools offered, their descriptions'
 				 * numbers filled in */
 	int noffer;
 	int always[LEN(tools)];	/* 'a' answered: no more asking */
+	Guard guard;
 	Httpclient *http;
 	Toolenv tenv;
 	const char **scrub;
@@ -120,7 +121,7 @@ static void
 usage(void)
 {
 	fputs("usage: agent [-cnqyjv] [-s file] [-f file] [-P provider] "
-	      "[-m model] [-t tools] [prompt ...]\n", stderr);
+	      "[-m model] [-t tools] [-g profile] [prompt ...]\n", stderr);
 	exit(2);
 }
 
@@ -680,29 +681,6 @@ summary(Buf *b, const Json *j, int args, size_t max)
 	buffree(&safe);
 }
 
-/* Ask on the terminal whether a call may run: 1 yes, 0 no, -1 no terminal. */
-static int
-approve(Agent *a, int ti, const char *what)
-{
-	char c, first = 0;
-	int fd;
-
-	if (a->yes || a->always[ti])
-		return 1;
-	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
-		return -1;
-	dprintf(fd, "%sagent: allow %s %s? [y/n/a] %s", color(a, "\033[1m"),
-	        tools[ti].name, what, color(a, "\033[0m"));
-	/* the whole answer line, so none of it is left to be read later */
-	while (read(fd, &c, 1) == 1 && c != '\n')
-		if (!first && c != ' ')
-			first = c;
-	close(fd);
-	if (first == 'a' || first == 'A')
-		a->always[ti] = 1;
-	return first == 'y' || first == 'Y' || a->always[ti];
-}
-
 /* The row in tools[] of a tool by that name, or -1. */
 static int
 toolrow(const char *name)
@@ -779,17 +757,10 @@ mayrun(Agent *a, Wirecall *c, int ti, Json *j, Buf *res)
 		bufadds(res, "The arguments must be a JSON object");
 		return 0;
 	}
-	if (!tools[ti].approve)
-		return 1;
 	summary(&what, j, 0, 0);
-	ok = approve(a, ti, what.p);
+	ok = guardcall(&a->guard, &tools[ti], ti, j, what.p, res);
 	buffree(&what);
-	if (ok < 0)
-		bufadds(res, "Not run: there is no terminal to ask the user for "
-		        "approval (the user can allow tools with -y).");
-	else if (!ok)
-		bufadds(res, "The user did not allow this call.");
-	return ok > 0;
+	return ok;
 }
 
 /* -j: a tool call starting (with its arguments) or ending (with its
@@ -832,7 +803,7 @@ runcall(Agent *a, Wirecall *c)
 
 	ti = toolindex(a, bstr(&c->name));
 	ok = mayrun(a, c, ti, &j, &res);
-	if (ok)
+	if (ti >= 0 && j.n && j.t[0].type == JOBJ)	/* run or refused */
 		summary(&what, &j, 0, 70);
 	else if (ti < 0)
 		safetext(&what, bstr(&c->name), c->name.len, 1);
@@ -845,6 +816,8 @@ runcall(Agent *a, Wirecall *c)
 	if (ok)
 		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
 	traceend(a, iserr, &res);
+	if (ok)
+		guardafter(&a->guard, tools[ti].name, &j, &res, iserr);
 	emitcall(a, c, "tool_execution_end", NULL, &res, iserr);
 	record(a, resultjson(c, bstr(&res), res.len, iserr));
 	emitmsg(a, a->msgs.v[a->msgs.n - 1], 1);
@@ -963,7 +936,7 @@ done:
 
 /* Read all of a piped stdin, up to maxstdin bytes. */
 static void
-readstdin(Buf *b)
+readstdin(Agent *a, Buf *b)
 {
 	char buf[65536];
 	ssize_t n;
@@ -972,6 +945,8 @@ readstdin(Buf *b)
 		n = read(0, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR && !intr)
 			continue;
+		if (n < 0)
+			toolcleanup(&a->tenv);
 		if (n < 0 && intr)
 			exit(status(130));
 		if (n < 0)
@@ -1000,7 +975,7 @@ oneshot(Agent *a, char **words)
 			bufaddc(&msg, ' ');
 	}
 	if (!isatty(0)) {
-		readstdin(&in);
+		readstdin(a, &in);
 		if (in.len) {
 			bufadds(&msg, "\n\n");
 			bufadd(&msg, in.p, in.len);
@@ -1583,10 +1558,12 @@ goodname(const char *s)
 
 /* What config.h pastes into a request must be sound, or every request
  * would be refused: each tool's name and schema, each provider's field
- * name.  The descriptions are filled in on the way. */
+ * name; and the guard's tables must work.  The descriptions are filled in
+ * on the way. */
 static void
 checkconfig(Agent *a)
 {
+	Buf why = { 0 };
 	Json j;
 	size_t i, k;
 
@@ -1617,6 +1594,9 @@ checkconfig(Agent *a)
 		    !goodname(providers[i].maxfield)))
 			badconfig("provider %s: the max tokens field must be a "
 			          "plain name", providers[i].name);
+	if (guardcheck(profiles, LEN(profiles), rules, hooks, tools,
+	               LEN(tools), &why) < 0)
+		badconfig("%s", why.p);
 }
 
 static void
@@ -1636,7 +1616,8 @@ offertools(Agent *a, const char *list)
 
 	a->noffer = 0;
 	for (i = 0; !list && i < (int)LEN(tools); i++)
-		offer(a, i);
+		if (!guardlisted(a->guard.prof->off, tools[i].name))
+			offer(a, i);
 	if (!list)
 		return;
 	s = xstrdup(list);
@@ -1645,7 +1626,10 @@ offertools(Agent *a, const char *list)
 			warn("-t: no tool named %s", name);
 			usage();
 		}
-		if (toolindex(a, name) < 0)
+		if (guardlisted(a->guard.prof->off, name))
+			warn("-t: the %s profile offers no %s",
+			     a->guard.prof->name, name);
+		else if (toolindex(a, name) < 0)
 			offer(a, i);
 	}
 	free(s);
@@ -1735,6 +1719,7 @@ buildsystem(Agent *a)
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), ".");
+	guardprompt(&a->guard, &b);
 	addcontext(&b, cwd);
 	strftime(date, sizeof(date), "%Y-%m-%d", localtime(&now));
 	bufaddf(&b, "\n\nCurrent date: %s\nCurrent working directory: %s",
@@ -1759,8 +1744,21 @@ buildscrub(Agent *a)
 	a->scrub[n] = NULL;
 }
 
+/* The guard: the profile, config.h's rules and hooks, the sandbox. */
 static void
-setup(Agent *a, const char *pname, const char *model, const char *toollist)
+setguard(Agent *a, const char *gname)
+{
+	a->guard.rules = rules;
+	a->guard.hooks = hooks;
+	a->guard.tenv = &a->tenv;
+	a->guard.color = a->color;
+	a->guard.always = a->always;
+	guardprofile(&a->guard, profiles, LEN(profiles), gname);
+}
+
+static void
+setup(Agent *a, const char *pname, const char *model, const char *toollist,
+      const char *gname)
 {
 	const char *v;
 	long timeout = readtimeout;
@@ -1793,6 +1791,8 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 		die("%s: %s", a->url, v);
 	if ((v = getenv("AGENT_TIMEOUT")) && atol(v) > 0)
 		timeout = MIN(atol(v), 1000000);
+	a->color = isatty(2) && !getenv("NO_COLOR");
+	setguard(a, gname);
 	offertools(a, toollist);
 	buildsystem(a);
 	buildscrub(a);
@@ -1815,7 +1815,6 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist)
 	                  maxhead, &intr);
 	a->ttyesc = isatty(1);
 	a->ttyout = a->ttyesc || samefile(1, 2);
-	a->color = isatty(2) && !getenv("NO_COLOR");
 	a->lastc = -1;
 	srand(time(NULL) ^ getpid());
 
@@ -1834,12 +1833,12 @@ main(int argc, char *argv[])
 {
 	Agent a;
 	const char *pname = NULL, *model = NULL, *toollist = NULL;
-	const char *file = NULL;
+	const char *file = NULL, *gname = NULL;
 	int c, rc, mode = 0;
 
 	setlocale(LC_CTYPE, "");
 	memset(&a, 0, sizeof(a));
-	while ((c = getopt(argc, argv, "cnqyjvs:f:P:m:t:")) != -1) {
+	while ((c = getopt(argc, argv, "cnqyjvs:f:P:m:t:g:")) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
 			if (mode && mode != c)
@@ -1848,7 +1847,7 @@ main(int argc, char *argv[])
 			file = optarg;
 			break;
 		case 'q': a.quiet = 1; break;
-		case 'y': a.yes = 1; break;
+		case 'y': a.guard.yes = 1; break;
 		case 'v':
 			if (puts("agent " VERSION) == EOF || fflush(stdout))
 				die("write stdout:");
@@ -1856,15 +1855,18 @@ main(int argc, char *argv[])
 		case 'P': pname = optarg; break;
 		case 'm': model = optarg; break;
 		case 't': toollist = optarg; break;
+		case 'g': gname = optarg; break;
 		case 'j': a.json = 1; break;
 		default:
 			usage();
 		}
 	}
-	setup(&a, pname, model, toollist);
+	setup(&a, pname, model, toollist, gname);
 	opensession(&a, mode, file);
 	if (intr)	/* during a long load */
 		exit(status(130));
+	if (sandboxinit(&a.tenv) < 0)	/* from here on, toolcleanup */
+		die("cannot make the sandbox:");
 	if (a.json) {
 		/* events only on stdout, the session's header first */
 		a.ttyout = a.ttyesc = 0;

@@ -181,7 +181,7 @@ enum { OPENAI, ANTHROPIC };	/* chat completions, messages */
 
 /* A stored message's wire form, made once and kept for the requests
  * after; wire.c makes and reads it. */
-enum { WNONE, WOTHER, WUSER, WANSWER, WRESULT };
+enum { WFNONE, WFOTHER, WFUSER, WFANSWER, WFRESULT };
 
 typedef struct {
 	int wire;		/* made for this wire, */
@@ -292,6 +292,8 @@ long sesscut(const Entry **path, size_t n, size_t from, long keep);
 void sessfree(Session *s);
 
 /* tools.c: the tools the model calls */
+enum { WALL, WTREE, WPLAN, WNONE };	/* where tool processes may write */
+
 typedef struct {
 	int maxlines;		/* output cut after this many lines */
 	size_t maxbytes;	/* or this many bytes */
@@ -314,6 +316,15 @@ typedef struct {
 	char *logdir;		/* bash logs' directory, or NULL till needed */
 	int nlogs;		/* files made in it */
 	int logkept;		/* the model was told of one: keep it */
+	/* the sandbox: write, net and plan from the profile, the rest made
+	 * by sandboxinit, freed by toolcleanup */
+	int write;		/* WALL (no sandbox), WTREE, WPLAN, WNONE */
+	int net;		/* tool processes may use TCP */
+	const char *plan;	/* WPLAN: the one file that may be written */
+	char *root;		/* the working directory, links resolved */
+	char *planpath;		/* the plan file from the root */
+	char *tmpdir;		/* the run's own temporary directory */
+	int abi;		/* the Landlock ABI in force, 0 for none */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
@@ -336,3 +347,55 @@ int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
 void toolcleanup(Toolenv *e);
+int sandboxinit(Toolenv *e);
+int toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
+             int ms, Buf *err);
+
+/* guard.c: whether a call may run: the profile, the rules, the hooks */
+enum { ALLOW = 1, ASK, DENY };	/* what a rule says */
+enum { PRE = 1, POST };		/* when a hook runs */
+
+typedef struct {
+	const char *name;
+	const char *ask;	/* tools that ask first, comma-separated; NULL:
+				 * those whose row in tools[] says approve */
+	const char *off;	/* tools not offered, or NULL */
+	int write;		/* WALL, WTREE, WPLAN or WNONE */
+	int net;		/* tool processes may use TCP */
+	const char *plan;	/* WPLAN: the plan file */
+	const char *prompt;	/* added to the system prompt, or NULL */
+} Profile;
+
+typedef struct {
+	const char *tool;	/* NULL ends the table */
+	const char *glob;	/* over bash's command, other tools' path */
+	int action;		/* ALLOW, ASK or DENY */
+} Rule;
+
+typedef struct {
+	int when;		/* PRE or POST; 0 ends the table */
+	const char *tool;	/* a tool's name, or "*" for all */
+	const char *cmd;	/* run with /bin/sh -c */
+	int timeout;		/* milliseconds before it is killed */
+} Hook;
+
+typedef struct {
+	const Profile *prof;
+	const Rule *rules;
+	const Hook *hooks;
+	Toolenv *tenv;		/* hooks run with bash's environment */
+	int yes;		/* -y: do not ask */
+	int color;
+	int *always;		/* by row of tools[]: 'a' was answered */
+} Guard;
+
+int guardlisted(const char *list, const char *name);
+int guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
+               const Hook *hooks, const Tool *tools, int ntools, Buf *why);
+void guardprofile(Guard *g, const Profile *profiles, int n,
+                  const char *name);
+void guardprompt(const Guard *g, Buf *b);
+int guardcall(Guard *g, const Tool *t, int row, const Json *j,
+              const char *what, Buf *res);
+void guardafter(Guard *g, const char *tool, const Json *j, const Buf *res,
+                int iserr);

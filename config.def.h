@@ -200,6 +200,92 @@ static const char sysprompt[] =
 	"file paths; do not print files with cat to show your work.\n"
 	"- Be concise.";
 
+/*
+ * The guard: what a tool call may do when it runs on its own, as in CI:
+ *   git diff | agent -y 'fix the failing test'
+ *
+ * Profiles (-g or AGENT_PROFILE; the first row is the default).
+ *   ask     tools that ask on the terminal before each call (refused with
+ *           no terminal, unless -y); the others run unasked.  NULL: the
+ *           tools whose approve column above is 1, as in the rows below,
+ *           so that a tool added later asks as its own row says.  Rules
+ *           come first.
+ *   off     tools not offered to the model at all (-t cannot add them).
+ *   write   where tool processes (bash and what it runs) and the write
+ *           and edit tools may write, held by the kernel (Landlock) where
+ *           it can, by write's and edit's own path checks everywhere:
+ *           WTREE  the working directory's tree;
+ *           WPLAN  the plan file alone;
+ *           WNONE  nothing;
+ *           WALL   anywhere: no sandbox at all, what -y alone once meant.
+ *           Besides WALL, a private temporary directory made for the run
+ *           (given to tools as TMPDIR, removed at exit) and /dev/null are
+ *           always writable.
+ *   net     1: tool processes may open TCP connections (Landlock ABI 4)
+ *   plan    WPLAN: the file, from the working directory
+ *   prompt  a paragraph added to the system prompt, or NULL
+ * The agent itself is never held: it reaches the provider and writes the
+ * session file under any profile.  -y only stops the asking.
+ */
+static const char planprompt[] =
+	"You are planning, not changing: you can read and search the "
+	"project and run commands that change nothing, but you can write "
+	"only the plan file named below. Write there a plan another run "
+	"can carry out: numbered steps, the files each step touches, and "
+	"acceptance checks (the commands to run and what they must show).";
+
+static const Profile profiles[] = {
+	/* name       ask   off           write  net  plan       prompt */
+	/* the default: change the project, nothing else, no network */
+	{ "workspace", NULL, NULL,         WTREE, 0,   NULL,      NULL },
+	/* look, run, change nothing */
+	{ "readonly",  NULL, "write,edit", WNONE, 0,   NULL,      NULL },
+	/* look, run, write a plan for a workspace run to carry out */
+	{ "plan",      NULL, NULL,         WPLAN, 0,   "PLAN.md", planprompt },
+	/* no sandbox */
+	{ "full",      NULL, NULL,         WALL,  1,   NULL,      NULL },
+};
+
+/*
+ * Rules, before the profile: the first whose tool and glob match a call
+ * says ALLOW (run, without asking, even with no terminal), ASK (ask on the
+ * terminal; with no terminal refused, unless -y) or DENY (not run: the
+ * model is told which rule refused it).  The glob is fnmatch(3)'s, without
+ * FNM_PATHNAME ("*" matches "/" too), over bash's whole command line or
+ * over the path argument of the other tools, as the model wrote it ("" if
+ * the call has none).  A rule cannot widen the
+ * sandbox: an allowed command still runs inside the profile's.
+ * The row with a NULL tool ends the table.
+ */
+static const Rule rules[] = {
+	/* tool    glob              action */
+	/* { "bash",  "git status*",  ALLOW }, */
+	/* { "bash",  "make*",        ALLOW }, */
+	/* { "bash",  "git push*",    DENY }, */
+	/* { "write", "*.git/?*",     ASK }, */
+	/* { "edit",  "*.git/?*",     ASK }, */
+	{ NULL,    NULL,             0 }
+};
+
+/*
+ * Hooks: a command run with /bin/sh -c, PRE before a call of the tool
+ * ("*": any tool), POST after it, with the call on stdin as one line of
+ * JSON: {"tool":"bash","args":{...}}, after the call with
+ * "result":{"text":...,"isError":...} too.  A PRE hook that exits non-zero
+ * blocks the call, its stderr (the first 2000 bytes) being the reason the
+ * model is told; so does one still running after timeout milliseconds,
+ * which is killed.  A POST hook's failure is only reported.  Hooks run
+ * unsandboxed, in the working directory, with bash's environment (no API
+ * keys); their stdout is ignored.  The row with when 0 ends the table.
+ */
+static const Hook hooks[] = {
+	/* when  tool    command                                   timeout ms */
+	/* { PRE,  "bash", "if grep -q 'rm -rf'; then "
+	                   "echo 'rm -rf is not allowed' >&2; exit 1; fi", 5000 }, */
+	/* { POST, "*",    "cat >> $HOME/agent-calls.jsonl",          5000 }, */
+	{ 0,     NULL,   NULL,                                     0 }
+};
+
 #else /* TLSCONFIG */
 
 /*

@@ -1,5 +1,10 @@
 /* See LICENSE file for copyright and license details. */
-/* tools.c: the model's tools: read, write, edit, bash, grep, find, ls. */
+/* tools.c: the model's tools: read, write, edit, bash, grep, find, ls;
+ * the sandbox their processes run in, and the guard's hook commands. */
+#define _XOPEN_SOURCE 700	/* realpath(3) */
+#ifdef __linux__
+#define _DEFAULT_SOURCE	/* syscall(2), for Landlock */
+#endif
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -17,6 +22,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
 
 #include "agent.h"
 
@@ -86,13 +96,13 @@ typedef struct {
 } Proc;
 
 /* One .gitignore line; the newest (deepest, latest) rule comes first. */
-typedef struct Rule Rule;
-struct Rule {
+typedef struct Ignore Ignore;
+struct Ignore {
 	char *pat;
 	size_t base;		/* length of its directory's prefix in rel */
 	char *pre;		/* from above the root: the root seen there */
 	int neg, dir, anchored;
-	Rule *next;
+	Ignore *next;
 };
 
 /* A glob with its {a,b} alternatives spelt out. */
@@ -108,7 +118,7 @@ typedef int (*Walkfn)(void *arg, const char *path, const char *rel,
 typedef struct {
 	Buf path;		/* root, then "/rel" of the entry at hand */
 	size_t rootlen;		/* where rel starts in path */
-	Rule *rules;
+	Ignore *rules;
 	size_t nrules;		/* how many, up to MAXRULES */
 	Walkfn fn;
 	void *arg;
@@ -572,13 +582,37 @@ fill(int fd, const struct stat *old, const char *p, size_t n)
 	return close(fd);
 }
 
+/* Write the file where it is: the plan profile's sandbox allows no new
+ * file beside it for a rename. */
+static int
+overwrite(const char *path, const char *p, size_t n, Buf *out)
+{
+	int fd, err;
+
+	if ((fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0) {
+		bufaddf(out, "Cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (writeall(fd, p, n) < 0 || fsync(fd) < 0) {
+		err = errno;
+		close(fd);
+		bufaddf(out, "Cannot write %s: %s", path, strerror(err));
+		return -1;
+	}
+	if (close(fd) < 0) {
+		bufaddf(out, "Cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Replace the file's content through a temporary file in the same
  * directory and rename(2), so a reader sees the old or the new file, never
  * half of one.  A symlink is written through; the file's owner and mode
  * are kept.  A hard link is not: the name gets a new file and the other
  * names keep the old one, the price of the atomic rename. */
 static int
-savefile(const char *path, const char *p, size_t n, Buf *out)
+savefile(const char *path, const char *p, size_t n, int inplace, Buf *out)
 {
 	struct stat st;
 	Buf tmp = { 0 };
@@ -586,6 +620,8 @@ savefile(const char *path, const char *p, size_t n, Buf *out)
 	const char *target;
 	int fd, have, err, rc = -1;
 
+	if (inplace)
+		return overwrite(path, p, n, out);
 	if (linktarget(path, &real) < 0) {
 		bufaddf(out, "Cannot write %s: %s", path, strerror(errno));
 		return -1;
@@ -634,6 +670,383 @@ done:
 	buffree(&tmp);
 	free(real);
 	free(dir);
+	return rc;
+}
+
+/* the sandbox */
+
+#ifdef __linux__
+/* The kernel's Landlock ABI, as <linux/landlock.h> has it, written out:
+ * Debian 12's header knows ABI 1 and 2 only, and musl builds have no
+ * kernel headers at all.  The syscalls' numbers are the same on every
+ * architecture but alpha. */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#define LANDLOCK_RULE_PATH_BENEATH 1
+#define LANDLOCK_ACCESS_FS_WRITE_FILE (1ULL << 1)
+#define LANDLOCK_ACCESS_FS_REMOVE_DIR (1ULL << 4)
+#define LANDLOCK_ACCESS_FS_REMOVE_FILE (1ULL << 5)
+#define LANDLOCK_ACCESS_FS_MAKE_CHAR (1ULL << 6)
+#define LANDLOCK_ACCESS_FS_MAKE_DIR (1ULL << 7)
+#define LANDLOCK_ACCESS_FS_MAKE_REG (1ULL << 8)
+#define LANDLOCK_ACCESS_FS_MAKE_SOCK (1ULL << 9)
+#define LANDLOCK_ACCESS_FS_MAKE_FIFO (1ULL << 10)
+#define LANDLOCK_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
+#define LANDLOCK_ACCESS_FS_MAKE_SYM (1ULL << 12)
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)		/* ABI 2 */
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)	/* ABI 3 */
+#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)	/* ABI 4 */
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)	/* ABI 6 */
+
+/* struct landlock_ruleset_attr as ABI 6 has it; older kernels are given
+ * the fields they know. */
+typedef struct {
+	unsigned long long fs;	/* handled_access_fs */
+	unsigned long long net;	/* handled_access_net, ABI 4 */
+	unsigned long long scoped;	/* ABI 6 */
+} Llattr;
+
+/* struct landlock_path_beneath_attr: the kernel's is packed, 12 bytes,
+ * and reads no more; ours has the same fields at the same places. */
+typedef struct {
+	unsigned long long allowed;
+	int fd;
+} Llpath;
+
+/* The rights that change the file system.  Reading and running are not
+ * handled, so they stay allowed everywhere; nor are ioctls on devices
+ * (ABI 5): they are no writes. */
+#define LLFILE (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE)
+#define LLWRITE (LLFILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | \
+	LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | \
+	LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | \
+	LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | \
+	LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM | \
+	LANDLOCK_ACCESS_FS_REFER)
+
+/* The Landlock ABI the kernel offers, 0 for none. */
+static int
+landlockabi(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	                 LANDLOCK_CREATE_RULESET_VERSION);
+
+	return v < 0 ? 0 : (int)v;
+}
+
+/* Let the ruleset rs write beneath path (or to it, a file); a path
+ * that does not exist is left out. */
+static int
+llallow(int rs, const char *path, unsigned long long handled)
+{
+	Llpath pb;
+	struct stat st;
+	int fd, rc, err;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	memset(&pb, 0, sizeof(pb));
+	pb.fd = fd;
+	pb.allowed = handled;
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		pb.allowed &= LLFILE;
+	rc = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
+	             &pb, 0);
+	err = errno;
+	close(fd);
+	errno = err;
+	return rc < 0 ? -1 : 0;
+}
+
+/* The ruleset a tool process of this run lives under: reading anywhere,
+ * writing where the profile says, no TCP without net.  Its descriptor,
+ * or -1 with errno. */
+static int
+ruleset(const Toolenv *e)
+{
+	Llattr a = { 0 };
+	int rs, err;
+
+	a.fs = LLWRITE;
+	if (e->abi < 2)
+		a.fs &= ~LANDLOCK_ACCESS_FS_REFER;
+	if (e->abi < 3)
+		a.fs &= ~LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (e->abi >= 4 && !e->net)
+		a.net = LANDLOCK_ACCESS_NET_BIND_TCP |
+		        LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	/* no way out through a server's abstract Unix socket either; a
+	 * signal scope would keep one call from ending what another began */
+	if (e->abi >= 6 && !e->net)
+		a.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+	rs = syscall(SYS_landlock_create_ruleset, &a, e->abi >= 6 ? sizeof(a) :
+	             e->abi >= 4 ? 2 * sizeof(a.fs) : sizeof(a.fs), 0);
+	if (rs < 0)
+		return -1;
+	if (llallow(rs, "/dev/null", a.fs) < 0 ||
+	    llallow(rs, e->tmpdir, a.fs) < 0 ||
+	    (e->write == WTREE && llallow(rs, e->root, a.fs) < 0) ||
+	    (e->write == WPLAN && llallow(rs, e->planpath, a.fs) < 0)) {
+		err = errno;
+		close(rs);
+		errno = err;
+		return -1;
+	}
+	return rs;
+}
+
+/* In a child: under the ruleset for good; no set-id program lifts it. */
+static int
+confine(int rs)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return syscall(SYS_landlock_restrict_self, rs, 0) < 0 ? -1 : 0;
+}
+#else
+static int landlockabi(void) { return 0; }
+static int ruleset(const Toolenv *e) { (void)e; errno = ENOSYS; return -1; }
+static int confine(int rs) { (void)rs; errno = ENOSYS; return -1; }
+#endif
+
+/* Whether the kernel holds tool processes of this run. */
+static int
+held(const Toolenv *e)
+{
+	return e->write != WALL && e->abi > 0;
+}
+
+/* Where a write to path lands: the links it names followed, the
+ * directories above resolved, the part that does not exist yet added as
+ * it is.  NULL with errno if that cannot be told, as for a ".." in that
+ * part (EINVAL): mkdir would make a directory it then leaves. */
+static char *
+landing(const char *path)
+{
+	char *target, *abs, *head, *real = NULL;
+	char cwd[PATH_MAX];
+	struct stat st;
+	size_t n, k;
+	Buf b = { 0 };
+
+	if (linktarget(path, &target) < 0)
+		return NULL;
+	if (!target)
+		target = xstrdup(path);
+	if (*target != '/' && getcwd(cwd, sizeof(cwd)))
+		bufaddf(&b, "%s/", cwd);
+	bufadds(&b, target);
+	free(target);
+	abs = bufdetach(&b);
+	for (n = strlen(abs);; n = k ? k - 1 : 0) {
+		head = xstrndup(abs, n ? n : 1);
+		if (lstat(head, &st) == 0 || errno != ENOENT || !n)
+			break;
+		free(head);
+		head = NULL;
+		for (k = n; k > 0 && abs[k - 1] != '/'; k--)
+			;
+		if (n - k == 2 && !strncmp(abs + k, "..", 2)) {
+			errno = EINVAL;
+			break;
+		}
+	}
+	if (head && (real = realpath(head, NULL))) {
+		bufadds(&b, strcmp(real, "/") ? real : "");
+		bufadds(&b, abs + n);
+		free(real);
+		real = bufdetach(&b);
+	}
+	free(head);
+	free(abs);
+	return real;
+}
+
+/* Whether path is dir or beneath it. */
+static int
+beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (!dir[1])
+		return 1;	/* the root */
+	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
+}
+
+/* Whether write and edit may write to path, by the profile: checked
+ * before anything is done, held by the kernel as well where it can. */
+static int
+writable(const Toolenv *e, const char *tool, const char *path, Buf *out)
+{
+	char *to;
+	int ok;
+
+	if (e->write == WALL)
+		return 0;
+	if (!(to = landing(path))) {
+		bufaddf(out, "%s: cannot tell where %s leads: %s", tool, path,
+		        errno == EINVAL ? "a \"..\" after a directory that "
+		        "does not exist" : strerror(errno));
+		return -1;
+	}
+	ok = beneath(to, e->tmpdir) || !strcmp(to, "/dev/null") ||
+	     (e->write == WTREE && beneath(to, e->root)) ||
+	     (e->write == WPLAN && !strcmp(to, e->planpath));
+	if (!ok) {
+		bufaddf(out, "Not allowed: %s", path);
+		if (strcmp(to, path))
+			bufaddf(out, " leads to %s, which", to);
+		bufadds(out, " is outside what this run may write: ");
+		if (e->write == WTREE)
+			bufaddf(out, "the working directory %s", e->root);
+		else if (e->write == WPLAN)
+			bufaddf(out, "the plan file %s", e->planpath);
+		else
+			bufadds(out, "nothing (a read-only profile)");
+		bufaddf(out, " and the temporary directory %s", e->tmpdir);
+	}
+	free(to);
+	return ok ? 0 : -1;
+}
+
+/* Remove dir and what is beneath it, as rm -rf would. */
+static int
+rmtree(const char *dir)
+{
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+	Buf p = { 0 };
+	int rc = 0;
+
+	chmod(dir, 0700);	/* a tool may have taken our rights away */
+	if (!(d = opendir(dir)))
+		return rmdir(dir);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		bufreset(&p);
+		bufaddf(&p, "%s/%s", dir, de->d_name);
+		if (lstat(p.p, &st) == 0 && S_ISDIR(st.st_mode))
+			rc |= rmtree(p.p);
+		else if (unlink(p.p) < 0)
+			rc = -1;
+	}
+	closedir(d);
+	buffree(&p);
+	return rmdir(dir) < 0 ? -1 : rc;
+}
+
+/* The run's sandbox: the working directory, a private temporary
+ * directory, the plan file, and what the kernel can hold.  What it
+ * cannot is said once. */
+int
+sandboxinit(Toolenv *e)
+{
+	const char *tmp = getenv("TMPDIR"), *no = getenv("AGENT_NO_LANDLOCK");
+	Buf b = { 0 }, miss = { 0 };
+	int off = no && *no && strcmp(no, "0");
+
+	if (e->write == WALL)
+		return 0;
+	if (!(e->root = realpath(".", NULL)))
+		return -1;
+	bufaddf(&b, "%s/agent-tmp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(b.p)) {
+		buffree(&b);
+		return -1;
+	}
+	e->tmpdir = realpath(b.p, NULL);
+	buffree(&b);
+	if (!e->tmpdir)
+		return -1;
+	if (e->write == WPLAN && !(e->planpath = landing(e->plan)))
+		return -1;
+	if (!(e->abi = off ? 0 : landlockabi())) {
+		warn("%s: tool processes are not sandboxed; write and edit "
+		     "still check their paths",
+		     off ? "AGENT_NO_LANDLOCK is set" : "no Landlock here");
+		return 0;
+	}
+	if (e->abi < 3)
+		bufadds(&miss, ", file truncation");
+	if (e->abi < 4 && !e->net)
+		bufadds(&miss, ", TCP");
+	if (e->abi < 6 && !e->net)
+		bufadds(&miss, ", abstract Unix sockets");
+	if (miss.len)
+		warn("Landlock ABI %d here does not sandbox: %s", e->abi,
+		     miss.p + 2);
+	buffree(&miss);
+	return 0;
+}
+
+/* The work of write or edit: run here, or in a child the sandbox
+ * holds, its text and status coming back through a pipe. */
+typedef struct {
+	const Toolenv *e;
+	char *path;
+	Buf text;		/* write's content, edit's file */
+	Edit *ed;
+	int n;
+} Job;
+
+typedef int (*Jobfn)(void *arg, Buf *out);
+
+/* Run fn in a child under the run's ruleset, so the kernel holds the
+ * file tools to the profile as it holds commands; here without one. */
+static int
+confined(const Toolenv *e, Jobfn fn, void *arg, Buf *out)
+{
+	Buf got = { 0 };
+	int fds[2], rs, st, rc = 1;
+	pid_t pid;
+
+	if (!held(e))
+		return fn(arg, out);
+	if ((rs = ruleset(e)) < 0) {
+		bufaddf(out, "Cannot make the sandbox: %s", strerror(errno));
+		return 1;
+	}
+	if (pipe(fds) < 0) {
+		bufaddf(out, "Cannot make a pipe: %s", strerror(errno));
+		close(rs);
+		return 1;
+	}
+	if ((pid = fork()) < 0) {
+		bufaddf(out, "Cannot start the writer: %s", strerror(errno));
+		close(rs);
+		close(fds[0]);
+		close(fds[1]);
+		return 1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		bufaddc(&got, '1');
+		if (confine(rs) < 0)
+			bufadds(&got, "Cannot enter the sandbox");
+		else
+			got.p[0] = '0' + (fn(arg, &got) != 0);
+		_exit(writeall(fds[1], got.p, got.len) < 0);
+	}
+	close(rs);
+	close(fds[1]);
+	readall(fds[0], &got, 1 << 20);
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (got.len && WIFEXITED(st) && !WEXITSTATUS(st)) {
+		rc = got.p[0] != '0';
+		bufadd(out, got.p + 1, got.len - 1);
+	} else {
+		bufadds(out, "The writer failed");
+	}
+	buffree(&got);
 	return rc;
 }
 
@@ -755,31 +1168,65 @@ toolread(Toolenv *e, const Json *j, int args, Buf *out)
 
 /* write */
 
+/* The work of write, done where the sandbox holds it. */
+static int
+writejob(void *arg, Buf *out)
+{
+	Job *w = arg;
+	int inplace = w->e->write == WPLAN;
+
+	if ((inplace || mkparents(w->path, out) == 0) &&
+	    savefile(w->path, w->text.p, w->text.len, inplace, out) == 0) {
+		bufaddf(out, "Wrote %lu bytes to %s",
+		        (unsigned long)w->text.len, w->path);
+		return 0;
+	}
+	return 1;
+}
+
+/* The plan file, made empty by us if it is missing: the sandbox lets
+ * the writer write to it, not make it.  1 if made. */
+static int
+makeplan(const Toolenv *e, const char *path)
+{
+	char *to;
+	int fd, made = 0;
+
+	if (e->write != WPLAN || !(to = landing(path)))
+		return 0;
+	if (!strcmp(to, e->planpath) &&
+	    (fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	               0666)) >= 0) {
+		close(fd);
+		made = 1;
+	}
+	free(to);
+	return made;
+}
+
 int
 toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 {
-	char *path;
-	Buf content = { 0 };
-	int rc = 1;
+	Job w = { 0 };
+	int rc = 1, made;
 
-	if (patharg(j, args, "write", 1, &path, out) < 0)
+	w.e = e;
+	if (patharg(j, args, "write", 1, &w.path, out) < 0)
 		return 1;
-	if (bufarg(j, args, "write", "content", &content, out) < 0)
+	if (bufarg(j, args, "write", "content", &w.text, out) < 0 ||
+	    writable(e, "write", w.path, out) < 0)
 		goto done;
-	if (content.len > e->maxedit) {
-		bufaddf(out, "Cannot write %s: the content is ", path);
-		overedit(e, "write", content.len, out);
+	if (w.text.len > e->maxedit) {
+		bufaddf(out, "Cannot write %s: the content is ", w.path);
+		overedit(e, "write", w.text.len, out);
 		goto done;
 	}
-	if (mkparents(path, out) == 0 &&
-	    savefile(path, content.p, content.len, out) == 0) {
-		bufaddf(out, "Wrote %lu bytes to %s",
-		        (unsigned long)content.len, path);
-		rc = 0;
-	}
+	made = makeplan(e, w.path);
+	if ((rc = confined(e, writejob, &w, out)) != 0 && made)
+		unlink(e->planpath);
 done:
-	buffree(&content);
-	free(path);
+	buffree(&w.text);
+	free(w.path);
 	return rc;
 }
 
@@ -1134,31 +1581,42 @@ apply(Edit *ed, int n, const Buf *orig, const char *path, Buf *res,
 	return 0;
 }
 
+/* The work of edit, done where the sandbox holds it. */
+static int
+editjob(void *arg, Buf *out)
+{
+	Job *d = arg;
+	Buf res = { 0 };
+	int rc = 1;
+
+	if (slurp(d->e, d->path, &d->text, out) == 0 &&
+	    apply(d->ed, d->n, &d->text, d->path, &res, out) == 0 &&
+	    savefile(d->path, res.p, res.len, d->e->write == WPLAN,
+	             out) == 0) {
+		bufaddf(out, "Successfully replaced %d block%s in %s (first "
+		        "change at line %ld).", d->n, d->n == 1 ? "" : "s",
+		        d->path, firstdiff(&d->text, &res));
+		rc = 0;
+	}
+	buffree(&res);
+	return rc;
+}
+
 int
 tooledit(Toolenv *e, const Json *j, int args, Buf *out)
 {
-	char *path;
-	Buf file = { 0 }, res = { 0 };
-	Edit *ed = NULL;
-	int n = 0, rc = 1;
+	Job d = { 0 };
+	int rc = 1;
 
-	if (patharg(j, args, "edit", 1, &path, out) < 0)
+	d.e = e;
+	if (patharg(j, args, "edit", 1, &d.path, out) < 0)
 		return 1;
-	if (editargs(j, args, &ed, &n, out) < 0 ||
-	    slurp(e, path, &file, out) < 0)
-		goto done;
-	if (apply(ed, n, &file, path, &res, out) < 0 ||
-	    savefile(path, res.p, res.len, out) < 0)
-		goto done;
-	bufaddf(out, "Successfully replaced %d block%s in %s (first change "
-	        "at line %ld).", n, n == 1 ? "" : "s", path,
-	        firstdiff(&file, &res));
-	rc = 0;
-done:
-	freeedits(ed, n);
-	buffree(&file);
-	buffree(&res);
-	free(path);
+	if (editargs(j, args, &d.ed, &d.n, out) == 0 &&
+	    writable(e, "edit", d.path, out) == 0)
+		rc = confined(e, editjob, &d, out);
+	freeedits(d.ed, d.n);
+	buffree(&d.text);
+	free(d.path);
 	return rc;
 }
 
@@ -1395,19 +1853,27 @@ scrubbed(const char *var, const char *const *drop)
 	return 0;
 }
 
-/* The environment without the variables that hold keys. */
+/* The environment of tool processes: without the variables that hold
+ * keys, and with TMPDIR the run's own directory when it has one (tmp
+ * holds that variable). */
 static char **
-cleanenv(const char *const *drop)
+cleanenv(const Toolenv *e, Buf *tmp)
 {
+	static const char *const tmpdir[] = { "TMPDIR", NULL };
 	char **env;
 	size_t n, i, k = 0;
 
 	for (n = 0; environ[n]; n++)
 		;
-	env = xmalloc((n + 1) * sizeof(*env));
+	env = xmalloc((n + 2) * sizeof(*env));
 	for (i = 0; i < n; i++)
-		if (!scrubbed(environ[i], drop))
+		if (!scrubbed(environ[i], e->scrubenv) &&
+		    !(e->tmpdir && scrubbed(environ[i], tmpdir)))
 			env[k++] = environ[i];
+	if (e->tmpdir) {
+		bufaddf(tmp, "TMPDIR=%s", e->tmpdir);
+		env[k++] = tmp->p;
+	}
 	env[k] = NULL;
 	return env;
 }
@@ -1415,11 +1881,14 @@ cleanenv(const char *const *drop)
 /* In the child: a session and process group of its own (the terminal's
  * ^C does not reach it; we kill the whole group instead), default signal
  * dispositions (ours, like SIGPIPE ignored, would be inherited), stdin
- * from /dev/null, stdout and stderr into one pipe. */
+ * from in and stdout to out (-1: /dev/null), stderr to err; the
+ * sandbox's ruleset rs, if not -1.  The pipes given are close-on-exec:
+ * only their copies as 0, 1 and 2 are left. */
 static void
-child(char **argv, char **env, int w)
+child(char **argv, char **env, int in, int out, int err, int rs)
 {
 	static const char msg[] = "agent: cannot run the shell\n";
+	static const char nosand[] = "agent: cannot enter the sandbox\n";
 	const int sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP,
 	                     SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU };
 	sigset_t none;
@@ -1431,13 +1900,17 @@ child(char **argv, char **env, int w)
 		signal(sigs[i], SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if ((fd = open("/dev/null", O_RDONLY)) < 0 || dup2(fd, 0) < 0 ||
-	    dup2(w, 1) < 0 || dup2(w, 2) < 0)
+	if ((fd = open("/dev/null", O_RDWR)) < 0 ||
+	    dup2(in >= 0 ? in : fd, 0) < 0 ||
+	    dup2(out >= 0 ? out : fd, 1) < 0 || dup2(err, 2) < 0)
 		_exit(126);
 	if (fd > 2)
 		close(fd);
-	if (w > 2)
-		close(w);
+	if (rs >= 0 && confine(rs) < 0) {
+		if (write(2, nosand, sizeof(nosand) - 1) < 0)
+			_exit(126);
+		_exit(126);
+	}
 	execve(argv[0], argv, env);
 	if (write(2, msg, sizeof(msg) - 1) < 0)
 		_exit(127);
@@ -1449,24 +1922,36 @@ spawn(const Toolenv *e, const char *sh, const char *cmd, Proc *p, Buf *out)
 {
 	char *argv[4];
 	char **env;
-	int fds[2];
+	int fds[2], rs = -1;
+	Buf tmp = { 0 };
 
+	if (held(e) && (rs = ruleset(e)) < 0) {
+		bufaddf(out, "bash: cannot make the sandbox: %s",
+		        strerror(errno));
+		return -1;
+	}
 	if (pipe(fds) < 0) {
 		bufaddf(out, "bash: cannot make a pipe: %s", strerror(errno));
+		if (rs >= 0)
+			close(rs);
 		return -1;
 	}
 	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	argv[0] = (char *)sh;
 	argv[1] = "-c";
 	argv[2] = (char *)cmd;
 	argv[3] = NULL;
-	env = cleanenv(e->scrubenv);
+	env = cleanenv(e, &tmp);
 	if ((p->pid = fork()) == 0)
-		child(argv, env, fds[1]);
+		child(argv, env, -1, fds[1], fds[1], rs);
 	if (p->pid > 0 && e->pgid)	/* the child leads its own group */
 		*e->pgid = p->pid;
 	free(env);
+	buffree(&tmp);
+	if (rs >= 0)
+		close(rs);
 	close(fds[1]);
 	if (p->pid < 0) {
 		bufaddf(out, "bash: cannot fork: %s", strerror(errno));
@@ -1660,7 +2145,113 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 	return rc;
 }
 
-/* At the end of the run, the log directory goes, unless the model was told
+/* hooks */
+
+/* A pipe whose ends are close-on-exec, ours (end k) not blocking. */
+static int
+hookpipe(int fds[2], int k)
+{
+	if (pipe(fds) < 0)
+		return -1;
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[k], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+/* Feed the hook its stdin and keep the start of its stderr until it has
+ * exited and closed stderr, or the deadline: 1 if it has exited. */
+static int
+hookwait(pid_t pid, int *st, int ip, int ep, const char *in, size_t n,
+         long long end, Buf *err)
+{
+	struct pollfd pf[2];
+	char buf[4096];
+	size_t off = 0;
+	long long now, goneat = 0;
+	ssize_t k;
+	int eof = 0;
+
+	for (; (now = monoms()) < end; ) {
+		if (!goneat && waitpid(pid, st, WNOHANG) == pid)
+			goneat = now;
+		if (goneat && (eof || now - goneat > IDLEMS))
+			break;
+		if (ip >= 0 && off == n) {
+			close(ip);
+			ip = -1;
+		}
+		pf[0].fd = eof ? -1 : ep;
+		pf[1].fd = ip;
+		pf[0].events = POLLIN;
+		pf[1].events = POLLOUT;
+		if (poll(pf, 2, MIN(end - now, 20)) <= 0)
+			continue;
+		if (pf[0].revents && (k = read(ep, buf, sizeof(buf))) > 0)
+			bufadd(err, buf, MIN((size_t)k, 4096 - MIN(err->len,
+			       4096)));
+		else if (pf[0].revents && (k == 0 || errno != EAGAIN))
+			eof = 1;
+		if (ip >= 0 && pf[1].revents) {
+			if ((k = write(ip, in + off, n - off)) > 0)
+				off += k;
+			else if (errno != EAGAIN && errno != EINTR)
+				off = n;	/* it reads no more */
+		}
+	}
+	if (ip >= 0)
+		close(ip);
+	return goneat != 0;
+}
+
+/* Run a hook of the guard: cmd with /bin/sh -c, in on its stdin, the
+ * start of its stderr into err, its stdout thrown away, with the
+ * environment bash has (no keys) but unsandboxed: it is the user's own.
+ * Its exit status, or -1 if it was killed at ms milliseconds or could
+ * not run. */
+int
+toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
+         int ms, Buf *err)
+{
+	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	char **env;
+	int ip[2], ep[2], st = 0, gone;
+	pid_t pid;
+	Buf tmp = { 0 };
+
+	argv[2] = (char *)cmd;
+	if (hookpipe(ip, 1) < 0)
+		return -1;
+	if (hookpipe(ep, 0) < 0) {
+		close(ip[0]);
+		close(ip[1]);
+		return -1;
+	}
+	env = cleanenv(e, &tmp);
+	if ((pid = fork()) == 0)
+		child(argv, env, ip[0], -1, ep[1], -1);
+	free(env);
+	buffree(&tmp);
+	close(ip[0]);
+	close(ep[1]);
+	if (pid < 0) {
+		close(ip[1]);
+		close(ep[0]);
+		return -1;
+	}
+	gone = hookwait(pid, &st, ip[1], ep[0], in, n, monoms() + ms, err);
+	close(ep[0]);
+	if (!gone) {
+		kill(-pid, SIGKILL);
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		return -1;
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* At the end of the run, the run's temporary directory goes with what
+ * tools left in it, and the log directory goes, unless the model was told
  * of a file in it: then we say where it is.  rmdir(2) fails if a file we
  * could not remove is left.  Not for a signal handler: it calls stdio. */
 void
@@ -1669,6 +2260,12 @@ toolcleanup(Toolenv *e)
 	Buf b = { 0 };
 	int k;
 
+	if (e->tmpdir && rmtree(e->tmpdir) < 0)
+		warn("cannot remove %s:", e->tmpdir);
+	free(e->tmpdir);
+	free(e->root);
+	free(e->planpath);
+	e->tmpdir = e->root = e->planpath = NULL;
 	if (!e->logdir)
 		return;
 	if (e->logkept) {
@@ -1772,10 +2369,10 @@ globmatch(const Glob *gl, const char *rel, const char *name)
 }
 
 /* One line of a .gitignore as a rule, or NULL for a blank or comment. */
-static Rule *
+static Ignore *
 parserule(const char *s, size_t n, size_t base)
 {
-	Rule *r;
+	Ignore *r;
 	int neg = 0, dir = 0;
 
 	while (n && (s[n - 1] == '\r' || (s[n - 1] == ' ' &&
@@ -1813,7 +2410,7 @@ loadrules(Walk *w, const char *dir, size_t base, const char *pre)
 {
 	Buf line = { 0 };
 	size_t n;
-	Rule *r;
+	Ignore *r;
 	Rd *rd;
 	int fd;
 
@@ -1892,7 +2489,7 @@ loadabove(Walk *w, const char *root)
 }
 
 static int
-ignored(const Rule *r, const char *rel, const char *name, int isdir)
+ignored(const Ignore *r, const char *rel, const char *name, int isdir)
 {
 	char full[PATH_MAX];
 	int hit;
@@ -1916,9 +2513,9 @@ ignored(const Rule *r, const char *rel, const char *name, int isdir)
 
 /* Pop the rules pushed since keep. */
 static void
-droprules(Walk *w, Rule *keep)
+droprules(Walk *w, Ignore *keep)
 {
-	Rule *r;
+	Ignore *r;
 
 	while (w->rules != keep) {
 		r = w->rules;
@@ -1970,7 +2567,7 @@ static void
 walkdir(Walk *w)
 {
 	size_t len = w->path.len, n, i;
-	Rule *keep = w->rules;
+	Ignore *keep = w->rules;
 	struct stat st;
 	char **names;
 

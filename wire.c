@@ -575,7 +575,7 @@ openaiform(Wireform *f, Buf *b, const Json *j)
 	Buf text = { 0 };
 	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
 
-	f->kind = jsoneq(j, role, "toolResult") ? WRESULT : WOTHER;
+	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
 	wiretext(&text, j, content);
 	if (jsoneq(j, role, "user")) {
 		bufadds(b, ",{\"role\":\"user\",\"content\":");
@@ -591,7 +591,7 @@ openaiform(Wireform *f, Buf *b, const Json *j)
 		bufadds(b, "}");
 		if (!text.len && !f->ncalls)
 			bufreset(b);
-	} else if (f->kind == WRESULT) {
+	} else if (f->kind == WFRESULT) {
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
 		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
 		jsonescs(b, f->result ? f->result : "");
@@ -718,7 +718,7 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const char *model)
 	int role = jsonget(j, 0, "role"), iserr;
 
 	if (jsoneq(j, role, "user")) {
-		f->kind = WUSER;
+		f->kind = WFUSER;
 		wiretext(&text, j, jsonget(j, 0, "content"));
 		if (strspn(bstr(&text), " \t\r\n") == text.len) {
 			bufreset(&text);
@@ -727,10 +727,10 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const char *model)
 		bufadds(b, "{\"type\":\"text\",\"text\":");
 		jsonesc(b, text.p, text.len);
 	} else if (jsoneq(j, role, "assistant") && answered(j)) {
-		f->kind = WANSWER;
+		f->kind = WFANSWER;
 		anthropicassistant(f, b, j, model);
 	} else if (jsoneq(j, role, "toolResult")) {
-		f->kind = WRESULT;
+		f->kind = WFRESULT;
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
 		wiretext(&text, j, jsonget(j, 0, "content"));
 		if (jsonbool(j, jsonget(j, 0, "isError"), &iserr) < 0)
@@ -769,7 +769,7 @@ form(const Wirereq *q, const char *msg, Wireform *f)
 	wireformfree(f);
 	f->wire = q->wire;
 	f->model = xstrdup(q->model);
-	f->kind = WNONE;
+	f->kind = WFNONE;
 	/* each was made from parsed JSON */
 	if (jsonparse(&j, msg, strlen(msg)) == 0) {
 		if (q->wire == ANTHROPIC)
@@ -842,11 +842,11 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b)
 	jsonescs(b, q->system);
 	bufadds(b, "}");
 	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind != WRESULT && f[i].kind != WNONE)
+		if (f[i].kind != WFRESULT && f[i].kind != WFNONE)
 			openaiowed(b, &o);
 		bufadd(b, f[i].text, f[i].len);
 		owe(&o, &f[i]);
-		if (f[i].kind == WRESULT)
+		if (f[i].kind == WFRESULT)
 			paid(&o, f[i].result);
 	}
 	openaiowed(b, &o);
@@ -923,10 +923,10 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b)
 
 	a.b = &msgs;
 	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind == WUSER) {
+		if (f[i].kind == WFUSER) {
 			anthropicowed(&a);
 			anthropicblock(&a, f[i].text, f[i].len);
-		} else if (f[i].kind == WANSWER) {
+		} else if (f[i].kind == WFANSWER) {
 			anthropicowed(&a);
 			anthropicclose(&a);
 			if (f[i].len) {
@@ -934,7 +934,7 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b)
 				bufadd(&msgs, f[i].text, f[i].len);
 			}
 			owe(&a.o, &f[i]);
-		} else if (f[i].kind == WRESULT) {
+		} else if (f[i].kind == WFRESULT) {
 			anthropicblock(&a, f[i].text, f[i].len);
 			paid(&a.o, f[i].result);
 		}

@@ -161,5 +161,36 @@ X
 	echo "    connections (= TLS handshakes) per task: agent $ac${pc:+, pi $pc}"
 fi
 
+# The sandbox's cost: one run of 50 bash calls, under the default profile
+# (a Landlock ruleset made and entered for each call, the run's temporary
+# directory made and removed) and under -g full (none), taking turns so
+# that a busy machine weighs on both alike; the difference of the medians,
+# per call.
+: >"$B/s1"
+i=0
+while [ $i -lt 50 ]; do
+	echo "tool s$i bash {\"command\": \"true\"}" >>"$B/s1"
+	i=$((i + 1))
+done
+echo 'finish tool_calls' >>"$B/s1"
+fake 32 "$B/s1" "$B/t4"
+: >"$B/workspace"
+: >"$B/full"
+for k in 1 2 3 4 5; do
+	for g in full workspace; do
+		(cd "$B/proj" && measure 3 env AGENT_BASE_URL=$URL \
+		    AGENT_API_KEY=bench "$ROOT/agent" -y -g $g -n -q go) |
+		    cut -d' ' -f1 >>"$B/$g"
+	done
+done
+median() {
+	sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+w=$(median "$B/workspace")
+f=$(median "$B/full")
+printf '%-26s %9s ms workspace, %s ms full: %s ms a call\n' \
+    "50 bash calls, sandbox" "$w" "$f" \
+    "$(echo "$w $f" | awk '{ printf "%.3f", ($1 - $2) / 50 }')"
+
 echo
 sh bench/read.sh | tail -2

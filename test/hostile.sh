@@ -117,13 +117,14 @@ stopfake
 
 # SIGTERM or SIGHUP while bash runs: the command's whole group is ended
 # (TERM, then KILL for one that ignores it), the session synced, and the
-# exit status says which signal.
+# exit status says which signal.  The command writes its pids in the
+# working directory: the default sandbox lets it write nowhere else.
 for sig in TERM:143 HUP:129; do
 	want=${sig#*:}
 	sig=${sig%:*}
-	rm -f "$T/pids"
+	rm -f "$W/pids"
 	cat >"$T/b1" <<X
-tool call_1 bash {"command": "trap '' TERM; (trap '' TERM; sleep 30) & echo \$\$ \$! > $T/pids; wait"}
+tool call_1 bash {"command": "trap '' TERM; (trap '' TERM; sleep 30) & echo \$\$ \$! > $W/pids; wait"}
 finish tool_calls
 X
 	startfake -x "$T/b1"
@@ -132,7 +133,7 @@ X
 	    </dev/null >"$T/out" 2>"$T/err" &
 	pid=$!
 	i=0
-	until [ -s "$T/pids" ] || [ $i -ge 100 ]; do
+	until [ -s "$W/pids" ] || [ $i -ge 100 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done
@@ -142,12 +143,12 @@ X
 	[ "$RC" -eq "$want" ] && ok "SIG$sig amid bash: exit $want" ||
 	    fail "SIG$sig amid bash: exit $want" "rc $RC: $(tail -3 "$T/err")"
 	alive=
-	for p in $(cat "$T/pids" 2>/dev/null); do
+	for p in $(cat "$W/pids" 2>/dev/null); do
 		# a zombie is gone, only not yet reaped
 		[ -e "/proc/$p" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$p/stat" &&
 		    alive="$alive $p"
 	done
-	[ -s "$T/pids" ] && [ -z "$alive" ] &&
+	[ -s "$W/pids" ] && [ -z "$alive" ] &&
 	    ok "SIG$sig amid bash: the command's group is gone" ||
 	    fail "SIG$sig amid bash: the command's group is gone" "alive:$alive"
 	for p in $alive; do kill -9 "$p"; done

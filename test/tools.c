@@ -21,7 +21,8 @@ static const char *const shells[] = { "/bin/bash", "/bin/sh", NULL };
 static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
                                      NULL };
 static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
-                       64 << 20, shells, scrub, &intr, &pgid, NULL, 0, 0 };
+                       64 << 20, shells, scrub, &intr, &pgid, NULL, 0, 0,
+                       WALL, 0, NULL, NULL, NULL, NULL, 0 };
 static Buf out;
 static int root;
 
@@ -1045,6 +1046,79 @@ benchread(const char *path)
 	return rc;
 }
 
+/* The sandbox of the default profile: write and edit refuse what lands
+ * outside the tree, whether the kernel holds them too (Landlock) or not
+ * (AGENT_NO_LANDLOCK); inside, and in the run's TMPDIR, they write. */
+static void
+sandboxpass(const char *mode)
+{
+	char args[512];
+	char *tmp;
+
+	env.write = WTREE;
+	if (sandboxinit(&env) < 0) {
+		T(0, "sandbox (%s): made: %s", mode, strerror(errno));
+		return;
+	}
+	T(run(toolwrite, "{\"path\":\"in/a.txt\",\"content\":\"x\"}") == 0 &&
+	  content("in/a.txt", "x"), "sandbox (%s): write inside", mode);
+	T(run(toolwrite, "{\"path\":\"../outside/a\",\"content\":\"x\"}") ==
+	  1 && has("Not allowed: ../outside/a leads to ") &&
+	  access("../outside/a", F_OK) < 0, "sandbox (%s): .. out refused",
+	  mode);
+	T(run(toolwrite, "{\"path\":\"out/a\",\"content\":\"x\"}") == 1 &&
+	  has("Not allowed") && access("../outside/a", F_OK) < 0,
+	  "sandbox (%s): a link to a directory outside refused", mode);
+	T(run(toolwrite, "{\"path\":\"flink\",\"content\":\"x\"}") == 1 &&
+	  content("../outside/f", "keep"),
+	  "sandbox (%s): a link to a file outside refused", mode);
+	T(run(toolwrite, "{\"path\":\"dangling\",\"content\":\"x\"}") == 1 &&
+	  access("../outside/none", F_OK) < 0,
+	  "sandbox (%s): a dangling link outside refused", mode);
+	T(run(toolwrite, "{\"path\":\"new/../../outside/b\",\"content\":"
+	  "\"x\"}") == 1 && has("does not exist") &&
+	  access("new", F_OK) < 0, "sandbox (%s): .. after a directory to "
+	  "make refused", mode);
+	T(run(tooledit, "{\"path\":\"../outside/f\",\"oldText\":\"keep\","
+	  "\"newText\":\"gone\"}") == 1 && has("Not allowed") &&
+	  content("../outside/f", "keep"),
+	  "sandbox (%s): edit refused outside", mode);
+	T(run(tooledit, "{\"path\":\"in/a.txt\",\"oldText\":\"x\","
+	  "\"newText\":\"y\"}") == 0 && content("in/a.txt", "y"),
+	  "sandbox (%s): edit inside", mode);
+	snprintf(args, sizeof(args), "{\"path\":\"%s/t\",\"content\":\"x\"}",
+	         env.tmpdir);
+	T(run(toolwrite, args) == 0, "sandbox (%s): write in the run's TMPDIR",
+	  mode);
+	tmp = xstrdup(env.tmpdir);
+	toolcleanup(&env);
+	T(access(tmp, F_OK) < 0 && !env.tmpdir,
+	  "sandbox (%s): the run's TMPDIR removed", mode);
+	free(tmp);
+	env.write = WALL;
+}
+
+static void
+testsandbox(void)
+{
+	if (mkdir("box", 0777) < 0 || mkdir("outside", 0777) < 0 ||
+	    chdir("box") < 0) {
+		T(0, "sandbox: a tree to work in");
+		return;
+	}
+	puts0("../outside/f", "keep");
+	if (symlink("../outside", "out") < 0 ||
+	    symlink("../outside/f", "flink") < 0 ||
+	    symlink("../outside/none", "dangling") < 0)
+		T(0, "sandbox: links");
+	sandboxpass("Landlock, if the kernel has it");
+	setenv("AGENT_NO_LANDLOCK", "1", 1);
+	sandboxpass("AGENT_NO_LANDLOCK");
+	unsetenv("AGENT_NO_LANDLOCK");
+	if (chdir("..") < 0)
+		T(0, "sandbox: back");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1071,6 +1145,7 @@ main(int argc, char *argv[])
 	testfind();
 	testls();
 	testglobs();
+	testsandbox();
 	buffree(&out);
 	if (chdir("/") == 0) {
 		snprintf(cmd, sizeof(cmd), "chmod -R u+rwx %s; rm -rf %s", dir,

@@ -595,7 +595,7 @@ testforms(void)
 	T(forms[1].text && forms[1].wire == ANTHROPIC &&
 	  !strcmp(forms[1].model, "m1") && forms[1].ncalls == 1 &&
 	  !strcmp(forms[1].calls[0], "call_1|fc_x") &&
-	  forms[2].kind == WRESULT && !strcmp(forms[2].result, "call_1|fc_x"),
+	  forms[2].kind == WFRESULT && !strcmp(forms[2].result, "call_1|fc_x"),
 	  "forms: an answer's calls and a result's call are kept");
 	for (i = 0; i < LEN(convo); i++)
 		wireformfree(&forms[i]);
