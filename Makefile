@@ -4,8 +4,10 @@
 
 include config.mk
 
-SRC = agent.c guard.c http.c json.c session.c sse.c tools.c util.c wire.c
-OBJ = agent.o guard.o http.o json.o session.o sse.o tools.o util.o wire.o
+SRC = agent.c guard.c http.c json.c sandbox.c session.c sse.c tools.c util.c \
+	walk.c wire.c
+OBJ = agent.o guard.o http.o json.o sandbox.o session.o sse.o tools.o util.o \
+	walk.o wire.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -44,8 +46,9 @@ test/http: test/http.c test/t.h http.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/http.c http.o util.o $(LDFLAGS) $(LIBS)
 test/httpget: test/httpget.c http.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/httpget.c http.o util.o $(LDFLAGS) $(LIBS)
-test/tools: test/tools.c test/t.h tools.o json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o json.o util.o $(LDFLAGS)
+test/tools: test/tools.c test/t.h tools.o sandbox.o walk.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o sandbox.o walk.o json.o \
+	    util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/session.c session.o json.o util.o $(LDFLAGS)
 test/cut: test/cut.c test/t.h session.o json.o util.o

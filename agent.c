@@ -1761,7 +1761,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
       const char *gname)
 {
 	const char *v;
-	long timeout = readtimeout;
+	long timeout = readtimeout, n;
 	struct sigaction sa;
 	Url u;
 
@@ -1789,8 +1789,12 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 		    a->prov->keyenv);
 	if ((v = httpurl(&u, a->url)))
 		die("%s: %s", a->url, v);
-	if ((v = getenv("AGENT_TIMEOUT")) && atol(v) > 0)
-		timeout = MIN(atol(v), 1000000);
+	/* seconds, up to a million: digits alone, as atol would take */
+	for (v = getenv("AGENT_TIMEOUT"), n = 0; v && *v >= '0' && *v <= '9' &&
+	     n < 1000000; v++)
+		n = n * 10 + (*v - '0');
+	if (n > 0)
+		timeout = MIN(n, 1000000);
 	a->color = isatty(2) && !getenv("NO_COLOR");
 	setguard(a, gname);
 	offertools(a, toollist);

@@ -3,6 +3,7 @@
  * rooms, each room's under its name (see DESIGN.md, The rooms). */
 #include <signal.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -43,6 +44,7 @@ int readall(int fd, Buf *b, size_t max);
 char *dirof(const char *path);
 int mkdirs(const char *dir, int mode, char **bad);
 int syncdir(const char *dir);
+int rmtree(const char *dir);
 int samefile(int fd1, int fd2);
 void hidesecrets(const char *const *names);
 int pathmatch(const char *pattern, const char *path);
@@ -347,7 +349,36 @@ int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
 void toolcleanup(Toolenv *e);
+
+/* sandbox.c: what tool processes may do */
+typedef int (*Jobfn)(void *arg, Buf *out);
+
 int sandboxinit(Toolenv *e);
+int sandboxheld(const Toolenv *e);
+int sandboxruleset(const Toolenv *e);
+int sandboxenter(int rs);
+char *sandboxlanding(const char *path);
+int sandboxwritable(const Toolenv *e, const char *tool, const char *path,
+                    Buf *out);
+int sandboxrun(const Toolenv *e, Jobfn fn, void *arg, Buf *out);
+
+/* walk.c: the tree walk of grep, find and ls, and their globs */
+typedef struct {
+	char **v;		/* the alternatives of {a,b} spelt out */
+	size_t n;
+} Glob;
+
+typedef int (*Walkfn)(void *arg, const char *path, const char *rel,
+                      const struct stat *st);
+
+int globinit(Glob *gl, const char *tool, const char *g, Buf *out);
+int globmatch(const Glob *gl, const char *rel, const char *name);
+void globfree(Glob *gl);
+char **dirnames(const char *path, size_t *n, int nogit,
+                int (*cmp)(const void *, const void *));
+void walk(const char *root, Walkfn fn, void *arg,
+          volatile sig_atomic_t *intr);
+int statroot(const char *path, struct stat *st, Buf *out);
 int toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
              int ms, Buf *err);
 

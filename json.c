@@ -409,11 +409,67 @@ jsonstr(const Json *j, int i)
 	return bufdetach(&b);
 }
 
+/* A number written as JSON writes them (a sign, digits, a fraction, an
+ * exponent), white space around it allowed: strtod would take hex, inf
+ * and nan too, and brings a large parser into a static binary.  Exact
+ * for integers up to 2^53, within a unit or two of the last place for
+ * the rest. */
+static int
+number(const char *s, double *out)
+{
+	static const double p10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+	};
+	unsigned long long m = 0;
+	int neg = 0, digits = 0, exp = 0, e = 0, eneg = 0, k;
+	double v;
+
+	while (isws(*s))
+		s++;
+	if (*s == '-' || *s == '+')
+		neg = *s++ == '-';
+	for (; *s >= '0' && *s <= '9'; s++, digits++) {
+		if (m < 100000000000000000ULL)
+			m = m * 10 + (*s - '0');
+		else
+			exp++;	/* past 17 digits: only their count */
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, digits++)
+			if (m < 100000000000000000ULL)
+				m = m * 10 + (*s - '0'), exp--;
+	}
+	if (!digits)
+		return -1;
+	if (*s == 'e' || *s == 'E') {
+		if (*++s == '-' || *s == '+')
+			eneg = *s++ == '-';
+		if (*s < '0' || *s > '9')
+			return -1;
+		for (; *s >= '0' && *s <= '9'; s++)
+			e = e < 100000 ? e * 10 + (*s - '0') : e;
+		exp += eneg ? -e : e;
+	}
+	while (isws(*s))
+		s++;
+	if (*s)
+		return -1;
+	v = (double)m;
+	for (k = exp; k > 0 && v != 0; k -= MIN(k, 22))
+		v *= p10[MIN(k, 22)];
+	for (k = -exp; k > 0 && v != 0; k -= MIN(k, 22))
+		v /= p10[MIN(k, 22)];
+	*out = neg ? -v : v;
+	return 0;
+}
+
+
 /* A number, or a string holding one: models send both. */
 int
 jsonnum(const Json *j, int i, double *out)
 {
-	char buf[64], *end;
+	char buf[64];
 	const Jtok *t;
 	size_t n;
 
@@ -429,10 +485,7 @@ jsonnum(const Json *j, int i, double *out)
 	buf[n] = '\0';
 	if (strchr("tfn", buf[0]) && t->type == JPRIM)
 		return -1;
-	*out = strtod(buf, &end);
-	while (isws(*end))
-		end++;
-	return *end || end == buf ? -1 : 0;
+	return number(buf, out);
 }
 
 /* A boolean, or the strings "true" and "false". */

@@ -1,6 +1,7 @@
 /* See LICENSE file for copyright and license details. */
-/* tools.c: the model's tools: read, write, edit, bash, grep, find, ls;
- * the sandbox their processes run in, and the guard's hook commands. */
+/* tools.c: the model's tools: read, write, edit, bash, grep, find, ls,
+ * and the guard's hook commands; the sandbox they run in is sandbox.c's,
+ * the tree walk of grep, find and ls walk.c's. */
 #define _XOPEN_SOURCE 700	/* realpath(3) */
 #ifdef __linux__
 #define _DEFAULT_SOURCE	/* syscall(2), for Landlock */
@@ -41,10 +42,6 @@ enum {
 	POLLMS = 100,		/* bash: how often to look at the child */
 	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
 	MAXINT = 1000000000,	/* the largest offset, limit or context */
-	MAXGLOB = 1024,		/* bytes of a glob from the model */
-	MAXALTS = 256,		/* its {a,b} alternatives, spelt out */
-	MAXRULES = 10000	/* .gitignore rules in force: each path is
-				 * matched against all of them */
 };
 
 enum { CUTLINES = 1, CUTBYTES };	/* why a listing was cut */
@@ -96,35 +93,6 @@ typedef struct {
 } Proc;
 
 /* One .gitignore line; the newest (deepest, latest) rule comes first. */
-typedef struct Ignore Ignore;
-struct Ignore {
-	char *pat;
-	size_t base;		/* length of its directory's prefix in rel */
-	char *pre;		/* from above the root: the root seen there */
-	int neg, dir, anchored;
-	Ignore *next;
-};
-
-/* A glob with its {a,b} alternatives spelt out. */
-typedef struct {
-	char **v;
-	size_t n;
-} Glob;
-
-typedef int (*Walkfn)(void *arg, const char *path, const char *rel,
-                      const struct stat *st);
-
-/* A walk of a tree in sorted order, skipping .git and ignored paths. */
-typedef struct {
-	Buf path;		/* root, then "/rel" of the entry at hand */
-	size_t rootlen;		/* where rel starts in path */
-	Ignore *rules;
-	size_t nrules;		/* how many, up to MAXRULES */
-	Walkfn fn;
-	void *arg;
-	volatile sig_atomic_t *intr;	/* or NULL: set, the walk stops */
-	int stop;
-} Walk;
 
 typedef struct {
 	const Toolenv *e;
@@ -148,6 +116,16 @@ typedef struct {
 	size_t pos;		/* where old was found in the file */
 	int idx;		/* its place in the call */
 } Edit;
+
+/* The work of write or edit: run here, or in a child the sandbox
+ * holds, its text and status coming back through a pipe. */
+typedef struct {
+	const Toolenv *e;
+	char *path;
+	Buf text;		/* write's content, edit's file */
+	Edit *ed;
+	int n;
+} Job;
 
 /* arguments */
 
@@ -673,383 +651,6 @@ done:
 	return rc;
 }
 
-/* the sandbox */
-
-#ifdef __linux__
-/* The kernel's Landlock ABI, as <linux/landlock.h> has it, written out:
- * Debian 12's header knows ABI 1 and 2 only, and musl builds have no
- * kernel headers at all.  The syscalls' numbers are the same on every
- * architecture but alpha. */
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
-#endif
-#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
-#define LANDLOCK_RULE_PATH_BENEATH 1
-#define LANDLOCK_ACCESS_FS_WRITE_FILE (1ULL << 1)
-#define LANDLOCK_ACCESS_FS_REMOVE_DIR (1ULL << 4)
-#define LANDLOCK_ACCESS_FS_REMOVE_FILE (1ULL << 5)
-#define LANDLOCK_ACCESS_FS_MAKE_CHAR (1ULL << 6)
-#define LANDLOCK_ACCESS_FS_MAKE_DIR (1ULL << 7)
-#define LANDLOCK_ACCESS_FS_MAKE_REG (1ULL << 8)
-#define LANDLOCK_ACCESS_FS_MAKE_SOCK (1ULL << 9)
-#define LANDLOCK_ACCESS_FS_MAKE_FIFO (1ULL << 10)
-#define LANDLOCK_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
-#define LANDLOCK_ACCESS_FS_MAKE_SYM (1ULL << 12)
-#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)		/* ABI 2 */
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)	/* ABI 3 */
-#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)	/* ABI 4 */
-#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
-#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)	/* ABI 6 */
-
-/* struct landlock_ruleset_attr as ABI 6 has it; older kernels are given
- * the fields they know. */
-typedef struct {
-	unsigned long long fs;	/* handled_access_fs */
-	unsigned long long net;	/* handled_access_net, ABI 4 */
-	unsigned long long scoped;	/* ABI 6 */
-} Llattr;
-
-/* struct landlock_path_beneath_attr: the kernel's is packed, 12 bytes,
- * and reads no more; ours has the same fields at the same places. */
-typedef struct {
-	unsigned long long allowed;
-	int fd;
-} Llpath;
-
-/* The rights that change the file system.  Reading and running are not
- * handled, so they stay allowed everywhere; nor are ioctls on devices
- * (ABI 5): they are no writes. */
-#define LLFILE (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE)
-#define LLWRITE (LLFILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | \
-	LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | \
-	LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | \
-	LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | \
-	LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM | \
-	LANDLOCK_ACCESS_FS_REFER)
-
-/* The Landlock ABI the kernel offers, 0 for none. */
-static int
-landlockabi(void)
-{
-	long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
-	                 LANDLOCK_CREATE_RULESET_VERSION);
-
-	return v < 0 ? 0 : (int)v;
-}
-
-/* Let the ruleset rs write beneath path (or to it, a file); a path
- * that does not exist is left out. */
-static int
-llallow(int rs, const char *path, unsigned long long handled)
-{
-	Llpath pb;
-	struct stat st;
-	int fd, rc, err;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		return errno == ENOENT ? 0 : -1;
-	memset(&pb, 0, sizeof(pb));
-	pb.fd = fd;
-	pb.allowed = handled;
-	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-		pb.allowed &= LLFILE;
-	rc = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
-	             &pb, 0);
-	err = errno;
-	close(fd);
-	errno = err;
-	return rc < 0 ? -1 : 0;
-}
-
-/* The ruleset a tool process of this run lives under: reading anywhere,
- * writing where the profile says, no TCP without net.  Its descriptor,
- * or -1 with errno. */
-static int
-ruleset(const Toolenv *e)
-{
-	Llattr a = { 0 };
-	int rs, err;
-
-	a.fs = LLWRITE;
-	if (e->abi < 2)
-		a.fs &= ~LANDLOCK_ACCESS_FS_REFER;
-	if (e->abi < 3)
-		a.fs &= ~LANDLOCK_ACCESS_FS_TRUNCATE;
-	if (e->abi >= 4 && !e->net)
-		a.net = LANDLOCK_ACCESS_NET_BIND_TCP |
-		        LANDLOCK_ACCESS_NET_CONNECT_TCP;
-	/* no way out through a server's abstract Unix socket either; a
-	 * signal scope would keep one call from ending what another began */
-	if (e->abi >= 6 && !e->net)
-		a.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
-	rs = syscall(SYS_landlock_create_ruleset, &a, e->abi >= 6 ? sizeof(a) :
-	             e->abi >= 4 ? 2 * sizeof(a.fs) : sizeof(a.fs), 0);
-	if (rs < 0)
-		return -1;
-	if (llallow(rs, "/dev/null", a.fs) < 0 ||
-	    llallow(rs, e->tmpdir, a.fs) < 0 ||
-	    (e->write == WTREE && llallow(rs, e->root, a.fs) < 0) ||
-	    (e->write == WPLAN && llallow(rs, e->planpath, a.fs) < 0)) {
-		err = errno;
-		close(rs);
-		errno = err;
-		return -1;
-	}
-	return rs;
-}
-
-/* In a child: under the ruleset for good; no set-id program lifts it. */
-static int
-confine(int rs)
-{
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -1;
-	return syscall(SYS_landlock_restrict_self, rs, 0) < 0 ? -1 : 0;
-}
-#else
-static int landlockabi(void) { return 0; }
-static int ruleset(const Toolenv *e) { (void)e; errno = ENOSYS; return -1; }
-static int confine(int rs) { (void)rs; errno = ENOSYS; return -1; }
-#endif
-
-/* Whether the kernel holds tool processes of this run. */
-static int
-held(const Toolenv *e)
-{
-	return e->write != WALL && e->abi > 0;
-}
-
-/* Where a write to path lands: the links it names followed, the
- * directories above resolved, the part that does not exist yet added as
- * it is.  NULL with errno if that cannot be told, as for a ".." in that
- * part (EINVAL): mkdir would make a directory it then leaves. */
-static char *
-landing(const char *path)
-{
-	char *target, *abs, *head, *real = NULL;
-	char cwd[PATH_MAX];
-	struct stat st;
-	size_t n, k;
-	Buf b = { 0 };
-
-	if (linktarget(path, &target) < 0)
-		return NULL;
-	if (!target)
-		target = xstrdup(path);
-	if (*target != '/' && getcwd(cwd, sizeof(cwd)))
-		bufaddf(&b, "%s/", cwd);
-	bufadds(&b, target);
-	free(target);
-	abs = bufdetach(&b);
-	for (n = strlen(abs);; n = k ? k - 1 : 0) {
-		head = xstrndup(abs, n ? n : 1);
-		if (lstat(head, &st) == 0 || errno != ENOENT || !n)
-			break;
-		free(head);
-		head = NULL;
-		for (k = n; k > 0 && abs[k - 1] != '/'; k--)
-			;
-		if (n - k == 2 && !strncmp(abs + k, "..", 2)) {
-			errno = EINVAL;
-			break;
-		}
-	}
-	if (head && (real = realpath(head, NULL))) {
-		bufadds(&b, strcmp(real, "/") ? real : "");
-		bufadds(&b, abs + n);
-		free(real);
-		real = bufdetach(&b);
-	}
-	free(head);
-	free(abs);
-	return real;
-}
-
-/* Whether path is dir or beneath it. */
-static int
-beneath(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (!dir[1])
-		return 1;	/* the root */
-	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
-}
-
-/* Whether write and edit may write to path, by the profile: checked
- * before anything is done, held by the kernel as well where it can. */
-static int
-writable(const Toolenv *e, const char *tool, const char *path, Buf *out)
-{
-	char *to;
-	int ok;
-
-	if (e->write == WALL)
-		return 0;
-	if (!(to = landing(path))) {
-		bufaddf(out, "%s: cannot tell where %s leads: %s", tool, path,
-		        errno == EINVAL ? "a \"..\" after a directory that "
-		        "does not exist" : strerror(errno));
-		return -1;
-	}
-	ok = beneath(to, e->tmpdir) || !strcmp(to, "/dev/null") ||
-	     (e->write == WTREE && beneath(to, e->root)) ||
-	     (e->write == WPLAN && !strcmp(to, e->planpath));
-	if (!ok) {
-		bufaddf(out, "Not allowed: %s", path);
-		if (strcmp(to, path))
-			bufaddf(out, " leads to %s, which", to);
-		bufadds(out, " is outside what this run may write: ");
-		if (e->write == WTREE)
-			bufaddf(out, "the working directory %s", e->root);
-		else if (e->write == WPLAN)
-			bufaddf(out, "the plan file %s", e->planpath);
-		else
-			bufadds(out, "nothing (a read-only profile)");
-		bufaddf(out, " and the temporary directory %s", e->tmpdir);
-	}
-	free(to);
-	return ok ? 0 : -1;
-}
-
-/* Remove dir and what is beneath it, as rm -rf would. */
-static int
-rmtree(const char *dir)
-{
-	DIR *d;
-	struct dirent *de;
-	struct stat st;
-	Buf p = { 0 };
-	int rc = 0;
-
-	chmod(dir, 0700);	/* a tool may have taken our rights away */
-	if (!(d = opendir(dir)))
-		return rmdir(dir);
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		bufreset(&p);
-		bufaddf(&p, "%s/%s", dir, de->d_name);
-		if (lstat(p.p, &st) == 0 && S_ISDIR(st.st_mode))
-			rc |= rmtree(p.p);
-		else if (unlink(p.p) < 0)
-			rc = -1;
-	}
-	closedir(d);
-	buffree(&p);
-	return rmdir(dir) < 0 ? -1 : rc;
-}
-
-/* The run's sandbox: the working directory, a private temporary
- * directory, the plan file, and what the kernel can hold.  What it
- * cannot is said once. */
-int
-sandboxinit(Toolenv *e)
-{
-	const char *tmp = getenv("TMPDIR"), *no = getenv("AGENT_NO_LANDLOCK");
-	Buf b = { 0 }, miss = { 0 };
-	int off = no && *no && strcmp(no, "0");
-
-	if (e->write == WALL)
-		return 0;
-	if (!(e->root = realpath(".", NULL)))
-		return -1;
-	bufaddf(&b, "%s/agent-tmp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(b.p)) {
-		buffree(&b);
-		return -1;
-	}
-	e->tmpdir = realpath(b.p, NULL);
-	buffree(&b);
-	if (!e->tmpdir)
-		return -1;
-	if (e->write == WPLAN && !(e->planpath = landing(e->plan)))
-		return -1;
-	if (!(e->abi = off ? 0 : landlockabi())) {
-		warn("%s: tool processes are not sandboxed; write and edit "
-		     "still check their paths",
-		     off ? "AGENT_NO_LANDLOCK is set" : "no Landlock here");
-		return 0;
-	}
-	if (e->abi < 3)
-		bufadds(&miss, ", file truncation");
-	if (e->abi < 4 && !e->net)
-		bufadds(&miss, ", TCP");
-	if (e->abi < 6 && !e->net)
-		bufadds(&miss, ", abstract Unix sockets");
-	if (miss.len)
-		warn("Landlock ABI %d here does not sandbox: %s", e->abi,
-		     miss.p + 2);
-	buffree(&miss);
-	return 0;
-}
-
-/* The work of write or edit: run here, or in a child the sandbox
- * holds, its text and status coming back through a pipe. */
-typedef struct {
-	const Toolenv *e;
-	char *path;
-	Buf text;		/* write's content, edit's file */
-	Edit *ed;
-	int n;
-} Job;
-
-typedef int (*Jobfn)(void *arg, Buf *out);
-
-/* Run fn in a child under the run's ruleset, so the kernel holds the
- * file tools to the profile as it holds commands; here without one. */
-static int
-confined(const Toolenv *e, Jobfn fn, void *arg, Buf *out)
-{
-	Buf got = { 0 };
-	int fds[2], rs, st, rc = 1;
-	pid_t pid;
-
-	if (!held(e))
-		return fn(arg, out);
-	if ((rs = ruleset(e)) < 0) {
-		bufaddf(out, "Cannot make the sandbox: %s", strerror(errno));
-		return 1;
-	}
-	if (pipe(fds) < 0) {
-		bufaddf(out, "Cannot make a pipe: %s", strerror(errno));
-		close(rs);
-		return 1;
-	}
-	if ((pid = fork()) < 0) {
-		bufaddf(out, "Cannot start the writer: %s", strerror(errno));
-		close(rs);
-		close(fds[0]);
-		close(fds[1]);
-		return 1;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		bufaddc(&got, '1');
-		if (confine(rs) < 0)
-			bufadds(&got, "Cannot enter the sandbox");
-		else
-			got.p[0] = '0' + (fn(arg, &got) != 0);
-		_exit(writeall(fds[1], got.p, got.len) < 0);
-	}
-	close(rs);
-	close(fds[1]);
-	readall(fds[0], &got, 1 << 20);
-	close(fds[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (got.len && WIFEXITED(st) && !WEXITSTATUS(st)) {
-		rc = got.p[0] != '0';
-		bufadd(out, got.p + 1, got.len - 1);
-	} else {
-		bufadds(out, "The writer failed");
-	}
-	buffree(&got);
-	return rc;
-}
-
 /* read */
 
 /* The first line asked for is over the byte limit on its own. */
@@ -1192,7 +793,7 @@ makeplan(const Toolenv *e, const char *path)
 	char *to;
 	int fd, made = 0;
 
-	if (e->write != WPLAN || !(to = landing(path)))
+	if (e->write != WPLAN || !(to = sandboxlanding(path)))
 		return 0;
 	if (!strcmp(to, e->planpath) &&
 	    (fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
@@ -1214,7 +815,7 @@ toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 	if (patharg(j, args, "write", 1, &w.path, out) < 0)
 		return 1;
 	if (bufarg(j, args, "write", "content", &w.text, out) < 0 ||
-	    writable(e, "write", w.path, out) < 0)
+	    sandboxwritable(e, "write", w.path, out) < 0)
 		goto done;
 	if (w.text.len > e->maxedit) {
 		bufaddf(out, "Cannot write %s: the content is ", w.path);
@@ -1222,7 +823,7 @@ toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 		goto done;
 	}
 	made = makeplan(e, w.path);
-	if ((rc = confined(e, writejob, &w, out)) != 0 && made)
+	if ((rc = sandboxrun(e, writejob, &w, out)) != 0 && made)
 		unlink(e->planpath);
 done:
 	buffree(&w.text);
@@ -1612,8 +1213,8 @@ tooledit(Toolenv *e, const Json *j, int args, Buf *out)
 	if (patharg(j, args, "edit", 1, &d.path, out) < 0)
 		return 1;
 	if (editargs(j, args, &d.ed, &d.n, out) == 0 &&
-	    writable(e, "edit", d.path, out) == 0)
-		rc = confined(e, editjob, &d, out);
+	    sandboxwritable(e, "edit", d.path, out) == 0)
+		rc = sandboxrun(e, editjob, &d, out);
 	freeedits(d.ed, d.n);
 	buffree(&d.text);
 	free(d.path);
@@ -1906,7 +1507,7 @@ child(char **argv, char **env, int in, int out, int err, int rs)
 		_exit(126);
 	if (fd > 2)
 		close(fd);
-	if (rs >= 0 && confine(rs) < 0) {
+	if (rs >= 0 && sandboxenter(rs) < 0) {
 		if (write(2, nosand, sizeof(nosand) - 1) < 0)
 			_exit(126);
 		_exit(126);
@@ -1925,7 +1526,7 @@ spawn(const Toolenv *e, const char *sh, const char *cmd, Proc *p, Buf *out)
 	int fds[2], rs = -1;
 	Buf tmp = { 0 };
 
-	if (held(e) && (rs = ruleset(e)) < 0) {
+	if (sandboxheld(e) && (rs = sandboxruleset(e)) < 0) {
 		bufaddf(out, "bash: cannot make the sandbox: %s",
 		        strerror(errno));
 		return -1;
@@ -2282,351 +1883,6 @@ toolcleanup(Toolenv *e)
 	free(e->logdir);
 	e->logdir = NULL;
 	e->nlogs = e->logkept = 0;
-}
-
-/* globs and .gitignore */
-
-/* Spell out the first "{a,b}" in g, and so on in each result, into the
- * alternatives of gl: -1 once there would be more than MAXALTS.  Each
- * step takes away a pair of braces, so the work is bounded too.  A
- * pattern with a "/" is to match the end of the relative path (src/x.c
- * matches lib/src/x.c): "**" and a "/" go before it. */
-static int
-globadd(Glob *gl, const char *g)
-{
-	const char *lb, *rb, *s, *e;
-	Buf b = { 0 };
-	int rc = 0;
-
-	if ((lb = strchr(g, '{')) && (rb = strchr(lb, '}'))) {
-		for (s = lb + 1; !rc && s <= rb; s = e + 1) {
-			e = s + strcspn(s, ",}");
-			bufreset(&b);
-			bufadd(&b, g, lb - g);
-			bufadd(&b, s, e - s);
-			bufadds(&b, rb + 1);
-			rc = globadd(gl, b.p);
-		}
-		buffree(&b);
-		return rc;
-	}
-	if (gl->n == MAXALTS)
-		return -1;
-	if (g[0] == '.' && g[1] == '/')
-		g += 2;
-	if (strchr(g, '/'))
-		bufadds(&b, "**/");
-	bufadds(&b, g);
-	gl->v = xrealloc(gl->v, (gl->n + 1) * sizeof(*gl->v));
-	gl->v[gl->n++] = bufdetach(&b);
-	return 0;
-}
-
-static void
-globfree(Glob *gl)
-{
-	size_t i;
-
-	for (i = 0; i < gl->n; i++)
-		free(gl->v[i]);
-	free(gl->v);
-	gl->v = NULL;
-	gl->n = 0;
-}
-
-/* A glob from the model, made ready once for the whole walk; -1 with the
- * reason in out. */
-static int
-globinit(Glob *gl, const char *tool, const char *g, Buf *out)
-{
-	memset(gl, 0, sizeof(*gl));
-	if (strlen(g) > MAXGLOB) {
-		bufaddf(out, "%s: glob is longer than %d bytes", tool,
-		        MAXGLOB);
-		return -1;
-	}
-	if (globadd(gl, g) < 0) {
-		globfree(gl);
-		bufaddf(out, "%s: glob has more than %d {a,b} alternatives",
-		        tool, MAXALTS);
-		return -1;
-	}
-	return 0;
-}
-
-/* Without a "/" a glob matches the name alone. */
-static int
-globmatch(const Glob *gl, const char *rel, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < gl->n; i++) {
-		if (strchr(gl->v[i], '/') ? pathmatch(gl->v[i], rel) :
-		    fnmatch(gl->v[i], name, 0) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* One line of a .gitignore as a rule, or NULL for a blank or comment. */
-static Ignore *
-parserule(const char *s, size_t n, size_t base)
-{
-	Ignore *r;
-	int neg = 0, dir = 0;
-
-	while (n && (s[n - 1] == '\r' || (s[n - 1] == ' ' &&
-	       (n < 2 || s[n - 2] != '\\'))))
-		n--;
-	if (!n || s[0] == '#')
-		return NULL;
-	if (s[0] == '!') {
-		neg = 1;
-		s++, n--;
-	} else if (s[0] == '\\') {
-		s++, n--;
-	}
-	for (; n && s[n - 1] == '/'; n--)
-		dir = 1;
-	if (!n)
-		return NULL;
-	r = xcalloc(1, sizeof(*r));
-	r->neg = neg;
-	r->dir = dir;
-	r->base = base;
-	r->anchored = memchr(s, '/', n) != NULL;
-	if (s[0] == '/')
-		s++, n--;
-	r->pat = xstrndup(s, n);
-	return r;
-}
-
-/* Push the rules of dir/.gitignore, if there is one.  pre is the root of
- * the search as seen from dir when dir is above it, else NULL.  Past
- * MAXRULES in force, the rest are not read: the files come with the
- * repository, and every path is matched against every rule. */
-static void
-loadrules(Walk *w, const char *dir, size_t base, const char *pre)
-{
-	Buf line = { 0 };
-	size_t n;
-	Ignore *r;
-	Rd *rd;
-	int fd;
-
-	bufaddf(&line, "%s/.gitignore", dir);
-	fd = open(line.p, O_RDONLY);
-	if (fd < 0) {
-		buffree(&line);
-		return;
-	}
-	rd = rdopen(fd, NULL);
-	while (w->nrules < MAXRULES && rdline(rd, &line, 4096, &n) == 1) {
-		if (!(r = parserule(line.p, line.len, base)))
-			continue;
-		r->pre = pre && r->anchored ? xstrdup(pre) : NULL;
-		r->next = w->rules;
-		w->rules = r;
-		w->nrules++;
-	}
-	free(rd);
-	close(fd);
-	buffree(&line);
-}
-
-static void
-loadignore(Walk *w)
-{
-	size_t len = w->path.len;
-
-	loadrules(w, w->path.p, len > w->rootlen ? len - w->rootlen + 1 : 0,
-	          NULL);
-}
-
-static int
-exists(const char *dir, size_t n, const char *name)
-{
-	struct stat st;
-	Buf b = { 0 };
-	int ok;
-
-	bufadd(&b, dir, n);
-	bufaddf(&b, "/%s", name);
-	ok = lstat(b.p, &st) == 0;
-	buffree(&b);
-	return ok;
-}
-
-/* The .gitignore files above the root, up to the top of its git work
- * tree, count too: a search in packages/x still skips the node_modules
- * that the top .gitignore names.  Outside a work tree, none do. */
-static void
-loadabove(Walk *w, const char *root)
-{
-	char *abs = abspath(root);
-	size_t at[64], n = 0, len = strlen(abs);
-	Buf dir = { 0 }, pre = { 0 };
-	int top = 0;
-
-	if (!exists(abs, len, ".git")) {
-		while (!top && n < LEN(at) && len > 0) {
-			while (len > 0 && abs[--len] != '/')
-				;
-			at[n++] = len;	/* a parent: abs[0..len), or "/" */
-			top = exists(abs, len, ".git");
-		}
-	}
-	while (top && n-- > 0) {
-		bufreset(&dir);
-		bufreset(&pre);
-		bufadd(&dir, abs, at[n] ? at[n] : 1);
-		bufaddf(&pre, "%s/", abs + at[n] + 1);
-		loadrules(w, dir.p, 0, pre.p);
-	}
-	buffree(&dir);
-	buffree(&pre);
-	free(abs);
-}
-
-static int
-ignored(const Ignore *r, const char *rel, const char *name, int isdir)
-{
-	char full[PATH_MAX];
-	int hit;
-
-	for (; r; r = r->next) {
-		if (r->dir && !isdir)
-			continue;
-		if (!r->anchored) {
-			hit = fnmatch(r->pat, name, 0) == 0;
-		} else if (r->pre) {
-			snprintf(full, sizeof(full), "%s%s", r->pre, rel);
-			hit = pathmatch(r->pat, full);
-		} else {
-			hit = pathmatch(r->pat, rel + r->base);
-		}
-		if (hit)
-			return !r->neg;
-	}
-	return 0;
-}
-
-/* Pop the rules pushed since keep. */
-static void
-droprules(Walk *w, Ignore *keep)
-{
-	Ignore *r;
-
-	while (w->rules != keep) {
-		r = w->rules;
-		w->rules = r->next;
-		w->nrules--;
-		free(r->pat);
-		free(r->pre);
-		free(r);
-	}
-}
-
-/* the tree walk */
-
-static int
-bystr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in a directory, sorted by cmp, without "." and ".." (and
- * without ".git" if nogit).  NULL with errno set if it cannot be read. */
-static char **
-dirnames(const char *path, size_t *n, int nogit,
-         int (*cmp)(const void *, const void *))
-{
-	struct dirent *de;
-	char **v = NULL;
-	DIR *d;
-
-	*n = 0;
-	if (!(d = opendir(path)))
-		return NULL;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    (nogit && !strcmp(de->d_name, ".git")))
-			continue;
-		v = xrealloc(v, (*n + 1) * sizeof(*v));
-		v[(*n)++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), cmp);
-	return v;
-}
-
-/* Visit the entries under w->path in sorted order, depth first; symbolic
- * links are reported but not followed. */
-static void
-walkdir(Walk *w)
-{
-	size_t len = w->path.len, n, i;
-	Ignore *keep = w->rules;
-	struct stat st;
-	char **names;
-
-	names = dirnames(w->path.p, &n, 1, bystr);
-	loadignore(w);
-	for (i = 0; i < n && !w->stop; i++) {
-		if (w->intr && *w->intr) {
-			w->stop = 1;
-			break;
-		}
-		if (w->path.p[len - 1] != '/')
-			bufaddc(&w->path, '/');
-		bufadds(&w->path, names[i]);
-		if (lstat(w->path.p, &st) == 0 &&
-		    !ignored(w->rules, w->path.p + w->rootlen, names[i],
-		             S_ISDIR(st.st_mode))) {
-			if (w->fn(w->arg, w->path.p, w->path.p + w->rootlen,
-			          &st))
-				w->stop = 1;
-			else if (S_ISDIR(st.st_mode))
-				walkdir(w);
-		}
-		w->path.len = len;
-		w->path.p[len] = '\0';
-	}
-	droprules(w, keep);
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
-static void
-walk(const char *root, Walkfn fn, void *arg, volatile sig_atomic_t *intr)
-{
-	Walk w;
-
-	memset(&w, 0, sizeof(w));
-	bufadds(&w.path, root);
-	w.rootlen = w.path.len + (root[w.path.len - 1] != '/');
-	w.fn = fn;
-	w.arg = arg;
-	w.intr = intr;
-	loadabove(&w, root);
-	walkdir(&w);
-	droprules(&w, NULL);
-	buffree(&w.path);
-}
-
-/* The root of a search: a directory, or for grep a single file. */
-static int
-statroot(const char *path, struct stat *st, Buf *out)
-{
-	if (stat(path, st) == 0)
-		return 0;
-	if (errno == ENOENT || errno == ENOTDIR)
-		bufaddf(out, "Path not found: %s", path);
-	else
-		bufaddf(out, "Cannot open %s: %s", path, strerror(errno));
-	return -1;
 }
 
 /* grep */

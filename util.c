@@ -2,6 +2,7 @@
 /* util.c: what every room needs: messages, checked allocation, growable
  * buffers, UTF-8 and text safe for a terminal, time, files (readall,
  * mkdirs, syncdir) and paths (globs, absolute paths, links). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -478,6 +479,34 @@ samefile(int fd1, int fd2)
 
 	return fstat(fd1, &s1) == 0 && fstat(fd2, &s2) == 0 &&
 	       s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
+}
+
+/* Remove dir and what is beneath it, as rm -rf would. */
+int
+rmtree(const char *dir)
+{
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+	Buf p = { 0 };
+	int rc = 0;
+
+	chmod(dir, 0700);	/* a tool may have taken our rights away */
+	if (!(d = opendir(dir)))
+		return rmdir(dir);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		bufreset(&p);
+		bufaddf(&p, "%s/%s", dir, de->d_name);
+		if (lstat(p.p, &st) == 0 && S_ISDIR(st.st_mode))
+			rc |= rmtree(p.p);
+		else if (unlink(p.p) < 0)
+			rc = -1;
+	}
+	closedir(d);
+	buffree(&p);
+	return rmdir(dir) < 0 ? -1 : rc;
 }
 
 /* Paths */

@@ -173,6 +173,56 @@ testdeep(void)
 	buffree(&b);
 }
 
+/* Numbers, as JSON and as strings the model sends: what JSON writes, no
+ * hex, inf or nan. */
+static void
+testnumbers(void)
+{
+	static const struct {
+		const char *json;
+		int ok;
+		double want;
+	} c[] = {
+		{ "[1.5]", 0, 1.5 }, { "[-0.25]", 0, -0.25 },
+		{ "[1e3]", 0, 1000 }, { "[2E-2]", 0, 0.02 },
+		{ "[9007199254740993]", 0, 9007199254740992.0 },
+		{ "[123456789012345678901]", 0, 1.2345678901234568e20 },
+		{ "[\"7\"]", 0, 7 }, { "[\" +3 \"]", 0, 3 },
+		{ "[\"5.\"]", 0, 5 }, { "[\"0x10\"]", -1, 0 },
+		{ "[\"inf\"]", -1, 0 }, { "[\"nan\"]", -1, 0 },
+		{ "[\"-\"]", -1, 0 }, { "[\"1e\"]", -1, 0 },
+		{ "[\"1 2\"]", -1, 0 }, { "[\"\"]", -1, 0 },
+	};
+	size_t i;
+	double d, err;
+	Json j;
+
+	for (i = 0; i < LEN(c); i++) {
+		d = -1;
+		if (jsonparse(&j, c[i].json, strlen(c[i].json)) < 0) {
+			T(0, "number %s: not parsed", c[i].json);
+			continue;
+		}
+		if (jsonnum(&j, jsonat(&j, 0, 0), &d) != c[i].ok) {
+			T(0, "number %s: %s", c[i].json, c[i].ok ? "taken" :
+			  "refused");
+		} else {
+			err = d - c[i].want;
+			err = err < 0 ? -err : err;
+			T(c[i].ok || err <= 1e-15 * (c[i].want < 0 ?
+			  -c[i].want : c[i].want + 1),
+			  "number %s: %s %.17g", c[i].json, c[i].ok ?
+			  "refused" : "is", d);
+		}
+		jsonfree(&j);
+	}
+	d = 0;
+	jsonparse(&j, "[1e999]", 7);
+	T(jsonnum(&j, jsonat(&j, 0, 0), &d) == 0 && d > 1e308,
+	  "number 1e999: past the largest double, for the caller to refuse");
+	jsonfree(&j);
+}
+
 int
 main(void)
 {
@@ -182,5 +232,6 @@ main(void)
 	testwrite();
 	testraw();
 	testdeep();
+	testnumbers();
 	return tfail != 0;
 }
