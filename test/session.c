@@ -1188,30 +1188,6 @@ testempty(void)
 	free(dir);
 }
 
-static void
-rmtree(const char *path)
-{
-	DIR *d;
-	struct dirent *de;
-	Buf b = { 0 };
-
-	if ((d = opendir(path))) {
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") ||
-			    !strcmp(de->d_name, ".."))
-				continue;
-			bufreset(&b);
-			bufaddf(&b, "%s/%s", path, de->d_name);
-			rmtree(b.p);
-		}
-		closedir(d);
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-	buffree(&b);
-}
-
 int
 main(void)
 {
