@@ -117,11 +117,15 @@ status(int rc)
 	return quitsig ? 128 + quitsig : rc;
 }
 
+static const char usagetext[] =
+	"usage: agent [-cnqyjvh] [-s file] [-f file] [-P provider] "
+	"[-m model] [-t tools]\n"
+	"             [-g profile] [prompt ...]\n";
+
 static void
 usage(void)
 {
-	fputs("usage: agent [-cnqyjv] [-s file] [-f file] [-P provider] "
-	      "[-m model] [-t tools] [-g profile] [prompt ...]\n", stderr);
+	fputs(usagetext, stderr);
 	exit(2);
 }
 
@@ -1438,6 +1442,7 @@ static void
 opensession(Agent *a, int mode, const char *file)
 {
 	char cwd[4096], *base, *dir = NULL, *latest;
+	struct stat st;
 	Session from;
 
 	if (!getcwd(cwd, sizeof(cwd)))
@@ -1478,6 +1483,10 @@ opensession(Agent *a, int mode, const char *file)
 		sessnew(&a->sess, dir, cwd);
 	}
 	free(dir);
+	/* pi refuses such a session; it goes on here, but not silently */
+	if (a->sess.cwd && stat(a->sess.cwd, &st) < 0)
+		warn("the session's working directory %s is gone: the tools "
+		     "work in %s", a->sess.cwd, cwd);
 	loadcontext(a);
 }
 
@@ -1842,7 +1851,7 @@ main(int argc, char *argv[])
 
 	setlocale(LC_CTYPE, "");
 	memset(&a, 0, sizeof(a));
-	while ((c = getopt(argc, argv, "cnqyjvs:f:P:m:t:g:")) != -1) {
+	while ((c = getopt(argc, argv, "cnqyjvhs:f:P:m:t:g:")) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
 			if (mode && mode != c)
@@ -1854,6 +1863,10 @@ main(int argc, char *argv[])
 		case 'y': a.guard.yes = 1; break;
 		case 'v':
 			if (puts("agent " VERSION) == EOF || fflush(stdout))
+				die("write stdout:");
+			return 0;
+		case 'h':
+			if (fputs(usagetext, stdout) == EOF || fflush(stdout))
 				die("write stdout:");
 			return 0;
 		case 'P': pname = optarg; break;

@@ -74,3 +74,15 @@ X
 [ "$RC" -eq 1 ] && [ "$(tail -1 "$T/out")" = '{"type":"agent_end"}' ] &&
     grep -q 'Incorrect API key' "$T/err" && ok "-j: a failure ends with agent_end, the error on stderr" ||
     fail "-j: a failure ends with agent_end, the error on stderr" "rc $RC: $(cat "$T/out") $(cat "$T/err")"
+
+# -h: the usage on stdout, exit 0; an unknown flag: on stderr, exit 2.
+./agent -h >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" -eq 0 ] && grep -q '^usage: agent' "$T/out" && [ ! -s "$T/err" ] &&
+    ok "-h: the usage on stdout, exit 0" ||
+    fail "-h: the usage on stdout, exit 0" "rc $RC"
+./agent -Z >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" -eq 2 ] && grep -q '^usage: agent' "$T/err" && [ ! -s "$T/out" ] &&
+    ok "an unknown flag: the usage on stderr, exit 2" ||
+    fail "an unknown flag: the usage on stderr, exit 2" "rc $RC"

@@ -298,3 +298,14 @@ assert by["answer 4"]["parentId"] == by["from b, 2"]["id"]
 X
     ok "two agents on one file: every entry of both there, whole, each on its own branch" ||
     fail "two agents on one file: every entry of both there, whole, each on its own branch" "$(cut -c1-150 "$T/two.jsonl")"
+
+# A session whose working directory is gone goes on, and says so.
+mkdir -p "$T/gone"
+printf '{"type":"session","version":3,"id":"g","timestamp":"2026-01-01T00:00:00.000Z","cwd":"%s"}\n' "$T/gone" >"$T/gone.jsonl"
+rmdir "$T/gone"
+printf 'text still here\nfinish stop\n' | script gone1
+startfake -x "$T/gone1"
+runagent -s "$T/gone.jsonl" 'hi'
+[ "$RC" -eq 0 ] && grep -q "working directory $T/gone is gone" "$T/err" &&
+    ok "-s a session whose directory is gone: it goes on, and says so" ||
+    fail "-s a session whose directory is gone: it goes on, and says so" "rc $RC: $(cat "$T/err")"
