@@ -135,12 +135,6 @@ color(Agent *a, const char *code)
 	return a->color ? code : "";
 }
 
-static const char *
-bstr(const Buf *b)
-{
-	return b->p ? b->p : "";
-}
-
 static void
 msgadd(Msgs *m, char *json)
 {
@@ -628,13 +622,6 @@ request(Agent *a, Wirereq *q)
 	q->maxfield = a->prov->maxfield;
 }
 
-/* The answer as the session stores it. */
-static char *
-answerjson(Agent *a, const Wire *w, const char *stop)
-{
-	return wiremessage(w, a->prov->name, a->model, stop);
-}
-
 static char *
 userjson(const char *text, size_t len)
 {
@@ -870,7 +857,8 @@ turn(Agent *a, const char *text, size_t len)
 		if (ask(a, &q, &r, &h, 0) < 0) {
 			stop = intr ? "aborted" : "error";
 			if (r.w.text.len || r.w.think.len || r.w.ncalls) {
-				record(a, answerjson(a, &r.w, stop));
+				record(a, wiremessage(&r.w, a->prov->name,
+				       a->model, stop));
 				emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
 			} else {
 				emitfailed(a, stop);
@@ -900,7 +888,7 @@ turn(Agent *a, const char *text, size_t len)
 		if (r.w.dropped)
 			warn("the answer holds more than %d tool calls: the "
 			     "rest are left out", maxcalls);
-		record(a, answerjson(a, &r.w, NULL));
+		record(a, wiremessage(&r.w, a->prov->name, a->model, NULL));
 		emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
 		if (!r.w.ncalls) {
 			rc = 0;

@@ -27,6 +27,7 @@ void bufadd(Buf *b, const void *p, size_t n);
 void bufaddc(Buf *b, int c);
 void bufadds(Buf *b, const char *s);
 void bufaddf(Buf *b, const char *fmt, ...);
+const char *bstr(const Buf *b);
 void bufreset(Buf *b);
 void buffree(Buf *b);
 char *bufdetach(Buf *b);

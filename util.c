@@ -164,6 +164,13 @@ bufaddf(Buf *b, const char *fmt, ...)
 	b->len += n;
 }
 
+/* The text of b, "" when it has none yet. */
+const char *
+bstr(const Buf *b)
+{
+	return b->p ? b->p : "";
+}
+
 void
 bufreset(Buf *b)
 {

@@ -8,12 +8,6 @@
 
 #include "agent.h"
 
-static const char *
-bstr(const Buf *b)
-{
-	return b->p ? b->p : "";
-}
-
 /* Text of a message's content: a string, or the text blocks joined. */
 void
 wiretext(Buf *b, const Json *j, int content)
