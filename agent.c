@@ -799,6 +799,8 @@ runcall(Agent *a, Wirecall *c)
 	else if (ti < 0)
 		safetext(&what, bstr(&c->name), c->name.len, 1);
 	bufgrow(&what, 0);
+	if (ok)
+		sandboxsay(&a->tenv);	/* what is not held, on its line */
 	if (!a->quiet)
 		fprintf(stderr, "%s%s%s %s", color(a, "\033[36m"),
 		        ti >= 0 ? tools[ti].name : "tool", color(a, "\033[0m"),

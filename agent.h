@@ -328,6 +328,8 @@ typedef struct {
 	char *planpath;		/* the plan file from the root */
 	char *tmpdir;		/* the run's own temporary directory */
 	int abi;		/* the Landlock ABI in force, 0 for none */
+	char *unheld;		/* what it does not hold, said when a tool
+				 * that it would hold first runs */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
@@ -355,6 +357,7 @@ void toolcleanup(Toolenv *e);
 typedef int (*Jobfn)(void *arg, Buf *out);
 
 int sandboxinit(Toolenv *e);
+void sandboxsay(Toolenv *e);
 int sandboxheld(const Toolenv *e);
 int sandboxruleset(const Toolenv *e);
 int sandboxenter(int rs);

@@ -291,9 +291,10 @@ sandboxinit(Toolenv *e)
 	if (e->write == WPLAN && !(e->planpath = sandboxlanding(e->plan)))
 		return -1;
 	if (!(e->abi = off ? 0 : landlockabi())) {
-		warn("%s: tool processes are not sandboxed; write and edit "
-		     "still check their paths",
-		     off ? "AGENT_NO_LANDLOCK is set" : "no Landlock here");
+		bufaddf(&miss, "%s: tool processes are not sandboxed; write "
+		        "and edit still check their paths",
+		        off ? "AGENT_NO_LANDLOCK is set" : "no Landlock here");
+		e->unheld = bufdetach(&miss);
 		return 0;
 	}
 	if (e->abi < 3)
@@ -303,10 +304,24 @@ sandboxinit(Toolenv *e)
 	if (e->abi < 6 && !e->net)
 		bufadds(&miss, ", abstract Unix sockets");
 	if (miss.len)
-		warn("Landlock ABI %d here does not sandbox: %s", e->abi,
-		     miss.p + 2);
+		bufaddf(&b, "Landlock ABI %d here does not sandbox: %s",
+		        e->abi, miss.p + 2);
+	e->unheld = b.len ? bufdetach(&b) : NULL;
 	buffree(&miss);
 	return 0;
+}
+
+/* Say, once, what the kernel does not hold: when a tool it would hold
+ * first runs, not at every start, where a run that calls none would be
+ * told of it for nothing. */
+void
+sandboxsay(Toolenv *e)
+{
+	if (!e->unheld)
+		return;
+	warn("%s", e->unheld);
+	free(e->unheld);
+	e->unheld = NULL;
 }
 
 

@@ -1866,6 +1866,8 @@ toolcleanup(Toolenv *e)
 	free(e->tmpdir);
 	free(e->root);
 	free(e->planpath);
+	free(e->unheld);
+	e->unheld = NULL;
 	e->tmpdir = e->root = e->planpath = NULL;
 	if (!e->logdir)
 		return;

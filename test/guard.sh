@@ -173,8 +173,13 @@ runat -y -g readonly 'go'
 jsontest "readonly: write and edit not offered" "$REQ/1.json" \
     'sorted(t["function"]["name"] for t in d["tools"]) ==
      ["bash", "find", "grep", "ls", "read"]'
-[ -z "$(ls -A "$W")" ] && ok "readonly: nothing created" ||
-    fail "readonly: nothing created" "$(ls -A "$W")"
+if [ "$LL" = 1 ]; then
+	[ -z "$(ls -A "$W")" ] && ok "readonly: nothing created" ||
+	    fail "readonly: nothing created" "$(ls -A "$W")"
+else
+	[ ! -e "$W/w.txt" ] && ok "readonly: write not run" ||
+	    fail "readonly: write not run" "$(ls -A "$W")"
+fi
 if [ "$LL" = 1 ]; then
 	jsontest "readonly: bash touch fails, its TMPDIR works" "$REQ/2.json" \
 	    '"touched" not in d["messages"][-2]["content"] and
@@ -269,6 +274,11 @@ startfake -x "$T/l1" "$T/done"
 # have others, as under make test-asan); the next ones take its objects
 # but agent.o, the one config.h is in.
 build() {
+	if [ -n "$EMULATOR" ]; then
+		skip "$1: a build with a changed config.h" \
+		    "no sources under emulation; make test runs it"
+		return 1
+	fi
 	mkdir -p "$T/$1"
 	cp -p "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk \
 	    "$T/$1"/
