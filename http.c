@@ -1276,7 +1276,10 @@ dial(Conn *c, const Url *u)
 			continue;
 		}
 		c->fd = fd;
-		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		/* kept between requests, it must not reach the tools'
+		 * processes */
+		if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ||
+		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
 			cfail(c, "fcntl:");
 		} else if (!connect(fd, ai->ai_addr, ai->ai_addrlen)) {
 			break;

@@ -68,6 +68,13 @@ runat -q go
     ok "closed as the request went: sent again on a new one, once, silently" ||
     fail "closed as the request went: sent again on a new one" "rc $RC, $(reqs) requests, $(conns) connections: $(cat "$T/err")"
 
+# the kept connection is not handed to the tools' processes
+TOOL='bash {"command":"ls -l /proc/$$/fd/ | grep -c socket: || true"}' task 2
+startfake -K -x $KS
+runat -g full go
+jsontest "the kept connection: not open in a tool's process" "$REQ/2.json" \
+    'd["messages"][-1]["content"].strip() == "0"'
+
 for d in close http10; do
 	task 4 $d
 	startfake -K -x $KS
