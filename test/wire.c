@@ -304,7 +304,8 @@ testlimits(void)
 	w.maxkeep = 4;
 	sseinit(&sse, wireevent, &w);
 	bufreset(&s);
-	bufadds(&s, "data: {\"choices\":[{\"delta\":{\"content\":\"ab\\u00e9cd\"}}]}\n\n");
+	bufadds(&s, "data: {\"choices\":[{\"delta\":{\"content\":"
+	        "\"ab\\u00e9cd\"}}]}\n\n");
 	ssefeed(&sse, s.p, s.len);
 	T(is(&w.text, "ab\xc3\xa9"), "maxkeep: text kept up to it, whole "
 	  "characters only");
