@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh: run every unit test program and test script; count their
-# "ok - ", "FAIL - " and "skip - " lines and end with
+# "skip - ", "FAIL - " and "ok - " lines and end with
 # "N passed, N failed, N skipped".  A skip is a check that could not run
 # here: never a pass.
 cd "$(dirname "$0")/.." || exit 1
