@@ -62,7 +62,7 @@ runat -q -g full go	# the network is the point here, not the sandbox
 task 3
 echo forget >>"$T/k1"
 startfake -K -x $KS
-runat -q go
+runat -q -g full go
 [ "$RC" -eq 0 ] && [ ! -s "$T/err" ] && [ "$(reqs)" -eq 3 ] &&
     [ "$(conns)" -eq 2 ] &&
     ok "closed as the request went: sent again on a new one, once, silently" ||
