@@ -103,13 +103,15 @@ row "task: read, edit, bash" "$a" "$p"
 # the time, not 16 (pi has no line mode to compare).
 printf 'text %s\nfinish stop\nusage 100 20\n' \
     "$(awk 'BEGIN { while (i++ < 300) printf "x" }')" >"$B/ans"
-for n in 200 800; do
+for lines in 200 800; do
 	yes 'a question of some length, to make the history bigger' |
-	    head -n $n >"$B/lines$n"
-	fake $((n * 4)) "$B/ans"
+	    head -n $lines >"$B/lines$lines"
+	fake $((lines * 4)) "$B/ans"
 	a=$(measure 3 sh -c "exec env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
-	    $ROOT/agent -n -q <$B/lines$n >/dev/null")
-	row "line mode, $n messages" "$a" ""
+	    $ROOT/agent -n -q <$B/lines$lines >/dev/null")
+	set -- $a
+	printf '%-26s %9s ms %7s KB   (pi has no line mode)\n' \
+	    "line mode, $lines turns" "$1" "$2"
 done
 
 # A 10-call task over TLS through a relay that holds each chunk 25 ms
