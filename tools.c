@@ -2,18 +2,12 @@
 /* tools.c: the model's tools: read, write, edit, bash, grep, find, ls,
  * and the guard's hook commands; the sandbox they run in is sandbox.c's,
  * the tree walk of grep, find and ls walk.c's. */
-#define _XOPEN_SOURCE 700	/* realpath(3) */
-#ifdef __linux__
-#define _DEFAULT_SOURCE	/* syscall(2), for Landlock */
-#endif
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <poll.h>
 #include <regex.h>
@@ -23,11 +17,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifdef __linux__
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#endif
 
 #include "agent.h"
 
