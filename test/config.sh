@@ -44,30 +44,23 @@ runbad() {
 	RC=$?
 }
 
-if badbuild schema 's|"\\"limit\\":{\\"type\\":\\"number\\",\\"description\\":\\"Most lines to read\\"}},"|"\\"limit\\":{\\"type\\":\\"number\\",\\"description\\":\\"Most lines to read\\"},"|'
-then
-	runbad schema
-	[ "$RC" -eq 2 ] && grep -q 'config.h: tool read: its schema is not valid JSON' "$T/err" &&
-	    ok "a schema with a missing brace: exit 2, the tool named" ||
-	    fail "a schema with a missing brace: exit 2, the tool named" "rc $RC: $(cat "$T/err")"
-	[ ! -e "$REQ/1.head" ] && ok "a schema with a missing brace: no request" ||
-	    fail "a schema with a missing brace: no request" "$(ls "$REQ")"
-fi
+# refused NAME WHAT MESSAGE: the agent built in $T/NAME exits 2 at start
+# with MESSAGE on stderr, and sends nothing.
+refused() {
+	runbad "$1"
+	[ "$RC" -eq 2 ] && grep -q "config.h: $3" "$T/err" &&
+	    ok "$2: exit 2, named" || fail "$2: exit 2, named" "rc $RC: $(cat "$T/err")"
+	[ ! -e "$REQ/1.head" ] && ok "$2: no request" ||
+	    fail "$2: no request" "$(ls "$REQ")"
+}
 
-if badbuild number 's|cut at ${greplimit} matches|cut at ${greplimits} matches|'
-then
-	runbad number
-	[ "$RC" -eq 2 ] && grep -q 'config.h: tool grep: ${greplimits} is no number of config.h' "$T/err" &&
-	    ok "a description naming no number: exit 2, the tool named" ||
-	    fail "a description naming no number: exit 2, the tool named" "rc $RC: $(cat "$T/err")"
-	[ ! -e "$REQ/1.head" ] && ok "a description naming no number: no request" ||
-	    fail "a description naming no number: no request" "$(ls "$REQ")"
-fi
-
-if badbuild field 's|"max_completion_tokens" }|"max_tokens\\":1,\\"x" }|'
-then
-	runbad field
-	[ "$RC" -eq 2 ] && grep -q 'config.h: provider openai: the max tokens field must be a plain name' "$T/err" &&
-	    ok "a field name with quotes: exit 2, the provider named" ||
-	    fail "a field name with quotes: exit 2, the provider named" "rc $RC: $(cat "$T/err")"
-fi
+badbuild schema 's|"\\"limit\\":{\\"type\\":\\"number\\",\\"description\\":\\"Most lines to read\\"}},"|"\\"limit\\":{\\"type\\":\\"number\\",\\"description\\":\\"Most lines to read\\"},"|' &&
+    refused schema "a schema with a missing brace" \
+        'tool read: its schema is not valid JSON'
+badbuild number 's|cut at ${greplimit} matches|cut at ${greplimits} matches|' &&
+    refused number "a description naming no number" \
+        'tool grep: ${greplimits} is no number of config.h'
+badbuild field 's|"max_completion_tokens" }|"max_tokens\\":1,\\"x" }|' &&
+    refused field "a field name with quotes" \
+        'provider openai: the max tokens field must be a plain name'
+true
