@@ -213,7 +213,9 @@ typedef struct {
 	const char *maxfield;	/* OpenAI: the field naming maxout */
 } Wirereq;
 
-enum { WTEXT, WTHINK };	/* kinds of streamed pieces */
+/* kinds of streamed pieces: WCALL is a piece of the arguments of
+ * calls[call], p NULL when the call has only begun */
+enum { WTEXT, WTHINK, WCALL };
 
 /* A piece of the answer as it streams; nonzero stops the stream. */
 typedef int (*Wirefn)(void *arg, int kind, const char *p, size_t n);
@@ -232,6 +234,7 @@ typedef struct {
 	size_t maxkeep;		/* bytes of text, of thinking kept */
 	int atend;		/* set by the caller when the connection
 				 * closed: a cut event is then the end */
+	int call;		/* WCALL: the call the piece is of */
 	/* out */
 	Buf text, think;
 	Buf sig;		/* Anthropic: the thinking's signature */

@@ -127,6 +127,20 @@ delta(Wire *w, int kind, const char *p, size_t n)
 	return rc;
 }
 
+/* A piece of call k's arguments, the bytes of args from off on; NULL when
+ * the call has only begun. */
+static int
+calldelta(Wire *w, int k, size_t off)
+{
+	const Buf *a = &w->calls[k].args;
+
+	if (!w->fn)
+		return 0;
+	w->call = k;
+	return w->fn(w->arg, WCALL, off <= a->len ? bstr(a) + off : NULL,
+	             off <= a->len ? a->len - off : 0);
+}
+
 /* Set b to string token i, unless it is missing or empty. */
 static void
 setstr(Buf *b, const Json *j, int i)
@@ -184,10 +198,11 @@ count(const Json *j, int i, long long *out)
 
 /* OpenAI streams tool calls as pieces keyed by index: the id and name
  * come first, the arguments in fragments of a JSON text. */
-static void
+static int
 openaicalls(Wire *w, const Json *j, int arr)
 {
-	int k, tc, fn, v;
+	int k, tc, fn, v, rc = 0;
+	size_t off;
 	double idx;
 	Wirecall *c;
 
@@ -201,13 +216,17 @@ openaicalls(Wire *w, const Json *j, int arr)
 		fn = jsonget(j, tc, "function");
 		setstr(&c->name, j, jsonget(j, fn, "name"));
 		v = jsonget(j, fn, "arguments");
+		off = c->args.len;
 		if (v >= 0 && j->t[v].type == JOBJ) {
 			bufreset(&c->args);
 			jsonraw(&c->args, j, v);
+			off = 0;
 		} else {
 			jsonstrbuf(j, v, &c->args);
 		}
+		rc |= calldelta(w, c - w->calls, off);
 	}
+	return rc;
 }
 
 static void
@@ -251,7 +270,7 @@ openaievent(Wire *w, const char *data, size_t len)
 	if (jsonstrbuf(&j, jsonget(&j, d, "content"), &s) == 0)
 		rc |= delta(w, WTEXT, s.p, s.len);
 	if ((v = jsonget(&j, d, "tool_calls")) >= 0)
-		openaicalls(w, &j, v);
+		rc |= openaicalls(w, &j, v);
 	buffree(&s);
 	jsonfree(&j);
 	return rc;
@@ -300,6 +319,7 @@ anthropicstart(Wire *w, const Json *j, int block)
 		c->block = block;
 		setstr(&c->id, j, jsonget(j, cb, "id"));
 		setstr(&c->name, j, jsonget(j, cb, "name"));
+		rc = calldelta(w, c - w->calls, (size_t)-1);
 	} else if (jsonstrbuf(j, jsonget(j, cb, "text"), &s) == 0) {
 		rc = delta(w, WTEXT, s.p, s.len);
 	}
@@ -313,6 +333,7 @@ anthropicdelta(Wire *w, const Json *j, int block)
 	int d = jsonget(j, 0, "delta"), t = jsonget(j, d, "type"), rc = 0;
 	Buf s = { 0 };
 	Wirecall *c;
+	size_t n;
 
 	if (jsoneq(j, t, "text_delta")) {
 		jsonstrbuf(j, jsonget(j, d, "text"), &s);
@@ -324,7 +345,9 @@ anthropicdelta(Wire *w, const Json *j, int block)
 		jsonstrbuf(j, jsonget(j, d, "signature"), &w->sig);
 	} else if (jsoneq(j, t, "input_json_delta") &&
 	           (c = callofblock(w, block))) {
+		n = c->args.len;
 		jsonstrbuf(j, jsonget(j, d, "partial_json"), &c->args);
+		rc = calldelta(w, c - w->calls, n);
 	}
 	buffree(&s);
 	return rc;

@@ -13,13 +13,16 @@
 
 /* Streams */
 
-/* What the pieces said, in order: T for text, H for thinking. */
+/* What the pieces said, in order: T for text, H for thinking, C for a
+ * call's arguments (C^ when the call has only begun). */
 static int
 logpiece(void *arg, int kind, const char *p, size_t n)
 {
 	Buf *log = arg;
 
-	bufaddc(log, kind == WTEXT ? 'T' : 'H');
+	bufaddc(log, kind == WTEXT ? 'T' : kind == WTHINK ? 'H' : 'C');
+	if (kind == WCALL && !p)
+		bufaddc(log, '^');
 	bufadd(log, p, n);
 	bufaddc(log, '|');
 	return 0;
@@ -193,6 +196,9 @@ testopenaistream(void)
 	T(w.done && wirecomplete(&w) && !w.err.len, "openai: [DONE] ends it");
 	T(strstr(log.p, "HLook at \xc3\xa9|TLet me") != NULL,
 	  "openai: pieces passed on in order");
+	T(strstr(log.p, " read|C|C{\"path\":\"a.|C{}|Ctxt\"}|") != NULL,
+	  "openai: each piece of a call's arguments passed on, the first "
+	  "empty");
 	wirefree(&w);
 	buffree(&log);
 }
@@ -208,6 +214,8 @@ testanthropicstream(void)
 	T(is(&w.think, "The file first.") && is(&w.sig, "c2lnbmVk"),
 	  "anthropic: thinking and its signature");
 	T(is(&w.text, "Reading it."), "anthropic: text");
+	T(strstr(log.p, "TReading it.|C^|C{\"pa|Cth\": \"a\"}|") != NULL,
+	  "anthropic: a call's start and its input's pieces passed on");
 	T(w.ncalls == 1 && is(&w.calls[0].id, "toolu_1") &&
 	  is(&w.calls[0].name, "read") &&
 	  is(&w.calls[0].args, "{\"path\": \"a\"}"),
