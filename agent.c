@@ -1,7 +1,7 @@
 /* See LICENSE file for copyright and license details. */
-/* agent.c: main, flags and setup, the line interface, output and -j
- * events, asking the provider (retries, errors), approvals, the turn loop,
- * and the context: built from the session, counted and compacted. */
+/* agent.c: main, flags and setup, the line interface, output, asking
+ * the provider (retries, errors), approvals, the turn loop, and the
+ * context: built from the session, counted and compacted. */
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -41,6 +41,7 @@ typedef struct {
 	Wire w;			/* the answer */
 	Buf err;		/* an error body, the start of a body that is
 				 * no stream, or why the stream was cut */
+	Buf why;		/* why it failed, as said on stderr */
 	int overflow;		/* the provider says the context is too long */
 	int silent;		/* an answer for us, not the user: a summary */
 	Http *http;
@@ -54,6 +55,7 @@ typedef struct Agent {
 	char *key;
 	int quiet;
 	int json;		/* -j: events on stdout instead of text */
+	Events ev;
 	size_t compactat;	/* msgs before this have pre-compaction usage */
 	Tool offer[LEN(tools)];	/* the tools offered, their descriptions'
 				 * numbers filled in */
@@ -71,14 +73,6 @@ typedef struct Agent {
 	int ioerr;		/* the session file could not be written */
 	char *system;
 	int color;
-	int ttyout;		/* stdout is read by a person: end lines */
-	int ttyesc;		/* stdout is a terminal: the answer's control
-				 * characters are shown, not obeyed */
-	int lastc;		/* last byte written to stdout, -1 none */
-	Buf pending;		/* stdout held while one read is parsed: */
-	int hold;		/* its deltas go out in one write */
-	int thinking;		/* thinking is being shown on stderr */
-	int textseen;		/* stdout has text from an earlier message */
 	int nids;		/* ids made up for calls that came without */
 	long long turnin, turnout, turncached;
 } Agent;
@@ -192,175 +186,23 @@ msgsfree(Msgs *m)
 	free(m->form);
 }
 
-static void flush(Agent *a);
-
-/* Text to stdout: at once, or with the rest of the read being parsed. */
-static void
-out(Agent *a, const char *p, size_t n)
-{
-	if (!n)
-		return;
-	bufadd(&a->pending, p, n);
-	a->lastc = (unsigned char)p[n - 1];
-	if (!a->hold)
-		flush(a);
-}
-
-/* What out() holds, to stdout.  A reader that went away ends us
- * quietly. */
-static void
-flush(Agent *a)
-{
-	int err;
-
-	if (!a->pending.len)
-		return;
-	if (writeall(1, a->pending.p, a->pending.len) < 0) {
-		err = errno;
-		toolcleanup(&a->tenv);
-		if (err == EPIPE)
-			exit(0);
-		errno = err;
-		die("write stdout:");
-	}
-	bufreset(&a->pending);
-}
-
-/* -j: one event a line on stdout, as pi's json mode writes them; fields
- * is a JSON fragment or NULL. */
-static void
-emit(Agent *a, const char *type, const char *fields)
-{
-	Buf b = { 0 };
-
-	if (!a->json)
-		return;
-	bufadds(&b, "{\"type\":");
-	jsonescs(&b, type);
-	if (fields && *fields) {
-		bufaddc(&b, ',');
-		bufadds(&b, fields);
-	}
-	bufadds(&b, "}\n");
-	out(a, b.p, b.len);
-	buffree(&b);
-}
-
-/* -j: a message's start and end, for a message that is whole at once. */
-static void
-emitmsg(Agent *a, const char *json, int start)
-{
-	Buf f = { 0 };
-
-	if (!a->json)
-		return;
-	bufadds(&f, "\"message\":");
-	bufadds(&f, json);
-	if (start)
-		emit(a, "message_start", f.p);
-	emit(a, "message_end", f.p);
-	buffree(&f);
-}
-
-/* -j: the end of an answer that failed before any of it came. */
-static void
-emitfailed(Agent *a, const char *stop)
-{
-	Buf f = { 0 };
-
-	bufaddf(&f, "\"message\":{\"role\":\"assistant\",\"content\":[],"
-	        "\"stopReason\":\"%s\"}", stop);
-	emit(a, "message_end", f.p);
-	buffree(&f);
-}
-
-/* -j: a piece of the answer as it streams. */
-static void
-emitdelta(Agent *a, const char *kind, const char *p, size_t n)
-{
-	Buf f = { 0 };
-
-	bufaddf(&f, "\"assistantMessageEvent\":{\"type\":\"%s\","
-	        "\"delta\":", kind);
-	jsonesc(&f, p, n);
-	bufadds(&f, "}");
-	emit(a, "message_update", f.p);
-	buffree(&f);
-}
-
-/* Before a trace or a message on a terminal: finish the answer's line. */
-static void
-endline(Agent *a)
-{
-	if (a->ttyout && a->textseen && a->lastc != '\n')
-		out(a, "\n", 1);
-}
-
-static void
-endthinking(Agent *a)
-{
-	if (a->thinking)
-		fprintf(stderr, "%s\n", color(a, "\033[0m"));
-	a->thinking = 0;
-}
-
-static void
-showtext(Reply *r, const char *p, size_t n)
-{
-	Agent *a = r->a;
-	Buf show = { 0 };
-
-	if (r->silent)
-		return;
-	if (a->json) {
-		emitdelta(a, "text_delta", p, n);
-		return;
-	}
-	endthinking(a);
-	/* the first piece of a later message starts a line */
-	if (!r->w.text.len && a->textseen && a->lastc != '\n')
-		out(a, "\n", 1);
-	if (a->ttyesc) {
-		/* a model could hide lines, or set the window title and
-		 * the clipboard (OSC 0, OSC 52) */
-		safetext(&show, p, n, 0);
-		out(a, show.p, show.len);
-		buffree(&show);
-	} else {
-		out(a, p, n);
-	}
-	a->textseen = 1;
-}
-
-static void
-showthink(Reply *r, const char *p, size_t n)
-{
-	Agent *a = r->a;
-	Buf show = { 0 };
-
-	if (r->silent || (a->quiet && !a->json))
-		return;
-	if (a->json) {
-		emitdelta(a, "thinking_delta", p, n);
-		return;
-	}
-	flush(a);	/* the text before it goes first */
-	if (!a->thinking)
-		fputs(color(a, "\033[2m"), stderr);
-	a->thinking = 1;
-	safetext(&show, p, n, 0);
-	fwrite(show.p, 1, show.len, stderr);
-	buffree(&show);
-}
-
-/* The wire's callback: a piece of the answer, shown as it comes. */
+/* The wire's callback: a piece of the answer, shown as it comes.  A
+ * call's first piece makes the message's text narration. */
 static int
 onpiece(void *arg, int kind, const char *p, size_t n)
 {
-	if (kind == WTEXT)
-		showtext(arg, p, n);
-	else
-		showthink(arg, p, n);
+	Reply *r = arg;
+
+	if (r->silent)
+		;
+	else if (r->a->json)
+		emitpiece(&r->a->ev, &r->w, kind, p, n);
+	else if (kind == WTEXT)
+		showtext(&r->a->ev, p, n);
+	else if (kind == WTHINK)
+		showthink(&r->a->ev, p, n);
+	else if (!r->a->ev.ttyesc && r->a->ev.textto != TOERR)
+		settle(&r->a->ev, TOERR);
 	return intr != 0;
 }
 
@@ -399,10 +241,10 @@ onbody(void *arg, const char *p, size_t n)
 			bufadd(&r->err, p, MIN(n, maxerrbody - r->err.len));
 		return 0;
 	}
-	r->a->hold = 1;
+	r->a->ev.hold = 1;
 	rc = ssefeed(&r->sse, p, n);
-	r->a->hold = 0;
-	flush(r->a);
+	r->a->ev.hold = 0;
+	flush(&r->a->ev);
 	if (rc == SSEBIG)
 		bufaddf(&r->err, "an event in the stream is over %zu bytes",
 		        maxevent);
@@ -416,6 +258,8 @@ replyinit(Reply *r, Agent *a, Http *h, int silent)
 	r->a = a;
 	r->http = h;
 	r->silent = silent;
+	if (!silent)
+		textstart(&a->ev);
 	wireinit(&r->w, a->prov->wire, onpiece, r);
 	r->w.maxcalls = maxcalls;
 	r->w.maxkeep = maxkeep;
@@ -428,6 +272,7 @@ replyfree(Reply *r)
 {
 	wirefree(&r->w);
 	buffree(&r->err);
+	buffree(&r->why);
 	ssefree(&r->sse);
 }
 
@@ -471,18 +316,18 @@ sleepms(long ms)
 		;
 }
 
-/* Say why a request failed, in one line on stderr; what the server said
- * is made safe for the terminal first. */
+/* Say why a request failed, in one line on stderr, kept in r->why; what
+ * the server said is made safe for the terminal first. */
 static void
 failure(Agent *a, Reply *r, Http *h, int rc)
 {
 	Json j;
-	Buf msg = { 0 }, safe = { 0 };
+	Buf msg = { 0 }, safe = { 0 }, *w = &r->why;
 	const char *name = a->prov->name;
 	int ok = h->status / 100 == 2;
 
-	endthinking(a);
-	endline(a);
+	endthinking(&a->ev);
+	endline(&a->ev);
 	if ((!ok || !isstream(h)) && r->err.len &&
 	    jsonparse(&j, r->err.p, r->err.len) == 0) {
 		wireerror(&msg, &j, 0);
@@ -494,29 +339,33 @@ failure(Agent *a, Reply *r, Http *h, int rc)
 	}
 	safetext(&safe, bstr(&msg), MIN(msg.len, 1000), 1);
 	bufgrow(&safe, 0);
+	bufreset(w);
 	if (rc < 0 && intr)
-		warn("interrupted");
+		bufadds(w, "interrupted");
 	else if (ok && h->encoding[0] && !isstream(h))
-		warn("%s: the answer came %s-encoded, which agent does not "
-		     "decode", name, h->encoding);
+		bufaddf(w, "%s: the answer came %s-encoded, which agent does "
+		        "not decode", name, h->encoding);
 	else if (ok && !isstream(h))
-		warn("%s: HTTP %d sent %s, not an event stream: %s", name,
-		     h->status, h->ctype, safe.len ? safe.p : "(no body)");
+		bufaddf(w, "%s: HTTP %d sent %s, not an event stream: %s",
+		        name, h->status, h->ctype,
+		        safe.len ? safe.p : "(no body)");
 	else if (ok && msg.len)
-		warn("%s: %s", name, safe.p);
+		bufaddf(w, "%s: %s", name, safe.p);
 	else if (rc < 0 && ok)
-		warn("%s: the answer broke off: %s", name, h->err);
+		bufaddf(w, "%s: the answer broke off: %s", name, h->err);
 	else if (h->status / 100 == 3)
-		warn("%s: HTTP %d, moved to %s: check the base URL", name,
-		     h->status, h->location[0] ? h->location : "(nowhere)");
+		bufaddf(w, "%s: HTTP %d, moved to %s: check the base URL",
+		        name, h->status,
+		        h->location[0] ? h->location : "(nowhere)");
 	else if (h->status && !ok)
-		warn("%s: HTTP %d: %s", name, h->status, safe.len ? safe.p :
-		     rc < 0 ? h->err : "(no message)");
+		bufaddf(w, "%s: HTTP %d: %s", name, h->status,
+		        safe.len ? safe.p : rc < 0 ? h->err : "(no message)");
 	else if (rc < 0)
-		warn("%s: %s", name, h->err);
+		bufaddf(w, "%s: %s", name, h->err);
 	else
-		warn("%s: the stream ended before the answer was complete",
-		     name);
+		bufaddf(w, "%s: the stream ended before the answer was "
+		        "complete", name);
+	warn("%s", w->p);
 	buffree(&msg);
 	buffree(&safe);
 }
@@ -598,7 +447,7 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 		replyfree(r);
 		sleepms(delay);
 	}
-	endthinking(a);
+	endthinking(&a->ev);
 	buffree(&body);
 	buffree(&auth);
 	buffree(&url);
@@ -754,36 +603,6 @@ mayrun(Agent *a, Wirecall *c, int ti, Json *j, Buf *res)
 	return ok;
 }
 
-/* -j: a tool call starting (with its arguments) or ending (with its
- * result). */
-static void
-emitcall(Agent *a, Wirecall *c, const char *type, const Json *args,
-         const Buf *res, int iserr)
-{
-	Buf f = { 0 };
-
-	if (!a->json)
-		return;
-	bufadds(&f, "\"toolCallId\":");
-	jsonesc(&f, bstr(&c->id), c->id.len);
-	bufadds(&f, ",\"toolName\":");
-	jsonesc(&f, bstr(&c->name), c->name.len);
-	if (res) {
-		bufadds(&f, ",\"result\":{\"content\":[{\"type\":\"text\","
-		        "\"text\":");
-		jsonesc(&f, bstr(res), res->len);
-		bufaddf(&f, "}]},\"isError\":%s", iserr ? "true" : "false");
-	} else {
-		bufadds(&f, ",\"args\":");
-		if (args)
-			jsonraw(&f, args, 0);
-		else
-			bufadds(&f, "{}");
-	}
-	emit(a, type, f.p);
-	buffree(&f);
-}
-
 /* Run one call; its result, success or error, joins the conversation. */
 static void
 runcall(Agent *a, Wirecall *c)
@@ -805,15 +624,15 @@ runcall(Agent *a, Wirecall *c)
 		fprintf(stderr, "%s%s%s %s", color(a, "\033[36m"),
 		        ti >= 0 ? tools[ti].name : "tool", color(a, "\033[0m"),
 		        what.p);
-	emitcall(a, c, "tool_execution_start", ok ? &j : NULL, NULL, 0);
+	emitcall(&a->ev, c, "tool_execution_start", ok ? &j : NULL, NULL, 0);
 	if (ok)
 		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
 	traceend(a, iserr, &res);
 	if (ok)
 		guardafter(&a->guard, tools[ti].name, &j, &res, iserr);
-	emitcall(a, c, "tool_execution_end", NULL, &res, iserr);
+	emitcall(&a->ev, c, "tool_execution_end", NULL, &res, iserr);
 	record(a, resultjson(c, bstr(&res), res.len, iserr));
-	emitmsg(a, a->msgs.v[a->msgs.n - 1], 1);
+	emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
 	jsonfree(&j);
 	buffree(&res);
 	buffree(&what);
@@ -829,6 +648,23 @@ showusage(Agent *a)
 	        color(a, "\033[0m"));
 }
 
+/* What arrived of an answer that failed, and why: into the session if
+ * anything did, and to the events in any case. */
+static void
+failed(Agent *a, Reply *r)
+{
+	char *m;
+
+	textdone(&a->ev);
+	m = witherror(wiremessage(&r->w, a->prov->name, a->model,
+	              intr ? "aborted" : "error"), bstr(&r->why));
+	emitmsg(&a->ev, m, 0);
+	if (r->w.text.len || r->w.think.len || r->w.ncalls)
+		record(a, m);
+	else
+		free(m);
+}
+
 /* One user message and the model rounds it sets off: 0 done, 1 failed,
  * 130 interrupted. */
 static int
@@ -837,35 +673,26 @@ turn(Agent *a, const char *text, size_t len)
 	Reply r;
 	Http h;
 	Wirereq q;
-	const char *stop;
 	int round, i, rc = 1, compacted = 0;
 
 	intr = quitsig != 0;	/* a quit stays asked for */
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	notemodel(a);
-	emit(a, "agent_start", NULL);
+	emit(&a->ev, "agent_start", NULL);
 	if (autocompact && a->msgs.n &&
 	    contexttokens(a) > a->prov->context - reserve(a))
 		compact(a, "threshold", NULL);
 	record(a, userjson(text, len));
 	for (round = 0; round < maxrounds; round++) {
-		emit(a, "turn_start", NULL);
+		emit(&a->ev, "turn_start", NULL);
 		if (!round && !compacted)
-			emitmsg(a, a->msgs.v[a->msgs.n - 1], 1);
-		emit(a, "message_start",
-		     "\"message\":{\"role\":\"assistant\",\"content\":[]}");
+			emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
+		emitstart(&a->ev, a->prov->wire, a->prov->name, a->model);
 		request(a, &q);
 		if (ask(a, &q, &r, &h, 0) < 0) {
-			stop = intr ? "aborted" : "error";
-			if (r.w.text.len || r.w.think.len || r.w.ncalls) {
-				record(a, wiremessage(&r.w, a->prov->name,
-				       a->model, stop));
-				emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
-			} else {
-				emitfailed(a, stop);
-			}
-			emit(a, "turn_end", NULL);
+			failed(a, &r);
+			emit(&a->ev, "turn_end", NULL);
 			if (r.overflow && autocompact && !compacted &&
 			    compact(a, "overflow", NULL) == 0) {
 				/* once: the same question on a shorter context */
@@ -890,8 +717,10 @@ turn(Agent *a, const char *text, size_t len)
 		if (r.w.dropped)
 			warn("the answer holds more than %d tool calls: the "
 			     "rest are left out", maxcalls);
+		textdone(&a->ev);
 		record(a, wiremessage(&r.w, a->prov->name, a->model, NULL));
-		emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
+		emitends(&a->ev, a->msgs.v[a->msgs.n - 1]);
+		emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 0);
 		if (!r.w.ncalls) {
 			rc = 0;
 			if (!strcmp(r.w.finish, "length")) {
@@ -902,17 +731,17 @@ turn(Agent *a, const char *text, size_t len)
 				warn("the model refused to answer");
 				rc = 1;
 			}
-			emit(a, "turn_end", NULL);
+			emit(&a->ev, "turn_end", NULL);
 			replyfree(&r);
 			goto done;
 		}
-		endline(a);
+		endline(&a->ev);
 		for (i = 0; i < r.w.ncalls && !intr; i++)
 			runcall(a, &r.w.calls[i]);
-		emit(a, "turn_end", NULL);
+		emit(&a->ev, "turn_end", NULL);
 		replyfree(&r);
 		if (intr) {
-			endline(a);
+			endline(&a->ev);
 			warn("interrupted");
 			rc = 130;
 			goto done;
@@ -920,8 +749,9 @@ turn(Agent *a, const char *text, size_t len)
 	}
 	warn("stopped after %d model calls in one turn", maxrounds);
 done:
-	emit(a, "agent_end", NULL);
-	endline(a);
+	emit(&a->ev, "agent_end", NULL);
+	if (a->ev.textseen && a->ev.lastc != '\n')	/* it ends its line */
+		out(&a->ev, "\n", 1);
 	showusage(a);
 	if (sesssync(&a->sess) < 0)
 		a->ioerr = 1;
@@ -1367,14 +1197,12 @@ compact(Agent *a, const char *why, const char *focus)
 		warn("compacting the conversation (%s, about %ld tokens)", why,
 		     before);
 	bufaddf(&f, "\"reason\":\"%s\"", why);
-	emit(a, "compaction_start", f.p);
+	emit(&a->ev, "compaction_start", f.p);
 	bufreset(&f);
 	if (summarize(a, &conv, prev, focus, &sum) < 0) {
 		warn("compaction failed: the conversation is kept whole");
-		bufaddf(&f, "\"reason\":\"%s\",\"aborted\":%s,"
-		        "\"errorMessage\":\"no summary\"", why,
-		        intr ? "true" : "false");
-		emit(a, "compaction_end", f.p);
+		emitcompacted(&a->ev, why, NULL, NULL, before, intr ? NULL :
+		              "Compaction failed: no summary", intr != 0);
 		goto done;
 	}
 	bufadds(&f, "\"summary\":");
@@ -1389,13 +1217,7 @@ compact(Agent *a, const char *why, const char *focus)
 	msgsfree(&a->msgs);
 	memset(&a->msgs, 0, sizeof(a->msgs));
 	loadcontext(a);
-	bufreset(&f);
-	bufaddf(&f, "\"reason\":\"%s\",\"result\":{\"summary\":", why);
-	jsonesc(&f, sum.p, sum.len);
-	bufadds(&f, ",\"firstKeptEntryId\":");
-	jsonescs(&f, firstkept);
-	bufaddf(&f, ",\"tokensBefore\":%ld},\"aborted\":false", before);
-	emit(a, "compaction_end", f.p);
+	emitcompacted(&a->ev, why, &sum, firstkept, before, NULL, 0);
 	rc = 0;
 done:
 	free(path);
@@ -1794,7 +1616,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 		n = n * 10 + (*v - '0');
 	if (n > 0)
 		timeout = MIN(n, 1000000);
-	a->color = isatty(2) && !getenv("NO_COLOR");
+	a->ev.color = a->color = isatty(2) && !getenv("NO_COLOR");
 	setguard(a, gname);
 	offertools(a, toollist);
 	buildsystem(a);
@@ -1816,9 +1638,12 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	a->tenv.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
 	                  maxhead, &intr);
-	a->ttyesc = isatty(1);
-	a->ttyout = a->ttyesc || samefile(1, 2);
-	a->lastc = -1;
+	a->ev.tenv = &a->tenv;
+	a->ev.ttyesc = isatty(1);
+	a->ev.ttyout = a->ev.ttyesc || samefile(1, 2);
+	a->ev.lastc = -1;
+	a->ev.maxhold = maxhold;
+	a->ev.maxtail = maxbytes;
 	srand(time(NULL) ^ getpid());
 
 	memset(&sa, 0, sizeof(sa));
@@ -1849,7 +1674,7 @@ main(int argc, char *argv[])
 			mode = c;
 			file = optarg;
 			break;
-		case 'q': a.quiet = 1; break;
+		case 'q': a.ev.quiet = a.quiet = 1; break;
 		case 'y': a.guard.yes = 1; break;
 		case 'v':
 			if (puts("agent " VERSION) == EOF || fflush(stdout))
@@ -1875,16 +1700,21 @@ main(int argc, char *argv[])
 	if (sandboxinit(&a.tenv) < 0)	/* from here on, toolcleanup */
 		die("cannot make the sandbox:");
 	if (a.json) {
-		/* events only on stdout, the session's header first */
-		a.ttyout = a.ttyesc = 0;
-		out(&a, a.sess.head, strlen(a.sess.head));
-		out(&a, "\n", 1);
+		/* events only on stdout, the session's header first;
+		 * stderr only for errors */
+		a.ev.ttyout = a.ev.ttyesc = 0;
+		a.ev.quiet = a.quiet = 1;
+		a.ev.on = 1;
+		a.tenv.progress = emitoutput;
+		a.tenv.progarg = &a.ev;
+		out(&a.ev, a.sess.head, strlen(a.sess.head));
+		out(&a.ev, "\n", 1);
 	}
 	rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
 	rc = status(rc);
 	sessfree(&a.sess);
 	httpfree(a.http);
-	buffree(&a.pending);
+	eventsfree(&a.ev);
 	msgsfree(&a.msgs);
 	free(a.system);
 	free(a.scrub);

@@ -1579,6 +1579,8 @@ drain(Proc *p, Tail *t, long long *last)
 	n = read(p->fd, buf, sizeof(buf));
 	if (n > 0) {
 		tailadd(t, buf, n);
+		if (t->e->progress)
+			t->e->progress(t->e->progarg, buf, n);
 		*last = monoms();
 	} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
 		p->eof = 1;

@@ -43,8 +43,8 @@ printf 'raw %s\n' "$DATA/anthropic-text.sse" >"$T/r2"
 startfake -x "$T/r1" "$T/r2"
 runat 'what does my note say?'
 [ "$RC" -eq 0 ] && ok "wire: exit 0" || fail "wire: exit 0" "rc $RC: $(cat "$T/err")"
-printf '%s\nThe note says: "stand-up moves to 9:30", caf\303\251 on the 3rd floor \342\230\225 \360\237\232\200' \
-    "I'll read the note." | cmp -s - "$T/out" &&
+printf 'The note says: "stand-up moves to 9:30", caf\303\251 on the 3rd floor \342\230\225 \360\237\232\200\n' |
+    cmp -s - "$T/out" && grep -q "^I'll read the note.$" "$T/err" &&
     ok "wire: text blocks on stdout" || fail "wire: text blocks on stdout" "$(od -c "$T/out" | head)"
 grep -q 'The user asks what the note says; read it before answering.' "$T/err" &&
     ok "wire: thinking on stderr" || fail "wire: thinking on stderr" "$(cat "$T/err")"

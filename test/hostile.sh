@@ -99,7 +99,7 @@ finish stop
 X
 startfake "$T/a1" "$T/a1"
 runat -n 'hi'
-printf 'tab\there\033]52;c;cHduZWQ=\007 and \033[8mhidden\033[0m\nnext line' |
+printf 'tab\there\033]52;c;cHduZWQ=\007 and \033[8mhidden\033[0m\nnext line\n' |
     cmp -s - "$T/out" && ok "answer to a file: the bytes as they came" ||
     fail "answer to a file: the bytes as they came" "$(od -c "$T/out" | head)"
 (cd "$W" && agentexec script -qec "timeout 30 $ROOT/agent -n hi 2>/dev/null" \

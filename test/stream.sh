@@ -39,7 +39,8 @@ usage 1234 567
 END
 printf 'H\303\251llo, w\303\266rld \360\237\216\211\n"quotes" and \\ back' \
     >"$T/text.want"
-printf '\tslash\n\360\237\216\211\303\251' >>"$T/text.want"
+# the final answer ends its line
+printf '\tslash\n\360\237\216\211\303\251\n' >>"$T/text.want"
 
 startfake "$T/text" "$T/text"
 runagent -n hi
@@ -74,7 +75,7 @@ done
 # Replies as servers send them (test/data): every chunk with "usage":null
 # but the last, split at any byte, and an error event after a few words.
 echo "raw $PWD/test/data/openai-text.sse" | script wire
-printf 'The note says: "stand-up moves to 9:30", caf\303\251 on the 3rd floor \342\230\225 \360\237\232\200' \
+printf 'The note says: "stand-up moves to 9:30", caf\303\251 on the 3rd floor \342\230\225 \360\237\232\200\n' \
     >"$T/wire.want"
 for knobs in "" "-b 1 -C" "-b 2 -d 1 -f length"; do
 	startfake $knobs "$T/wire"
