@@ -37,6 +37,7 @@ startfake -x "$T/small" "$T/big"
 runs "$T/s.jsonl" "$T/two"
 [ "$RC" -eq 0 ] && ok "setup: a long conversation" || fail "setup: a long conversation" "rc $RC: $(cat "$T/err")"
 cp "$T/s.jsonl" "$T/s3.jsonl"
+cp "$T/s.jsonl" "$T/sj.jsonl"
 # the same, but with usage that does not say the window is full
 script bigquiet <<'X'
 big 100000
@@ -101,8 +102,11 @@ assert k.count("turn_start") == k.count("turn_end") == 2
 assert "compaction_start" in k and "compaction_end" in k
 users = [e for e in ev if e["type"] == "message_end" and e["message"]["role"] == "user"]
 assert len(users) == 1
-deltas = "".join(e["assistantMessageEvent"]["delta"] for e in ev if e["type"] == "message_update")
+deltas = "".join(e["assistantMessageEvent"].get("delta", "") for e in ev if e["type"] == "message_update")
 assert deltas == "Third answer.", deltas
+end = [e for e in ev if e["type"] == "compaction_end"][0]
+assert end["willRetry"] is True and end["aborted"] is False, end
+assert end["result"]["summary"].startswith("SUMMARY-XYZ")
 X
 [ "$RC" -eq 0 ] && ok "overflow: compacted and answered" ||
     fail "overflow: compacted and answered" "rc $RC: $(cat "$T/err")"
@@ -117,6 +121,16 @@ jsontest "/compact: the focus reaches the summariser" "$REQ/1.json" \
     '"Additional focus: keep the names" in d["messages"][1]["content"]'
 jsontest "/compact: then the next message" "$REQ/2.json" \
     'd["messages"][-1]["content"] == "fourth" and "SUMMARY-XYZ" in d["messages"][1]["content"]'
+# -j: a compaction by hand asks nothing again: willRetry false.
+startfake -x "$T/summary" "$T/third"
+runs "$T/sj.jsonl" "$T/manual" -j
+python3 - "$T/out" <<'X' && ok "/compact -j: compaction_end, willRetry false" || fail "/compact -j: compaction_end, willRetry false" "$(grep compaction "$T/out")"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])][1:]
+end = [e for e in ev if e["type"] == "compaction_end"][0]
+assert end["reason"] == "manual" and end["willRetry"] is False, end
+assert end["aborted"] is False and "summary" in end["result"]
+X
 printf '/compact\n' >"$T/short"
 (cd "$W" && agentexec timeout 30 "$ROOT/agent" -n) <"$T/short" >"$T/out" 2>"$T/err"
 grep -q 'nothing to compact' "$T/err" && ok "/compact: nothing to compact in a short one" ||
