@@ -182,10 +182,58 @@ runin "$T/lines" -n -q
 check "line mode: exit 0" [ "$RC" -eq 0 ]
 check "line mode: both answers on stdout" sh -c \
     'grep -q "first answer" "$1" && grep -q "second answer" "$1"' - "$T/out"
+printf 'first answer\nsecond answer\n' >"$T/lines.want"
+same "line mode: each answer ends its line" "$T/lines.want"
 check "line mode: second request carries the first answer" \
     grep -q 'first answer' "$REQ/2.json"
 jsontest "line mode: second request holds the conversation" "$REQ/2.json" \
     '[(m["role"], m["content"]) for m in d["messages"] if m["role"] != "system"] == [("user", "one"), ("assistant", "first answer"), ("user", "two")]'
+
+# stdout no terminal: the final answer alone, the text of the messages
+# that call tools on stderr; on a terminal, everything as it streams.
+script n1 <<'END'
+think pondering
+text Let me look.
+tool c1 ls {}
+finish tool_calls
+END
+script n2 <<'END'
+text The answer.
+finish stop
+END
+startfake -x "$T/n1" "$T/n2"
+runagent -n 'two rounds'
+printf 'The answer.\n' >"$T/n.want"
+same "a pipe: stdout holds the final answer alone, with a newline" "$T/n.want"
+check "a pipe: the narration on stderr, on its line" grep -qx 'Let me look.' "$T/err"
+startfake -x "$T/n1" "$T/n2"
+runagent -n -q 'two rounds'
+same "a pipe, -q: the final answer alone" "$T/n.want"
+check "a pipe, -q: no narration" sh -c '! grep -q "Let me" "$1"' - "$T/err"
+# past maxhold (64 KB) with no tool call yet, the text streams to stdout
+script h1 <<'END'
+big 100000
+tool c1 ls {}
+finish tool_calls
+END
+startfake -x "$T/h1" "$T/n2"
+runagent -n 'big then a call'
+check "a pipe: text past 64 KB streams to stdout, memory bounded" sh -c \
+    '[ "$(head -c 26 "$1")" = abcdefghijklmnopqrstuvwxyz ] &&
+     [ "$(wc -c <"$1")" -ge 100012 ] && [ "$(tail -c 12 "$1")" = "The answer." ]' \
+    - "$T/out"
+if command -v script >/dev/null 2>&1 && script -qc true /dev/null \
+    </dev/null >/dev/null 2>&1; then
+	startfake -x "$T/n1" "$T/n2"
+	(agentexec script -qc "./agent -n 'two rounds' 2>$T/tty.err" \
+	    "$T/typescript") </dev/null >"$T/tty.out" 2>&1
+	check "a terminal: every message's text streams to stdout" sh -c \
+	    'grep -q "Let me look." "$1" && grep -q "The answer." "$1" &&
+	     ! grep -q "Let me look" "$2"' - "$T/tty.out" "$T/tty.err"
+else
+	skip "a terminal: every message's text streams to stdout" \
+	    "no script(1) from util-linux"
+fi
 
 # Memory stays bounded whatever the length of the answer.
 script big <<'END'
