@@ -55,7 +55,7 @@ typedef struct Agent {
 	char *key;
 	int quiet;
 	int json;		/* -j: events on stdout instead of text */
-	Events ev;
+	Events ev;		/* what the run shows, text or events */
 	size_t compactat;	/* msgs before this have pre-compaction usage */
 	Tool offer[LEN(tools)];	/* the tools offered, their descriptions'
 				 * numbers filled in */
@@ -194,8 +194,8 @@ onpiece(void *arg, int kind, const char *p, size_t n)
 	Reply *r = arg;
 
 	if (r->silent)
-		;
-	else if (r->a->json)
+		return intr != 0;
+	if (r->a->json)
 		emitpiece(&r->a->ev, &r->w, kind, p, n);
 	else if (kind == WTEXT)
 		showtext(&r->a->ev, p, n);

@@ -379,7 +379,8 @@ emitends(Events *e, const char *json)
 	c = jsonget(&j, 0, "content");
 	for (i = 0; i < e->blocks; i++) {
 		ncall = 0;
-		for (blk = jsonat(&j, c, 0); blk >= 0; blk = jsonnext(&j, blk)) {
+		blk = jsonat(&j, c, 0);
+		for (; blk >= 0; blk = jsonnext(&j, blk)) {
 			ty = jsonget(&j, blk, "type");
 			bufreset(&x);
 			if (jsoneq(&j, ty, "thinking") && e->think == i) {
