@@ -244,7 +244,7 @@ onbody(void *arg, const char *p, size_t n)
 	r->a->ev.hold = 1;
 	rc = ssefeed(&r->sse, p, n);
 	r->a->ev.hold = 0;
-	flush(&r->a->ev);
+	outflush(&r->a->ev);
 	if (rc == SSEBIG)
 		bufaddf(&r->err, "an event in the stream is over %zu bytes",
 		        maxevent);
@@ -751,7 +751,7 @@ turn(Agent *a, const char *text, size_t len)
 done:
 	emit(&a->ev, "agent_end", NULL);
 	if (a->ev.textseen && a->ev.lastc != '\n')	/* it ends its line */
-		out(&a->ev, "\n", 1);
+		outwrite(&a->ev, "\n", 1);
 	showusage(a);
 	if (sesssync(&a->sess) < 0)
 		a->ioerr = 1;
@@ -1707,8 +1707,8 @@ main(int argc, char *argv[])
 		a.ev.on = 1;
 		a.tenv.progress = emitoutput;
 		a.tenv.progarg = &a.ev;
-		out(&a.ev, a.sess.head, strlen(a.sess.head));
-		out(&a.ev, "\n", 1);
+		outwrite(&a.ev, a.sess.head, strlen(a.sess.head));
+		outwrite(&a.ev, "\n", 1);
 	}
 	rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
 	rc = status(rc);

@@ -317,8 +317,6 @@ typedef struct {
 	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */
 	volatile sig_atomic_t *pgid;	/* the running bash group, or 0: a
 					 * second SIGINT kills it and exits */
-	void (*progress)(void *arg, const char *p, size_t n);
-	void *progarg;		/* bash's output as it comes, or NULL */
 	/* the tools' state in a run: zero to begin with, toolcleanup at
 	 * the end */
 	char *logdir;		/* bash logs' directory, or NULL till needed */
@@ -335,6 +333,9 @@ typedef struct {
 	int abi;		/* the Landlock ABI in force, 0 for none */
 	char *unheld;		/* what it does not hold, said when a tool
 				 * that it would hold first runs */
+	/* bash's output as it comes, to progress(progarg, ...), or NULL */
+	void (*progress)(void *arg, const char *p, size_t n);
+	void *progarg;
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
@@ -478,8 +479,8 @@ typedef struct {
 	long long updated;	/* when the last update went, ms */
 	int dirty;		/* output came since */
 } Events;
-void out(Events *e, const char *p, size_t n);
-void flush(Events *e);
+void outwrite(Events *e, const char *p, size_t n);
+void outflush(Events *e);
 void endline(Events *e);
 void endthinking(Events *e);
 void textstart(Events *e);

@@ -23,20 +23,20 @@ color(const Events *e, const char *code)
 
 /* Bytes to stdout: at once, or with the rest of the read being parsed. */
 void
-out(Events *e, const char *p, size_t n)
+outwrite(Events *e, const char *p, size_t n)
 {
 	if (!n)
 		return;
 	bufadd(&e->pending, p, n);
 	e->lastc = (unsigned char)p[n - 1];
 	if (!e->hold)
-		flush(e);
+		outflush(e);
 }
 
-/* What out() holds, to stdout.  A reader that went away ends us
+/* What outwrite() holds, to stdout.  A reader that went away ends us
  * quietly. */
 void
-flush(Events *e)
+outflush(Events *e)
 {
 	int err;
 
@@ -58,7 +58,7 @@ void
 endline(Events *e)
 {
 	if (e->ttyout && e->textseen && e->lastc != '\n')
-		out(e, "\n", 1);
+		outwrite(e, "\n", 1);
 }
 
 void
@@ -88,16 +88,16 @@ answer(Events *e, const char *p, size_t n)
 	if (!n)
 		return;
 	if (!e->began && e->textseen && e->lastc != '\n')
-		out(e, "\n", 1);
+		outwrite(e, "\n", 1);
 	e->began = e->textseen = 1;
 	if (e->ttyesc) {
 		/* a model could hide lines, or set the window title and
 		 * the clipboard (OSC 0, OSC 52) */
 		safetext(&show, p, n, 0);
-		out(e, show.p, show.len);
+		outwrite(e, show.p, show.len);
 		buffree(&show);
 	} else {
-		out(e, p, n);
+		outwrite(e, p, n);
 	}
 }
 
@@ -110,7 +110,7 @@ narrate(Events *e, const char *p, size_t n)
 
 	if (e->quiet || !n)
 		return;
-	flush(e);
+	outflush(e);
 	safetext(&show, p, n, 0);
 	fwrite(show.p, 1, show.len, stderr);
 	buffree(&show);
@@ -164,7 +164,7 @@ showthink(Events *e, const char *p, size_t n)
 
 	if (e->quiet)
 		return;
-	flush(e);	/* the text before it goes first */
+	outflush(e);	/* the text before it goes first */
 	if (!e->thinking)
 		fputs(color(e, "\033[2m"), stderr);
 	e->thinking = 1;
@@ -240,7 +240,7 @@ emit(Events *e, const char *type, const char *fields)
 		bufadds(&b, fields);
 	}
 	bufadds(&b, "}\n");
-	out(e, b.p, b.len);
+	outwrite(e, b.p, b.len);
 	buffree(&b);
 	buffree(&f);
 }
