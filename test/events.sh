@@ -223,6 +223,34 @@ else
 	skip "-j: against pi itself" "pi is not installed (set PI, or npm install --prefix bench/pi)"
 fi
 
+# Anthropic's wire: blocks in the order they came, a call begun by its
+# block's start, each end with its whole content.
+echo 'stand-up moves to 9:30' >"$W/notes.txt"
+printf 'raw %s\n' "$ROOT/test/data/anthropic-toolcall.sse" >"$T/a1"
+printf 'raw %s\n' "$ROOT/test/data/anthropic-text.sse" >"$T/a2"
+startfake -x "$T/a1" "$T/a2"
+(cd "$W" && agentexec timeout 30 "$ROOT/agent" -P anthropic -j -n go) \
+    </dev/null >"$T/out" 2>"$T/err"
+pycheck "-j, anthropic: blocks by contentIndex, the call's start before its pieces" "$T/out" <<'X'
+first = []	# the first answer's blocks
+for e in ev[5:]:
+    if e["type"] == "message_end":
+        break
+    if e["type"] == "message_update":
+        first.append(e["assistantMessageEvent"])
+k = [(u["type"], u["contentIndex"]) for u in first]
+starts = [x for x in k if x[0].endswith("_start")]
+assert starts == [("thinking_start", 0), ("text_start", 1),
+                  ("toolcall_start", 2)], k
+assert k.index(("toolcall_start", 2)) < k.index(("toolcall_delta", 2)), k
+ends = {u["type"]: u for u in first if u["type"].endswith("_end")}
+m = [e["message"] for e in ev if e["type"] == "message_end"][1]
+assert ends["thinking_end"]["content"] == m["content"][0]["thinking"]
+assert ends["text_end"]["content"] == m["content"][1]["text"]
+assert ends["toolcall_end"]["toolCall"] == m["content"][2], ends
+assert first[-1]["type"] == "toolcall_end" and m["content"][2]["name"] == "read"
+X
+
 # A failure still closes what it opened, and says why in the message.
 script bad <<'X'
 status 401
