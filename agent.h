@@ -182,6 +182,13 @@ void httpfree(Httpclient *c);
 /* wire.c: the providers' wires; no I/O */
 enum { OPENAI, ANTHROPIC };	/* chat completions, messages */
 
+/* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
+ * provider is asked for them: OpenAI's reasoning_effort (xhigh sent as
+ * high, or as it is), OpenRouter's reasoning object, Anthropic's thinking
+ * (a budget, or adaptive for the models that take that). */
+enum { TOFF, TMINIMAL, TLOW, TMEDIUM, THIGH, TXHIGH };
+enum { THNONE, THEFFORT, THXHIGH, THROUTER, THBUDGET };
+
 /* A stored message's wire form, made once and kept for the requests
  * after; wire.c makes and reads it. */
 enum { WFNONE, WFOTHER, WFUSER, WFANSWER, WFRESULT };
@@ -211,9 +218,15 @@ typedef struct {
 	int ntools;
 	long maxout;
 	const char *maxfield;	/* OpenAI: the field naming maxout */
+	int level;		/* TOFF ... TXHIGH */
+	int think;		/* THNONE ... THBUDGET */
+	const char *adaptive;	/* Anthropic: the models that think
+				 * adaptively, by parts of their names,
+				 * comma-separated; or NULL */
 } Wirereq;
 
-enum { WTEXT, WTHINK };	/* kinds of streamed pieces */
+/* Kinds of streamed pieces (WTEXT, WTHINK) and of an answer's parts. */
+enum { WTEXT, WTHINK, WREDACTED, WCALL };
 
 /* A piece of the answer as it streams; nonzero stops the stream. */
 typedef int (*Wirefn)(void *arg, int kind, const char *p, size_t n);
@@ -222,6 +235,15 @@ typedef struct {
 	Buf id, name, args;	/* arguments arrive in pieces */
 	int block;		/* Anthropic: the content block it came in */
 } Wirecall;
+
+/* Anthropic: one content block of the answer, in the stream's order. */
+typedef struct {
+	int kind;		/* WTEXT, WTHINK, WREDACTED or WCALL */
+	int block;		/* the stream's index of it */
+	size_t from, to;	/* WTEXT, WTHINK: its bytes of text, think */
+	Buf sig;		/* WTHINK's signature, WREDACTED's data */
+	int call;		/* WCALL: its index in calls */
+} Wirepart;
 
 /* What one model call streamed back. */
 typedef struct {
@@ -234,9 +256,14 @@ typedef struct {
 				 * closed: a cut event is then the end */
 	/* out */
 	Buf text, think;
-	Buf sig;		/* Anthropic: the thinking's signature */
+	Buf sig;		/* Anthropic: the thinking's signature;
+				 * OpenAI: the field that held it */
 	Wirecall *calls;
 	int ncalls;
+	Wirepart *parts;	/* Anthropic: the blocks, or none */
+	int nparts;
+	unsigned long hi[2];	/* by kind: a high surrogate that ended the
+				 * last piece, for the next to complete */
 	int dropped;
 	char finish[32];	/* finish_reason, in OpenAI's words */
 	long long in, out, cached, cachewrite;	/* in counts the cache */
@@ -245,7 +272,10 @@ typedef struct {
 	Buf err;		/* an error from the stream */
 } Wire;
 
+int wirelevel(const char *name);
+const char *wirelevelname(int level);
 void wirebody(const Wirereq *q, Buf *b);
+const char *wirebeta(const Wirereq *q);
 void wireformfree(Wireform *f);
 void wireinit(Wire *w, int wire, Wirefn fn, void *arg);
 int wireevent(void *w, const char *event, const char *data, size_t len);

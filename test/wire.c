@@ -462,16 +462,16 @@ testopenaibody(void)
 	T(has(&j, "messages.1.role", "user") &&
 	  has(&j, "messages.1.content", "hi"), "openai body: user text");
 	T(has(&j, "messages.2.role", "assistant") &&
-	  has(&j, "messages.2.content", "let me look") &&
-	  has(&j, "messages.2.tool_calls.0.id", "call_1|fc_x") &&
+	  has(&j, "messages.2.content", "hmmlet me look") &&
+	  has(&j, "messages.2.tool_calls.0.id", "call_1") &&
 	  has(&j, "messages.2.tool_calls.0.type", "function") &&
 	  has(&j, "messages.2.tool_calls.0.function.name", "read") &&
 	  has(&j, "messages.2.tool_calls.0.function.arguments",
 	      "{\"path\":\"a\"}") && at(&j, "messages.2.reasoning_content") < 0,
 	  "openai body: an answer's text and calls, arguments as a string, "
-	  "no thinking");
+	  "another model's thinking as text, pi's id of a compound one");
 	T(has(&j, "messages.3.role", "tool") &&
-	  has(&j, "messages.3.tool_call_id", "call_1|fc_x") &&
+	  has(&j, "messages.3.tool_call_id", "call_1") &&
 	  has(&j, "messages.3.content", "data"),
 	  "openai body: a result names its call");
 	T(has(&j, "messages.4.content", "null") &&
@@ -559,8 +559,11 @@ testanthropicbody(void)
 	request(&q, ANTHROPIC, "m2");
 	wirebody(&q, &b);
 	T(jsonparse(&j, b.p, b.len) == 0 &&
-	  has(&j, "messages.1.content.0.type", "text"),
-	  "anthropic body: thinking signed by another model is not sent");
+	  has(&j, "messages.1.content.0.type", "text") &&
+	  has(&j, "messages.1.content.0.text", "hmm") &&
+	  has(&j, "messages.1.content.1.text", "let me look") &&
+	  at(&j, "messages.1.content.0.signature") < 0,
+	  "anthropic body: thinking signed by another model goes as text");
 	jsonfree(&j);
 	buffree(&b);
 }
