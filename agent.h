@@ -284,6 +284,8 @@ char *wiremessage(const Wire *w, const char *provider, const char *model,
                   const char *stop);
 void wirefree(Wire *w);
 void wiretext(Buf *b, const Json *j, int content);
+void wireserialize(Buf *b, const char *type, const char *line,
+                   size_t maxresult);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
 
@@ -307,6 +309,7 @@ typedef struct {
 				 * append is retried by the next one */
 } Session;
 
+char *sessbase(void);
 char *sessdir(const char *base, const char *cwd);
 char *sesslatest(const char *dir);
 int sessparse(Session *s, const char *text, size_t len, const char *name);

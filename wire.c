@@ -40,6 +40,73 @@ wireerror(Buf *out, const Json *j, int i)
 	jsonraw(out, j, e);
 }
 
+/* A session entry (its type and line) as text for the summariser; a
+ * tool result is cut after maxresult bytes. */
+void
+wireserialize(Buf *b, const char *type, const char *line,
+              size_t maxresult)
+{
+	Json j;
+	Buf t = { 0 }, calls = { 0 };
+	int m, c, blk, ty;
+
+	if (jsonparse(&j, line, strlen(line)) < 0)
+		return;
+	m = jsonget(&j, 0, "message");
+	c = jsonget(&j, m, "content");
+	if (!strcmp(type, "custom_message")) {
+		wiretext(&t, &j, jsonget(&j, 0, "content"));
+		bufaddf(b, "[User]: %s\n\n", bstr(&t));
+	} else if (!strcmp(type, "branch_summary")) {
+		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
+		bufaddf(b, "[Summary of another branch]: %s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
+		jsonstrbuf(&j, jsonget(&j, m, "command"), &t);
+		bufaddf(b, "[User ran]: %s\n", bstr(&t));
+		bufreset(&t);
+		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
+		bufaddf(b, "%s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
+		wiretext(&t, &j, c);
+		bufaddf(b, "[User]: %s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
+		wiretext(&t, &j, c);
+		bufadds(b, "[Tool result]: ");
+		if (t.len > maxresult) {
+			bufadd(b, t.p, utf8back(t.p, maxresult));
+			bufaddf(b, "\n[... %zu more bytes]", t.len -
+			        utf8back(t.p, maxresult));
+		} else {
+			bufadd(b, bstr(&t), t.len);
+		}
+		bufadds(b, "\n\n");
+	}
+	blk = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
+	      jsonat(&j, c, 0) : -1;
+	for (; blk >= 0; blk = jsonnext(&j, blk)) {
+		ty = jsonget(&j, blk, "type");
+		bufreset(&t);
+		if (jsoneq(&j, ty, "thinking")) {
+			jsonstrbuf(&j, jsonget(&j, blk, "thinking"), &t);
+			bufaddf(b, "[Assistant thinking]: %s\n\n", bstr(&t));
+		} else if (jsoneq(&j, ty, "text")) {
+			jsonstrbuf(&j, jsonget(&j, blk, "text"), &t);
+			bufaddf(b, "[Assistant]: %s\n\n", bstr(&t));
+		} else if (jsoneq(&j, ty, "toolCall")) {
+			bufadds(&calls, calls.len ? "; " : "");
+			jsonstrbuf(&j, jsonget(&j, blk, "name"), &calls);
+			bufaddc(&calls, '(');
+			jsonraw(&calls, &j, jsonget(&j, blk, "arguments"));
+			bufaddc(&calls, ')');
+		}
+	}
+	if (calls.len)
+		bufaddf(b, "[Assistant tool calls]: %s\n\n", calls.p);
+	buffree(&t);
+	buffree(&calls);
+	jsonfree(&j);
+}
+
 /* Whether an error says the request is over the context window, in the
  * words of the providers we know of (OpenAI, Anthropic, llama.cpp, vLLM,
  * Ollama, LM Studio, OpenRouter). */
