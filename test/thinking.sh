@@ -8,8 +8,7 @@ ROOT=$PWD
 W=$T/work
 mkdir -p "$W"
 DATA=$ROOT/test/data
-PI=${PI:-$ROOT/bench/pi/node_modules/.bin/pi}
-[ -x "$PI" ] || PI=/work/main/bench/pi/node_modules/.bin/pi
+PI=${PI:-$(command -v pi || echo "$ROOT/bench/pi/node_modules/.bin/pi")}
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "thinking" "no python3"
 	exit 0
