@@ -1015,8 +1015,8 @@ setlevel(Agent *a, const char *name)
 	int l = wirelevel(name);
 
 	if (l < 0) {
-		warn("no thinking level %s: off, minimal, low, medium, high or "
-		     "xhigh", name);
+		warn("no thinking level %s: off, minimal, low, medium, "
+		     "high or xhigh", name);
 		return -1;
 	}
 	if (l != TOFF && a->prov->think == THNONE)
@@ -1742,7 +1742,7 @@ setthinking(Agent *a, const char *name)
 	if (!name || !*name)
 		name = getenv("AGENT_THINKING");
 	a->levelset = name && *name;
-	a->branchlevel = wirelevel(def);	/* what a branch says by none */
+	a->branchlevel = wirelevel(def);	/* a branch that says none */
 	if (setlevel(a, a->levelset ? name : def) < 0)
 		usage();
 }

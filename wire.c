@@ -679,7 +679,8 @@ storeparts(Buf *b, const Wire *w)
 			           &p->sig);
 		} else if (p->kind == WREDACTED) {
 			bufadds(b, "{\"type\":\"thinking\",\"thinking\":"
-			        "\"[Reasoning redacted]\",\"thinkingSignature\":");
+			        "\"[Reasoning redacted]\","
+			        "\"thinkingSignature\":");
 			jsonesc(b, bstr(&p->sig), p->sig.len);
 			bufadds(b, ",\"redacted\":true}");
 		} else {
@@ -835,8 +836,8 @@ anthropicthink(const Wirereq *q, Buf *b)
 		return;
 	if (adaptive(q))
 		bufaddf(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
-		        "\"summarized\"},\"output_config\":{\"effort\":\"%s\"}",
-		        effort[q->level]);
+		        "\"summarized\"},\"output_config\":{\"effort\":"
+		        "\"%s\"}", effort[q->level]);
 	else
 		bufaddf(b, ",\"thinking\":{\"type\":\"enabled\","
 		        "\"budget_tokens\":%ld,\"display\":\"summarized\"}",
@@ -987,7 +988,8 @@ openaianswer(Wireform *f, Buf *b, const Json *j, const char *model)
 	      jsoneq(j, jsonget(j, 0, "model"), model);
 	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
 		t = jsonget(j, blk, "type");
-		if (jsoneq(j, t, "text") && !blank(j, v = jsonget(j, blk, "text")))
+		v = jsonget(j, blk, "text");
+		if (jsoneq(j, t, "text") && !blank(j, v))
 			jsonstrbuf(j, v, &text);
 		if (!jsoneq(j, t, "thinking") ||
 		    blank(j, v = jsonget(j, blk, "thinking")) ||

@@ -467,7 +467,8 @@ testopenaibody(void)
 	  has(&j, "messages.2.tool_calls.0.type", "function") &&
 	  has(&j, "messages.2.tool_calls.0.function.name", "read") &&
 	  has(&j, "messages.2.tool_calls.0.function.arguments",
-	      "{\"path\":\"a\"}") && at(&j, "messages.2.reasoning_content") < 0,
+	      "{\"path\":\"a\"}") &&
+	  at(&j, "messages.2.reasoning_content") < 0,
 	  "openai body: an answer's text and calls, arguments as a string, "
 	  "another model's thinking as text, pi's id of a compound one");
 	T(has(&j, "messages.3.role", "tool") &&
@@ -671,8 +672,8 @@ testlevels(void)
 		bufreset(&b);
 		wirebody(&q, &b);
 		jsonparse(&j, b.p, b.len);
-		ok[1] += l ? has(&j, "reasoning_effort", l == TXHIGH ? "xhigh" :
-		        effort[l]) : at(&j, "reasoning_effort") < 0;
+		ok[1] += l ? has(&j, "reasoning_effort", l == TXHIGH ?
+		        "xhigh" : effort[l]) : at(&j, "reasoning_effort") < 0;
 		jsonfree(&j);
 		q.think = THROUTER;
 		bufreset(&b);
@@ -702,7 +703,8 @@ testlevels(void)
 		ok[4] += l ? has(&j, "thinking.type", "enabled") &&
 		        has(&j, "thinking.budget_tokens", v.p) &&
 		        has(&j, "thinking.display", "summarized") &&
-		        at(&j, "output_config") < 0 && at(&j, "temperature") < 0 :
+		        at(&j, "output_config") < 0 &&
+		        at(&j, "temperature") < 0 :
 		        at(&j, "thinking") < 0;
 		bufreset(&v);
 		bufaddf(&v, "%ld", 4096 + budget[l]);
@@ -718,7 +720,8 @@ testlevels(void)
 		ok[6] += (l ? has(&j, "thinking.type", "adaptive") &&
 		         has(&j, "output_config.effort", adaptive[l]) &&
 		         at(&j, "thinking.budget_tokens") < 0 :
-		         at(&j, "thinking") < 0 && at(&j, "output_config") < 0) &&
+		         at(&j, "thinking") < 0 &&
+		         at(&j, "output_config") < 0) &&
 		         has(&j, "max_tokens", "4096") && !wirebeta(&q);
 		jsonfree(&j);
 		q.ntools = 0;
@@ -727,7 +730,8 @@ testlevels(void)
 	}
 	for (i = 0; i < 8; i++)
 		if (ok[i] != TXHIGH + 1)
-			printf("# levels: case %d right at %d of 6\n", i, ok[i]);
+			printf("# levels: case %d right at %d of 6\n", i,
+			       ok[i]);
 	T(ok[0] == 6, "levels: openai reasoning_effort, xhigh as high, off "
 	  "none");
 	T(ok[1] == 6, "levels: openai reasoning_effort, xhigh kept where "
@@ -967,8 +971,9 @@ testreasoning(void)
 	char *msgs[] = {
 		"{\"role\":\"user\",\"content\":\"go\"}",
 		"{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\","
-		"\"thinking\":\"a\",\"thinkingSignature\":\"reasoning_content\"},"
-		"{\"type\":\"thinking\",\"thinking\":\"b\"},{\"type\":\"text\","
+		"\"thinking\":\"a\",\"thinkingSignature\":"
+		"\"reasoning_content\"},{\"type\":\"thinking\",\"thinking\":"
+		"\"b\"},{\"type\":\"text\","
 		"\"text\":\"done\"}],\"api\":\"openai-completions\","
 		"\"model\":\"ds\",\"stopReason\":\"stop\"}",
 	};
