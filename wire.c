@@ -233,6 +233,8 @@ piece(Wire *w, int kind, const Json *j, int i, Buf *out)
 	if (i < 0 || i >= j->n || j->t[i].type != JSTR)
 		return -1;
 	t = j->t[i];
+	if (t.end == t.start)	/* "" between the halves changes nothing */
+		return 0;
 	w->hi[kind] = 0;
 	v = uesc(j->s + t.start, t.end - t.start);
 	if (hi && v >= 0xdc00 && v <= 0xdfff) {

@@ -865,6 +865,7 @@ testblocks(void)
  * look like one. */
 static const char surrogates[] =
 	"data: {\"choices\":[{\"delta\":{\"content\":\"party \\ud83c\"}}]}\n\n"
+	"data: {\"choices\":[{\"delta\":{\"content\":\"\"}}]}\n\n"
 	"data: {\"choices\":[{\"delta\":{\"content\":\"\\udf89!\"}}]}\n\n"
 	"data: {\"choices\":[{\"delta\":{\"content\":\"a\\\\ud83c\"}}]}\n\n"
 	"data: {\"choices\":[{\"delta\":{\"content\":\"\\ud83c\"}}]}\n\n"
@@ -883,8 +884,8 @@ testsurrogates(void)
 	splits("surrogates", OPENAI, surrogates, sizeof(surrogates) - 1, &w,
 	       &log);
 	T(is(&w.text, "party \xf0\x9f\x8e\x89!a\\ud83c\xef\xbf\xbd" "b"),
-	  "surrogates: joined across deltas; an escaped \\ is text; a lone "
-	  "one is U+FFFD");
+	  "surrogates: joined across deltas, an empty one between; an "
+	  "escaped \\ is text; a lone one is U+FFFD");
 	m = wiremessage(&w, "p", "m", NULL);
 	T(strstr(m, "\"thinkingSignature\":\"reasoning\"") != NULL,
 	  "openai: the field reasoning came in is kept, as pi keeps it");
