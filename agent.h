@@ -242,6 +242,7 @@ typedef struct {
 	int block;		/* the stream's index of it */
 	size_t from, to;	/* WTEXT, WTHINK: its bytes of text, think */
 	Buf sig;		/* WTHINK's signature, WREDACTED's data */
+	int lost;		/* the signature was over the bound: none */
 	int call;		/* WCALL: its index in calls */
 } Wirepart;
 
@@ -262,6 +263,7 @@ typedef struct {
 	int ncalls;
 	Wirepart *parts;	/* Anthropic: the blocks, or none */
 	int nparts;
+	size_t sigs;		/* bytes of the parts' signatures */
 	unsigned long hi[2];	/* by kind: a high surrogate that ended the
 				 * last piece, for the next to complete */
 	int dropped;

@@ -452,6 +452,23 @@ callofblock(Wire *w, int block)
 	return NULL;
 }
 
+/* A signature or redacted data is kept whole or not at all (a cut one
+ * would be refused), within maxkeep bytes for all the parts. */
+static void
+keepsig(Wire *w, Wirepart *p, const char *s, size_t n)
+{
+	if (p->lost)
+		return;
+	if (w->sigs + n > w->maxkeep) {
+		w->sigs -= p->sig.len;
+		buffree(&p->sig);
+		p->lost = 1;
+		return;
+	}
+	bufadd(&p->sig, s, n);
+	w->sigs += n;
+}
+
 static int
 anthropicstart(Wire *w, const Json *j, int block)
 {
@@ -468,8 +485,9 @@ anthropicstart(Wire *w, const Json *j, int block)
 		if ((p = addpart(w, WCALL, block)))
 			p->call = w->ncalls - 1;
 	} else if (jsoneq(j, t, "redacted_thinking")) {
+		jsonstrbuf(j, jsonget(j, cb, "data"), &s);
 		if ((p = addpart(w, WREDACTED, block)))
-			jsonstrbuf(j, jsonget(j, cb, "data"), &p->sig);
+			keepsig(w, p, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "thinking")) {
 		addpart(w, WTHINK, block);
 		if (piece(w, WTHINK, j, jsonget(j, cb, "thinking"), &s) == 0)
@@ -508,9 +526,10 @@ anthropicdelta(Wire *w, const Json *j, int block)
 		rc = delta(w, WTHINK, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "signature_delta")) {
 		jsonstrbuf(j, jsonget(j, d, "signature"), &s);
-		bufadd(&w->sig, bstr(&s), s.len);
+		if (w->sig.len + s.len <= w->maxkeep)
+			bufadd(&w->sig, bstr(&s), s.len);
 		if ((p = partof(w, block, WTHINK)))
-			bufadd(&p->sig, bstr(&s), s.len);
+			keepsig(w, p, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "input_json_delta") &&
 	           (c = callofblock(w, block))) {
 		jsonstrbuf(j, jsonget(j, d, "partial_json"), &c->args);
@@ -668,8 +687,8 @@ storeparts(Buf *b, const Wire *w)
 
 	for (i = 0; i < w->nparts; i++) {
 		p = &w->parts[i];
-		if (p->kind != WREDACTED && p->kind != WCALL &&
-		    p->to == p->from)
+		if ((p->kind != WREDACTED && p->kind != WCALL &&
+		    p->to == p->from) || (p->kind == WREDACTED && p->lost))
 			continue;
 		bufadds(b, n++ ? "," : "");
 		if (p->kind == WTEXT) {

@@ -798,6 +798,7 @@ testblocks(void)
 	Wire w;
 	Wirereq q;
 	Json j;
+	Sse sse;
 	char *m, *msgs[2];
 
 	splits("blocks stream", ANTHROPIC, blockstream,
@@ -856,6 +857,22 @@ testblocks(void)
 	  "blocks: to another model thinking is text, redacted left out");
 	jsonfree(&j);
 	free(m);
+	wirefree(&w);
+	/* over maxkeep in all, a signature or data is dropped, not cut */
+	wireinit(&w, ANTHROPIC, NULL, NULL);
+	w.maxkeep = 20;
+	sseinit(&sse, wireevent, &w);
+	ssefeed(&sse, blockstream, sizeof(blockstream) - 1);
+	sseend(&sse);
+	m = wiremessage(&w, "anthropic", "m1", NULL);
+	T(w.nparts == 5 && !w.parts[0].lost && w.parts[1].lost &&
+	  !w.parts[1].sig.len && is(&w.parts[3].sig, "U2lnVHdv") &&
+	  jsonparse(&j, m, strlen(m)) == 0 && !strstr(m, "redacted") &&
+	  count(&j, "content") == 4, "blocks: signatures kept whole within "
+	  "the bound, or not at all");
+	jsonfree(&j);
+	free(m);
+	ssefree(&sse);
 	wirefree(&w);
 	buffree(&b);
 	buffree(&log);
