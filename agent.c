@@ -634,6 +634,7 @@ request(Agent *a, Wirereq *q)
 	memset(q, 0, sizeof(*q));
 	q->wire = a->prov->wire;
 	q->model = a->model;
+	q->provider = a->prov->name;
 	q->system = a->system;
 	q->msgs = a->msgs.v;
 	q->nmsgs = a->msgs.n;

@@ -196,6 +196,7 @@ enum { WFNONE, WFOTHER, WFUSER, WFANSWER, WFRESULT };
 typedef struct {
 	int wire;		/* made for this wire, */
 	char *model;		/* and model (whose thinking goes back) */
+	char *provider;		/* and provider, or NULL */
 	int kind;		/* what it is in the conversation */
 	char *text;		/* NULL until made */
 	size_t len;
@@ -210,6 +211,8 @@ typedef struct {
 typedef struct {
 	int wire;
 	const char *model;
+	const char *provider;	/* or NULL: any stored answer's model of
+				 * that name is the same */
 	const char *system;
 	char *const *msgs;
 	size_t nmsgs;

@@ -983,6 +983,18 @@ blank(const Json *j, int i)
 	return k;
 }
 
+/* Whether a stored answer is the request's model's own, as pi tells:
+ * the same API, provider and model.  Only its thinking goes back as
+ * thinking, the rest as text. */
+static int
+own(const Json *j, const Wirereq *q, const char *api)
+{
+	return jsoneq(j, jsonget(j, 0, "api"), api) &&
+	       jsoneq(j, jsonget(j, 0, "model"), q->model) &&
+	       (!q->provider ||
+	        jsoneq(j, jsonget(j, 0, "provider"), q->provider));
+}
+
 /* The field a stored thinking block came in, from pi's signature. */
 static const char *
 reasonfield(const Json *j, int sig)
@@ -999,14 +1011,13 @@ reasonfield(const Json *j, int sig)
  * it: the text blocks joined; the model's own thinking in the field it
  * came in, another model's as text. */
 static void
-openaianswer(Wireform *f, Buf *b, const Json *j, const char *model)
+openaianswer(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 {
 	Buf text = { 0 }, think = { 0 };
 	const char *field = NULL;
-	int content = jsonget(j, 0, "content"), blk, t, v, own, red, n = 0;
+	int content = jsonget(j, 0, "content"), blk, t, v, mine, red, n = 0;
 
-	own = jsoneq(j, jsonget(j, 0, "api"), "openai-completions") &&
-	      jsoneq(j, jsonget(j, 0, "model"), model);
+	mine = own(j, q, "openai-completions");
 	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
 		t = jsonget(j, blk, "type");
 		v = jsonget(j, blk, "text");
@@ -1016,7 +1027,7 @@ openaianswer(Wireform *f, Buf *b, const Json *j, const char *model)
 		    blank(j, v = jsonget(j, blk, "thinking")) ||
 		    (!jsonbool(j, jsonget(j, blk, "redacted"), &red) && red))
 			continue;
-		if (!own) {
+		if (!mine) {
 			jsonstrbuf(j, v, &text);
 			continue;
 		}
@@ -1046,7 +1057,7 @@ openaianswer(Wireform *f, Buf *b, const Json *j, const char *model)
 /* One stored message in the chat completions form: a message of its
  * own, with its comma. */
 static void
-openaiform(Wireform *f, Buf *b, const Json *j, const char *model)
+openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 {
 	Buf text = { 0 };
 	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
@@ -1058,7 +1069,7 @@ openaiform(Wireform *f, Buf *b, const Json *j, const char *model)
 		jsonesc(b, bstr(&text), text.len);
 		bufadds(b, "}");
 	} else if (jsoneq(j, role, "assistant") && answered(j)) {
-		openaianswer(f, b, j, model);
+		openaianswer(f, b, j, q);
 	} else if (f->kind == WFRESULT) {
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
 		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
@@ -1122,13 +1133,13 @@ anthropictooluse(Wireform *f, Buf *b, const Json *j, int blk)
  * another model's thinking as text, redacted as nothing.  A signature
  * from elsewhere (pi keeps OpenAI's field name there) would be refused. */
 static void
-anthropicthought(Buf *b, const Json *j, int blk, int own)
+anthropicthought(Buf *b, const Json *j, int blk, int mine)
 {
 	int v = jsonget(j, blk, "thinking"), sig, red;
 
 	sig = jsonget(j, blk, "thinkingSignature");
 	if (!jsonbool(j, jsonget(j, blk, "redacted"), &red) && red) {
-		if (!own || blank(j, sig))
+		if (!mine || blank(j, sig))
 			return;
 		bufadds(b, b->len ? "," : "");
 		bufadds(b, "{\"type\":\"redacted_thinking\",\"data\":");
@@ -1139,7 +1150,7 @@ anthropicthought(Buf *b, const Json *j, int blk, int own)
 	if (blank(j, v))
 		return;
 	bufadds(b, b->len ? "," : "");
-	if (own && !blank(j, sig)) {
+	if (mine && !blank(j, sig)) {
 		bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
 		jsonraw(b, j, v);
 		bufadds(b, ",\"signature\":");
@@ -1154,17 +1165,16 @@ anthropicthought(Buf *b, const Json *j, int blk, int own)
 /* A stored answer as Anthropic's assistant message, its blocks in their
  * order. */
 static void
-anthropicassistant(Wireform *f, Buf *out, const Json *j, const char *model)
+anthropicassistant(Wireform *f, Buf *out, const Json *j,
+                   const Wirereq *q)
 {
 	Buf blocks = { 0 }, *b = &blocks;
-	int content = jsonget(j, 0, "content"), blk, t, v, own;
-
-	own = jsoneq(j, jsonget(j, 0, "api"), "anthropic-messages") &&
-	      jsoneq(j, jsonget(j, 0, "model"), model);
+	int content = jsonget(j, 0, "content"), blk, t, v;
+	int mine = own(j, q, "anthropic-messages");
 	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
 		t = jsonget(j, blk, "type");
 		if (jsoneq(j, t, "thinking")) {
-			anthropicthought(b, j, blk, own);
+			anthropicthought(b, j, blk, mine);
 		} else if (jsoneq(j, t, "text") &&
 		           !blank(j, v = jsonget(j, blk, "text"))) {
 			bufadds(b, b->len ? "," : "");
@@ -1187,7 +1197,7 @@ anthropicassistant(Wireform *f, Buf *out, const Json *j, const char *model)
  * block of a user message (its closing brace left off), an answer as an
  * assistant message. */
 static void
-anthropicform(Wireform *f, Buf *b, const Json *j, const char *model)
+anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 {
 	Buf text = { 0 };
 	int role = jsonget(j, 0, "role"), iserr;
@@ -1203,7 +1213,7 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const char *model)
 		jsonesc(b, text.p, text.len);
 	} else if (jsoneq(j, role, "assistant") && answered(j)) {
 		f->kind = WFANSWER;
-		anthropicassistant(f, b, j, model);
+		anthropicassistant(f, b, j, q);
 	} else if (jsoneq(j, role, "toolResult")) {
 		f->kind = WFRESULT;
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
@@ -1227,6 +1237,7 @@ wireformfree(Wireform *f)
 	free(f->result);
 	free(f->text);
 	free(f->model);
+	free(f->provider);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -1238,18 +1249,21 @@ form(const Wirereq *q, const char *msg, Wireform *f)
 	Json j;
 	Buf b = { 0 };
 
-	if (f->text && f->wire == q->wire && !strcmp(f->model, q->model))
+	if (f->text && f->wire == q->wire && !strcmp(f->model, q->model) &&
+	    !f->provider == !q->provider &&
+	    (!q->provider || !strcmp(f->provider, q->provider)))
 		return;
 	wireformfree(f);
 	f->wire = q->wire;
 	f->model = xstrdup(q->model);
+	f->provider = q->provider ? xstrdup(q->provider) : NULL;
 	f->kind = WFNONE;
 	/* each was made from parsed JSON */
 	if (jsonparse(&j, msg, strlen(msg)) == 0) {
 		if (q->wire == ANTHROPIC)
-			anthropicform(f, &b, &j, q->model);
+			anthropicform(f, &b, &j, q);
 		else
-			openaiform(f, &b, &j, q->model);
+			openaiform(f, &b, &j, q);
 		jsonfree(&j);
 	}
 	f->len = b.len;

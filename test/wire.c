@@ -847,6 +847,23 @@ testblocks(void)
 	  "blocks: signature and data byte-equal in the body");
 	jsonfree(&j);
 	bufreset(&b);
+	q.provider = "anthropic";
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  has(&j, "messages.1.content.0.signature", "U2lnT25l+/="),
+	  "blocks: the same provider's");
+	jsonfree(&j);
+	bufreset(&b);
+	q.provider = "proxy";
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  count(&j, "messages.1.content") == 4 &&
+	  has(&j, "messages.1.content.0.type", "text") &&
+	  !strstr(b.p, "U2lnT25l"), "blocks: to the same model through "
+	  "another provider thinking is text, as pi sends it");
+	q.provider = NULL;
+	jsonfree(&j);
+	bufreset(&b);
 	q.model = "m2";
 	wirebody(&q, &b);
 	T(jsonparse(&j, b.p, b.len) == 0 &&
