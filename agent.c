@@ -26,6 +26,9 @@ typedef struct {
 	long context;		/* context window, tokens */
 	long maxout;		/* output tokens asked for */
 	const char *maxfield;	/* the request field naming maxout */
+	const char *thinking;	/* default thinking level */
+	int think;		/* how it takes one: THNONE ... THBUDGET */
+	const char *adaptive;	/* models that think adaptively: Wirereq */
 } Provider;
 
 #include "config.h"
@@ -70,6 +73,8 @@ typedef struct Agent {
 	Msgs msgs;		/* the context: the session's branch */
 	Session sess;
 	int modelnoted;		/* a model_change is on the branch */
+	int level, levelset;	/* thinking level; named by -T or the env */
+	int branchlevel;	/* the level the branch says, or -1 */
 	int ioerr;		/* the session file could not be written */
 	char *system;
 	int color;
@@ -114,7 +119,7 @@ status(int rc)
 static const char usagetext[] =
 	"usage: agent [-cnqyjvh] [-s file] [-f file] [-P provider] "
 	"[-m model] [-t tools]\n"
-	"             [-g profile] [prompt ...]\n";
+	"             [-g profile] [-T level] [prompt ...]\n";
 
 static void
 usage(void)
@@ -171,6 +176,21 @@ notemodel(Agent *a)
 		a->ioerr = 1;
 	buffree(&f);
 	a->modelnoted = 1;
+}
+
+/* A change of thinking level, as pi notes it. */
+static void
+notelevel(Agent *a)
+{
+	Buf f = { 0 };
+
+	if (a->level == a->branchlevel)
+		return;
+	bufaddf(&f, "\"thinkingLevel\":\"%s\"", wirelevelname(a->level));
+	if (sessappend(&a->sess, "thinking_level_change", f.p) < 0)
+		a->ioerr = 1;
+	buffree(&f);
+	a->branchlevel = a->level;
 }
 
 static void
@@ -389,7 +409,7 @@ static int
 ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 {
 	Buf body = { 0 }, auth = { 0 }, url = { 0 };
-	const char *headers[5];
+	const char *headers[6];
 	int attempt, rc, n = 0;
 	long delay;
 
@@ -399,6 +419,8 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 		if (a->key)
 			bufaddf(&auth, "x-api-key: %s", a->key);
 		headers[n++] = "anthropic-version: 2023-06-01";
+		if (wirebeta(q))
+			headers[n++] = wirebeta(q);
 	} else {
 		bufaddf(&url, "%s/chat/completions", a->url);
 		if (a->key)
@@ -461,6 +483,7 @@ request(Agent *a, Wirereq *q)
 	memset(q, 0, sizeof(*q));
 	q->wire = a->prov->wire;
 	q->model = a->model;
+	q->provider = a->prov->name;
 	q->system = a->system;
 	q->msgs = a->msgs.v;
 	q->nmsgs = a->msgs.n;
@@ -469,6 +492,9 @@ request(Agent *a, Wirereq *q)
 	q->ntools = a->noffer;
 	q->maxout = a->prov->maxout;
 	q->maxfield = a->prov->maxfield;
+	q->level = a->level;
+	q->think = a->prov->think;
+	q->adaptive = a->prov->adaptive;
 }
 
 static char *
@@ -679,6 +705,7 @@ turn(Agent *a, const char *text, size_t len)
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	notemodel(a);
+	notelevel(a);
 	emit(&a->ev, "agent_start", NULL);
 	if (autocompact && a->msgs.n &&
 	    contexttokens(a) > a->prov->context - reserve(a))
@@ -811,6 +838,25 @@ oneshot(Agent *a, char **words)
 	return rc;
 }
 
+/* Set the thinking level by name: -1 if there is none such.  A provider
+ * that takes none is said to once. */
+static int
+setlevel(Agent *a, const char *name)
+{
+	int l = wirelevel(name);
+
+	if (l < 0) {
+		warn("no thinking level %s: off, minimal, low, medium, "
+		     "high or xhigh", name);
+		return -1;
+	}
+	if (l != TOFF && a->prov->think == THNONE)
+		warn("%s takes no thinking level: %s is not sent",
+		     a->prov->name, name);
+	a->level = l;
+	return 0;
+}
+
 /* A /command typed in line mode: 1 to go on, 0 to quit. */
 static int
 command(Agent *a, const char *line)
@@ -821,6 +867,7 @@ command(Agent *a, const char *line)
 		fputs("/help     this list\n"
 		      "/session  the session file\n"
 		      "/compact [focus]  summarise the older conversation\n"
+		      "/thinking [level]  the thinking level, or set it\n"
 		      "/quit     leave (also /exit, Ctrl-D)\n", stderr);
 		return 1;
 	}
@@ -829,6 +876,13 @@ command(Agent *a, const char *line)
 		compact(a, "manual", line[8] ? line + 9 : NULL);
 		if (sesssync(&a->sess) < 0 || a->ioerr)
 			warn("the compaction is not saved in the session file");
+		return 1;
+	}
+	if (!strncmp(line, "/thinking", 9) && (!line[9] || line[9] == ' ')) {
+		if (!line[9])
+			fprintf(stderr, "%s\n", wirelevelname(a->level));
+		else if (setlevel(a, line + 10) == 0)
+			notelevel(a);
 		return 1;
 	}
 	if (!strcmp(line, "/session")) {
@@ -965,6 +1019,12 @@ entrymsg(Agent *a, const Entry *e)
 	} else if (!strcmp(e->type, "custom_message")) {
 		wiretext(&b, &j, jsonget(&j, 0, "content"));
 		msgadd(&a->msgs, userjson(bstr(&b), b.len));
+	} else if (!strcmp(e->type, "thinking_level_change")) {
+		v = jsonstr(&j, jsonget(&j, 0, "thinkingLevel"));
+		if (!a->levelset && wirelevel(v) >= 0)
+			a->level = wirelevel(v);
+		a->branchlevel = wirelevel(v);
+		free(v);
 	} else if (!strcmp(e->type, "model_change")) {
 		v = jsonstr(&j, jsonget(&j, 0, "provider"));
 		w = jsonstr(&j, jsonget(&j, 0, "modelId"));
@@ -1047,71 +1107,6 @@ contexttokens(const Agent *a)
 	return (got < 0 ? 0 : got) + tail;
 }
 
-/* A message entry as text for the summariser. */
-static void
-serialize(Buf *b, const Entry *e)
-{
-	Json j;
-	Buf t = { 0 }, calls = { 0 };
-	int m, c, blk, ty;
-
-	if (jsonparse(&j, e->line, strlen(e->line)) < 0)
-		return;
-	m = jsonget(&j, 0, "message");
-	c = jsonget(&j, m, "content");
-	if (!strcmp(e->type, "custom_message")) {
-		wiretext(&t, &j, jsonget(&j, 0, "content"));
-		bufaddf(b, "[User]: %s\n\n", bstr(&t));
-	} else if (!strcmp(e->type, "branch_summary")) {
-		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
-		bufaddf(b, "[Summary of another branch]: %s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
-		jsonstrbuf(&j, jsonget(&j, m, "command"), &t);
-		bufaddf(b, "[User ran]: %s\n", bstr(&t));
-		bufreset(&t);
-		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
-		bufaddf(b, "%s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
-		wiretext(&t, &j, c);
-		bufaddf(b, "[User]: %s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
-		wiretext(&t, &j, c);
-		bufadds(b, "[Tool result]: ");
-		if (t.len > maxresultsummary) {
-			bufadd(b, t.p, utf8back(t.p, maxresultsummary));
-			bufaddf(b, "\n[... %zu more bytes]", t.len -
-			        utf8back(t.p, maxresultsummary));
-		} else {
-			bufadd(b, bstr(&t), t.len);
-		}
-		bufadds(b, "\n\n");
-	}
-	blk = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
-	      jsonat(&j, c, 0) : -1;
-	for (; blk >= 0; blk = jsonnext(&j, blk)) {
-		ty = jsonget(&j, blk, "type");
-		bufreset(&t);
-		if (jsoneq(&j, ty, "thinking")) {
-			jsonstrbuf(&j, jsonget(&j, blk, "thinking"), &t);
-			bufaddf(b, "[Assistant thinking]: %s\n\n", bstr(&t));
-		} else if (jsoneq(&j, ty, "text")) {
-			jsonstrbuf(&j, jsonget(&j, blk, "text"), &t);
-			bufaddf(b, "[Assistant]: %s\n\n", bstr(&t));
-		} else if (jsoneq(&j, ty, "toolCall")) {
-			bufadds(&calls, calls.len ? "; " : "");
-			jsonstrbuf(&j, jsonget(&j, blk, "name"), &calls);
-			bufaddc(&calls, '(');
-			jsonraw(&calls, &j, jsonget(&j, blk, "arguments"));
-			bufaddc(&calls, ')');
-		}
-	}
-	if (calls.len)
-		bufaddf(b, "[Assistant tool calls]: %s\n\n", calls.p);
-	buffree(&t);
-	buffree(&calls);
-	jsonfree(&j);
-}
-
 /* Ask the model for a summary of conv, silently, with the summariser's
  * prompt and no tools; the summary goes to out. */
 static int
@@ -1175,7 +1170,8 @@ compact(Agent *a, const char *why, const char *focus)
 	cut = sesscut(path, n, from, keepbudget(a));
 	for (k = (long)from; k < cut; k++)
 		if (k != last && sessincontext(path[k]))
-			serialize(&conv, path[k]);
+			wireserialize(&conv, path[k]->type, path[k]->line,
+			              maxresultsummary);
 	if (cut < 0 || !conv.len) {
 		if (!a->quiet)
 			warn("nothing to compact: the conversation is short");
@@ -1229,24 +1225,6 @@ done:
 	return rc;
 }
 
-/* Where sessions live: AGENT_SESSION_DIR, or under the XDG data home. */
-static char *
-sessionbase(void)
-{
-	Buf b = { 0 };
-	const char *v;
-
-	if ((v = getenv("AGENT_SESSION_DIR")) && *v)
-		bufadds(&b, v);
-	else if ((v = getenv("XDG_DATA_HOME")) && *v)
-		bufaddf(&b, "%s/agent/sessions", v);
-	else if ((v = getenv("HOME")) && *v)
-		bufaddf(&b, "%s/.local/share/agent/sessions", v);
-	else
-		return NULL;
-	return bufdetach(&b);
-}
-
 /* -n: none, -c: the latest of this directory, -s: that file (made if it
  * is not there), -f: a new one holding a copy of that file's branch;
  * otherwise a new one. */
@@ -1259,7 +1237,7 @@ opensession(Agent *a, int mode, const char *file)
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd:");
-	if (mode != 'n' && !(base = sessionbase())) {
+	if (mode != 'n' && !(base = sessbase())) {
 		warn("no HOME and no AGENT_SESSION_DIR: no session file");
 		mode = 'n';
 	}
@@ -1577,6 +1555,21 @@ setguard(Agent *a, const char *gname)
 	guardprofile(&a->guard, profiles, LEN(profiles), gname);
 }
 
+/* -T, else AGENT_THINKING, else the provider's default; a session
+ * resumed keeps its own unless one was named. */
+static void
+setthinking(Agent *a, const char *name)
+{
+	const char *def = a->prov->thinking ? a->prov->thinking : "off";
+
+	if (!name || !*name)
+		name = getenv("AGENT_THINKING");
+	a->levelset = name && *name;
+	a->branchlevel = wirelevel(def);	/* a branch that says none */
+	if (setlevel(a, a->levelset ? name : def) < 0)
+		usage();
+}
+
 static void
 setup(Agent *a, const char *pname, const char *model, const char *toollist,
       const char *gname)
@@ -1661,12 +1654,12 @@ main(int argc, char *argv[])
 {
 	Agent a;
 	const char *pname = NULL, *model = NULL, *toollist = NULL;
-	const char *file = NULL, *gname = NULL;
+	const char *file = NULL, *gname = NULL, *level = NULL;
 	int c, rc, mode = 0;
 
 	setlocale(LC_CTYPE, "");
 	memset(&a, 0, sizeof(a));
-	while ((c = getopt(argc, argv, "cnqyjvhs:f:P:m:t:g:")) != -1) {
+	while ((c = getopt(argc, argv, "cnqyjvhs:f:P:m:t:g:T:")) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
 			if (mode && mode != c)
@@ -1688,12 +1681,14 @@ main(int argc, char *argv[])
 		case 'm': model = optarg; break;
 		case 't': toollist = optarg; break;
 		case 'g': gname = optarg; break;
+		case 'T': level = optarg; break;
 		case 'j': a.json = 1; break;
 		default:
 			usage();
 		}
 	}
 	setup(&a, pname, model, toollist, gname);
+	setthinking(&a, level);
 	opensession(&a, mode, file);
 	if (intr)	/* during a long load */
 		exit(status(130));

@@ -182,6 +182,13 @@ void httpfree(Httpclient *c);
 /* wire.c: the providers' wires; no I/O */
 enum { OPENAI, ANTHROPIC };	/* chat completions, messages */
 
+/* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
+ * provider is asked for them: OpenAI's reasoning_effort (xhigh sent as
+ * high, or as it is), OpenRouter's reasoning object, Anthropic's thinking
+ * (a budget, or adaptive for the models that take that). */
+enum { TOFF, TMINIMAL, TLOW, TMEDIUM, THIGH, TXHIGH };
+enum { THNONE, THEFFORT, THXHIGH, THROUTER, THBUDGET };
+
 /* A stored message's wire form, made once and kept for the requests
  * after; wire.c makes and reads it. */
 enum { WFNONE, WFOTHER, WFUSER, WFANSWER, WFRESULT };
@@ -189,6 +196,7 @@ enum { WFNONE, WFOTHER, WFUSER, WFANSWER, WFRESULT };
 typedef struct {
 	int wire;		/* made for this wire, */
 	char *model;		/* and model (whose thinking goes back) */
+	char *provider;		/* and provider, or NULL */
 	int kind;		/* what it is in the conversation */
 	char *text;		/* NULL until made */
 	size_t len;
@@ -203,6 +211,8 @@ typedef struct {
 typedef struct {
 	int wire;
 	const char *model;
+	const char *provider;	/* or NULL: any stored answer's model of
+				 * that name is the same */
 	const char *system;
 	char *const *msgs;
 	size_t nmsgs;
@@ -211,11 +221,17 @@ typedef struct {
 	int ntools;
 	long maxout;
 	const char *maxfield;	/* OpenAI: the field naming maxout */
+	int level;		/* TOFF ... TXHIGH */
+	int think;		/* THNONE ... THBUDGET */
+	const char *adaptive;	/* Anthropic: the models that think
+				 * adaptively, by parts of their names,
+				 * comma-separated; or NULL */
 } Wirereq;
 
-/* kinds of streamed pieces: WCALL is a piece of the arguments of
- * calls[call], p NULL when the call has only begun */
-enum { WTEXT, WTHINK, WCALL };
+/* Kinds of streamed pieces and of an answer's parts.  A WCALL piece is
+ * a piece of the arguments of calls[call], p NULL when the call has only
+ * begun; WREDACTED is a part only, never streamed. */
+enum { WTEXT, WTHINK, WREDACTED, WCALL };
 
 /* A piece of the answer as it streams; nonzero stops the stream. */
 typedef int (*Wirefn)(void *arg, int kind, const char *p, size_t n);
@@ -224,6 +240,16 @@ typedef struct {
 	Buf id, name, args;	/* arguments arrive in pieces */
 	int block;		/* Anthropic: the content block it came in */
 } Wirecall;
+
+/* Anthropic: one content block of the answer, in the stream's order. */
+typedef struct {
+	int kind;		/* WTEXT, WTHINK, WREDACTED or WCALL */
+	int block;		/* the stream's index of it */
+	size_t from, to;	/* WTEXT, WTHINK: its bytes of text, think */
+	Buf sig;		/* WTHINK's signature, WREDACTED's data */
+	int lost;		/* the signature was over the bound: none */
+	int call;		/* WCALL: its index in calls */
+} Wirepart;
 
 /* What one model call streamed back. */
 typedef struct {
@@ -237,9 +263,15 @@ typedef struct {
 	int call;		/* WCALL: the call the piece is of */
 	/* out */
 	Buf text, think;
-	Buf sig;		/* Anthropic: the thinking's signature */
+	Buf sig;		/* Anthropic: the thinking's signature;
+				 * OpenAI: the field that held it */
 	Wirecall *calls;
 	int ncalls;
+	Wirepart *parts;	/* Anthropic: the blocks, or none */
+	int nparts;
+	size_t sigs;		/* bytes of the parts' signatures */
+	unsigned long hi[2];	/* by kind: a high surrogate that ended the
+				 * last piece, for the next to complete */
 	int dropped;
 	char finish[32];	/* finish_reason, in OpenAI's words */
 	long long in, out, cached, cachewrite;	/* in counts the cache */
@@ -248,7 +280,10 @@ typedef struct {
 	Buf err;		/* an error from the stream */
 } Wire;
 
+int wirelevel(const char *name);
+const char *wirelevelname(int level);
 void wirebody(const Wirereq *q, Buf *b);
+const char *wirebeta(const Wirereq *q);
 void wireformfree(Wireform *f);
 void wireinit(Wire *w, int wire, Wirefn fn, void *arg);
 int wireevent(void *w, const char *event, const char *data, size_t len);
@@ -257,6 +292,8 @@ char *wiremessage(const Wire *w, const char *provider, const char *model,
                   const char *stop);
 void wirefree(Wire *w);
 void wiretext(Buf *b, const Json *j, int content);
+void wireserialize(Buf *b, const char *type, const char *line,
+                   size_t maxresult);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
 
@@ -280,6 +317,7 @@ typedef struct {
 				 * append is retried by the next one */
 } Session;
 
+char *sessbase(void);
 char *sessdir(const char *base, const char *cwd);
 char *sesslatest(const char *dir);
 int sessparse(Session *s, const char *text, size_t len, const char *name);

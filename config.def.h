@@ -10,18 +10,27 @@
  * another).  The wire is OPENAI (chat completions) or ANTHROPIC
  * (messages); a provider whose key variable is NULL needs no key
  * (AGENT_API_KEY is still sent if set).
+ *
+ * Thinking: the default level (AGENT_THINKING or -T picks another: off,
+ * minimal, low, medium, high, xhigh), and how the provider takes one:
+ * THEFFORT, OpenAI's reasoning_effort with xhigh sent as high; THXHIGH,
+ * the same with xhigh as it is; THROUTER, OpenRouter's reasoning object;
+ * THBUDGET, Anthropic's thinking with a budget of tokens, or adaptive
+ * thinking for the models named (by parts of their names) in the last
+ * column; THNONE, not at all.
  */
 static const Provider providers[] = {
-	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field */
-	{ "openai",     OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5-mini",               400000,  32000,  "max_completion_tokens" },
-	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-4-5",        200000,  32000,  NULL },
-	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-4.5", 200000, 32000, "max_tokens" },
-	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens" },
-	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens" },
-	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens" },
-	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens" },
-	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens" },
-	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens" },
+	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how */
+	{ "openai",     OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5-mini",               400000,  32000,  "max_completion_tokens", "off", THEFFORT, NULL },
+	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-4-5",        200000,  32000,  NULL,                    "off", THBUDGET,
+	  "opus-4-6,opus-4.6,opus-4-7,opus-4.7,sonnet-4-6,sonnet-4.6" },
+	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-4.5", 200000, 32000, "max_tokens",           "off", THROUTER, NULL },
+	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   NULL },
+	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, NULL },
+	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   NULL },
+	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, NULL },
+	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   NULL },
+	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, NULL },
 };
 
 /* Variables never passed to a tool, besides AGENT_API_KEY and the key

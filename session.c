@@ -84,6 +84,24 @@ isonow(char *t)
 	snprintf(t + 19, 13, ".%03dZ", (int)(ms % 1000));
 }
 
+/* Where sessions live: AGENT_SESSION_DIR, or under the XDG data home. */
+char *
+sessbase(void)
+{
+	Buf b = { 0 };
+	const char *v;
+
+	if ((v = getenv("AGENT_SESSION_DIR")) && *v)
+		bufadds(&b, v);
+	else if ((v = getenv("XDG_DATA_HOME")) && *v)
+		bufaddf(&b, "%s/agent/sessions", v);
+	else if ((v = getenv("HOME")) && *v)
+		bufaddf(&b, "%s/.local/share/agent/sessions", v);
+	else
+		return NULL;
+	return bufdetach(&b);
+}
+
 char *
 sessdir(const char *base, const char *cwd)
 {

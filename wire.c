@@ -40,6 +40,73 @@ wireerror(Buf *out, const Json *j, int i)
 	jsonraw(out, j, e);
 }
 
+/* A session entry (its type and line) as text for the summariser; a
+ * tool result is cut after maxresult bytes. */
+void
+wireserialize(Buf *b, const char *type, const char *line,
+              size_t maxresult)
+{
+	Json j;
+	Buf t = { 0 }, calls = { 0 };
+	int m, c, blk, ty;
+
+	if (jsonparse(&j, line, strlen(line)) < 0)
+		return;
+	m = jsonget(&j, 0, "message");
+	c = jsonget(&j, m, "content");
+	if (!strcmp(type, "custom_message")) {
+		wiretext(&t, &j, jsonget(&j, 0, "content"));
+		bufaddf(b, "[User]: %s\n\n", bstr(&t));
+	} else if (!strcmp(type, "branch_summary")) {
+		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
+		bufaddf(b, "[Summary of another branch]: %s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
+		jsonstrbuf(&j, jsonget(&j, m, "command"), &t);
+		bufaddf(b, "[User ran]: %s\n", bstr(&t));
+		bufreset(&t);
+		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
+		bufaddf(b, "%s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
+		wiretext(&t, &j, c);
+		bufaddf(b, "[User]: %s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
+		wiretext(&t, &j, c);
+		bufadds(b, "[Tool result]: ");
+		if (t.len > maxresult) {
+			bufadd(b, t.p, utf8back(t.p, maxresult));
+			bufaddf(b, "\n[... %zu more bytes]", t.len -
+			        utf8back(t.p, maxresult));
+		} else {
+			bufadd(b, bstr(&t), t.len);
+		}
+		bufadds(b, "\n\n");
+	}
+	blk = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
+	      jsonat(&j, c, 0) : -1;
+	for (; blk >= 0; blk = jsonnext(&j, blk)) {
+		ty = jsonget(&j, blk, "type");
+		bufreset(&t);
+		if (jsoneq(&j, ty, "thinking")) {
+			jsonstrbuf(&j, jsonget(&j, blk, "thinking"), &t);
+			bufaddf(b, "[Assistant thinking]: %s\n\n", bstr(&t));
+		} else if (jsoneq(&j, ty, "text")) {
+			jsonstrbuf(&j, jsonget(&j, blk, "text"), &t);
+			bufaddf(b, "[Assistant]: %s\n\n", bstr(&t));
+		} else if (jsoneq(&j, ty, "toolCall")) {
+			bufadds(&calls, calls.len ? "; " : "");
+			jsonstrbuf(&j, jsonget(&j, blk, "name"), &calls);
+			bufaddc(&calls, '(');
+			jsonraw(&calls, &j, jsonget(&j, blk, "arguments"));
+			bufaddc(&calls, ')');
+		}
+	}
+	if (calls.len)
+		bufaddf(b, "[Assistant tool calls]: %s\n\n", calls.p);
+	buffree(&t);
+	buffree(&calls);
+	jsonfree(&j);
+}
+
 /* Whether an error says the request is over the context window, in the
  * words of the providers we know of (OpenAI, Anthropic, llama.cpp, vLLM,
  * Ollama, LM Studio, OpenRouter). */
@@ -91,6 +158,9 @@ wirefree(Wire *w)
 		buffree(&w->calls[i].args);
 	}
 	free(w->calls);
+	for (i = 0; i < w->nparts; i++)
+		buffree(&w->parts[i].sig);
+	free(w->parts);
 	buffree(&w->text);
 	buffree(&w->think);
 	buffree(&w->sig);
@@ -124,6 +194,10 @@ delta(Wire *w, int kind, const char *p, size_t n)
 		return 0;
 	rc = w->fn ? w->fn(w->arg, kind, p, n) : 0;
 	keep(w, kind == WTEXT ? &w->text : &w->think, p, n);
+	/* Anthropic's blocks come one after another: the last is this one */
+	if (w->nparts && w->parts[w->nparts - 1].kind == kind)
+		w->parts[w->nparts - 1].to = kind == WTEXT ? w->text.len :
+		                             w->think.len;
 	return rc;
 }
 
@@ -139,6 +213,83 @@ calldelta(Wire *w, int k, size_t off)
 	w->call = k;
 	return w->fn(w->arg, WCALL, off <= a->len ? bstr(a) + off : NULL,
 	             off <= a->len ? a->len - off : 0);
+}
+
+/* The code point of a \uXXXX escape at s, or -1. */
+static long
+uesc(const char *s, size_t n)
+{
+	long v = 0;
+	size_t i;
+
+	if (n < 6 || s[0] != '\\' || s[1] != 'u')
+		return -1;
+	for (i = 2; i < 6; i++) {
+		if (hexval((unsigned char)s[i]) < 0)
+			return -1;
+		v = v * 16 + hexval((unsigned char)s[i]);
+	}
+	return v;
+}
+
+/* String token i of a streamed piece, unescaped into out.  Some servers
+ * split an emoji's surrogate pair between two deltas: a high surrogate
+ * ending one waits for the low one starting the next. */
+static int
+piece(Wire *w, int kind, const Json *j, int i, Buf *out)
+{
+	Json cut = *j;
+	Jtok t;
+	unsigned long c, hi = w->hi[kind];
+	long v;
+	int k;
+
+	if (i < 0 || i >= j->n || j->t[i].type != JSTR)
+		return -1;
+	t = j->t[i];
+	if (t.end == t.start)	/* "" between the halves changes nothing */
+		return 0;
+	w->hi[kind] = 0;
+	v = uesc(j->s + t.start, t.end - t.start);
+	if (hi && v >= 0xdc00 && v <= 0xdfff) {
+		c = 0x10000 + ((hi - 0xd800) << 10) + (v - 0xdc00);
+		bufaddc(out, 0xf0 | c >> 18);
+		bufaddc(out, 0x80 | (c >> 12 & 0x3f));
+		bufaddc(out, 0x80 | (c >> 6 & 0x3f));
+		bufaddc(out, 0x80 | (c & 0x3f));
+		t.start += 6;
+	} else if (hi) {
+		bufadds(out, "\xef\xbf\xbd");
+	}
+	v = t.end - t.start >= 6 ? uesc(j->s + t.end - 6, 6) : -1;
+	/* an odd run of \ before it would make it text, not an escape */
+	for (k = 0; v >= 0 && t.end - 6 - k > t.start &&
+	     j->s[t.end - 7 - k] == '\\'; k++)
+		;
+	if (v >= 0xd800 && v <= 0xdbff && k % 2 == 0) {
+		w->hi[kind] = v;
+		t.end -= 6;
+	}
+	cut.t = &t;
+	cut.n = 1;
+	return jsonstrbuf(&cut, 0, out);
+}
+
+/* A new part of an Anthropic answer, for block. */
+static Wirepart *
+addpart(Wire *w, int kind, int block)
+{
+	Wirepart *p;
+
+	if (w->nparts >= 4096)	/* more blocks than any answer has */
+		return NULL;
+	w->parts = xrealloc(w->parts, (w->nparts + 1) * sizeof(*w->parts));
+	p = &w->parts[w->nparts++];
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	p->block = block;
+	p->from = p->to = kind == WTEXT ? w->text.len : w->think.len;
+	return p;
 }
 
 /* Set b to string token i, unless it is missing or empty. */
@@ -238,12 +389,18 @@ openaiusage(Wire *w, const Json *j, int u)
 	      "cached_tokens"), &w->cached);
 }
 
+/* The fields servers stream reasoning in; pi keeps the first that is
+ * not empty, and its name, to send the reasoning back in it. */
+static const char *const reasonfields[] = {
+	"reasoning_content", "reasoning", "reasoning_text"
+};
+
 static int
 openaievent(Wire *w, const char *data, size_t len)
 {
 	Json j;
 	Buf s = { 0 };
-	int ch, d, v, rc = 0;
+	int ch, d, v, k, rc = 0;
 
 	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
 		w->done = 1;
@@ -263,11 +420,18 @@ openaievent(Wire *w, const char *data, size_t len)
 		snprintf(w->finish, sizeof(w->finish), "%.*s",
 		         j.t[v].end - j.t[v].start, j.s + j.t[v].start);
 	d = jsonget(&j, ch, "delta");
-	if (jsonstrbuf(&j, jsonget(&j, d, "reasoning_content"), &s) == 0 ||
-	    jsonstrbuf(&j, jsonget(&j, d, "reasoning"), &s) == 0)
+	for (k = 0; k < (int)LEN(reasonfields); k++) {
+		v = jsonget(&j, d, reasonfields[k]);
+		if (v < 0 || j.t[v].type != JSTR || j.t[v].end == j.t[v].start)
+			continue;
+		piece(w, WTHINK, &j, v, &s);
+		if (!w->sig.len)
+			bufadds(&w->sig, reasonfields[k]);
 		rc |= delta(w, WTHINK, s.p, s.len);
+		break;
+	}
 	bufreset(&s);
-	if (jsonstrbuf(&j, jsonget(&j, d, "content"), &s) == 0)
+	if (piece(w, WTEXT, &j, jsonget(&j, d, "content"), &s) == 0)
 		rc |= delta(w, WTEXT, s.p, s.len);
 	if ((v = jsonget(&j, d, "tool_calls")) >= 0)
 		rc |= openaicalls(w, &j, v);
@@ -307,24 +471,63 @@ callofblock(Wire *w, int block)
 	return NULL;
 }
 
+/* A signature or redacted data is kept whole or not at all (a cut one
+ * would be refused), within maxkeep bytes for all the parts. */
+static void
+keepsig(Wire *w, Wirepart *p, const char *s, size_t n)
+{
+	if (p->lost)
+		return;
+	if (w->sigs + n > w->maxkeep) {
+		w->sigs -= p->sig.len;
+		buffree(&p->sig);
+		p->lost = 1;
+		return;
+	}
+	bufadd(&p->sig, s, n);
+	w->sigs += n;
+}
+
 static int
 anthropicstart(Wire *w, const Json *j, int block)
 {
-	int cb = jsonget(j, 0, "content_block"), rc = 0;
+	int cb = jsonget(j, 0, "content_block"), t, rc = 0;
 	Buf s = { 0 };
 	Wirecall *c;
+	Wirepart *p;
 
-	if (jsoneq(j, jsonget(j, cb, "type"), "tool_use") &&
-	    (c = callat(w, w->ncalls))) {
+	t = jsonget(j, cb, "type");
+	if (jsoneq(j, t, "tool_use") && (c = callat(w, w->ncalls))) {
 		c->block = block;
 		setstr(&c->id, j, jsonget(j, cb, "id"));
 		setstr(&c->name, j, jsonget(j, cb, "name"));
 		rc = calldelta(w, c - w->calls, (size_t)-1);
-	} else if (jsonstrbuf(j, jsonget(j, cb, "text"), &s) == 0) {
-		rc = delta(w, WTEXT, s.p, s.len);
+		if ((p = addpart(w, WCALL, block)))
+			p->call = w->ncalls - 1;
+	} else if (jsoneq(j, t, "redacted_thinking")) {
+		jsonstrbuf(j, jsonget(j, cb, "data"), &s);
+		if ((p = addpart(w, WREDACTED, block)))
+			keepsig(w, p, bstr(&s), s.len);
+	} else if (jsoneq(j, t, "thinking")) {
+		addpart(w, WTHINK, block);
+		if (piece(w, WTHINK, j, jsonget(j, cb, "thinking"), &s) == 0)
+			rc = delta(w, WTHINK, s.p, s.len);
+	} else if (jsoneq(j, t, "text")) {
+		addpart(w, WTEXT, block);
+		if (piece(w, WTEXT, j, jsonget(j, cb, "text"), &s) == 0)
+			rc = delta(w, WTEXT, s.p, s.len);
 	}
 	buffree(&s);
 	return rc;
+}
+
+/* The part of the stream's block, if it is the last one begun. */
+static Wirepart *
+partof(Wire *w, int block, int kind)
+{
+	Wirepart *p = w->nparts ? &w->parts[w->nparts - 1] : NULL;
+
+	return p && p->block == block && p->kind == kind ? p : NULL;
 }
 
 static int
@@ -333,16 +536,21 @@ anthropicdelta(Wire *w, const Json *j, int block)
 	int d = jsonget(j, 0, "delta"), t = jsonget(j, d, "type"), rc = 0;
 	Buf s = { 0 };
 	Wirecall *c;
+	Wirepart *p;
 	size_t n;
 
 	if (jsoneq(j, t, "text_delta")) {
-		jsonstrbuf(j, jsonget(j, d, "text"), &s);
+		piece(w, WTEXT, j, jsonget(j, d, "text"), &s);
 		rc = delta(w, WTEXT, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "thinking_delta")) {
-		jsonstrbuf(j, jsonget(j, d, "thinking"), &s);
+		piece(w, WTHINK, j, jsonget(j, d, "thinking"), &s);
 		rc = delta(w, WTHINK, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "signature_delta")) {
-		jsonstrbuf(j, jsonget(j, d, "signature"), &w->sig);
+		jsonstrbuf(j, jsonget(j, d, "signature"), &s);
+		if (w->sig.len + s.len <= w->maxkeep)
+			bufadd(&w->sig, bstr(&s), s.len);
+		if ((p = partof(w, block, WTHINK)))
+			keepsig(w, p, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "input_json_delta") &&
 	           (c = callofblock(w, block))) {
 		n = c->args.len;
@@ -442,6 +650,112 @@ stopreason(const Wire *w)
 	return "stop";
 }
 
+static void
+storecall(Buf *b, const Wirecall *c)
+{
+	Json j;
+
+	bufadds(b, "{\"type\":\"toolCall\",\"id\":");
+	jsonesc(b, bstr(&c->id), c->id.len);
+	bufadds(b, ",\"name\":");
+	jsonesc(b, bstr(&c->name), c->name.len);
+	bufadds(b, ",\"arguments\":");
+	if (c->args.len && jsonparse(&j, c->args.p, c->args.len) == 0) {
+		if (j.t[0].type == JOBJ)
+			jsonraw(b, &j, 0);
+		else
+			bufadds(b, "{}");
+		jsonfree(&j);
+	} else {
+		bufadds(b, "{}");
+	}
+	bufadds(b, "}");
+}
+
+static void
+storethink(Buf *b, const char *p, size_t n, const Buf *sig)
+{
+	bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
+	jsonesc(b, p, n);
+	if (sig->len) {
+		bufadds(b, ",\"thinkingSignature\":");
+		jsonesc(b, sig->p, sig->len);
+	}
+	bufadds(b, "}");
+}
+
+/* Whether the parts hold every byte of text and thinking: a stream
+ * whose deltas came outside a block is stored merged instead. */
+static int
+whole(const Wire *w)
+{
+	size_t text = 0, think = 0;
+	int i;
+
+	for (i = 0; i < w->nparts; i++)
+		if (w->parts[i].kind == WTEXT)
+			text += w->parts[i].to - w->parts[i].from;
+		else if (w->parts[i].kind == WTHINK)
+			think += w->parts[i].to - w->parts[i].from;
+	return w->nparts && text == w->text.len && think == w->think.len;
+}
+
+/* Anthropic's blocks one by one, in order, as pi stores them: redacted
+ * thinking as thinking marked redacted, its data as the signature. */
+static void
+storeparts(Buf *b, const Wire *w)
+{
+	const Wirepart *p;
+	int i, n = 0;
+
+	for (i = 0; i < w->nparts; i++) {
+		p = &w->parts[i];
+		if ((p->kind != WREDACTED && p->kind != WCALL &&
+		    p->to == p->from) || (p->kind == WREDACTED && p->lost))
+			continue;
+		bufadds(b, n++ ? "," : "");
+		if (p->kind == WTEXT) {
+			bufadds(b, "{\"type\":\"text\",\"text\":");
+			jsonesc(b, w->text.p + p->from, p->to - p->from);
+			bufadds(b, "}");
+		} else if (p->kind == WTHINK) {
+			storethink(b, w->think.p + p->from, p->to - p->from,
+			           &p->sig);
+		} else if (p->kind == WREDACTED) {
+			bufadds(b, "{\"type\":\"thinking\",\"thinking\":"
+			        "\"[Reasoning redacted]\","
+			        "\"thinkingSignature\":");
+			jsonesc(b, bstr(&p->sig), p->sig.len);
+			bufadds(b, ",\"redacted\":true}");
+		} else {
+			storecall(b, &w->calls[p->call]);
+		}
+	}
+}
+
+/* The answer merged, thinking first: OpenAI's, or a stream whose
+ * deltas came outside its blocks. */
+static void
+storemerged(Buf *b, const Wire *w)
+{
+	int i, n = 0;
+
+	if (w->think.len) {
+		storethink(b, w->think.p, w->think.len, &w->sig);
+		n++;
+	}
+	if (w->text.len) {
+		bufadds(b, n++ ? ",{" : "{");
+		bufadds(b, "\"type\":\"text\",\"text\":");
+		jsonesc(b, w->text.p, w->text.len);
+		bufadds(b, "}");
+	}
+	for (i = 0; i < w->ncalls; i++) {
+		bufadds(b, n++ ? "," : "");
+		storecall(b, &w->calls[i]);
+	}
+}
+
 /* The answer as pi stores an assistant message; stop is NULL for a
  * finished answer, or "error" or "aborted" for what arrived of another. */
 char *
@@ -449,48 +763,12 @@ wiremessage(const Wire *w, const char *provider, const char *model,
             const char *stop)
 {
 	Buf b = { 0 };
-	Json j;
-	int i, first = 1;
-	const Wirecall *c;
 
 	bufadds(&b, "{\"role\":\"assistant\",\"content\":[");
-	if (w->think.len) {
-		bufadds(&b, "{\"type\":\"thinking\",\"thinking\":");
-		jsonesc(&b, w->think.p, w->think.len);
-		if (w->sig.len) {
-			bufadds(&b, ",\"thinkingSignature\":");
-			jsonesc(&b, w->sig.p, w->sig.len);
-		}
-		bufadds(&b, "}");
-		first = 0;
-	}
-	if (w->text.len) {
-		bufadds(&b, first ? "{" : ",{");
-		bufadds(&b, "\"type\":\"text\",\"text\":");
-		jsonesc(&b, w->text.p, w->text.len);
-		bufadds(&b, "}");
-		first = 0;
-	}
-	for (i = 0; i < w->ncalls; i++) {
-		c = &w->calls[i];
-		bufadds(&b, first ? "{" : ",{");
-		bufadds(&b, "\"type\":\"toolCall\",\"id\":");
-		jsonesc(&b, bstr(&c->id), c->id.len);
-		bufadds(&b, ",\"name\":");
-		jsonesc(&b, bstr(&c->name), c->name.len);
-		bufadds(&b, ",\"arguments\":");
-		if (c->args.len && jsonparse(&j, c->args.p, c->args.len) == 0) {
-			if (j.t[0].type == JOBJ)
-				jsonraw(&b, &j, 0);
-			else
-				bufadds(&b, "{}");
-			jsonfree(&j);
-		} else {
-			bufadds(&b, "{}");
-		}
-		bufadds(&b, "}");
-		first = 0;
-	}
+	if (whole(w))
+		storeparts(&b, w);
+	else
+		storemerged(&b, w);
 	bufadds(&b, "],\"api\":");
 	jsonescs(&b, w->wire == ANTHROPIC ? "anthropic-messages" :
 	         "openai-completions");
@@ -511,6 +789,104 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 }
 
 /* The request */
+
+static const char *const levels[] = {
+	"off", "minimal", "low", "medium", "high", "xhigh"
+};
+
+/* pi's thinking budgets in tokens, by level (xhigh as high) */
+static const long budgets[] = { 0, 1024, 2048, 8192, 16384, 16384 };
+
+/* A thinking level by name, or -1. */
+int
+wirelevel(const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < (int)LEN(levels); i++)
+		if (!strcmp(name, levels[i]))
+			return i;
+	return -1;
+}
+
+const char *
+wirelevelname(int level)
+{
+	return level > TOFF && level <= TXHIGH ? levels[level] : "off";
+}
+
+/* Whether Anthropic is asked to think, and adaptively: the request's
+ * model has a part of its name in q->adaptive (pi: Opus and Sonnet 4.6
+ * and later take only that). */
+static int
+thinks(const Wirereq *q)
+{
+	return q->level > TOFF && q->level <= TXHIGH && q->think != THNONE;
+}
+
+static int
+adaptive(const Wirereq *q)
+{
+	const char *p = q->adaptive, *m;
+	size_t n;
+
+	for (; p && *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		for (m = q->model; n && *m; m++)
+			if (!strncmp(m, p, n))
+				return 1;
+	}
+	return 0;
+}
+
+/* The header pi adds when a model that thinks on a budget is offered
+ * tools: thinking between the calls. */
+const char *
+wirebeta(const Wirereq *q)
+{
+	if (q->wire != ANTHROPIC || !thinks(q) || adaptive(q) || !q->ntools)
+		return NULL;
+	return "anthropic-beta: interleaved-thinking-2025-05-14";
+}
+
+/* OpenAI-compatible thinking fields: xhigh is high unless the provider
+ * takes it. */
+static void
+openaithink(const Wirereq *q, Buf *b)
+{
+	int l = q->level;
+
+	if (!thinks(q) || q->think == THBUDGET)
+		return;
+	if (l == TXHIGH && q->think != THXHIGH)
+		l = THIGH;
+	if (q->think == THROUTER)
+		bufaddf(b, ",\"reasoning\":{\"effort\":\"%s\"}", levels[l]);
+	else
+		bufaddf(b, ",\"reasoning_effort\":\"%s\"", levels[l]);
+}
+
+/* Anthropic's thinking: adaptive with an effort, or a budget that
+ * max_tokens holds on top of the answer.  Temperature, which thinking
+ * refuses, is never sent. */
+static void
+anthropicthink(const Wirereq *q, Buf *b)
+{
+	static const char *effort[] = {
+		"low", "low", "low", "medium", "high", "high"
+	};
+
+	if (!thinks(q))
+		return;
+	if (adaptive(q))
+		bufaddf(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
+		        "\"summarized\"},\"output_config\":{\"effort\":"
+		        "\"%s\"}", effort[q->level]);
+	else
+		bufaddf(b, ",\"thinking\":{\"type\":\"enabled\","
+		        "\"budget_tokens\":%ld,\"display\":\"summarized\"}",
+		        budgets[q->level]);
+}
 
 /* Whether a stored answer goes back: a failed or interrupted one does
  * not. */
@@ -558,18 +934,47 @@ formcall(Wireform *f, char *id)
 	f->calls[f->ncalls++] = id ? id : xstrdup("");
 }
 
+static int
+idchar(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+/* An id as OpenAI takes them, made as pi makes it: a compound id of the
+ * responses API (call_x|fc_y, hundreds of bytes) becomes its call, in
+ * [A-Za-z0-9_-]; none is over 40 bytes.  A call and its result map the
+ * same. */
+static void
+openaiid(Buf *b, const char *id)
+{
+	char safe[41];
+	size_t n = strcspn(id, "|"), i;
+
+	if (!id[n]) {
+		jsonesc(b, id, utf8back(id, MIN(n, 40)));
+		return;
+	}
+	for (i = 0; i < n && i < 40; i++)
+		safe[i] = idchar((unsigned char)id[i]) ? id[i] : '_';
+	safe[i] = '\0';
+	jsonescs(b, safe);
+}
+
 /* An answer's calls as chat completions' tool_calls. */
 static void
 openaitoolcalls(Wireform *f, Buf *b, const Json *j, int content)
 {
 	Buf args = { 0 };
 	int blk, n = 0;
+	char *id;
 
 	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
 		if (!jsoneq(j, jsonget(j, blk, "type"), "toolCall"))
 			continue;
 		bufadds(b, n++ ? ",{\"id\":" : ",\"tool_calls\":[{\"id\":");
-		jsonraw(b, j, jsonget(j, blk, "id"));
+		id = jsonstr(j, jsonget(j, blk, "id"));
+		openaiid(b, id ? id : "");
 		bufadds(b, ",\"type\":\"function\",\"function\":{\"name\":");
 		jsonraw(b, j, jsonget(j, blk, "name"));
 		bufadds(b, ",\"arguments\":");
@@ -577,76 +982,11 @@ openaitoolcalls(Wireform *f, Buf *b, const Json *j, int content)
 		jsonraw(&args, j, jsonget(j, blk, "arguments"));
 		jsonesc(b, args.p, args.len);
 		bufadds(b, "}}");
-		formcall(f, jsonstr(j, jsonget(j, blk, "id")));
+		formcall(f, id);
 	}
 	if (n)
 		bufaddc(b, ']');
 	buffree(&args);
-}
-
-/* One stored message in the chat completions form: a message of its
- * own, with its comma. */
-static void
-openaiform(Wireform *f, Buf *b, const Json *j)
-{
-	Buf text = { 0 };
-	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
-
-	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
-	wiretext(&text, j, content);
-	if (jsoneq(j, role, "user")) {
-		bufadds(b, ",{\"role\":\"user\",\"content\":");
-		jsonesc(b, bstr(&text), text.len);
-		bufadds(b, "}");
-	} else if (jsoneq(j, role, "assistant") && answered(j)) {
-		bufadds(b, ",{\"role\":\"assistant\",\"content\":");
-		if (text.len)
-			jsonesc(b, text.p, text.len);
-		else
-			bufadds(b, "null");
-		openaitoolcalls(f, b, j, content);
-		bufadds(b, "}");
-		if (!text.len && !f->ncalls)
-			bufreset(b);
-	} else if (f->kind == WFRESULT) {
-		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
-		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		jsonescs(b, f->result ? f->result : "");
-		bufadds(b, ",\"content\":");
-		jsonesc(b, bstr(&text), text.len);
-		bufadds(b, "}");
-	}
-	buffree(&text);
-}
-
-/* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
- * providers (call_x|fc_y, functions.f:0) map the same way everywhere. */
-static void
-anthropicid(Buf *b, const char *id)
-{
-	char safe[65];
-	size_t i;
-
-	for (i = 0; id[i] && i < 64; i++)
-		safe[i] = (id[i] >= 'a' && id[i] <= 'z') ||
-		          (id[i] >= 'A' && id[i] <= 'Z') ||
-		          (id[i] >= '0' && id[i] <= '9') || id[i] == '-' ?
-		          id[i] : '_';
-	safe[i] = '\0';
-	jsonescs(b, i ? safe : "_");
-}
-
-/* A tool_result block, but its closing brace: a cache mark may go
- * before it. */
-static void
-anthropicresult(Buf *b, const char *id, const char *text, size_t len,
-                int iserr)
-{
-	bufadds(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
-	anthropicid(b, id);
-	bufadds(b, ",\"content\":");
-	jsonesc(b, text, len);
-	bufadds(b, iserr ? ",\"is_error\":true" : "");
 }
 
 /* Whether string token i holds nothing but white space: Anthropic refuses
@@ -664,6 +1004,131 @@ blank(const Json *j, int i)
 	k = k == v.len;
 	buffree(&v);
 	return k;
+}
+
+/* Whether a stored answer is the request's model's own, as pi tells:
+ * the same API, provider and model.  Only its thinking goes back as
+ * thinking, the rest as text. */
+static int
+own(const Json *j, const Wirereq *q, const char *api)
+{
+	return jsoneq(j, jsonget(j, 0, "api"), api) &&
+	       jsoneq(j, jsonget(j, 0, "model"), q->model) &&
+	       (!q->provider ||
+	        jsoneq(j, jsonget(j, 0, "provider"), q->provider));
+}
+
+/* The field a stored thinking block came in, from pi's signature. */
+static const char *
+reasonfield(const Json *j, int sig)
+{
+	int k;
+
+	for (k = 0; k < (int)LEN(reasonfields); k++)
+		if (jsoneq(j, sig, reasonfields[k]))
+			return reasonfields[k];
+	return NULL;
+}
+
+/* A stored answer as chat completions' assistant message, as pi sends
+ * it: the text blocks joined; the model's own thinking in the field it
+ * came in, another model's as text. */
+static void
+openaianswer(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
+{
+	Buf text = { 0 }, think = { 0 };
+	const char *field = NULL;
+	int content = jsonget(j, 0, "content"), blk, t, v, mine, red, n = 0;
+
+	mine = own(j, q, "openai-completions");
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		t = jsonget(j, blk, "type");
+		v = jsonget(j, blk, "text");
+		if (jsoneq(j, t, "text") && !blank(j, v))
+			jsonstrbuf(j, v, &text);
+		if (!jsoneq(j, t, "thinking") ||
+		    blank(j, v = jsonget(j, blk, "thinking")) ||
+		    (!jsonbool(j, jsonget(j, blk, "redacted"), &red) && red))
+			continue;
+		if (!mine) {
+			jsonstrbuf(j, v, &text);
+			continue;
+		}
+		if (!n++)	/* the first block's field, as pi does */
+			field = reasonfield(j, jsonget(j, blk,
+			                    "thinkingSignature"));
+		bufadds(&think, think.len ? "\n" : "");
+		jsonstrbuf(j, v, &think);
+	}
+	bufadds(b, ",{\"role\":\"assistant\",\"content\":");
+	if (text.len)
+		jsonesc(b, text.p, text.len);
+	else
+		bufadds(b, "null");
+	if (field) {
+		bufaddf(b, ",\"%s\":", field);
+		jsonesc(b, think.p, think.len);
+	}
+	openaitoolcalls(f, b, j, content);
+	bufadds(b, "}");
+	if (!text.len && !f->ncalls)
+		bufreset(b);
+	buffree(&text);
+	buffree(&think);
+}
+
+/* One stored message in the chat completions form: a message of its
+ * own, with its comma. */
+static void
+openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
+{
+	Buf text = { 0 };
+	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
+
+	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
+	wiretext(&text, j, content);
+	if (jsoneq(j, role, "user")) {
+		bufadds(b, ",{\"role\":\"user\",\"content\":");
+		jsonesc(b, bstr(&text), text.len);
+		bufadds(b, "}");
+	} else if (jsoneq(j, role, "assistant") && answered(j)) {
+		openaianswer(f, b, j, q);
+	} else if (f->kind == WFRESULT) {
+		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
+		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
+		openaiid(b, f->result ? f->result : "");
+		bufadds(b, ",\"content\":");
+		jsonesc(b, bstr(&text), text.len);
+		bufadds(b, "}");
+	}
+	buffree(&text);
+}
+
+/* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
+ * providers (call_x|fc_y, functions.f:0) map the same way everywhere. */
+static void
+anthropicid(Buf *b, const char *id)
+{
+	char safe[65];
+	size_t i;
+
+	for (i = 0; id[i] && i < 64; i++)
+		safe[i] = idchar((unsigned char)id[i]) ? id[i] : '_';
+	safe[i] = '\0';
+	jsonescs(b, i ? safe : "_");
+}
+
+/* A tool_result block, but its closing brace: a cache mark may go
+ * before it. */
+static void
+anthropicresult(Buf *b, const char *id, const char *text, size_t len,
+                int iserr)
+{
+	bufadds(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
+	anthropicid(b, id);
+	bufadds(b, ",\"content\":");
+	jsonesc(b, text, len);
+	bufadds(b, iserr ? ",\"is_error\":true" : "");
 }
 
 static void
@@ -686,27 +1151,53 @@ anthropictooluse(Wireform *f, Buf *b, const Json *j, int blk)
 	formcall(f, id);
 }
 
-/* A stored answer as Anthropic's assistant message.  Thinking goes back
- * only signed, and only to the model that signed it: a signature from
- * elsewhere (pi keeps OpenAI's field name there) would be refused. */
+/* A thinking block of a stored answer, as pi sends it back: whole to
+ * the model that signed it, redacted thinking with its data; unsigned or
+ * another model's thinking as text, redacted as nothing.  A signature
+ * from elsewhere (pi keeps OpenAI's field name there) would be refused. */
 static void
-anthropicassistant(Wireform *f, Buf *out, const Json *j, const char *model)
+anthropicthought(Buf *b, const Json *j, int blk, int mine)
+{
+	int v = jsonget(j, blk, "thinking"), sig, red;
+
+	sig = jsonget(j, blk, "thinkingSignature");
+	if (!jsonbool(j, jsonget(j, blk, "redacted"), &red) && red) {
+		if (!mine || blank(j, sig))
+			return;
+		bufadds(b, b->len ? "," : "");
+		bufadds(b, "{\"type\":\"redacted_thinking\",\"data\":");
+		jsonraw(b, j, sig);
+		bufadds(b, "}");
+		return;
+	}
+	if (blank(j, v))
+		return;
+	bufadds(b, b->len ? "," : "");
+	if (mine && !blank(j, sig)) {
+		bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
+		jsonraw(b, j, v);
+		bufadds(b, ",\"signature\":");
+		jsonraw(b, j, sig);
+	} else {
+		bufadds(b, "{\"type\":\"text\",\"text\":");
+		jsonraw(b, j, v);
+	}
+	bufadds(b, "}");
+}
+
+/* A stored answer as Anthropic's assistant message, its blocks in their
+ * order. */
+static void
+anthropicassistant(Wireform *f, Buf *out, const Json *j,
+                   const Wirereq *q)
 {
 	Buf blocks = { 0 }, *b = &blocks;
-	int content = jsonget(j, 0, "content"), blk, t, sig, v, own;
-
-	own = jsoneq(j, jsonget(j, 0, "api"), "anthropic-messages") &&
-	      jsoneq(j, jsonget(j, 0, "model"), model);
+	int content = jsonget(j, 0, "content"), blk, t, v;
+	int mine = own(j, q, "anthropic-messages");
 	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
 		t = jsonget(j, blk, "type");
-		sig = jsonget(j, blk, "thinkingSignature");
-		if (jsoneq(j, t, "thinking") && own && !blank(j, sig)) {
-			bufadds(b, b->len ? "," : "");
-			bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
-			jsonraw(b, j, jsonget(j, blk, "thinking"));
-			bufadds(b, ",\"signature\":");
-			jsonraw(b, j, sig);
-			bufadds(b, "}");
+		if (jsoneq(j, t, "thinking")) {
+			anthropicthought(b, j, blk, mine);
 		} else if (jsoneq(j, t, "text") &&
 		           !blank(j, v = jsonget(j, blk, "text"))) {
 			bufadds(b, b->len ? "," : "");
@@ -729,7 +1220,7 @@ anthropicassistant(Wireform *f, Buf *out, const Json *j, const char *model)
  * block of a user message (its closing brace left off), an answer as an
  * assistant message. */
 static void
-anthropicform(Wireform *f, Buf *b, const Json *j, const char *model)
+anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 {
 	Buf text = { 0 };
 	int role = jsonget(j, 0, "role"), iserr;
@@ -745,7 +1236,7 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const char *model)
 		jsonesc(b, text.p, text.len);
 	} else if (jsoneq(j, role, "assistant") && answered(j)) {
 		f->kind = WFANSWER;
-		anthropicassistant(f, b, j, model);
+		anthropicassistant(f, b, j, q);
 	} else if (jsoneq(j, role, "toolResult")) {
 		f->kind = WFRESULT;
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
@@ -769,6 +1260,7 @@ wireformfree(Wireform *f)
 	free(f->result);
 	free(f->text);
 	free(f->model);
+	free(f->provider);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -780,19 +1272,21 @@ form(const Wirereq *q, const char *msg, Wireform *f)
 	Json j;
 	Buf b = { 0 };
 
-	if (f->text && f->wire == q->wire &&
-	    (q->wire != ANTHROPIC || !strcmp(f->model, q->model)))
+	if (f->text && f->wire == q->wire && !strcmp(f->model, q->model) &&
+	    !f->provider == !q->provider &&
+	    (!q->provider || !strcmp(f->provider, q->provider)))
 		return;
 	wireformfree(f);
 	f->wire = q->wire;
 	f->model = xstrdup(q->model);
+	f->provider = q->provider ? xstrdup(q->provider) : NULL;
 	f->kind = WFNONE;
 	/* each was made from parsed JSON */
 	if (jsonparse(&j, msg, strlen(msg)) == 0) {
 		if (q->wire == ANTHROPIC)
-			anthropicform(f, &b, &j, q->model);
+			anthropicform(f, &b, &j, q);
 		else
-			openaiform(f, &b, &j);
+			openaiform(f, &b, &j, q);
 		jsonfree(&j);
 	}
 	f->len = b.len;
@@ -841,7 +1335,7 @@ openaiowed(Buf *b, Owed *o)
 
 	for (i = 0; i < o->n; i++) {
 		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		jsonescs(b, o->id[i]);
+		openaiid(b, o->id[i]);
 		bufadds(b, ",\"content\":\"No result provided\"}");
 	}
 	o->n = 0;
@@ -872,6 +1366,7 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b)
 	        "\"stream_options\":{\"include_usage\":true}");
 	bufaddf(b, ",\"%s\":%ld", q->maxfield ? q->maxfield : "max_tokens",
 	        q->maxout);
+	openaithink(q, b);
 	tooldefs(q, b, "{\"type\":\"function\",\"function\":{",
 	         "parameters", "}}");
 	bufadds(b, "}");
@@ -961,7 +1456,9 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b)
 	free(a.o.id);
 	bufadds(b, "{\"model\":");
 	jsonescs(b, q->model);
-	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout);
+	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout +
+	        (thinks(q) && !adaptive(q) ? budgets[q->level] : 0));
+	anthropicthink(q, b);
 	/* the prompt is cached, and the conversation up to its last turn */
 	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");
 	jsonescs(b, q->system);

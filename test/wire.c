@@ -470,16 +470,17 @@ testopenaibody(void)
 	T(has(&j, "messages.1.role", "user") &&
 	  has(&j, "messages.1.content", "hi"), "openai body: user text");
 	T(has(&j, "messages.2.role", "assistant") &&
-	  has(&j, "messages.2.content", "let me look") &&
-	  has(&j, "messages.2.tool_calls.0.id", "call_1|fc_x") &&
+	  has(&j, "messages.2.content", "hmmlet me look") &&
+	  has(&j, "messages.2.tool_calls.0.id", "call_1") &&
 	  has(&j, "messages.2.tool_calls.0.type", "function") &&
 	  has(&j, "messages.2.tool_calls.0.function.name", "read") &&
 	  has(&j, "messages.2.tool_calls.0.function.arguments",
-	      "{\"path\":\"a\"}") && at(&j, "messages.2.reasoning_content") < 0,
+	      "{\"path\":\"a\"}") &&
+	  at(&j, "messages.2.reasoning_content") < 0,
 	  "openai body: an answer's text and calls, arguments as a string, "
-	  "no thinking");
+	  "another model's thinking as text, pi's id of a compound one");
 	T(has(&j, "messages.3.role", "tool") &&
-	  has(&j, "messages.3.tool_call_id", "call_1|fc_x") &&
+	  has(&j, "messages.3.tool_call_id", "call_1") &&
 	  has(&j, "messages.3.content", "data"),
 	  "openai body: a result names its call");
 	T(has(&j, "messages.4.content", "null") &&
@@ -567,8 +568,11 @@ testanthropicbody(void)
 	request(&q, ANTHROPIC, "m2");
 	wirebody(&q, &b);
 	T(jsonparse(&j, b.p, b.len) == 0 &&
-	  has(&j, "messages.1.content.0.type", "text"),
-	  "anthropic body: thinking signed by another model is not sent");
+	  has(&j, "messages.1.content.0.type", "text") &&
+	  has(&j, "messages.1.content.0.text", "hmm") &&
+	  has(&j, "messages.1.content.1.text", "let me look") &&
+	  at(&j, "messages.1.content.0.signature") < 0,
+	  "anthropic body: thinking signed by another model goes as text");
 	jsonfree(&j);
 	buffree(&b);
 }
@@ -641,6 +645,402 @@ testmessage(void)
 	wirefree(&w);
 }
 
+/* Thinking levels: each on each wire gives its fields, off none. */
+static void
+testlevels(void)
+{
+	static const char *effort[] = {
+		NULL, "minimal", "low", "medium", "high", "high"
+	};
+	static const char *adaptive[] = {
+		NULL, "low", "low", "medium", "high", "high"
+	};
+	static const long budget[] = { 0, 1024, 2048, 8192, 16384, 16384 };
+	Wirereq q;
+	Buf b = { 0 }, v = { 0 };
+	Json j;
+	int l, ok[8] = { 0 }, i;
+
+	T(wirelevel("off") == TOFF && wirelevel("xhigh") == TXHIGH &&
+	  wirelevel("max") < 0 && wirelevel(NULL) < 0 &&
+	  !strcmp(wirelevelname(TMEDIUM), "medium"),
+	  "levels: pi's names, and no others");
+	for (l = TOFF; l <= TXHIGH; l++) {
+		request(&q, OPENAI, "gpt");
+		q.level = l;
+		q.think = THEFFORT;
+		bufreset(&b);
+		wirebody(&q, &b);
+		jsonparse(&j, b.p, b.len);
+		ok[0] += l ? has(&j, "reasoning_effort", effort[l]) &&
+		        at(&j, "reasoning") < 0 :
+		        at(&j, "reasoning_effort") < 0;
+		jsonfree(&j);
+		q.think = THXHIGH;
+		bufreset(&b);
+		wirebody(&q, &b);
+		jsonparse(&j, b.p, b.len);
+		ok[1] += l ? has(&j, "reasoning_effort", l == TXHIGH ?
+		        "xhigh" : effort[l]) : at(&j, "reasoning_effort") < 0;
+		jsonfree(&j);
+		q.think = THROUTER;
+		bufreset(&b);
+		wirebody(&q, &b);
+		jsonparse(&j, b.p, b.len);
+		ok[2] += l ? has(&j, "reasoning.effort", effort[l]) &&
+		        at(&j, "reasoning_effort") < 0 :
+		        at(&j, "reasoning") < 0;
+		jsonfree(&j);
+		q.think = THNONE;
+		bufreset(&b);
+		wirebody(&q, &b);
+		jsonparse(&j, b.p, b.len);
+		ok[3] += at(&j, "reasoning") < 0 &&
+		         at(&j, "reasoning_effort") < 0;
+		jsonfree(&j);
+
+		request(&q, ANTHROPIC, "claude-sonnet-4-5");
+		q.level = l;
+		q.think = THBUDGET;
+		q.adaptive = "opus-4-6,sonnet-4-6";
+		bufreset(&b);
+		wirebody(&q, &b);
+		jsonparse(&j, b.p, b.len);
+		bufreset(&v);
+		bufaddf(&v, "%ld", budget[l]);
+		ok[4] += l ? has(&j, "thinking.type", "enabled") &&
+		        has(&j, "thinking.budget_tokens", v.p) &&
+		        has(&j, "thinking.display", "summarized") &&
+		        at(&j, "output_config") < 0 &&
+		        at(&j, "temperature") < 0 :
+		        at(&j, "thinking") < 0;
+		bufreset(&v);
+		bufaddf(&v, "%ld", 4096 + budget[l]);
+		ok[5] += has(&j, "max_tokens", v.p) &&
+		         !!wirebeta(&q) == (l != TOFF) &&
+		         (!l || !strcmp(wirebeta(&q), "anthropic-beta: "
+		                        "interleaved-thinking-2025-05-14"));
+		jsonfree(&j);
+		q.model = "claude-sonnet-4-6-20260101";
+		bufreset(&b);
+		wirebody(&q, &b);
+		jsonparse(&j, b.p, b.len);
+		ok[6] += (l ? has(&j, "thinking.type", "adaptive") &&
+		         has(&j, "output_config.effort", adaptive[l]) &&
+		         at(&j, "thinking.budget_tokens") < 0 :
+		         at(&j, "thinking") < 0 &&
+		         at(&j, "output_config") < 0) &&
+		         has(&j, "max_tokens", "4096") && !wirebeta(&q);
+		jsonfree(&j);
+		q.ntools = 0;
+		q.model = "claude-sonnet-4-5";
+		ok[7] += !wirebeta(&q);
+	}
+	for (i = 0; i < 8; i++)
+		if (ok[i] != TXHIGH + 1)
+			printf("# levels: case %d right at %d of 6\n", i,
+			       ok[i]);
+	T(ok[0] == 6, "levels: openai reasoning_effort, xhigh as high, off "
+	  "none");
+	T(ok[1] == 6, "levels: openai reasoning_effort, xhigh kept where "
+	  "the row says");
+	T(ok[2] == 6, "levels: openrouter's reasoning.effort, off none");
+	T(ok[3] == 6, "levels: a provider that takes none gets none");
+	T(ok[4] == 6, "levels: anthropic thinking on pi's budgets, "
+	  "summarized, no temperature; off none");
+	T(ok[5] == 6, "levels: anthropic max_tokens above the budget, "
+	  "the interleaved-thinking beta with tools");
+	T(ok[6] == 6, "levels: adaptive models get adaptive thinking and "
+	  "an effort, no beta");
+	T(ok[7] == 6, "levels: no beta without tools");
+	buffree(&b);
+	buffree(&v);
+}
+
+/* thinking, redacted_thinking, text, thinking, tool_use: stored in that
+ * order, and sent back so, signatures and data byte for byte. */
+static const char blockstream[] =
+	"event: message_start\n"
+	"data: {\"type\":\"message_start\",\"message\":{\"usage\":"
+	"{\"input_tokens\":10,\"output_tokens\":1}}}\n\n"
+	"data: {\"type\":\"content_block_start\",\"index\":0,"
+	"\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{"
+	"\"type\":\"thinking_delta\",\"thinking\":\"first \\ud83c\"}}\n\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{"
+	"\"type\":\"thinking_delta\",\"thinking\":\"\\udf89 thought\"}}\n\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{"
+	"\"type\":\"signature_delta\",\"signature\":\"U2lnT25l+/=\"}}\n\n"
+	"data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+	"data: {\"type\":\"content_block_start\",\"index\":1,"
+	"\"content_block\":{\"type\":\"redacted_thinking\",\"data\":"
+	"\"RWRhY3RlZA\\u003d\\u003d\"}}\n\n"
+	"data: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
+	"data: {\"type\":\"content_block_start\",\"index\":2,"
+	"\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{"
+	"\"type\":\"text_delta\",\"text\":\"Let me see.\"}}\n\n"
+	"data: {\"type\":\"content_block_stop\",\"index\":2}\n\n"
+	"data: {\"type\":\"content_block_start\",\"index\":3,"
+	"\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{"
+	"\"type\":\"thinking_delta\",\"thinking\":\"second\"}}\n\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{"
+	"\"type\":\"signature_delta\",\"signature\":\"U2lnVHdv\"}}\n\n"
+	"data: {\"type\":\"content_block_stop\",\"index\":3}\n\n"
+	"data: {\"type\":\"content_block_start\",\"index\":4,"
+	"\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_9\","
+	"\"name\":\"read\",\"input\":{}}}\n\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":4,\"delta\":{"
+	"\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\":"
+	"\\\"a\\\"}\"}}\n\n"
+	"data: {\"type\":\"content_block_stop\",\"index\":4}\n\n"
+	"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+	"\"tool_use\"},\"usage\":{\"output_tokens\":42}}\n\n"
+	"data: {\"type\":\"message_stop\"}\n\n";
+
+static void
+testblocks(void)
+{
+	Buf log = { 0 }, b = { 0 };
+	Wire w;
+	Wirereq q;
+	Json j;
+	Sse sse;
+	char *m, *msgs[2];
+
+	splits("blocks stream", ANTHROPIC, blockstream,
+	       sizeof(blockstream) - 1, &w, &log);
+	T(strstr(log.p, "Hfirst |H\xf0\x9f\x8e\x89 thought|") != NULL,
+	  "surrogates: a pair split between two deltas is one character");
+	m = wiremessage(&w, "anthropic", "m1", NULL);
+	T(jsonparse(&j, m, strlen(m)) == 0 && count(&j, "content") == 5 &&
+	  has(&j, "content.0.type", "thinking") &&
+	  has(&j, "content.0.thinking", "first \xf0\x9f\x8e\x89 thought") &&
+	  has(&j, "content.0.thinkingSignature", "U2lnT25l+/=") &&
+	  has(&j, "content.1.type", "thinking") &&
+	  has(&j, "content.1.redacted", "true") &&
+	  has(&j, "content.1.thinking", "[Reasoning redacted]") &&
+	  has(&j, "content.1.thinkingSignature", "RWRhY3RlZA==") &&
+	  has(&j, "content.2.text", "Let me see.") &&
+	  has(&j, "content.3.thinking", "second") &&
+	  has(&j, "content.3.thinkingSignature", "U2lnVHdv") &&
+	  has(&j, "content.4.type", "toolCall") &&
+	  has(&j, "content.4.id", "toolu_9") &&
+	  has(&j, "content.4.arguments.path", "a"),
+	  "blocks: stored in order, as pi stores them");
+	jsonfree(&j);
+	msgs[0] = "{\"role\":\"user\",\"content\":\"go\"}";
+	msgs[1] = m;
+	request(&q, ANTHROPIC, "m1");
+	q.msgs = msgs;
+	q.nmsgs = 2;
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  count(&j, "messages.1.content") == 5 &&
+	  has(&j, "messages.1.content.0.type", "thinking") &&
+	  has(&j, "messages.1.content.0.thinking",
+	      "first \xf0\x9f\x8e\x89 thought") &&
+	  has(&j, "messages.1.content.0.signature", "U2lnT25l+/=") &&
+	  has(&j, "messages.1.content.1.type", "redacted_thinking") &&
+	  has(&j, "messages.1.content.1.data", "RWRhY3RlZA==") &&
+	  has(&j, "messages.1.content.2.type", "text") &&
+	  has(&j, "messages.1.content.3.type", "thinking") &&
+	  has(&j, "messages.1.content.3.signature", "U2lnVHdv") &&
+	  has(&j, "messages.1.content.4.type", "tool_use") &&
+	  has(&j, "messages.1.content.4.id", "toolu_9"),
+	  "blocks: sent back in order, signatures and data unchanged");
+	T(strstr(b.p, "\"signature\":\"U2lnT25l+/=\"") &&
+	  strstr(b.p, "\"data\":\"RWRhY3RlZA==\""),
+	  "blocks: signature and data byte-equal in the body");
+	jsonfree(&j);
+	bufreset(&b);
+	q.provider = "anthropic";
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  has(&j, "messages.1.content.0.signature", "U2lnT25l+/="),
+	  "blocks: the same provider's");
+	jsonfree(&j);
+	bufreset(&b);
+	q.provider = "proxy";
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  count(&j, "messages.1.content") == 4 &&
+	  has(&j, "messages.1.content.0.type", "text") &&
+	  !strstr(b.p, "U2lnT25l"), "blocks: to the same model through "
+	  "another provider thinking is text, as pi sends it");
+	q.provider = NULL;
+	jsonfree(&j);
+	bufreset(&b);
+	q.model = "m2";
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  count(&j, "messages.1.content") == 4 &&
+	  has(&j, "messages.1.content.0.type", "text") &&
+	  has(&j, "messages.1.content.2.text", "second") &&
+	  !strstr(b.p, "redacted") && !strstr(b.p, "U2lnVHdv"),
+	  "blocks: to another model thinking is text, redacted left out");
+	jsonfree(&j);
+	free(m);
+	wirefree(&w);
+	/* over maxkeep in all, a signature or data is dropped, not cut */
+	wireinit(&w, ANTHROPIC, NULL, NULL);
+	w.maxkeep = 20;
+	sseinit(&sse, wireevent, &w);
+	ssefeed(&sse, blockstream, sizeof(blockstream) - 1);
+	sseend(&sse);
+	m = wiremessage(&w, "anthropic", "m1", NULL);
+	T(w.nparts == 5 && !w.parts[0].lost && w.parts[1].lost &&
+	  !w.parts[1].sig.len && is(&w.parts[3].sig, "U2lnVHdv") &&
+	  jsonparse(&j, m, strlen(m)) == 0 && !strstr(m, "redacted") &&
+	  count(&j, "content") == 4, "blocks: signatures kept whole within "
+	  "the bound, or not at all");
+	jsonfree(&j);
+	free(m);
+	ssefree(&sse);
+	wirefree(&w);
+	buffree(&b);
+	buffree(&log);
+}
+
+/* Surrogate pairs split between OpenAI deltas, and escapes that only
+ * look like one. */
+static const char surrogates[] =
+	"data: {\"choices\":[{\"delta\":{\"content\":\"party \\ud83c\"}}]}\n\n"
+	"data: {\"choices\":[{\"delta\":{\"content\":\"\"}}]}\n\n"
+	"data: {\"choices\":[{\"delta\":{\"content\":\"\\udf89!\"}}]}\n\n"
+	"data: {\"choices\":[{\"delta\":{\"content\":\"a\\\\ud83c\"}}]}\n\n"
+	"data: {\"choices\":[{\"delta\":{\"content\":\"\\ud83c\"}}]}\n\n"
+	"data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n"
+	"data: {\"choices\":[{\"delta\":{\"reasoning\":\"x\"},"
+	"\"finish_reason\":\"stop\"}]}\n\n"
+	"data: [DONE]\n\n";
+
+static void
+testsurrogates(void)
+{
+	Buf log = { 0 };
+	Wire w;
+	char *m;
+
+	splits("surrogates", OPENAI, surrogates, sizeof(surrogates) - 1, &w,
+	       &log);
+	T(is(&w.text, "party \xf0\x9f\x8e\x89!a\\ud83c\xef\xbf\xbd" "b"),
+	  "surrogates: joined across deltas, an empty one between; an "
+	  "escaped \\ is text; a lone one is U+FFFD");
+	m = wiremessage(&w, "p", "m", NULL);
+	T(strstr(m, "\"thinkingSignature\":\"reasoning\"") != NULL,
+	  "openai: the field reasoning came in is kept, as pi keeps it");
+	free(m);
+	wirefree(&w);
+	buffree(&log);
+}
+
+/* A pi session's compound ids (OpenAI's responses API) on chat
+ * completions: at most 40 bytes, call and result the same. */
+static void
+testids(void)
+{
+	Buf id = { 0 }, call = { 0 }, res = { 0 }, b = { 0 };
+	Wirereq q;
+	Json j;
+	char *msgs[4];
+	int i, ci, ri;
+
+	bufadds(&id, "call_AbC123|fc_");
+	while (id.len < 400)
+		bufadds(&id, "Zm9v+YmFy/=");
+	bufaddf(&call, "{\"role\":\"assistant\",\"content\":[{\"type\":"
+	        "\"toolCall\",\"id\":\"%s\",\"name\":\"read\",\"arguments\":"
+	        "{}}],\"api\":\"openai-responses\",\"model\":\"gpt-5\","
+	        "\"stopReason\":\"toolUse\"}", id.p);
+	bufaddf(&res, "{\"role\":\"toolResult\",\"toolCallId\":\"%s\","
+	        "\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}", id.p);
+	msgs[0] = "{\"role\":\"user\",\"content\":\"go\"}";
+	msgs[1] = call.p;
+	msgs[2] = res.p;
+	msgs[3] = call.p;	/* a call left without a result */
+	request(&q, OPENAI, "gpt-5");
+	q.msgs = msgs;
+	q.nmsgs = 4;
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0, "ids: valid JSON");
+	ci = at(&j, "messages.2.tool_calls.0.id");
+	ri = at(&j, "messages.3.tool_call_id");
+	T(has(&j, "messages.2.tool_calls.0.id", "call_AbC123") &&
+	  has(&j, "messages.3.tool_call_id", "call_AbC123") &&
+	  has(&j, "messages.5.tool_call_id", "call_AbC123") && ci > 0 &&
+	  ri > 0, "ids: a 400-byte compound id goes as its call, result "
+	  "and owed result matching");
+	jsonfree(&j);
+	bufreset(&id);
+	bufadds(&id, "c+");
+	for (i = 0; i < 50; i++)
+		bufaddc(&id, 'a' + i % 26);
+	bufadds(&id, "|fc");
+	bufreset(&call);
+	bufaddf(&call, "{\"role\":\"assistant\",\"content\":[{\"type\":"
+	        "\"toolCall\",\"id\":\"%s\",\"name\":\"read\",\"arguments\":"
+	        "{}}],\"stopReason\":\"toolUse\"}", id.p);
+	bufreset(&res);
+	bufaddf(&res, "{\"role\":\"toolResult\",\"toolCallId\":\"%s\","
+	        "\"content\":\"ok\"}", id.p);
+	msgs[1] = call.p;
+	msgs[2] = res.p;
+	q.nmsgs = 3;
+	bufreset(&b);
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  (ci = at(&j, "messages.2.tool_calls.0.id")) > 0 &&
+	  j.t[ci].end - j.t[ci].start == 40 && !memcmp(j.s + j.t[ci].start,
+	  "c_abc", 5) && (ri = at(&j, "messages.3.tool_call_id")) > 0 &&
+	  j.t[ri].end - j.t[ri].start == 40 && !memcmp(j.s + j.t[ci].start,
+	  j.s + j.t[ri].start, 40), "ids: made safe and cut to 40 bytes, "
+	  "the same for call and result");
+	jsonfree(&j);
+	buffree(&id);
+	buffree(&call);
+	buffree(&res);
+	buffree(&b);
+}
+
+/* The model's own thinking goes back in the field it came in. */
+static void
+testreasoning(void)
+{
+	Wirereq q;
+	Buf b = { 0 };
+	Json j;
+	char *msgs[] = {
+		"{\"role\":\"user\",\"content\":\"go\"}",
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\","
+		"\"thinking\":\"a\",\"thinkingSignature\":"
+		"\"reasoning_content\"},{\"type\":\"thinking\",\"thinking\":"
+		"\"b\"},{\"type\":\"text\","
+		"\"text\":\"done\"}],\"api\":\"openai-completions\","
+		"\"model\":\"ds\",\"stopReason\":\"stop\"}",
+	};
+
+	request(&q, OPENAI, "ds");
+	q.msgs = msgs;
+	q.nmsgs = 2;
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  has(&j, "messages.2.reasoning_content", "a\nb") &&
+	  has(&j, "messages.2.content", "done"),
+	  "reasoning: the model's own sent back in its field, as pi does");
+	jsonfree(&j);
+	bufreset(&b);
+	q.model = "other";
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  at(&j, "messages.2.reasoning_content") < 0 &&
+	  has(&j, "messages.2.content", "abdone"),
+	  "reasoning: another model's as text");
+	jsonfree(&j);
+	buffree(&b);
+}
+
 static void
 testoverflow(void)
 {
@@ -664,6 +1064,11 @@ main(void)
 	testanthropicbody();
 	testforms();
 	testmessage();
+	testlevels();
+	testblocks();
+	testsurrogates();
+	testids();
+	testreasoning();
 	testoverflow();
 	testfile("test/data/openai-text.sse", OPENAI, "complete=1");
 	testfile("test/data/openai-toolcall.sse", OPENAI, "finish=tool_calls");
