@@ -40,6 +40,7 @@ long long nowms(void);
 long long monoms(void);
 int hexval(int c);
 int writeall(int fd, const char *p, size_t n);
+void b64enc(Buf *b, const void *p, size_t n);
 long tokensof(size_t bytes);
 int readall(int fd, Buf *b, size_t max);
 char *dirof(const char *path);
@@ -330,6 +331,9 @@ typedef struct {
 	int abi;		/* the Landlock ABI in force, 0 for none */
 	char *unheld;		/* what it does not hold, said when a tool
 				 * that it would hold first runs */
+	size_t maximage;	/* bytes of an image file read returns */
+	Buf image;		/* read: the image's base64, for the caller */
+	const char *imagetype;	/* to put in the result; NULL: none */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
@@ -351,6 +355,8 @@ int toolbash(Toolenv *e, const Json *j, int args, Buf *out);
 int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
+int loadimage(const char *path, size_t max, Buf *b64, const char **type,
+              Buf *out);
 void toolcleanup(Toolenv *e);
 
 /* sandbox.c: what tool processes may do */
