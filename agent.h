@@ -196,6 +196,8 @@ typedef struct {
 	char **calls;		/* ids of the calls an answer makes */
 	int ncalls;
 	char *result;		/* the call a result answers */
+	char *imgs;		/* OpenAI: a result's images, as parts */
+	size_t imglen;
 } Wireform;
 
 /* A request: the model, the system prompt, the conversation as pi stores
@@ -212,6 +214,7 @@ typedef struct {
 	int ntools;
 	long maxout;
 	const char *maxfield;	/* OpenAI: the field naming maxout */
+	int images;		/* the model takes images: else a note */
 } Wirereq;
 
 enum { WTEXT, WTHINK };	/* kinds of streamed pieces */

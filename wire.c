@@ -561,17 +561,113 @@ openaitoolcalls(Wireform *f, Buf *b, const Json *j, int content)
 	buffree(&args);
 }
 
+/* Images in a message's content, as pi stores them: {"type":"image",
+ * "data":BASE64,"mimeType":TYPE}. */
+static int
+hasimage(const Json *j, int content)
+{
+	int blk;
+
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
+		if (jsoneq(j, jsonget(j, blk, "type"), "image"))
+			return 1;
+	return 0;
+}
+
+/* A text part or block, its text from string token i. */
+static void
+textpart(Buf *b, const Json *j, int i)
+{
+	Buf v = { 0 };
+
+	jsonstrbuf(j, i, &v);
+	bufadds(b, "{\"type\":\"text\",\"text\":");
+	jsonesc(b, bstr(&v), v.len);
+	bufadds(b, "}");
+	buffree(&v);
+}
+
+/* An image block as chat completions' image_url part, a data URI. */
+static void
+openaiimage(Buf *b, const Json *j, int blk)
+{
+	Buf url = { 0 };
+
+	bufadds(&url, "data:");
+	jsonstrbuf(j, jsonget(j, blk, "mimeType"), &url);
+	bufadds(&url, ";base64,");
+	jsonstrbuf(j, jsonget(j, blk, "data"), &url);
+	bufadds(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":");
+	jsonesc(b, url.p, url.len);
+	bufadds(b, "}}");
+	buffree(&url);
+}
+
+/* A user message with images: its blocks as parts, each image as a data
+ * URI or, for a model that takes none, a note in its place. */
+static void
+openaiparts(Buf *b, const Json *j, int content, int images)
+{
+	int blk, t, n = 0;
+
+	bufadds(b, ",{\"role\":\"user\",\"content\":[");
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		t = jsonget(j, blk, "type");
+		if (!jsoneq(j, t, "text") && !jsoneq(j, t, "image"))
+			continue;
+		bufadds(b, n++ ? "," : "");
+		if (jsoneq(j, t, "text"))
+			textpart(b, j, jsonget(j, blk, "text"));
+		else if (images)
+			openaiimage(b, j, blk);
+		else
+			bufadds(b, "{\"type\":\"text\",\"text\":\"(image "
+			        "omitted: model does not support images)\"}");
+	}
+	bufadds(b, "]}");
+}
+
+/* A result's images: chat completions takes none in a tool message, so
+ * they go in a user message after the round's results, as pi sends
+ * them; the parts wait in the form.  A model that takes none gets a
+ * note. */
+static void
+openairesultimages(const Wirereq *q, Wireform *f, Buf *text,
+                   const Json *j, int content)
+{
+	Buf parts = { 0 };
+	int blk;
+
+	if (!text->len)
+		bufadds(text, "(see attached image)");
+	if (!q->images) {
+		bufadds(text, "\n(tool image omitted: model does not support "
+		        "images)");
+		return;
+	}
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		if (!jsoneq(j, jsonget(j, blk, "type"), "image"))
+			continue;
+		bufaddc(&parts, ',');
+		openaiimage(&parts, j, blk);
+	}
+	f->imglen = parts.len;
+	f->imgs = bufdetach(&parts);
+}
+
 /* One stored message in the chat completions form: a message of its
  * own, with its comma. */
 static void
-openaiform(Wireform *f, Buf *b, const Json *j)
+openaiform(const Wirereq *q, Wireform *f, Buf *b, const Json *j)
 {
 	Buf text = { 0 };
 	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
 
 	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
 	wiretext(&text, j, content);
-	if (jsoneq(j, role, "user")) {
+	if (jsoneq(j, role, "user") && hasimage(j, content)) {
+		openaiparts(b, j, content, q->images);
+	} else if (jsoneq(j, role, "user")) {
 		bufadds(b, ",{\"role\":\"user\",\"content\":");
 		jsonesc(b, bstr(&text), text.len);
 		bufadds(b, "}");
@@ -587,6 +683,8 @@ openaiform(Wireform *f, Buf *b, const Json *j)
 			bufreset(b);
 	} else if (f->kind == WFRESULT) {
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
+		if (hasimage(j, content))
+			openairesultimages(q, f, &text, j, content);
 		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
 		jsonescs(b, f->result ? f->result : "");
 		bufadds(b, ",\"content\":");
@@ -613,16 +711,16 @@ anthropicid(Buf *b, const char *id)
 	jsonescs(b, i ? safe : "_");
 }
 
-/* A tool_result block, but its closing brace: a cache mark may go
- * before it. */
+/* A tool_result block, its content a JSON text, but its closing brace:
+ * a cache mark may go before it. */
 static void
-anthropicresult(Buf *b, const char *id, const char *text, size_t len,
+anthropicresult(Buf *b, const char *id, const char *content, size_t len,
                 int iserr)
 {
 	bufadds(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
 	anthropicid(b, id);
 	bufadds(b, ",\"content\":");
-	jsonesc(b, text, len);
+	bufadd(b, content, len);
 	bufadds(b, iserr ? ",\"is_error\":true" : "");
 }
 
@@ -702,16 +800,72 @@ anthropicassistant(Wireform *f, Buf *out, const Json *j, const char *model)
 	buffree(&blocks);
 }
 
+/* Content with images as Anthropic's blocks, each but the last closed:
+ * text that is not blank, and each image, or for a model that takes
+ * none, a note in its place. */
+static void
+anthropicblocks(Buf *b, const Json *j, int content, int images)
+{
+	size_t start = b->len;
+	int blk, t, v;
+
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		t = jsonget(j, blk, "type");
+		v = jsonget(j, blk, "text");
+		if (jsoneq(j, t, "text") && !blank(j, v)) {
+			bufadds(b, b->len > start ? "," : "");
+			textpart(b, j, v);
+		} else if (jsoneq(j, t, "image") && images) {
+			bufadds(b, b->len > start ? "," : "");
+			bufadds(b, "{\"type\":\"image\",\"source\":{\"type\":"
+			        "\"base64\",\"media_type\":");
+			jsonraw(b, j, jsonget(j, blk, "mimeType"));
+			bufadds(b, ",\"data\":");
+			jsonraw(b, j, jsonget(j, blk, "data"));
+			bufadds(b, "}}");
+		} else if (jsoneq(j, t, "image")) {
+			bufadds(b, b->len > start ? "," : "");
+			bufadds(b, "{\"type\":\"text\",\"text\":\"(image omitted: "
+			        "model does not support images)\"}");
+		}
+	}
+	if (b->len > start)
+		b->p[--b->len] = '\0';	/* the last brace */
+}
+
+/* A result's content as a JSON text: its text as a string, or with
+ * images, blocks. */
+static void
+anthropiccontent(Buf *b, const Json *j, int content, int images)
+{
+	Buf text = { 0 };
+
+	if (hasimage(j, content)) {
+		bufaddc(b, '[');
+		anthropicblocks(b, j, content, images);
+		bufadds(b, b->len > 1 ? "}]" : "]");
+		return;
+	}
+	wiretext(&text, j, content);
+	jsonesc(b, bstr(&text), text.len);
+	buffree(&text);
+}
+
 /* One stored message for Anthropic: a user's words or a result as a
  * block of a user message (its closing brace left off), an answer as an
  * assistant message. */
 static void
-anthropicform(Wireform *f, Buf *b, const Json *j, const char *model)
+anthropicform(const Wirereq *q, Wireform *f, Buf *b, const Json *j)
 {
 	Buf text = { 0 };
-	int role = jsonget(j, 0, "role"), iserr;
+	const char *model = q->model;
+	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
+	int iserr;
 
-	if (jsoneq(j, role, "user")) {
+	if (jsoneq(j, role, "user") && hasimage(j, content)) {
+		f->kind = WFUSER;
+		anthropicblocks(b, j, content, q->images);
+	} else if (jsoneq(j, role, "user")) {
 		f->kind = WFUSER;
 		wiretext(&text, j, jsonget(j, 0, "content"));
 		if (strspn(bstr(&text), " \t\r\n") == text.len) {
@@ -726,10 +880,10 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const char *model)
 	} else if (jsoneq(j, role, "toolResult")) {
 		f->kind = WFRESULT;
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
-		wiretext(&text, j, jsonget(j, 0, "content"));
+		anthropiccontent(&text, j, content, q->images);
 		if (jsonbool(j, jsonget(j, 0, "isError"), &iserr) < 0)
 			iserr = 0;
-		anthropicresult(b, f->result ? f->result : "", bstr(&text),
+		anthropicresult(b, f->result ? f->result : "", text.p,
 		                text.len, iserr);
 	}
 	buffree(&text);
@@ -744,6 +898,7 @@ wireformfree(Wireform *f)
 		free(f->calls[i]);
 	free(f->calls);
 	free(f->result);
+	free(f->imgs);
 	free(f->text);
 	free(f->model);
 	memset(f, 0, sizeof(*f));
@@ -767,9 +922,9 @@ form(const Wirereq *q, const char *msg, Wireform *f)
 	/* each was made from parsed JSON */
 	if (jsonparse(&j, msg, strlen(msg)) == 0) {
 		if (q->wire == ANTHROPIC)
-			anthropicform(f, &b, &j, q->model);
+			anthropicform(q, f, &b, &j);
 		else
-			openaiform(f, &b, &j);
+			openaiform(q, f, &b, &j);
 		jsonfree(&j);
 	}
 	f->len = b.len;
@@ -824,10 +979,24 @@ openaiowed(Buf *b, Owed *o)
 	o->n = 0;
 }
 
+/* The images of the results before, in one user message. */
+static void
+openaiattach(Buf *b, Buf *parts)
+{
+	if (!parts->len)
+		return;
+	bufadds(b, ",{\"role\":\"user\",\"content\":[{\"type\":\"text\","
+	        "\"text\":\"Attached image(s) from tool result:\"}");
+	bufadd(b, parts->p, parts->len);
+	bufadds(b, "]}");
+	bufreset(parts);
+}
+
 static void
 openaibody(const Wirereq *q, Wireform *f, Buf *b)
 {
 	Owed o = { 0 };
+	Buf imgs = { 0 };
 	size_t i;
 
 	bufadds(b, "{\"model\":");
@@ -836,14 +1005,20 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b)
 	jsonescs(b, q->system);
 	bufadds(b, "}");
 	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind != WFRESULT && f[i].kind != WFNONE)
+		if (f[i].kind != WFRESULT && f[i].kind != WFNONE) {
 			openaiowed(b, &o);
+			openaiattach(b, &imgs);
+		}
 		bufadd(b, f[i].text, f[i].len);
 		owe(&o, &f[i]);
 		if (f[i].kind == WFRESULT)
 			paid(&o, f[i].result);
+		if (f[i].imgs)
+			bufadd(&imgs, f[i].imgs, f[i].imglen);
 	}
 	openaiowed(b, &o);
+	openaiattach(b, &imgs);
+	buffree(&imgs);
 	free(o.id);
 	bufadds(b, "],\"stream\":true,"
 	        "\"stream_options\":{\"include_usage\":true}");
@@ -900,7 +1075,8 @@ anthropicowed(Anthropic *a)
 
 	for (i = 0; i < a->o.n; i++) {
 		bufreset(&r);
-		anthropicresult(&r, a->o.id[i], "No result provided", 18, 1);
+		anthropicresult(&r, a->o.id[i], "\"No result provided\"", 20,
+		                1);
 		anthropicblock(a, r.p, r.len);
 	}
 	a->o.n = 0;
