@@ -217,6 +217,12 @@ typedef struct {
 	int images;		/* the model takes images: else a note */
 } Wirereq;
 
+/* A model's prices in dollars per million tokens, keyed by its name. */
+typedef struct {
+	const char *model;
+	double in, out, cacheread, cachewrite;
+} Price;
+
 enum { WTEXT, WTHINK };	/* kinds of streamed pieces */
 
 /* A piece of the answer as it streams; nonzero stops the stream. */
@@ -236,6 +242,7 @@ typedef struct {
 	size_t maxkeep;		/* bytes of text, of thinking kept */
 	int atend;		/* set by the caller when the connection
 				 * closed: a cut event is then the end */
+	const Price *price;	/* the model's, or NULL: costs are 0 */
 	/* out */
 	Buf text, think;
 	Buf sig;		/* Anthropic: the thinking's signature */
@@ -257,6 +264,8 @@ int wirecomplete(const Wire *w);
 char *wiremessage(const Wire *w, const char *provider, const char *model,
                   const char *stop);
 void wirefree(Wire *w);
+const Price *wireprice(const Price *p, size_t n, const char *model);
+double wirecost(const Wire *w, double c[4]);
 void wiretext(Buf *b, const Json *j, int content);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
@@ -296,6 +305,8 @@ long sesscompaction(const Entry **path, size_t n, size_t *from,
                     char **summary);
 int sessincontext(const Entry *e);
 long sesscut(const Entry **path, size_t n, size_t from, long keep);
+char *sessmodel(const Entry **path, size_t n, const char *provider);
+double sessusage(const Session *s, long long tok[4]);
 void sessfree(Session *s);
 
 /* tools.c: the tools the model calls */

@@ -419,6 +419,37 @@ stopreason(const Wire *w)
 	return "stop";
 }
 
+/* The prices of model in a table of n rows, or NULL. */
+const Price *
+wireprice(const Price *p, size_t n, const char *model)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(p[i].model, model))
+			return &p[i];
+	return NULL;
+}
+
+/* What the answer cost in dollars, as pi counts it: input (without the
+ * cache), output, cache read and cache write into c, the total returned;
+ * nothing without a price. */
+double
+wirecost(const Wire *w, double c[4])
+{
+	const Price *p = w->price;
+
+	if (!p) {
+		c[0] = c[1] = c[2] = c[3] = 0;
+		return 0;
+	}
+	c[0] = (w->in - w->cached - w->cachewrite) * p->in / 1e6;
+	c[1] = w->out * p->out / 1e6;
+	c[2] = w->cached * p->cacheread / 1e6;
+	c[3] = w->cachewrite * p->cachewrite / 1e6;
+	return c[0] + c[1] + c[2] + c[3];
+}
+
 /* The answer as pi stores an assistant message; stop is NULL for a
  * finished answer, or "error" or "aborted" for what arrived of another. */
 char *
@@ -429,6 +460,7 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	Json j;
 	int i, first = 1;
 	const Wirecall *c;
+	double cost[4], total;
 
 	bufadds(&b, "{\"role\":\"assistant\",\"content\":[");
 	if (w->think.len) {
@@ -475,12 +507,14 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	jsonescs(&b, provider);
 	bufadds(&b, ",\"model\":");
 	jsonescs(&b, model);
+	total = wirecost(w, cost);
 	bufaddf(&b, ",\"usage\":{\"input\":%lld,\"output\":%lld,"
 	        "\"cacheRead\":%lld,\"cacheWrite\":%lld,\"totalTokens\":%lld,"
-	        "\"cost\":{\"input\":0,\"output\":0,\"cacheRead\":0,"
-	        "\"cacheWrite\":0,\"total\":0}}",
+	        "\"cost\":{\"input\":%.10g,\"output\":%.10g,"
+	        "\"cacheRead\":%.10g,\"cacheWrite\":%.10g,\"total\":%.10g}}",
 	        w->in - w->cached - w->cachewrite, w->out, w->cached,
-	        w->cachewrite, w->in + w->out);
+	        w->cachewrite, w->in + w->out, cost[0], cost[1], cost[2],
+	        cost[3], total);
 	bufadds(&b, ",\"stopReason\":");
 	jsonescs(&b, stop ? stop : stopreason(w));
 	bufaddf(&b, ",\"timestamp\":%lld}", nowms());

@@ -737,6 +737,42 @@ testmessage(void)
 	wirefree(&w);
 }
 
+/* Costs as pi counts them, with the numbers pi gave for this usage. */
+static void
+testcost(void)
+{
+	static const Price prices[] = {
+		{ "other", 1, 1, 1, 1 }, { "m1", 3, 15, 0.3, 3.75 },
+	};
+	Wire w;
+	Json j;
+	double c[4];
+	char *m;
+
+	T(wireprice(prices, LEN(prices), "m1") == &prices[1] &&
+	  !wireprice(prices, LEN(prices), "m"), "cost: prices by model");
+	wireinit(&w, ANTHROPIC, NULL, NULL);
+	w.in = 4000000;
+	w.cached = 2000000;
+	w.cachewrite = 1000000;
+	w.out = 100000;
+	T(wirecost(&w, c) == 0 && c[0] == 0 && c[3] == 0,
+	  "cost: nothing without a price");
+	w.price = &prices[1];
+	m = wiremessage(&w, "anthropic", "m1", NULL);
+	T(jsonparse(&j, m, strlen(m)) == 0 && has(&j, "usage.input", "1000000") &&
+	  has(&j, "usage.cost.input", "3") && has(&j, "usage.cost.output", "1.5") &&
+	  has(&j, "usage.cost.cacheRead", "0.6") &&
+	  has(&j, "usage.cost.cacheWrite", "3.75") &&
+	  has(&j, "usage.cost.total", "8.85") &&
+	  has(&j, "usage.totalTokens", "4100000"),
+	  "cost: each part and the total in the stored answer: %s",
+	  strstr(m, "\"usage\""));
+	jsonfree(&j);
+	free(m);
+	wirefree(&w);
+}
+
 static void
 testoverflow(void)
 {
@@ -760,6 +796,7 @@ main(void)
 	testanthropicbody();
 	testforms();
 	testimagebody();
+	testcost();
 	testmessage();
 	testoverflow();
 	testfile("test/data/openai-text.sse", OPENAI, "complete=1");
