@@ -264,6 +264,10 @@ int wirecomplete(const Wire *w);
 char *wiremessage(const Wire *w, const char *provider, const char *model,
                   const char *stop);
 void wirefree(Wire *w);
+char *wireuser(const char *text, size_t len, const Buf *more);
+char *wireresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+                 const Buf *more);
+char *wirebash(const Json *j, int m);
 const Price *wireprice(const Price *p, size_t n, const char *model);
 double wirecost(const Wire *w, double c[4]);
 void wiretext(Buf *b, const Json *j, int content);
@@ -346,8 +350,8 @@ typedef struct {
 	char *unheld;		/* what it does not hold, said when a tool
 				 * that it would hold first runs */
 	size_t maximage;	/* bytes of an image file read returns */
-	Buf image;		/* read: the image's base64, for the caller */
-	const char *imagetype;	/* to put in the result; NULL: none */
+	Buf image;		/* read: an image's content block, with its
+				 * comma, for the caller's result */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
@@ -369,8 +373,7 @@ int toolbash(Toolenv *e, const Json *j, int args, Buf *out);
 int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
-int loadimage(const char *path, size_t max, Buf *b64, const char **type,
-              Buf *out);
+const char *imageblock(const char *path, size_t max, Buf *b, Buf *out);
 void toolcleanup(Toolenv *e);
 
 /* sandbox.c: what tool processes may do */

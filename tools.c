@@ -658,46 +658,48 @@ imagetype(const char *p, size_t n)
 	return NULL;
 }
 
-/* An image file as base64, appended to b64, and its media type: for read
- * and -i.  -1 with the reason in out. */
-int
-loadimage(const char *path, size_t max, Buf *b64, const char **type,
-          Buf *out)
+/* An image file as pi keeps one in a message: a content block with its
+ * comma before it, appended to b, for read and -i.  Its media type, or
+ * NULL with the reason in out. */
+const char *
+imageblock(const char *path, size_t max, Buf *b, Buf *out)
 {
 	Buf raw = { 0 };
+	const char *type = NULL;
 	int fd, rc;
 
 	if ((fd = openread(path, out)) < 0)
-		return -1;
+		return NULL;
 	rc = readall(fd, &raw, max);
 	close(fd);
-	*type = rc == 0 ? imagetype(raw.p, raw.len) : NULL;
 	if (rc < 0) {
 		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
 	} else if (rc > 0) {
 		bufaddf(out, "Cannot read %s: it is over the ", path);
 		addsize(out, max);
 		bufadds(out, " limit for images");
-	} else if (!*type) {
+	} else if (!(type = imagetype(raw.p, raw.len))) {
 		bufaddf(out, "%s is not a png, jpeg, gif or webp image", path);
 	} else {
-		b64enc(b64, raw.p, raw.len);
+		bufadds(b, ",{\"type\":\"image\",\"data\":\"");
+		b64enc(b, raw.p, raw.len);
+		bufaddf(b, "\",\"mimeType\":\"%s\"}", type);
 	}
 	buffree(&raw);
-	return rc == 0 && *type ? 0 : -1;
+	return type;
 }
 
-/* An image for the model: its base64 and type wait in e for the result
- * the caller makes, the text only says what it is. */
+/* An image for the model: its block waits in e for the result the
+ * caller makes, the text only says what it is. */
 static int
 readimage(Toolenv *e, const char *path, Buf *out)
 {
+	const char *type;
+
 	bufreset(&e->image);
-	if (loadimage(path, e->maximage, &e->image, &e->imagetype, out) < 0) {
-		e->imagetype = NULL;
+	if (!(type = imageblock(path, e->maximage, &e->image, out)))
 		return 1;
-	}
-	bufaddf(out, "Read image file [%s]", e->imagetype);
+	bufaddf(out, "Read image file [%s]", type);
 	return 0;
 }
 
@@ -1919,7 +1921,6 @@ toolcleanup(Toolenv *e)
 	free(e->unheld);
 	e->unheld = NULL;
 	buffree(&e->image);
-	e->imagetype = NULL;
 	e->tmpdir = e->root = e->planpath = NULL;
 	if (!e->logdir)
 		return;

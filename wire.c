@@ -432,12 +432,15 @@ wireprice(const Price *p, size_t n, const char *model)
 }
 
 /* What the answer cost in dollars, as pi counts it: input (without the
- * cache), output, cache read and cache write into c, the total returned;
- * nothing without a price. */
+ * cache), output, cache read and cache write into c (or NULL), the total
+ * returned; nothing without a price. */
 double
 wirecost(const Wire *w, double c[4])
 {
 	const Price *p = w->price;
+	double own[4];
+
+	c = c ? c : own;
 
 	if (!p) {
 		c[0] = c[1] = c[2] = c[3] = 0;
@@ -519,6 +522,76 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	jsonescs(&b, stop ? stop : stopreason(w));
 	bufaddf(&b, ",\"timestamp\":%lld}", nowms());
 	return bufdetach(&b);
+}
+
+/* A user's message as pi stores it: the text, then more content blocks
+ * (each with its comma), or NULL. */
+char *
+wireuser(const char *text, size_t len, const Buf *more)
+{
+	Buf b = { 0 };
+
+	bufadds(&b, "{\"role\":\"user\",\"content\":[{\"type\":\"text\","
+	        "\"text\":");
+	jsonesc(&b, text, len);
+	bufaddc(&b, '}');
+	if (more)
+		bufadd(&b, bstr(more), more->len);
+	bufaddf(&b, "],\"timestamp\":%lld}", nowms());
+	return bufdetach(&b);
+}
+
+/* A tool's result as pi stores it: the call's id and name, the text,
+ * then more content blocks (an image read), or NULL. */
+char *
+wireresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+           const Buf *more)
+{
+	Buf b = { 0 };
+
+	bufadds(&b, "{\"role\":\"toolResult\",\"toolCallId\":");
+	jsonesc(&b, bstr(id), id->len);
+	bufadds(&b, ",\"toolName\":");
+	jsonesc(&b, bstr(name), name->len);
+	bufadds(&b, ",\"content\":[{\"type\":\"text\",\"text\":");
+	jsonesc(&b, bstr(text), text->len);
+	bufaddc(&b, '}');
+	if (more)
+		bufadd(&b, bstr(more), more->len);
+	bufaddf(&b, "],\"isError\":%s,\"timestamp\":%lld}",
+	        iserr ? "true" : "false", nowms());
+	return bufdetach(&b);
+}
+
+/* A command the user ran in pi (!cmd), message m of j, as pi shows it to
+ * the model: a user's message, or NULL when pi keeps it out. */
+char *
+wirebash(const Json *j, int m)
+{
+	Buf t = { 0 }, v = { 0 };
+	double code;
+	char *msg;
+	int no;
+
+	if (jsonbool(j, jsonget(j, m, "excludeFromContext"), &no) == 0 && no)
+		return NULL;
+	jsonstrbuf(j, jsonget(j, m, "command"), &v);
+	bufadds(&t, "Ran `");
+	bufadd(&t, bstr(&v), v.len);
+	bufadds(&t, "`\n```\n");
+	bufreset(&v);
+	jsonstrbuf(j, jsonget(j, m, "output"), &v);
+	bufadd(&t, bstr(&v), v.len);
+	bufadds(&t, v.len && v.p[v.len - 1] != '\n' ? "\n```" : "```");
+	if (jsonnum(j, jsonget(j, m, "exitCode"), &code) == 0 && code != 0 &&
+	    code > -1e9 && code < 1e9)
+		bufaddf(&t, "\n\nCommand exited with code %d", (int)code);
+	if (jsonbool(j, jsonget(j, m, "cancelled"), &no) == 0 && no)
+		bufadds(&t, "\n\n(command cancelled)");
+	msg = wireuser(bstr(&t), t.len, NULL);
+	buffree(&t);
+	buffree(&v);
+	return msg;
 }
 
 /* The request */
