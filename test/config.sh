@@ -60,7 +60,7 @@ badbuild schema 's|"\\"limit\\":{\\"type\\":\\"number\\",\\"description\\":\\"Mo
 badbuild number 's|cut at ${greplimit} matches|cut at ${greplimits} matches|' &&
     refused number "a description naming no number" \
         'tool grep: ${greplimits} is no number of config.h'
-badbuild field 's|"max_completion_tokens" }|"max_tokens\\":1,\\"x" }|' &&
+badbuild field 's|"max_completion_tokens",|"max_tokens\\":1,\\"x",|' &&
     refused field "a field name with quotes" \
         'provider openai: the max tokens field must be a plain name'
 true
