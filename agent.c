@@ -993,8 +993,8 @@ command(Agent *a, const char *line)
 	}
 	if (!strcmp(line, "/session")) {
 		cost = sessusage(&a->sess, tok);
-		fprintf(stderr, "%s\ntokens: %lld in, %lld out, %lld cache read, "
-		        "%lld cache write, %lld in all; cost $%.4f\n",
+		fprintf(stderr, "%s\ntokens: %lld in, %lld out, %lld cache "
+		        "read, %lld cache write, %lld in all; cost $%.4f\n",
 		        a->sess.path ? a->sess.path : "no session file (-n)",
 		        tok[0], tok[1], tok[2], tok[3],
 		        tok[0] + tok[1] + tok[2] + tok[3], cost);
@@ -1006,7 +1006,7 @@ command(Agent *a, const char *line)
 		a->modelnoted = a->ioerr = 0;
 		notemodel(a);	/* saved now, as pi does */
 		if (sesssync(&a->sess) < 0 || a->ioerr)
-			warn("the model change is not saved in the session file");
+			warn("the model change is not in the session file");
 	}
 	if (!strncmp(line, "/model", 6) && (!line[6] || line[6] == ' ')) {
 		fprintf(stderr, "%s/%s\n", a->prov->name, a->model);

@@ -70,8 +70,8 @@ static const size_t maxevent = 32 << 20;	/* bytes of one streamed event */
 static const size_t maxkeep = 1 << 20;	/* bytes of one answer kept in the
 					 * conversation; the rest is shown only */
 static const size_t maxstdin = 16 << 20;	/* bytes of piped stdin attached */
-static const size_t maximage = 5 << 20;	/* bytes of an image file read or -i
-					 * sends (Anthropic takes up to 5 MB) */
+static const size_t maximage = 5 << 20;	/* bytes of an image file read or
+					 * -i sends (Anthropic takes 5 MB) */
 static const int maxattempts = 4;	/* tries of one request: 429, 5xx, reset */
 static const int retrybase = 1000;	/* milliseconds before the first retry */
 static const int retrymax = 60;	/* seconds: longer Retry-After gives up */

@@ -339,8 +339,8 @@ writeall(int fd, const char *p, size_t n)
 void
 b64enc(Buf *b, const void *p, size_t n)
 {
-	static const char abc[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"abcdefghijklmnopqrstuvwxyz0123456789+/";
 	const unsigned char *s = p;
 	unsigned long v;
 	char *o;
@@ -356,7 +356,8 @@ b64enc(Buf *b, const void *p, size_t n)
 		*o++ = abc[v & 63];
 	}
 	if (i < n) {
-		v = (unsigned long)s[i] << 16 | (i + 1 < n ? s[i + 1] << 8 : 0);
+		v = (unsigned long)s[i] << 16;
+		v |= i + 1 < n ? s[i + 1] << 8 : 0;
 		*o++ = abc[v >> 18];
 		*o++ = abc[v >> 12 & 63];
 		*o++ = i + 1 < n ? abc[v >> 6 & 63] : '=';

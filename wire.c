@@ -932,8 +932,8 @@ anthropicblocks(Buf *b, const Json *j, int content, int images)
 			bufadds(b, "}}");
 		} else if (jsoneq(j, t, "image")) {
 			bufadds(b, b->len > start ? "," : "");
-			bufadds(b, "{\"type\":\"text\",\"text\":\"(image omitted: "
-			        "model does not support images)\"}");
+			bufadds(b, "{\"type\":\"text\",\"text\":\"(image "
+			        "omitted: model does not support images)\"}");
 		}
 	}
 	if (b->len > start)

@@ -760,8 +760,10 @@ testcost(void)
 	  "cost: nothing without a price");
 	w.price = &prices[1];
 	m = wiremessage(&w, "anthropic", "m1", NULL);
-	T(jsonparse(&j, m, strlen(m)) == 0 && has(&j, "usage.input", "1000000") &&
-	  has(&j, "usage.cost.input", "3") && has(&j, "usage.cost.output", "1.5") &&
+	T(jsonparse(&j, m, strlen(m)) == 0 &&
+	  has(&j, "usage.input", "1000000") &&
+	  has(&j, "usage.cost.input", "3") &&
+	  has(&j, "usage.cost.output", "1.5") &&
 	  has(&j, "usage.cost.cacheRead", "0.6") &&
 	  has(&j, "usage.cost.cacheWrite", "3.75") &&
 	  has(&j, "usage.cost.total", "8.85") &&
