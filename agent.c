@@ -1196,7 +1196,7 @@ contexttokens(const Agent *a)
 			jsonfree(&j);
 		}
 		if (got < 0)
-			tail += tokensof(strlen(a->msgs.v[i]));
+			tail += sesstokens(a->msgs.v[i]);
 	}
 	return (got < 0 ? 0 : got) + tail;
 }

@@ -309,6 +309,7 @@ long sesscompaction(const Entry **path, size_t n, size_t *from,
                     char **summary);
 int sessincontext(const Entry *e);
 long sesscut(const Entry **path, size_t n, size_t from, long keep);
+long sesstokens(const char *json);
 char *sessmodel(const Entry **path, size_t n, const char *provider);
 double sessusage(const Session *s, long long tok[4]);
 void sessfree(Session *s);

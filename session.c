@@ -922,6 +922,29 @@ cutpoint(const Entry *e)
 	return ok;
 }
 
+/* The tokens an entry or a message holds, estimated from its bytes; an
+ * image's data counts as pi counts an image, 4800 bytes. */
+long
+sesstokens(const char *json)
+{
+	Json j;
+	size_t n = strlen(json), skip = 0;
+	int i, d;
+
+	if (!strstr(json, "\"image\"") || jsonparse(&j, json, n) < 0)
+		return tokensof(n);
+	for (i = 0; i < j.n; i++) {
+		if (j.t[i].type != JOBJ ||
+		    !jsoneq(&j, jsonget(&j, i, "type"), "image") ||
+		    (d = jsonget(&j, i, "data")) < 0 || j.t[d].type != JSTR)
+			continue;
+		skip += j.t[d].end - j.t[d].start;
+		n += 4800;
+	}
+	jsonfree(&j);
+	return tokensof(n - skip);
+}
+
 /* Where to cut a branch to compact it: path[from..n) is the context, and
  * its last keep tokens (estimated) stay whole.  The cut is the first cut
  * point at or after the entry that fills that budget or, when only tool
@@ -934,7 +957,7 @@ sesscut(const Entry **path, size_t n, size_t from, long keep)
 
 	for (k = (long)n - 1; k > (long)from; k--) {
 		if (sessincontext(path[k]))
-			acc += tokensof(strlen(path[k]->line));
+			acc += sesstokens(path[k]->line);
 		if (acc >= keep)
 			break;
 	}

@@ -1242,6 +1242,13 @@ testmodelusage(void)
 	free(m);
 	free(path);
 	sessfree(&s);
+	T(sesstokens("{\"content\":\"12345678\"}") == 22 / 4,
+	  "tokens: four bytes a token");
+	T(sesstokens("{\"content\":[{\"type\":\"image\",\"data\":\""
+	  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\","
+	  "\"mimeType\":\"image/png\"},{\"mimeType\":\"image/gif\","
+	  "\"type\":\"image\",\"data\":\"AAAA\"}]}") == (177 - 64 + 9600) / 4,
+	  "tokens: an image counts as pi counts one, its data not");
 }
 
 int
