@@ -1024,7 +1024,7 @@ sessusage(const Session *s, long long tok[4])
 		    jsonget(&j, m, "usage") : -1;
 		for (k = 0; u >= 0 && k < LEN(keys); k++)
 			if (jsonnum(&j, jsonget(&j, u, keys[k]), &v) == 0 &&
-			    v >= 0 && v < 1e15)
+			    v >= 0 && v < 1e12)	/* no sum can overflow */
 				tok[k] += (long long)v;
 		if (jsonnum(&j, jsonget(&j, jsonget(&j, u, "cost"), "total"),
 		            &v) == 0 && v >= 0 && v < 1e12)
