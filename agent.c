@@ -752,7 +752,9 @@ emitcall(Agent *a, Wirecall *c, const char *type, const Json *args,
 		bufadds(&f, ",\"result\":{\"content\":[{\"type\":\"text\","
 		        "\"text\":");
 		jsonesc(&f, bstr(res), res->len);
-		bufaddf(&f, "}]},\"isError\":%s", iserr ? "true" : "false");
+		bufaddc(&f, '}');
+		bufadds(&f, bstr(&a->tenv.image));	/* an image read */
+		bufaddf(&f, "]},\"isError\":%s", iserr ? "true" : "false");
 	} else {
 		bufadds(&f, ",\"args\":");
 		if (args)

@@ -59,6 +59,17 @@ assert r[0]["content"] == [{"type": "text", "text": "Read image file [image/png]
     {"type": "image", "data": sys.argv[2], "mimeType": "image/png"}], r
 X
 
+# -j: the image in the tool's end, as pi's json mode has it.
+startfake -x "$T/r1" "$T/done"
+runat -n -j 'what colour is red.png?'
+python3 - "$T/out" "$B64" <<'X' && ok "-j: the image in tool_execution_end" || fail "-j: the image in tool_execution_end" "$(grep tool_execution_end "$T/out" | head -c 400)"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+e = [e for e in ev if e["type"] == "tool_execution_end"][0]
+assert e["result"] == {"content": [{"type": "text", "text": "Read image file [image/png]"},
+    {"type": "image", "data": sys.argv[2], "mimeType": "image/png"}]}, e
+X
+
 # A 1 MB binary that is no image, named .png: still refused, no image sent.
 printf 'tool c1 read {"path": "blob.png"}\nfinish tool_calls\n' | script r2
 startfake -x "$T/r2" "$T/done"
