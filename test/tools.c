@@ -170,10 +170,10 @@ static void
 testimages(void)
 {
 	static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
-	static const char *magic[][2] = {
-		{ "\xff\xd8\xff\xe0\0\x10JFIF", "image/jpeg" },
-		{ "GIF89a\x01\0\x01\0", "image/gif" },
-		{ "GIF87a\x01\0\x01\0", "image/gif" },
+	static const char *magic[][2] = {	/* 12 bytes at least */
+		{ "\xff\xd8\xff\xe0\0\x10JFIF\0\x01", "image/jpeg" },
+		{ "GIF89a\x01\0\x01\0\0\0", "image/gif" },
+		{ "GIF87a\x01\0\x01\0\0\0", "image/gif" },
 		{ "RIFF\x24\0\0\0WEBPVP8 ", "image/webp" },
 	};
 	Buf b = { 0 }, why = { 0 }, want = { 0 };
