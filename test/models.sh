@@ -132,6 +132,25 @@ runat -n -i blob.png 'what is this?'
     [ ! -e "$REQ/1.json" ] && ok "-i: no image: said, exit 1, nothing sent" ||
     fail "-i: no image: said, exit 1, nothing sent" "rc $RC: $(cat "$T/err")"
 
+# A session pi wrote, with an image attached to the prompt (pi puts
+# mimeType before data) and a priced answer: continued on both wires, the
+# image goes; /session adds up pi's costs.
+cp "$ROOT/test/data/pi-image.jsonl" "$T/pi.jsonl"
+startfake -x "$T/a2" "$T/done"
+runat -P anthropic -s "$T/pi.jsonl" 'and now?'
+jsontest "pi's session: its image goes to anthropic" "$REQ/1.json" \
+    'd["messages"][0]["content"][1] == {"type": "image", "source":
+     {"type": "base64", "media_type": "image/png", "data": "'"$B64"'"}} and
+     d["messages"][1] == {"role": "assistant", "content": [{"type": "text", "text": "a red square"}]}'
+printf '/session\nmore\n' >"$T/in"
+cp "$ROOT/test/data/pi-image.jsonl" "$T/pi.jsonl"
+IN=$T/in runat -s "$T/pi.jsonl"
+jsontest "pi's session: its image goes to openai" "$REQ/2.json" \
+    'd["messages"][1]["content"][1] == {"type": "image_url", "image_url": {"url": "'"$URI"'"}}'
+grep -q 'tokens: 120 in, 8 out, 0 cache read, 0 cache write, 128 in all; cost \$0.0005' "$T/err" &&
+    ok "pi's session: /session adds up pi's usage and cost" ||
+    fail "pi's session: /session adds up pi's usage and cost" "$(cat "$T/err")"
+
 # /model switches the model for the next request, saved as pi's
 # model_change; a resumed session uses it, unless -m says otherwise.
 printf 'text one\nfinish stop\n' | script m1
