@@ -29,6 +29,7 @@ typedef struct {
 	const char *thinking;	/* default thinking level */
 	int think;		/* how it takes one: THNONE ... THBUDGET */
 	const char *adaptive;	/* models that think adaptively: Wirereq */
+	int images;		/* its models take images */
 } Provider;
 
 #include "config.h"
@@ -54,7 +55,10 @@ typedef struct {
 
 typedef struct Agent {
 	const Provider *prov;
-	const char *model, *url;
+	char *model;		/* -m's, else the session's, else a default */
+	const char *url;
+	int modelset;		/* -m was given */
+	Buf attach;		/* -i's images, for the first message */
 	char *key;
 	int quiet;
 	int json;		/* -j: events on stdout instead of text */
@@ -80,6 +84,7 @@ typedef struct Agent {
 	int color;
 	int nids;		/* ids made up for calls that came without */
 	long long turnin, turnout, turncached;
+	double turncost;
 } Agent;
 
 static int compact(Agent *a, const char *why, const char *focus);
@@ -119,7 +124,7 @@ status(int rc)
 static const char usagetext[] =
 	"usage: agent [-cnqyjvh] [-s file] [-f file] [-P provider] "
 	"[-m model] [-t tools]\n"
-	"             [-g profile] [-T level] [prompt ...]\n";
+	"             [-g profile] [-T level] [-i image] [prompt ...]\n";
 
 static void
 usage(void)
@@ -283,6 +288,7 @@ replyinit(Reply *r, Agent *a, Http *h, int silent)
 	wireinit(&r->w, a->prov->wire, onpiece, r);
 	r->w.maxcalls = maxcalls;
 	r->w.maxkeep = maxkeep;
+	r->w.price = wireprice(prices, LEN(prices), a->model);
 	sseinit(&r->sse, onevent, r);
 	r->sse.max = maxevent;
 }
@@ -495,33 +501,7 @@ request(Agent *a, Wirereq *q)
 	q->level = a->level;
 	q->think = a->prov->think;
 	q->adaptive = a->prov->adaptive;
-}
-
-static char *
-userjson(const char *text, size_t len)
-{
-	Buf b = { 0 };
-
-	bufadds(&b, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":");
-	jsonesc(&b, text, len);
-	bufaddf(&b, "}],\"timestamp\":%lld}", nowms());
-	return bufdetach(&b);
-}
-
-static char *
-resultjson(Wirecall *c, const char *text, size_t len, int iserr)
-{
-	Buf b = { 0 };
-
-	bufadds(&b, "{\"role\":\"toolResult\",\"toolCallId\":");
-	jsonesc(&b, c->id.p, c->id.len);
-	bufadds(&b, ",\"toolName\":");
-	jsonesc(&b, c->name.p ? c->name.p : "", c->name.len);
-	bufadds(&b, ",\"content\":[{\"type\":\"text\",\"text\":");
-	jsonesc(&b, text, len);
-	bufaddf(&b, "}],\"isError\":%s,\"timestamp\":%lld}",
-	        iserr ? "true" : "false", nowms());
-	return bufdetach(&b);
+	q->images = a->prov->images;
 }
 
 /* What a call works on: its command, path or pattern, cut to max bytes
@@ -650,14 +630,17 @@ runcall(Agent *a, Wirecall *c)
 		fprintf(stderr, "%s%s%s %s", color(a, "\033[36m"),
 		        ti >= 0 ? tools[ti].name : "tool", color(a, "\033[0m"),
 		        what.p);
-	emitcall(&a->ev, c, "tool_execution_start", ok ? &j : NULL, NULL, 0);
+	emitcall(&a->ev, c, "tool_execution_start", ok ? &j : NULL, NULL,
+	         NULL, 0);
 	if (ok)
 		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
 	traceend(a, iserr, &res);
 	if (ok)
 		guardafter(&a->guard, tools[ti].name, &j, &res, iserr);
-	emitcall(&a->ev, c, "tool_execution_end", NULL, &res, iserr);
-	record(a, resultjson(c, bstr(&res), res.len, iserr));
+	emitcall(&a->ev, c, "tool_execution_end", NULL, &res, &a->tenv.image,
+	         iserr);
+	record(a, wireresult(&c->id, &c->name, &res, iserr, &a->tenv.image));
+	bufreset(&a->tenv.image);
 	emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
 	jsonfree(&j);
 	buffree(&res);
@@ -669,9 +652,11 @@ showusage(Agent *a)
 {
 	if (a->quiet || (!a->turnin && !a->turnout))
 		return;
-	fprintf(stderr, "%stokens: %lld in (%lld cached), %lld out%s\n",
-	        color(a, "\033[2m"), a->turnin, a->turncached, a->turnout,
-	        color(a, "\033[0m"));
+	fprintf(stderr, "%stokens: %lld in (%lld cached), %lld out",
+	        color(a, "\033[2m"), a->turnin, a->turncached, a->turnout);
+	if (wireprice(prices, LEN(prices), a->model))
+		fprintf(stderr, ", $%.4f", a->turncost);
+	fprintf(stderr, "%s\n", color(a, "\033[0m"));
 }
 
 /* What arrived of an answer that failed, and why: into the session if
@@ -704,13 +689,15 @@ turn(Agent *a, const char *text, size_t len)
 	intr = quitsig != 0;	/* a quit stays asked for */
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
+	a->turncost = 0;
 	notemodel(a);
 	notelevel(a);
 	emit(&a->ev, "agent_start", NULL);
 	if (autocompact && a->msgs.n &&
 	    contexttokens(a) > a->prov->context - reserve(a))
 		compact(a, "threshold", NULL);
-	record(a, userjson(text, len));
+	record(a, wireuser(text, len, &a->attach));
+	buffree(&a->attach);
 	for (round = 0; round < maxrounds; round++) {
 		emit(&a->ev, "turn_start", NULL);
 		if (!round && !compacted)
@@ -735,6 +722,7 @@ turn(Agent *a, const char *text, size_t len)
 		a->turnin += r.w.in;
 		a->turnout += r.w.out;
 		a->turncached += r.w.cached;
+		a->turncost += wirecost(&r.w, NULL);
 		/* a call must have an id for its result to name */
 		for (i = 0; i < r.w.ncalls; i++)
 			if (!r.w.calls[i].id.len)
@@ -861,11 +849,15 @@ setlevel(Agent *a, const char *name)
 static int
 command(Agent *a, const char *line)
 {
+	long long tok[4];
+	double cost;
+
 	if (!strcmp(line, "/quit") || !strcmp(line, "/exit"))
 		return 0;
 	if (!strcmp(line, "/help")) {
 		fputs("/help     this list\n"
-		      "/session  the session file\n"
+		      "/session  the session file, its tokens and cost\n"
+		      "/model [name]  the model, or switch to another\n"
 		      "/compact [focus]  summarise the older conversation\n"
 		      "/thinking [level]  the thinking level, or set it\n"
 		      "/quit     leave (also /exit, Ctrl-D)\n", stderr);
@@ -886,8 +878,24 @@ command(Agent *a, const char *line)
 		return 1;
 	}
 	if (!strcmp(line, "/session")) {
-		fprintf(stderr, "%s\n", a->sess.path ? a->sess.path :
-		        "no session file (-n)");
+		cost = sessusage(&a->sess, tok);
+		fprintf(stderr, "%s\ntokens: %lld in, %lld out, %lld cache "
+		        "read, %lld cache write, %lld in all; cost $%.4f\n",
+		        a->sess.path ? a->sess.path : "no session file (-n)",
+		        tok[0], tok[1], tok[2], tok[3],
+		        tok[0] + tok[1] + tok[2] + tok[3], cost);
+		return 1;
+	}
+	if (!strncmp(line, "/model ", 7) && line[7]) {
+		free(a->model);
+		a->model = xstrdup(line + 7);
+		a->modelnoted = a->ioerr = 0;
+		notemodel(a);	/* saved now, as pi does */
+		if (sesssync(&a->sess) < 0 || a->ioerr)
+			warn("the model change is not in the session file");
+	}
+	if (!strncmp(line, "/model", 6) && (!line[6] || line[6] == ' ')) {
+		fprintf(stderr, "%s/%s\n", a->prov->name, a->model);
 		return 1;
 	}
 	warn("unknown command: %s (try /help)", line);
@@ -960,37 +968,9 @@ summaryjson(const char *intro, const char *text, const char *outro)
 	bufadds(&t, intro);
 	bufadds(&t, text);
 	bufadds(&t, outro);
-	json = userjson(t.p, t.len);
+	json = wireuser(t.p, t.len, NULL);
 	buffree(&t);
 	return json;
-}
-
-/* A command the user ran in pi (!cmd), as pi shows it to the model. */
-static void
-bashmsg(Agent *a, const Json *j, int m)
-{
-	Buf t = { 0 }, v = { 0 };
-	double code;
-	int no;
-
-	if (jsonbool(j, jsonget(j, m, "excludeFromContext"), &no) == 0 && no)
-		return;
-	jsonstrbuf(j, jsonget(j, m, "command"), &v);
-	bufadds(&t, "Ran `");
-	bufadd(&t, bstr(&v), v.len);
-	bufadds(&t, "`\n```\n");
-	bufreset(&v);
-	jsonstrbuf(j, jsonget(j, m, "output"), &v);
-	bufadd(&t, bstr(&v), v.len);
-	bufadds(&t, v.len && v.p[v.len - 1] != '\n' ? "\n```" : "```");
-	if (jsonnum(j, jsonget(j, m, "exitCode"), &code) == 0 && code != 0 &&
-	    code > -1e9 && code < 1e9)
-		bufaddf(&t, "\n\nCommand exited with code %d", (int)code);
-	if (jsonbool(j, jsonget(j, m, "cancelled"), &no) == 0 && no)
-		bufadds(&t, "\n\n(command cancelled)");
-	msgadd(&a->msgs, userjson(t.p, t.len));
-	buffree(&t);
-	buffree(&v);
 }
 
 /* The message an entry puts into the context, if any. */
@@ -1006,7 +986,8 @@ entrymsg(Agent *a, const Entry *e)
 		return;
 	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0 &&
 	    jsoneq(&j, jsonget(&j, k, "role"), "bashExecution")) {
-		bashmsg(a, &j, k);
+		if ((v = wirebash(&j, k)))
+			msgadd(&a->msgs, v);
 	} else if (!strcmp(e->type, "message") && k >= 0) {
 		jsonraw(&b, &j, k);
 		msgadd(&a->msgs, bufdetach(&b));
@@ -1018,7 +999,7 @@ entrymsg(Agent *a, const Entry *e)
 		free(v);
 	} else if (!strcmp(e->type, "custom_message")) {
 		wiretext(&b, &j, jsonget(&j, 0, "content"));
-		msgadd(&a->msgs, userjson(bstr(&b), b.len));
+		msgadd(&a->msgs, wireuser(bstr(&b), b.len, NULL));
 	} else if (!strcmp(e->type, "thinking_level_change")) {
 		v = jsonstr(&j, jsonget(&j, 0, "thinkingLevel"));
 		if (!a->levelset && wirelevel(v) >= 0)
@@ -1046,9 +1027,14 @@ loadcontext(Agent *a)
 	const Entry **path;
 	size_t n, i, start = 0;
 	long comp;
-	char *sum;
+	char *sum, *m;
 
 	n = sessbranch(&a->sess, &path);
+	/* the model the session was switched to, unless -m says */
+	if (!a->modelset && (m = sessmodel(path, n, a->prov->name))) {
+		free(a->model);
+		a->model = m;
+	}
 	if ((comp = sesscompaction(path, n, &start, &sum)) >= 0) {
 		msgadd(&a->msgs, summaryjson("The conversation history before "
 		       "this point was compacted into the following summary:"
@@ -1102,7 +1088,7 @@ contexttokens(const Agent *a)
 			jsonfree(&j);
 		}
 		if (got < 0)
-			tail += tokensof(strlen(a->msgs.v[i]));
+			tail += sesstokens(a->msgs.v[i]);
 	}
 	return (got < 0 ? 0 : got) + tail;
 }
@@ -1129,7 +1115,7 @@ summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
 	bufadds(&p, summaryask);
 	if (focus && *focus)
 		bufaddf(&p, "\n\nAdditional focus: %s", focus);
-	msg = userjson(p.p, p.len);
+	msg = wireuser(p.p, p.len, NULL);
 	request(a, &q);
 	q.system = summaryprompt;
 	q.msgs = &msg;
@@ -1587,11 +1573,11 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 		warn("no provider named %s in config.h", pname);
 		usage();
 	}
-	if (!model || !*model)
+	if (!(a->modelset = model && *model))
 		model = getenv("AGENT_MODEL");
-	a->model = model && *model ? model : a->prov->model;
-	if (!a->model)
+	if (!(model && *model) && !(model = a->prov->model))
 		die("%s: no model: use -m or AGENT_MODEL", a->prov->name);
+	a->model = xstrdup(model);
 	v = getenv("AGENT_BASE_URL");
 	a->url = v && *v ? v : a->prov->url;
 	v = getenv("AGENT_API_KEY");
@@ -1625,6 +1611,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	a->tenv.killgrace = killgrace;
 	a->tenv.maxedit = maxedit;
 	a->tenv.maxlog = maxlog;
+	a->tenv.maximage = maximage;
 	a->tenv.shells = shells;
 	a->tenv.scrubenv = a->scrub;
 	a->tenv.intr = &intr;
@@ -1655,11 +1642,12 @@ main(int argc, char *argv[])
 	Agent a;
 	const char *pname = NULL, *model = NULL, *toollist = NULL;
 	const char *file = NULL, *gname = NULL, *level = NULL;
+	Buf why = { 0 };
 	int c, rc, mode = 0;
 
 	setlocale(LC_CTYPE, "");
 	memset(&a, 0, sizeof(a));
-	while ((c = getopt(argc, argv, "cnqyjvhs:f:P:m:t:g:T:")) != -1) {
+	while ((c = getopt(argc, argv, "cnqyjvhs:f:P:m:t:g:T:i:")) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
 			if (mode && mode != c)
@@ -1683,6 +1671,10 @@ main(int argc, char *argv[])
 		case 'g': gname = optarg; break;
 		case 'T': level = optarg; break;
 		case 'j': a.json = 1; break;
+		case 'i':
+			if (!imageblock(optarg, maximage, &a.attach, &why))
+				die("-i: %s", why.p);
+			break;
 		default:
 			usage();
 		}
@@ -1718,6 +1710,8 @@ main(int argc, char *argv[])
 		free(a.schema[c]);
 	}
 	free(a.key);
+	free(a.model);
+	buffree(&a.attach);
 	toolcleanup(&a.tenv);
 	return rc;
 }

@@ -40,6 +40,7 @@ long long nowms(void);
 long long monoms(void);
 int hexval(int c);
 int writeall(int fd, const char *p, size_t n);
+void b64enc(Buf *b, const void *p, size_t n);
 long tokensof(size_t bytes);
 int readall(int fd, Buf *b, size_t max);
 char *dirof(const char *path);
@@ -203,6 +204,8 @@ typedef struct {
 	char **calls;		/* ids of the calls an answer makes */
 	int ncalls;
 	char *result;		/* the call a result answers */
+	char *imgs;		/* OpenAI: a result's images, as parts */
+	size_t imglen;
 } Wireform;
 
 /* A request: the model, the system prompt, the conversation as pi stores
@@ -226,7 +229,14 @@ typedef struct {
 	const char *adaptive;	/* Anthropic: the models that think
 				 * adaptively, by parts of their names,
 				 * comma-separated; or NULL */
+	int images;		/* the model takes images: else a note */
 } Wirereq;
+
+/* A model's prices in dollars per million tokens, keyed by its name. */
+typedef struct {
+	const char *model;
+	double in, out, cacheread, cachewrite;
+} Price;
 
 /* Kinds of streamed pieces and of an answer's parts.  A WCALL piece is
  * a piece of the arguments of calls[call], p NULL when the call has only
@@ -261,6 +271,7 @@ typedef struct {
 	int atend;		/* set by the caller when the connection
 				 * closed: a cut event is then the end */
 	int call;		/* WCALL: the call the piece is of */
+	const Price *price;	/* the model's, or NULL: costs are 0 */
 	/* out */
 	Buf text, think;
 	Buf sig;		/* Anthropic: the thinking's signature;
@@ -291,6 +302,12 @@ int wirecomplete(const Wire *w);
 char *wiremessage(const Wire *w, const char *provider, const char *model,
                   const char *stop);
 void wirefree(Wire *w);
+char *wireuser(const char *text, size_t len, const Buf *more);
+char *wireresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+                 const Buf *more);
+char *wirebash(const Json *j, int m);
+const Price *wireprice(const Price *p, size_t n, const char *model);
+double wirecost(const Wire *w, double c[4]);
 void wiretext(Buf *b, const Json *j, int content);
 void wireserialize(Buf *b, const char *type, const char *line,
                    size_t maxresult);
@@ -333,6 +350,9 @@ long sesscompaction(const Entry **path, size_t n, size_t *from,
                     char **summary);
 int sessincontext(const Entry *e);
 long sesscut(const Entry **path, size_t n, size_t from, long keep);
+long sesstokens(const char *json);
+char *sessmodel(const Entry **path, size_t n, const char *provider);
+double sessusage(const Session *s, long long tok[4]);
 void sessfree(Session *s);
 
 /* tools.c: the tools the model calls */
@@ -371,6 +391,9 @@ typedef struct {
 	int abi;		/* the Landlock ABI in force, 0 for none */
 	char *unheld;		/* what it does not hold, said when a tool
 				 * that it would hold first runs */
+	size_t maximage;	/* bytes of an image file read returns */
+	Buf image;		/* read: an image's content block, with its
+				 * comma, for the caller's result */
 	/* bash's output as it comes, to progress(progarg, ...), or NULL */
 	void (*progress)(void *arg, const char *p, size_t n);
 	void *progarg;
@@ -395,6 +418,7 @@ int toolbash(Toolenv *e, const Json *j, int args, Buf *out);
 int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
+const char *imageblock(const char *path, size_t max, Buf *b, Buf *out);
 void toolcleanup(Toolenv *e);
 
 /* sandbox.c: what tool processes may do */
@@ -533,7 +557,8 @@ void emitstart(Events *e, int wire, const char *provider,
 void emitpiece(Events *e, const Wire *w, int kind, const char *p, size_t n);
 void emitends(Events *e, const char *json);
 void emitcall(Events *e, const Wirecall *c, const char *type,
-              const Json *args, const Buf *res, int iserr);
+              const Json *args, const Buf *res, const Buf *image,
+              int iserr);
 void emitoutput(void *e, const char *p, size_t n);
 void emitcompacted(Events *e, const char *why, const Buf *sum,
                    const char *firstkept, long before, const char *err,

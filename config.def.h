@@ -16,21 +16,42 @@
  * THEFFORT, OpenAI's reasoning_effort with xhigh sent as high; THXHIGH,
  * the same with xhigh as it is; THROUTER, OpenRouter's reasoning object;
  * THBUDGET, Anthropic's thinking with a budget of tokens, or adaptive
- * thinking for the models named (by parts of their names) in the last
+ * thinking for the models named (by parts of their names) in the next
  * column; THNONE, not at all.
+ *
+ * images: 1 if its models take images (read's, -i's); with 0 they get
+ * a note in the image's place.
  */
 static const Provider providers[] = {
-	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how */
-	{ "openai",     OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5-mini",               400000,  32000,  "max_completion_tokens", "off", THEFFORT, NULL },
+	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  adaptive  images */
+	{ "openai",     OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5-mini",               400000,  32000,  "max_completion_tokens", "off", THEFFORT, NULL, 1 },
 	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-4-5",        200000,  32000,  NULL,                    "off", THBUDGET,
-	  "opus-4-6,opus-4.6,opus-4-7,opus-4.7,sonnet-4-6,sonnet-4.6" },
-	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-4.5", 200000, 32000, "max_tokens",           "off", THROUTER, NULL },
-	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   NULL },
-	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, NULL },
-	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   NULL },
-	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, NULL },
-	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   NULL },
-	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, NULL },
+	  "opus-4-6,opus-4.6,opus-4-7,opus-4.7,sonnet-4-6,sonnet-4.6", 1 },
+	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-4.5", 200000, 32000, "max_tokens",           "off", THROUTER, NULL, 1 },
+	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   NULL, 0 },
+	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, NULL, 0 },
+	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   NULL, 0 },
+	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, NULL, 0 },
+	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   NULL, 0 },
+	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, NULL, 0 },
+};
+
+/*
+ * Prices in dollars per million tokens, by the model's name as sent:
+ * input (not from the cache), output, cache read, cache write.  The usage
+ * line and each answer's usage.cost in the session come from them; a
+ * model not here costs 0.  These are the providers' list prices of late
+ * 2025: check your provider's page, they change.
+ */
+static const Price prices[] = {
+	/* model                          input  output  cache read  cache write */
+	{ "gpt-5",                        1.25,  10,     0.125,      0 },
+	{ "gpt-5-mini",                   0.25,  2,      0.025,      0 },
+	{ "gpt-5-nano",                   0.05,  0.4,    0.005,      0 },
+	{ "claude-sonnet-4-5",            3,     15,     0.3,        3.75 },
+	{ "claude-haiku-4-5",             1,     5,      0.1,        1.25 },
+	{ "claude-opus-4-1",              15,    75,     1.5,        18.75 },
+	{ "anthropic/claude-sonnet-4.5",  3,     15,     0.3,        3.75 },
 };
 
 /* Variables never passed to a tool, besides AGENT_API_KEY and the key
@@ -64,6 +85,8 @@ static const size_t maxhold = 64 << 10;	/* bytes of a message held
 					 * while stdout, no terminal,
 					 * waits to know if it is the
 					 * final answer */
+static const size_t maximage = 5 << 20;	/* bytes of an image file read or
+					 * -i sends (Anthropic takes 5 MB) */
 static const int maxattempts = 4;	/* tries of one request: 429, 5xx, reset */
 static const int retrybase = 1000;	/* milliseconds before the first retry */
 static const int retrymax = 60;	/* seconds: longer Retry-After gives up */
@@ -117,10 +140,11 @@ static const size_t maxlog = 64 << 20;	/* bytes of one bash command's output
 static const Tool tools[] = {
 	/* name   function   approve  description, parameters */
 	{ "read", toolread, 0,
-	  "Read a text file. Output is cut at ${maxlines} lines or ${maxkb}KB, whichever "
+	  "Read a text file, or a png, jpeg, gif or webp image, which is "
+	  "sent as an attachment. Output is cut at ${maxlines} lines or ${maxkb}KB, whichever "
 	  "comes first, with a note saying how to read on: use offset and "
 	  "limit for large files, and continue with offset until you have "
-	  "what you need. Binary files are refused.",
+	  "what you need. Other binary files are refused.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"description\":\"File to read, relative or absolute\"},"
 	  "\"offset\":{\"type\":\"number\",\"description\":\"First line to read, counting from 1\"},"

@@ -408,7 +408,7 @@ emitends(Events *e, const char *json)
  * or ending (with its result). */
 void
 emitcall(Events *e, const Wirecall *c, const char *type, const Json *args,
-         const Buf *res, int iserr)
+         const Buf *res, const Buf *image, int iserr)
 {
 	Buf f = { 0 };
 
@@ -444,7 +444,10 @@ emitcall(Events *e, const Wirecall *c, const char *type, const Json *args,
 	jsonesc(&f, bstr(&c->name), c->name.len);
 	bufadds(&f, ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
 	jsonesc(&f, bstr(res), res->len);
-	bufaddf(&f, "}]},\"isError\":%s", iserr ? "true" : "false");
+	bufaddc(&f, '}');
+	if (image)
+		bufadd(&f, bstr(image), image->len);	/* an image read */
+	bufaddf(&f, "]},\"isError\":%s", iserr ? "true" : "false");
 	emit(e, type, f.p);
 	buffree(&f);
 }

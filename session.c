@@ -940,6 +940,29 @@ cutpoint(const Entry *e)
 	return ok;
 }
 
+/* The tokens an entry or a message holds, estimated from its bytes; an
+ * image's data counts as pi counts an image, 4800 bytes. */
+long
+sesstokens(const char *json)
+{
+	Json j;
+	size_t n = strlen(json), skip = 0;
+	int i, d;
+
+	if (!strstr(json, "\"image\"") || jsonparse(&j, json, n) < 0)
+		return tokensof(n);
+	for (i = 0; i < j.n; i++) {
+		if (j.t[i].type != JOBJ ||
+		    !jsoneq(&j, jsonget(&j, i, "type"), "image") ||
+		    (d = jsonget(&j, i, "data")) < 0 || j.t[d].type != JSTR)
+			continue;
+		skip += j.t[d].end - j.t[d].start;
+		n += 4800;
+	}
+	jsonfree(&j);
+	return tokensof(n - skip);
+}
+
 /* Where to cut a branch to compact it: path[from..n) is the context, and
  * its last keep tokens (estimated) stay whole.  The cut is the first cut
  * point at or after the entry that fills that budget or, when only tool
@@ -952,7 +975,7 @@ sesscut(const Entry **path, size_t n, size_t from, long keep)
 
 	for (k = (long)n - 1; k > (long)from; k--) {
 		if (sessincontext(path[k]))
-			acc += tokensof(strlen(path[k]->line));
+			acc += sesstokens(path[k]->line);
 		if (acc >= keep)
 			break;
 	}
@@ -965,4 +988,66 @@ sesscut(const Entry **path, size_t n, size_t from, long keep)
 		for (cut = k; cut > (long)from && !cutpoint(path[cut]); cut--)
 			;
 	return cut > (long)from ? cut : -1;
+}
+
+/* The model of the last model_change on the path, if it names provider's
+ * (a session goes on with the model it was switched to); NULL if not.
+ * To be freed. */
+char *
+sessmodel(const Entry **path, size_t n, const char *provider)
+{
+	Json j;
+	char *p, *m = NULL;
+	size_t k;
+
+	for (k = n; k-- > 0; ) {
+		if (strcmp(path[k]->type, "model_change") ||
+		    jsonparse(&j, path[k]->line, strlen(path[k]->line)) < 0)
+			continue;
+		p = jsonstr(&j, jsonget(&j, 0, "provider"));
+		if (p && !strcmp(p, provider))
+			m = jsonstr(&j, jsonget(&j, 0, "modelId"));
+		free(p);
+		jsonfree(&j);
+		if (m && !*m) {
+			free(m);
+			m = NULL;
+		}
+		return m;
+	}
+	return NULL;
+}
+
+/* The usage of every answer in the file, every branch's, as pi stores
+ * it: tokens (input, output, cache read, cache write) summed into tok,
+ * the cost in dollars returned. */
+double
+sessusage(const Session *s, long long tok[4])
+{
+	static const char *keys[] = {
+		"input", "output", "cacheRead", "cacheWrite"
+	};
+	Json j;
+	double v, cost = 0;
+	size_t i, k;
+	int m, u;
+
+	memset(tok, 0, 4 * sizeof(*tok));
+	for (i = 0; i < s->n; i++) {
+		if (strcmp(s->e[i].type, "message") ||
+		    jsonparse(&j, s->e[i].line, strlen(s->e[i].line)) < 0)
+			continue;
+		m = jsonget(&j, 0, "message");
+		u = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
+		    jsonget(&j, m, "usage") : -1;
+		for (k = 0; u >= 0 && k < LEN(keys); k++)
+			if (jsonnum(&j, jsonget(&j, u, keys[k]), &v) == 0 &&
+			    v >= 0 && v < 1e12)	/* no sum can overflow */
+				tok[k] += (long long)v;
+		if (jsonnum(&j, jsonget(&j, jsonget(&j, u, "cost"), "total"),
+		            &v) == 0 && v >= 0 && v < 1e12)
+			cost += v;
+		jsonfree(&j);
+	}
+	return cost;
 }

@@ -642,6 +642,67 @@ done:
 
 /* read */
 
+/* The media type of an image the models take, from its first bytes (the
+ * name may lie), or NULL. */
+static const char *
+imagetype(const char *p, size_t n)
+{
+	if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8))
+		return "image/png";
+	if (n >= 3 && !memcmp(p, "\xff\xd8\xff", 3))
+		return "image/jpeg";
+	if (n >= 6 && (!memcmp(p, "GIF87a", 6) || !memcmp(p, "GIF89a", 6)))
+		return "image/gif";
+	if (n >= 12 && !memcmp(p, "RIFF", 4) && !memcmp(p + 8, "WEBP", 4))
+		return "image/webp";
+	return NULL;
+}
+
+/* An image file as pi keeps one in a message: a content block with its
+ * comma before it, appended to b, for read and -i.  Its media type, or
+ * NULL with the reason in out. */
+const char *
+imageblock(const char *path, size_t max, Buf *b, Buf *out)
+{
+	Buf raw = { 0 };
+	const char *type = NULL;
+	int fd, rc;
+
+	if ((fd = openread(path, out)) < 0)
+		return NULL;
+	rc = readall(fd, &raw, max);
+	close(fd);
+	if (rc < 0) {
+		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
+	} else if (rc > 0) {
+		bufaddf(out, "Cannot read %s: it is over the ", path);
+		addsize(out, max);
+		bufadds(out, " limit for images");
+	} else if (!(type = imagetype(raw.p, raw.len))) {
+		bufaddf(out, "%s is not a png, jpeg, gif or webp image", path);
+	} else {
+		bufadds(b, ",{\"type\":\"image\",\"data\":\"");
+		b64enc(b, raw.p, raw.len);
+		bufaddf(b, "\",\"mimeType\":\"%s\"}", type);
+	}
+	buffree(&raw);
+	return type;
+}
+
+/* An image for the model: its block waits in e for the result the
+ * caller makes, the text only says what it is. */
+static int
+readimage(Toolenv *e, const char *path, Buf *out)
+{
+	const char *type;
+
+	bufreset(&e->image);
+	if (!(type = imageblock(path, e->maximage, &e->image, out)))
+		return 1;
+	bufaddf(out, "Read image file [%s]", type);
+	return 0;
+}
+
 /* The first line asked for is over the byte limit on its own. */
 static void
 longline(const Toolenv *e, const char *path, long ln, size_t size, Buf *out)
@@ -745,9 +806,11 @@ toolread(Toolenv *e, const Json *j, int args, Buf *out)
 	r = rdopen(fd, e->intr);
 	if (rdmore(r) < 0)
 		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
+	else if (imagetype(r->buf, r->len))
+		rc = readimage(e, path, out);
 	else if (isbinary(r->buf, r->len))
-		bufaddf(out, "Cannot read %s: it is a binary file (images and "
-		        "other binary data are not supported)", path);
+		bufaddf(out, "Cannot read %s: it is a binary file (of images, "
+		        "only png, jpeg, gif and webp are read)", path);
 	else
 		rc = readlines(e, r, path, off, lim, out);
 	free(r);
@@ -1859,6 +1922,7 @@ toolcleanup(Toolenv *e)
 	free(e->planpath);
 	free(e->unheld);
 	e->unheld = NULL;
+	buffree(&e->image);
 	e->tmpdir = e->root = e->planpath = NULL;
 	if (!e->logdir)
 		return;

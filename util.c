@@ -334,6 +334,39 @@ writeall(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* Append n bytes of p in base64 (RFC 4648, padded), as images go to the
+ * providers. */
+void
+b64enc(Buf *b, const void *p, size_t n)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"abcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *s = p;
+	unsigned long v;
+	char *o;
+	size_t i;
+
+	bufgrow(b, (n + 2) / 3 * 4);
+	o = b->p + b->len;
+	for (i = 0; i + 2 < n; i += 3) {
+		v = (unsigned long)s[i] << 16 | s[i + 1] << 8 | s[i + 2];
+		*o++ = abc[v >> 18];
+		*o++ = abc[v >> 12 & 63];
+		*o++ = abc[v >> 6 & 63];
+		*o++ = abc[v & 63];
+	}
+	if (i < n) {
+		v = (unsigned long)s[i] << 16;
+		v |= i + 1 < n ? s[i + 1] << 8 : 0;
+		*o++ = abc[v >> 18];
+		*o++ = abc[v >> 12 & 63];
+		*o++ = i + 1 < n ? abc[v >> 6 & 63] : '=';
+		*o++ = '=';
+	}
+	b->len = o - b->p;
+	b->p[b->len] = '\0';
+}
+
 /* About four bytes a token: the estimate for text with no usage count. */
 long
 tokensof(size_t bytes)

@@ -756,6 +756,40 @@ storemerged(Buf *b, const Wire *w)
 	}
 }
 
+/* The prices of model in a table of n rows, or NULL. */
+const Price *
+wireprice(const Price *p, size_t n, const char *model)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(p[i].model, model))
+			return &p[i];
+	return NULL;
+}
+
+/* What the answer cost in dollars, as pi counts it: input (without the
+ * cache), output, cache read and cache write into c (or NULL), the total
+ * returned; nothing without a price. */
+double
+wirecost(const Wire *w, double c[4])
+{
+	const Price *p = w->price;
+	double own[4];
+
+	c = c ? c : own;
+
+	if (!p) {
+		c[0] = c[1] = c[2] = c[3] = 0;
+		return 0;
+	}
+	c[0] = (w->in - w->cached - w->cachewrite) * p->in / 1e6;
+	c[1] = w->out * p->out / 1e6;
+	c[2] = w->cached * p->cacheread / 1e6;
+	c[3] = w->cachewrite * p->cachewrite / 1e6;
+	return c[0] + c[1] + c[2] + c[3];
+}
+
 /* The answer as pi stores an assistant message; stop is NULL for a
  * finished answer, or "error" or "aborted" for what arrived of another. */
 char *
@@ -763,6 +797,7 @@ wiremessage(const Wire *w, const char *provider, const char *model,
             const char *stop)
 {
 	Buf b = { 0 };
+	double cost[4], total;
 
 	bufadds(&b, "{\"role\":\"assistant\",\"content\":[");
 	if (whole(w))
@@ -776,16 +811,88 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	jsonescs(&b, provider);
 	bufadds(&b, ",\"model\":");
 	jsonescs(&b, model);
+	total = wirecost(w, cost);
 	bufaddf(&b, ",\"usage\":{\"input\":%lld,\"output\":%lld,"
 	        "\"cacheRead\":%lld,\"cacheWrite\":%lld,\"totalTokens\":%lld,"
-	        "\"cost\":{\"input\":0,\"output\":0,\"cacheRead\":0,"
-	        "\"cacheWrite\":0,\"total\":0}}",
+	        "\"cost\":{\"input\":%.10g,\"output\":%.10g,"
+	        "\"cacheRead\":%.10g,\"cacheWrite\":%.10g,\"total\":%.10g}}",
 	        w->in - w->cached - w->cachewrite, w->out, w->cached,
-	        w->cachewrite, w->in + w->out);
+	        w->cachewrite, w->in + w->out, cost[0], cost[1], cost[2],
+	        cost[3], total);
 	bufadds(&b, ",\"stopReason\":");
 	jsonescs(&b, stop ? stop : stopreason(w));
 	bufaddf(&b, ",\"timestamp\":%lld}", nowms());
 	return bufdetach(&b);
+}
+
+/* A user's message as pi stores it: the text, then more content blocks
+ * (each with its comma), or NULL. */
+char *
+wireuser(const char *text, size_t len, const Buf *more)
+{
+	Buf b = { 0 };
+
+	bufadds(&b, "{\"role\":\"user\",\"content\":[{\"type\":\"text\","
+	        "\"text\":");
+	jsonesc(&b, text, len);
+	bufaddc(&b, '}');
+	if (more)
+		bufadd(&b, bstr(more), more->len);
+	bufaddf(&b, "],\"timestamp\":%lld}", nowms());
+	return bufdetach(&b);
+}
+
+/* A tool's result as pi stores it: the call's id and name, the text,
+ * then more content blocks (an image read), or NULL. */
+char *
+wireresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+           const Buf *more)
+{
+	Buf b = { 0 };
+
+	bufadds(&b, "{\"role\":\"toolResult\",\"toolCallId\":");
+	jsonesc(&b, bstr(id), id->len);
+	bufadds(&b, ",\"toolName\":");
+	jsonesc(&b, bstr(name), name->len);
+	bufadds(&b, ",\"content\":[{\"type\":\"text\",\"text\":");
+	jsonesc(&b, bstr(text), text->len);
+	bufaddc(&b, '}');
+	if (more)
+		bufadd(&b, bstr(more), more->len);
+	bufaddf(&b, "],\"isError\":%s,\"timestamp\":%lld}",
+	        iserr ? "true" : "false", nowms());
+	return bufdetach(&b);
+}
+
+/* A command the user ran in pi (!cmd), message m of j, as pi shows it to
+ * the model: a user's message, or NULL when pi keeps it out. */
+char *
+wirebash(const Json *j, int m)
+{
+	Buf t = { 0 }, v = { 0 };
+	double code;
+	char *msg;
+	int no;
+
+	if (jsonbool(j, jsonget(j, m, "excludeFromContext"), &no) == 0 && no)
+		return NULL;
+	jsonstrbuf(j, jsonget(j, m, "command"), &v);
+	bufadds(&t, "Ran `");
+	bufadd(&t, bstr(&v), v.len);
+	bufadds(&t, "`\n```\n");
+	bufreset(&v);
+	jsonstrbuf(j, jsonget(j, m, "output"), &v);
+	bufadd(&t, bstr(&v), v.len);
+	bufadds(&t, v.len && v.p[v.len - 1] != '\n' ? "\n```" : "```");
+	if (jsonnum(j, jsonget(j, m, "exitCode"), &code) == 0 && code != 0 &&
+	    code > -1e9 && code < 1e9)
+		bufaddf(&t, "\n\nCommand exited with code %d", (int)code);
+	if (jsonbool(j, jsonget(j, m, "cancelled"), &no) == 0 && no)
+		bufadds(&t, "\n\n(command cancelled)");
+	msg = wireuser(bstr(&t), t.len, NULL);
+	buffree(&t);
+	buffree(&v);
+	return msg;
 }
 
 /* The request */
@@ -989,6 +1096,100 @@ openaitoolcalls(Wireform *f, Buf *b, const Json *j, int content)
 	buffree(&args);
 }
 
+/* Images in a message's content, as pi stores them: {"type":"image",
+ * "data":BASE64,"mimeType":TYPE}. */
+static int
+hasimage(const Json *j, int content)
+{
+	int blk;
+
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
+		if (jsoneq(j, jsonget(j, blk, "type"), "image"))
+			return 1;
+	return 0;
+}
+
+/* A text part or block, its text from string token i. */
+static void
+textpart(Buf *b, const Json *j, int i)
+{
+	Buf v = { 0 };
+
+	jsonstrbuf(j, i, &v);
+	bufadds(b, "{\"type\":\"text\",\"text\":");
+	jsonesc(b, bstr(&v), v.len);
+	bufadds(b, "}");
+	buffree(&v);
+}
+
+/* An image block as chat completions' image_url part, a data URI. */
+static void
+openaiimage(Buf *b, const Json *j, int blk)
+{
+	Buf url = { 0 };
+
+	bufadds(&url, "data:");
+	jsonstrbuf(j, jsonget(j, blk, "mimeType"), &url);
+	bufadds(&url, ";base64,");
+	jsonstrbuf(j, jsonget(j, blk, "data"), &url);
+	bufadds(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":");
+	jsonesc(b, url.p, url.len);
+	bufadds(b, "}}");
+	buffree(&url);
+}
+
+/* A user message with images: its blocks as parts, each image as a data
+ * URI or, for a model that takes none, a note in its place. */
+static void
+openaiparts(Buf *b, const Json *j, int content, int images)
+{
+	int blk, t, n = 0;
+
+	bufadds(b, ",{\"role\":\"user\",\"content\":[");
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		t = jsonget(j, blk, "type");
+		if (!jsoneq(j, t, "text") && !jsoneq(j, t, "image"))
+			continue;
+		bufadds(b, n++ ? "," : "");
+		if (jsoneq(j, t, "text"))
+			textpart(b, j, jsonget(j, blk, "text"));
+		else if (images)
+			openaiimage(b, j, blk);
+		else
+			bufadds(b, "{\"type\":\"text\",\"text\":\"(image "
+			        "omitted: model does not support images)\"}");
+	}
+	bufadds(b, "]}");
+}
+
+/* A result's images: chat completions takes none in a tool message, so
+ * they go in a user message after the round's results, as pi sends
+ * them; the parts wait in the form.  A model that takes none gets a
+ * note. */
+static void
+openairesultimages(const Wirereq *q, Wireform *f, Buf *text,
+                   const Json *j, int content)
+{
+	Buf parts = { 0 };
+	int blk;
+
+	if (!text->len)
+		bufadds(text, "(see attached image)");
+	if (!q->images) {
+		bufadds(text, "\n(tool image omitted: model does not support "
+		        "images)");
+		return;
+	}
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		if (!jsoneq(j, jsonget(j, blk, "type"), "image"))
+			continue;
+		bufaddc(&parts, ',');
+		openaiimage(&parts, j, blk);
+	}
+	f->imglen = parts.len;
+	f->imgs = bufdetach(&parts);
+}
+
 /* Whether string token i holds nothing but white space: Anthropic refuses
  * such text blocks. */
 static int
@@ -1087,7 +1288,9 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 
 	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
 	wiretext(&text, j, content);
-	if (jsoneq(j, role, "user")) {
+	if (jsoneq(j, role, "user") && hasimage(j, content)) {
+		openaiparts(b, j, content, q->images);
+	} else if (jsoneq(j, role, "user")) {
 		bufadds(b, ",{\"role\":\"user\",\"content\":");
 		jsonesc(b, bstr(&text), text.len);
 		bufadds(b, "}");
@@ -1095,6 +1298,8 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 		openaianswer(f, b, j, q);
 	} else if (f->kind == WFRESULT) {
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
+		if (hasimage(j, content))
+			openairesultimages(q, f, &text, j, content);
 		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
 		openaiid(b, f->result ? f->result : "");
 		bufadds(b, ",\"content\":");
@@ -1118,16 +1323,16 @@ anthropicid(Buf *b, const char *id)
 	jsonescs(b, i ? safe : "_");
 }
 
-/* A tool_result block, but its closing brace: a cache mark may go
- * before it. */
+/* A tool_result block, its content a JSON text, but its closing brace:
+ * a cache mark may go before it. */
 static void
-anthropicresult(Buf *b, const char *id, const char *text, size_t len,
+anthropicresult(Buf *b, const char *id, const char *content, size_t len,
                 int iserr)
 {
 	bufadds(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
 	anthropicid(b, id);
 	bufadds(b, ",\"content\":");
-	jsonesc(b, text, len);
+	bufadd(b, content, len);
 	bufadds(b, iserr ? ",\"is_error\":true" : "");
 }
 
@@ -1216,6 +1421,57 @@ anthropicassistant(Wireform *f, Buf *out, const Json *j,
 	buffree(&blocks);
 }
 
+/* Content with images as Anthropic's blocks, each but the last closed:
+ * text that is not blank, and each image, or for a model that takes
+ * none, a note in its place. */
+static void
+anthropicblocks(Buf *b, const Json *j, int content, int images)
+{
+	size_t start = b->len;
+	int blk, t, v;
+
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		t = jsonget(j, blk, "type");
+		v = jsonget(j, blk, "text");
+		if (jsoneq(j, t, "text") && !blank(j, v)) {
+			bufadds(b, b->len > start ? "," : "");
+			textpart(b, j, v);
+		} else if (jsoneq(j, t, "image") && images) {
+			bufadds(b, b->len > start ? "," : "");
+			bufadds(b, "{\"type\":\"image\",\"source\":{\"type\":"
+			        "\"base64\",\"media_type\":");
+			jsonraw(b, j, jsonget(j, blk, "mimeType"));
+			bufadds(b, ",\"data\":");
+			jsonraw(b, j, jsonget(j, blk, "data"));
+			bufadds(b, "}}");
+		} else if (jsoneq(j, t, "image")) {
+			bufadds(b, b->len > start ? "," : "");
+			bufadds(b, "{\"type\":\"text\",\"text\":\"(image "
+			        "omitted: model does not support images)\"}");
+		}
+	}
+	if (b->len > start)
+		b->p[--b->len] = '\0';	/* the last brace */
+}
+
+/* A result's content as a JSON text: its text as a string, or with
+ * images, blocks. */
+static void
+anthropiccontent(Buf *b, const Json *j, int content, int images)
+{
+	Buf text = { 0 };
+
+	if (hasimage(j, content)) {
+		bufaddc(b, '[');
+		anthropicblocks(b, j, content, images);
+		bufadds(b, b->len > 1 ? "}]" : "]");
+		return;
+	}
+	wiretext(&text, j, content);
+	jsonesc(b, bstr(&text), text.len);
+	buffree(&text);
+}
+
 /* One stored message for Anthropic: a user's words or a result as a
  * block of a user message (its closing brace left off), an answer as an
  * assistant message. */
@@ -1223,9 +1479,13 @@ static void
 anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 {
 	Buf text = { 0 };
-	int role = jsonget(j, 0, "role"), iserr;
+	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
+	int iserr;
 
-	if (jsoneq(j, role, "user")) {
+	if (jsoneq(j, role, "user") && hasimage(j, content)) {
+		f->kind = WFUSER;
+		anthropicblocks(b, j, content, q->images);
+	} else if (jsoneq(j, role, "user")) {
 		f->kind = WFUSER;
 		wiretext(&text, j, jsonget(j, 0, "content"));
 		if (strspn(bstr(&text), " \t\r\n") == text.len) {
@@ -1240,10 +1500,10 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 	} else if (jsoneq(j, role, "toolResult")) {
 		f->kind = WFRESULT;
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
-		wiretext(&text, j, jsonget(j, 0, "content"));
+		anthropiccontent(&text, j, content, q->images);
 		if (jsonbool(j, jsonget(j, 0, "isError"), &iserr) < 0)
 			iserr = 0;
-		anthropicresult(b, f->result ? f->result : "", bstr(&text),
+		anthropicresult(b, f->result ? f->result : "", text.p,
 		                text.len, iserr);
 	}
 	buffree(&text);
@@ -1258,6 +1518,7 @@ wireformfree(Wireform *f)
 		free(f->calls[i]);
 	free(f->calls);
 	free(f->result);
+	free(f->imgs);
 	free(f->text);
 	free(f->model);
 	free(f->provider);
@@ -1341,10 +1602,24 @@ openaiowed(Buf *b, Owed *o)
 	o->n = 0;
 }
 
+/* The images of the results before, in one user message. */
+static void
+openaiattach(Buf *b, Buf *parts)
+{
+	if (!parts->len)
+		return;
+	bufadds(b, ",{\"role\":\"user\",\"content\":[{\"type\":\"text\","
+	        "\"text\":\"Attached image(s) from tool result:\"}");
+	bufadd(b, parts->p, parts->len);
+	bufadds(b, "]}");
+	bufreset(parts);
+}
+
 static void
 openaibody(const Wirereq *q, Wireform *f, Buf *b)
 {
 	Owed o = { 0 };
+	Buf imgs = { 0 };
 	size_t i;
 
 	bufadds(b, "{\"model\":");
@@ -1353,14 +1628,20 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b)
 	jsonescs(b, q->system);
 	bufadds(b, "}");
 	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind != WFRESULT && f[i].kind != WFNONE)
+		if (f[i].kind != WFRESULT && f[i].kind != WFNONE) {
 			openaiowed(b, &o);
+			openaiattach(b, &imgs);
+		}
 		bufadd(b, f[i].text, f[i].len);
 		owe(&o, &f[i]);
 		if (f[i].kind == WFRESULT)
 			paid(&o, f[i].result);
+		if (f[i].imgs)
+			bufadd(&imgs, f[i].imgs, f[i].imglen);
 	}
 	openaiowed(b, &o);
+	openaiattach(b, &imgs);
+	buffree(&imgs);
 	free(o.id);
 	bufadds(b, "],\"stream\":true,"
 	        "\"stream_options\":{\"include_usage\":true}");
@@ -1418,7 +1699,8 @@ anthropicowed(Anthropic *a)
 
 	for (i = 0; i < a->o.n; i++) {
 		bufreset(&r);
-		anthropicresult(&r, a->o.id[i], "No result provided", 18, 1);
+		anthropicresult(&r, a->o.id[i], "\"No result provided\"", 20,
+		                1);
 		anthropicblock(a, r.p, r.len);
 	}
 	a->o.n = 0;

@@ -45,6 +45,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	Session s;
 	const Entry **path;
+	long long tok[4];
+	double cost;
 	size_t n, i;
 
 	if (sessparse(&s, (const char *)data, size, "fuzz") < 0) {
@@ -68,6 +70,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	if (n && strcmp(path[n - 1]->id, s.leaf))
 		abort();
+	/* what the model, the costs and the estimates take from lines */
+	free(sessmodel(path, n, "openai"));
+	cost = sessusage(&s, tok);
+	if (!(cost >= 0) || tok[0] < 0 || tok[1] < 0 || tok[2] < 0 ||
+	    tok[3] < 0)
+		abort();
+	for (i = 0; i < s.n; i++)
+		if (sesstokens(s.e[i].line) < 0)
+			abort();
 	free(path);
 	sessfree(&s);
 	return 0;

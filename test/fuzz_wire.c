@@ -2,7 +2,8 @@
 /* fuzz_wire.c: libFuzzer target for wire.c: a stream of events, from
  * any server, for either wire; the first byte picks the wire and where
  * the stream is split, and the answer must not depend on the split.  The
- * stored message made of it must be valid JSON. */
+ * stored message made of it must be valid JSON, and so must a request
+ * body made of the bytes taken for a stored message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,32 @@ run(Buf *out, int wire, const char *p, size_t n, size_t cut)
 	wirefree(&w);
 }
 
+/* The same bytes as a stored message, as a session on disk holds one:
+ * the body made of it must be valid JSON, images taken or not. */
+static void
+body(int wire, const char *p, size_t n, int images)
+{
+	char *msg = xstrndup(p, n);
+	Wirereq q;
+	Buf b = { 0 };
+	Json j;
+
+	memset(&q, 0, sizeof(q));
+	q.wire = wire;
+	q.model = "m";
+	q.system = "s";
+	q.msgs = &msg;
+	q.nmsgs = 1;
+	q.maxout = 1;
+	q.images = images;
+	wirebody(&q, &b);
+	if (jsonparse(&j, b.p, b.len) < 0)
+		abort();
+	jsonfree(&j);
+	buffree(&b);
+	free(msg);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -71,5 +98,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	buffree(&whole);
 	buffree(&split);
+	body(wire, p, n, data[0] >> 7);
 	return 0;
 }

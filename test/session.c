@@ -1188,6 +1188,69 @@ testempty(void)
 	free(dir);
 }
 
+/* The model a session was switched to, and the usage of its answers. */
+static void
+testmodelusage(void)
+{
+	static const char text[] =
+		"{\"type\":\"session\",\"version\":3,\"id\":\"u\","
+		"\"timestamp\":\"t\",\"cwd\":\"/\"}\n"
+		"{\"type\":\"model_change\",\"id\":\"00000001\",\"parentId\":"
+		"null,\"timestamp\":\"t\",\"provider\":\"openai\",\"modelId\":"
+		"\"m1\"}\n"
+		"{\"type\":\"message\",\"id\":\"00000002\",\"parentId\":"
+		"\"00000001\",\"timestamp\":\"t\",\"message\":{\"role\":"
+		"\"assistant\",\"content\":[],\"usage\":{\"input\":10,"
+		"\"output\":20,\"cacheRead\":30,\"cacheWrite\":40,\"cost\":{"
+		"\"total\":0.25}}}}\n"
+		"{\"type\":\"model_change\",\"id\":\"00000003\",\"parentId\":"
+		"\"00000002\",\"timestamp\":\"t\",\"provider\":\"openai\","
+		"\"modelId\":\"m2\"}\n"
+		"{\"type\":\"message\",\"id\":\"00000004\",\"parentId\":"
+		"\"00000003\",\"timestamp\":\"t\",\"message\":{\"role\":"
+		"\"assistant\",\"content\":[],\"usage\":{\"input\":1,"
+		"\"output\":2,\"cacheRead\":3,\"cacheWrite\":4,\"cost\":{"
+		"\"total\":0.5}}}}\n"
+		"{\"type\":\"message\",\"id\":\"00000005\",\"parentId\":"
+		"\"00000001\",\"timestamp\":\"t\",\"message\":{\"role\":"
+		"\"user\",\"content\":\"x\",\"usage\":{\"input\":1000}}}\n";
+	Session s;
+	const Entry **path;
+	long long tok[4];
+	double cost;
+	char *m;
+	size_t n;
+
+	T(sessparse(&s, text, sizeof(text) - 1, "mu") == 0 && s.n == 5,
+	  "model, usage: parsed");
+	cost = sessusage(&s, tok);
+	T(tok[0] == 11 && tok[1] == 22 && tok[2] == 33 && tok[3] == 44 &&
+	  cost == 0.75, "usage: every answer's, every branch's, summed");
+	n = sessbranch(&s, &path);
+	m = sessmodel(path, n, "openai");
+	T(n == 2 && m && !strcmp(m, "m1"),
+	  "model: the last model_change on the branch: %s", m ? m : "none");
+	free(m);
+	free(path);
+	s.leaf = s.e[3].id;
+	n = sessbranch(&s, &path);
+	m = sessmodel(path, n, "openai");
+	T(m && !strcmp(m, "m2"), "model: the switch on the other branch");
+	free(m);
+	T(!(m = sessmodel(path, n, "anthropic")),
+	  "model: none when the last is another provider's");
+	free(m);
+	free(path);
+	sessfree(&s);
+	T(sesstokens("{\"content\":\"12345678\"}") == 22 / 4,
+	  "tokens: four bytes a token");
+	T(sesstokens("{\"content\":[{\"type\":\"image\",\"data\":\""
+	  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\","
+	  "\"mimeType\":\"image/png\"},{\"mimeType\":\"image/gif\","
+	  "\"type\":\"image\",\"data\":\"AAAA\"}]}") == (177 - 64 + 9600) / 4,
+	  "tokens: an image counts as pi counts one, its data not");
+}
+
 int
 main(void)
 {
@@ -1217,6 +1280,7 @@ main(void)
 	testloadwhilewriting();
 	testhalfline();
 	testtwowriters();
+	testmodelusage();
 	rmtree(tmp);
 	unlink(errpath);
 	return tfail != 0;

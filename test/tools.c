@@ -22,8 +22,8 @@ static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
                                      NULL };
 static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
                        64 << 20, shells, scrub, &intr, &pgid, NULL, 0, 0,
-                       WALL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL,
-                       NULL };
+                       WALL, 0, NULL, NULL, NULL, NULL, 0, NULL,
+                       5 << 20, { NULL, 0, 0 }, NULL, NULL };
 static Buf out;
 static int root;
 
@@ -129,6 +129,102 @@ modeof(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+/* base64 as RFC 4648's test vectors have it, and every byte value. */
+static void
+testb64(void)
+{
+	static const char *v[][2] = {
+		{ "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" },
+		{ "foo", "Zm9v" }, { "foob", "Zm9vYg==" },
+		{ "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" },
+	};
+	unsigned char all[256];
+	Buf b = { 0 };
+	size_t i;
+	int good = 1;
+
+	for (i = 0; i < LEN(v); i++) {
+		bufreset(&b);
+		b64enc(&b, v[i][0], strlen(v[i][0]));
+		good &= !strcmp(bstr(&b), v[i][1]);
+	}
+	T(good, "b64enc: RFC 4648's vectors");
+	for (i = 0; i < 256; i++)
+		all[i] = i;
+	bufreset(&b);
+	b64enc(&b, all, 3);
+	b64enc(&b, all + 253, 3);
+	T(!strcmp(b.p, "AAEC/f7/"), "b64enc: appends; high bytes: %s", b.p);
+	bufreset(&b);
+	b64enc(&b, all, 256);
+	T(b.len == 344 && !strncmp(b.p, "AAECAwQFBgcICQoL", 16) &&
+	  !strcmp(b.p + 336, "/P3+/w=="), "b64enc: all 256 bytes");
+	buffree(&b);
+}
+
+/* Images are read by their first bytes, within a bound; other binary
+ * files are still refused. */
+static void
+testimages(void)
+{
+	static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+	static const char *magic[][2] = {	/* 12 bytes at least */
+		{ "\xff\xd8\xff\xe0\0\x10JFIF\0\x01", "image/jpeg" },
+		{ "GIF89a\x01\0\x01\0\0\0", "image/gif" },
+		{ "GIF87a\x01\0\x01\0\0\0", "image/gif" },
+		{ "RIFF\x24\0\0\0WEBPVP8 ", "image/webp" },
+	};
+	Buf b = { 0 }, why = { 0 }, want = { 0 };
+	char *big;
+	size_t i;
+	int good = 1;
+
+	put("shot.txt", png, sizeof(png) - 1);
+	T(run(toolread, "{\"path\":\"shot.txt\"}") == 0 &&
+	  is("Read image file [image/png]") &&
+	  !strcmp(bstr(&env.image), ",{\"type\":\"image\",\"data\":"
+	  "\"iVBORw0KGgoAAAANSUhEUg==\",\"mimeType\":\"image/png\"}"),
+	  "read: a png by its magic, not its name, as pi's image block: %s",
+	  bstr(&env.image));
+	for (i = 0; i < LEN(magic); i++) {
+		put("img", magic[i][0], 12);
+		bufreset(&want);
+		bufaddf(&want, "\"mimeType\":\"%s\"}", magic[i][1]);
+		good &= run(toolread, "{\"path\":\"img\"}") == 0 &&
+		        has(magic[i][1]) && strstr(bstr(&env.image), want.p);
+	}
+	T(good, "read: jpeg, gif (87a, 89a) and webp by their magic");
+	put("fake.png", "RIFF\x24\0\0\0WAVEfmt ", 16);
+	bufreset(&env.image);
+	T(run(toolread, "{\"path\":\"fake.png\"}") == 1 && has("binary") &&
+	  !env.image.len, "read: a .png that is a WAVE is refused");
+	big = xcalloc(1, 1 << 20);
+	memcpy(big, png, sizeof(png) - 1);
+	put("big.png", big, 1 << 20);
+	env.maximage = 1 << 19;
+	T(run(toolread, "{\"path\":\"big.png\"}") == 1 &&
+	  has("over the 512.0KB limit") && !env.image.len,
+	  "read: an image over the bound refused: %s", out.p);
+	env.maximage = 5 << 20;
+	T(run(toolread, "{\"path\":\"big.png\"}") == 0 &&
+	  env.image.len > ((1 << 20) + 2) / 3 * 4,
+	  "read: an image within the bound, whole");
+	big[0] = 'x';
+	big[10] = '\0';
+	put("big.bin", big, 1 << 20);
+	bufreset(&env.image);
+	T(run(toolread, "{\"path\":\"big.bin\"}") == 1 && has("binary") &&
+	  !env.image.len, "read: a 1 MB binary that is no image refused");
+	T(!imageblock("big.bin", 2 << 20, &b, &why) &&
+	  strstr(bstr(&why), "not a png, jpeg, gif or webp image") && !b.len,
+	  "imageblock: no image refused");
+	free(big);
+	buffree(&b);
+	buffree(&why);
+	buffree(&want);
+	buffree(&env.image);
 }
 
 static void
@@ -1137,6 +1233,8 @@ main(int argc, char *argv[])
 	root = geteuid() == 0;
 	signal(SIGPIPE, SIG_IGN);	/* as agent does */
 	testread();
+	testb64();
+	testimages();
 	testwrite();
 	testedit();
 	testlinks();

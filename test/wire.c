@@ -577,6 +577,110 @@ testanthropicbody(void)
 	buffree(&b);
 }
 
+#define PNG "{\"type\":\"image\",\"data\":\"iVBORw0K\",\"mimeType\":" \
+            "\"image/png\"}"
+static char *imgconvo[] = {
+	"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":"
+	"\"see\"}," PNG "]}",
+	"{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\","
+	"\"id\":\"c1\",\"name\":\"read\",\"arguments\":{}},{\"type\":"
+	"\"toolCall\",\"id\":\"c2\",\"name\":\"read\",\"arguments\":{}}],"
+	"\"stopReason\":\"toolUse\"}",
+	"{\"role\":\"toolResult\",\"toolCallId\":\"c1\",\"content\":["
+	"{\"type\":\"text\",\"text\":\"Read image file [image/png]\"},"
+	PNG "],\"isError\":false}",
+	"{\"role\":\"toolResult\",\"toolCallId\":\"c2\",\"content\":["
+	PNG "],\"isError\":false}",
+	"{\"role\":\"user\",\"content\":\"next\"}",
+};
+
+/* Images from the user and from results, on both wires, for a model
+ * that takes them and for one that does not. */
+static void
+testimagebody(void)
+{
+	Wirereq q;
+	Buf b = { 0 };
+	Json j;
+
+	request(&q, OPENAI, "gpt");
+	q.msgs = imgconvo;
+	q.nmsgs = LEN(imgconvo);
+	q.images = 1;
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 && count(&j, "messages") == 7,
+	  "openai images: valid, 7 messages");
+	T(has(&j, "messages.1.content.0.type", "text") &&
+	  has(&j, "messages.1.content.0.text", "see") &&
+	  has(&j, "messages.1.content.1.type", "image_url") &&
+	  has(&j, "messages.1.content.1.image_url.url",
+	      "data:image/png;base64,iVBORw0K"),
+	  "openai images: the user's as a data URI part");
+	T(has(&j, "messages.3.role", "tool") &&
+	  has(&j, "messages.3.content", "Read image file [image/png]") &&
+	  has(&j, "messages.4.role", "tool") &&
+	  has(&j, "messages.4.content", "(see attached image)"),
+	  "openai images: the results' text, or a word for an image alone");
+	T(has(&j, "messages.5.role", "user") &&
+	  has(&j, "messages.5.content.0.text",
+	      "Attached image(s) from tool result:") &&
+	  has(&j, "messages.5.content.1.image_url.url",
+	      "data:image/png;base64,iVBORw0K") &&
+	  has(&j, "messages.5.content.2.type", "image_url") &&
+	  count(&j, "messages.5.content") == 3 &&
+	  has(&j, "messages.6.content", "next"),
+	  "openai images: the results' images in one user message after "
+	  "them, as pi sends them");
+	jsonfree(&j);
+	bufreset(&b);
+	q.images = 0;
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 && count(&j, "messages") == 6 &&
+	  has(&j, "messages.1.content.1.text",
+	      "(image omitted: model does not support images)") &&
+	  has(&j, "messages.3.content", "Read image file [image/png]\n"
+	      "(tool image omitted: model does not support images)") &&
+	  !strstr(b.p, "iVBORw0K"),
+	  "openai images: a model without them gets notes");
+	jsonfree(&j);
+	bufreset(&b);
+	request(&q, ANTHROPIC, "m1");
+	q.msgs = imgconvo;
+	q.nmsgs = LEN(imgconvo);
+	q.images = 1;
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 && count(&j, "messages") == 3,
+	  "anthropic images: valid, 3 messages");
+	T(has(&j, "messages.0.content.0.text", "see") &&
+	  has(&j, "messages.0.content.1.type", "image") &&
+	  has(&j, "messages.0.content.1.source.type", "base64") &&
+	  has(&j, "messages.0.content.1.source.media_type", "image/png") &&
+	  has(&j, "messages.0.content.1.source.data", "iVBORw0K"),
+	  "anthropic images: the user's as an image block");
+	T(has(&j, "messages.2.content.0.type", "tool_result") &&
+	  has(&j, "messages.2.content.0.content.0.text",
+	      "Read image file [image/png]") &&
+	  has(&j, "messages.2.content.0.content.1.source.data", "iVBORw0K") &&
+	  count(&j, "messages.2.content.0.content") == 2 &&
+	  has(&j, "messages.2.content.1.content.0.type", "image") &&
+	  count(&j, "messages.2.content.1.content") == 1 &&
+	  has(&j, "messages.2.content.2.text", "next") &&
+	  has(&j, "messages.2.content.2.cache_control.type", "ephemeral"),
+	  "anthropic images: image blocks in the tool results");
+	jsonfree(&j);
+	bufreset(&b);
+	q.images = 0;
+	wirebody(&q, &b);
+	T(jsonparse(&j, b.p, b.len) == 0 &&
+	  has(&j, "messages.0.content.1.text",
+	      "(image omitted: model does not support images)") &&
+	  has(&j, "messages.2.content.1.content.0.type", "text") &&
+	  !strstr(b.p, "iVBORw0K"),
+	  "anthropic images: a model without them gets notes");
+	jsonfree(&j);
+	buffree(&b);
+}
+
 /* Bodies made from kept forms are the bodies made afresh, on both wires,
  * and a change of model or wire remakes what depends on it. */
 static void
@@ -1041,6 +1145,44 @@ testreasoning(void)
 	buffree(&b);
 }
 
+/* Costs as pi counts them, with the numbers pi gave for this usage. */
+static void
+testcost(void)
+{
+	static const Price prices[] = {
+		{ "other", 1, 1, 1, 1 }, { "m1", 3, 15, 0.3, 3.75 },
+	};
+	Wire w;
+	Json j;
+	double c[4];
+	char *m;
+
+	T(wireprice(prices, LEN(prices), "m1") == &prices[1] &&
+	  !wireprice(prices, LEN(prices), "m"), "cost: prices by model");
+	wireinit(&w, ANTHROPIC, NULL, NULL);
+	w.in = 4000000;
+	w.cached = 2000000;
+	w.cachewrite = 1000000;
+	w.out = 100000;
+	T(wirecost(&w, c) == 0 && c[0] == 0 && c[3] == 0,
+	  "cost: nothing without a price");
+	w.price = &prices[1];
+	m = wiremessage(&w, "anthropic", "m1", NULL);
+	T(jsonparse(&j, m, strlen(m)) == 0 &&
+	  has(&j, "usage.input", "1000000") &&
+	  has(&j, "usage.cost.input", "3") &&
+	  has(&j, "usage.cost.output", "1.5") &&
+	  has(&j, "usage.cost.cacheRead", "0.6") &&
+	  has(&j, "usage.cost.cacheWrite", "3.75") &&
+	  has(&j, "usage.cost.total", "8.85") &&
+	  has(&j, "usage.totalTokens", "4100000"),
+	  "cost: each part and the total in the stored answer: %s",
+	  strstr(m, "\"usage\""));
+	jsonfree(&j);
+	free(m);
+	wirefree(&w);
+}
+
 static void
 testoverflow(void)
 {
@@ -1063,6 +1205,8 @@ main(void)
 	testopenaibody();
 	testanthropicbody();
 	testforms();
+	testimagebody();
+	testcost();
 	testmessage();
 	testlevels();
 	testblocks();
