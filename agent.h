@@ -262,7 +262,10 @@ typedef struct {
 	char *id;		/* 8 hex digits (pi writes longer ones too) */
 	char *parent;		/* NULL for a first entry */
 	char *type;		/* "message", "compaction", ... */
-	char *line;		/* the line as stored, without its newline */
+	char *line;		/* the line as stored, without its newline;
+				 * NULL if the context does not use it */
+	off_t off;		/* where the line is in the file loaded */
+	size_t len;		/* its length */
 } Entry;
 
 typedef struct {

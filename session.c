@@ -18,6 +18,7 @@
 enum {
 	HEADMAX = 65536,	/* sesslatest reads no more of a header line */
 	IDTRIES = 100,		/* then a whole UUID, as pi does */
+	READBLOCK = 65536,	/* a load reads the file this much at once */
 	STALE = 600		/* a temp file this many seconds old is a
 				 * crash's leftover */
 };
@@ -269,14 +270,17 @@ addentry(Session *s, char *id, char *parent, char *type, char *line)
 	e->parent = parent;
 	e->type = type;
 	e->line = line;
+	e->off = 0;
+	e->len = line ? strlen(line) : 0;
 	s->leaf = id;
 }
 
 enum { LINEOK, LINEBLANK, LINEJUNK, LINENOTENTRY, LINENOID };
 
-/* Add the line p[n] as an entry if it is one. */
+/* Add the line p[n], at off in the file, as an entry if it is one; the
+ * line itself is not kept: keep() reads the ones the context uses. */
 static int
-addline(Session *s, const char *p, size_t n)
+addline(Session *s, const char *p, size_t n, off_t off)
 {
 	Json j;
 	int t, id, par, r = LINENOTENTRY;
@@ -299,8 +303,9 @@ addline(Session *s, const char *p, size_t n)
 	r = LINENOTENTRY;
 	if (par >= 0 && j.t[par].type != JSTR && !jsonisnull(&j, par))
 		goto out;
-	addentry(s, jsonstr(&j, id), jsonstr(&j, par), jsonstr(&j, t),
-	         xstrndup(p, n));
+	addentry(s, jsonstr(&j, id), jsonstr(&j, par), jsonstr(&j, t), NULL);
+	s->e[s->n - 1].off = off;
+	s->e[s->n - 1].len = n;
 	r = LINEOK;
 out:
 	jsonfree(&j);
@@ -329,27 +334,92 @@ sessfree(Session *s)
 	s->fd = -1;
 }
 
-/* The entry lines after the header.  Entries without ids are pi's first
- * format, which we cannot place in a tree; they are counted in noid. */
-static void
-parselines(Session *s, const char *p, const char *end,
-           const char *name, size_t *noid, int v3)
+/* A session's lines, from memory or read from a file a block at a time,
+ * so that a big file is never whole in memory. */
+typedef struct {
+	int fd;			/* -1: no more to read */
+	const char *text;	/* the bytes at hand: buf.p, or the caller's */
+	size_t len, at;		/* text[at..len) is not yet taken */
+	size_t seen;		/* text[at..seen) holds no newline */
+	off_t off;		/* the file offset of text[0] */
+	Buf buf;
+} Lines;
+
+/* Read on into l->buf, keeping the line under way: 0, or -1. */
+static int
+readmore(Lines *l)
+{
+	ssize_t r;
+
+	if (l->at) {
+		memmove(l->buf.p, l->buf.p + l->at, l->len - l->at);
+		l->off += l->at;
+		l->buf.len = l->len -= l->at;
+		l->seen -= l->at;
+		l->at = 0;
+	}
+	/* a long line doubles the room, and so each read */
+	bufgrow(&l->buf, READBLOCK);
+	while ((r = read(l->fd, l->buf.p + l->buf.len,
+	                 l->buf.cap - l->buf.len - 1)) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (r == 0)
+		l->fd = -1;
+	l->buf.len += r;
+	l->text = l->buf.p;
+	l->len = l->buf.len;
+	return 0;
+}
+
+/* The next line into *p, *n (without its newline or a CR before it) at
+ * *off; *whole: whether a newline ended it.  1, 0 at the end, -1 when
+ * a read fails. */
+static int
+nextline(Lines *l, const char **p, size_t *n, off_t *off, int *whole)
 {
 	const char *nl;
-	size_t n, lineno;
-	int r;
 
-	for (lineno = 2; p < end; p = nl ? nl + 1 : end, lineno++) {
-		nl = memchr(p, '\n', end - p);
-		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if (n && p[n - 1] == '\r')
-			n--;
-		r = addline(s, p, n);
+	for (;;) {
+		l->seen = MAX(l->seen, l->at);
+		nl = l->seen < l->len ?
+		     memchr(l->text + l->seen, '\n', l->len - l->seen) : NULL;
+		if (nl || l->fd < 0)
+			break;
+		l->seen = l->len;
+		if (readmore(l) < 0)
+			return -1;
+	}
+	if (l->at == l->len)
+		return 0;
+	*p = l->text + l->at;
+	*off = l->off + l->at;
+	*n = nl ? (size_t)(nl - *p) : l->len - l->at;
+	l->at += *n + (nl != NULL);
+	*whole = nl != NULL;
+	if (*n && (*p)[*n - 1] == '\r')
+		--*n;
+	return 1;
+}
+
+/* The entry lines after the header.  Entries without ids are pi's first
+ * format, which we cannot place in a tree; they are counted in noid. */
+static int
+parselines(Session *s, Lines *l, const char *name, size_t *noid, int v3)
+{
+	const char *p;
+	size_t n, lineno;
+	off_t off;
+	int r, whole;
+
+	for (lineno = 2; (r = nextline(l, &p, &n, &off, &whole)) > 0;
+	     lineno++) {
+		r = addline(s, p, n, off);
 		if (r == LINEOK || r == LINEBLANK)
 			continue;
 		/* a crash mid-append, or another agent's append still
 		 * under way: the file is left as it is either way */
-		if (r == LINEJUNK && !nl)
+		if (r == LINEJUNK && !whole)
 			warn("%s:%zu: torn last line skipped", name, lineno);
 		else if (r == LINENOID && !v3)
 			++*noid;
@@ -357,27 +427,92 @@ parselines(Session *s, const char *p, const char *end,
 			warn("%s:%zu: not a valid entry: skipped", name,
 			     lineno);
 	}
+	if (r < 0)
+		warn("read %s:", name);
+	return r;
 }
 
-int
-sessparse(Session *s, const char *text, size_t len, const char *name)
+/* Read e's line: from text, else from fd at its offset.  0, or -1. */
+static int
+fetch(Entry *e, const char *text, int fd, const char *name)
 {
-	const char *nl, *end = text + len;
+	ssize_t r;
+	size_t got = 0;
+
+	if (e->line)
+		return 0;
+	e->line = xmalloc(e->len + 1);
+	if (text)
+		memcpy(e->line, text + e->off, e->len);
+	while (!text && got < e->len) {
+		r = pread(fd, e->line + got, e->len - got, e->off + got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			warn(r ? "read %s:" : "%s: cut short while read",
+			     name);
+			free(e->line);
+			e->line = NULL;
+			return -1;
+		}
+		got += r;
+	}
+	e->line[e->len] = '\0';
+	return 0;
+}
+
+/* Read the lines that the branch's context uses: those from the first
+ * entry the last compaction kept, and the compaction itself; with all,
+ * every line on the branch (a fork copies them).  The rest of the file
+ * stays on disk: only its index is in memory.  0, or -1. */
+static int
+keep(Session *s, const char *text, int fd, const char *name, int all)
+{
+	const Entry **path;
+	size_t n, i, from = 0;
+	int r = 0;
+
+	n = sessbranch(s, &path);
+	for (i = n; !all && i-- > 0;)
+		if (!strcmp(path[i]->type, "compaction")) {
+			if ((r = fetch((Entry *)path[i], text, fd, name)) == 0)
+				sesscompaction(path, n, &from, NULL);
+			break;
+		}
+	for (i = from; i < n && r == 0; i++)
+		r = fetch((Entry *)path[i], text, fd, name);
+	free(path);
+	return r;
+}
+
+/* Index the lines of l, header first, and keep() what the context
+ * needs, the rest read again from text, or fd, when it is needed. */
+static int
+loadlines(Session *s, Lines *l, const char *text, int fd,
+          const char *name, int all)
+{
+	const char *p;
 	size_t n, noid = 0;
+	off_t off;
 	double v;
+	int whole, r;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
-	nl = memchr(text, '\n', len);
-	n = nl ? (size_t)(nl - text) : len;
-	if (n && text[n - 1] == '\r')
-		n--;
-	if (!header(text, n, &v, &s->cwd)) {
+	if ((r = nextline(l, &p, &n, &off, &whole)) < 0) {
+		warn("read %s:", name);
+		return -1;
+	}
+	if (r == 0 || !header(p, n, &v, &s->cwd)) {
 		warn("%s: not a session file", name);
 		return -1;
 	}
-	s->head = xstrndup(text, n);
-	parselines(s, nl ? nl + 1 : end, end, name, &noid, v == 3);
+	s->head = xstrndup(p, n);
+	if (parselines(s, l, name, &noid, v == 3) < 0 ||
+	    keep(s, text, fd, name, all) < 0) {
+		sessfree(s);
+		return -1;
+	}
 	if (noid) {
 		warn("%s: session version %g has entries without ids: "
 		     "not supported", name, v);
@@ -389,15 +524,25 @@ sessparse(Session *s, const char *text, size_t len, const char *name)
 	return 0;
 }
 
-/* Load path into s, read only: s->fd is -1 and s->path NULL, so s is
- * in memory only and appends never reach path; a torn last line stays
- * in the file.  A missing or empty (0-byte) file fails silently with
- * errno ENOENT: the caller may make a new session there. */
 int
-sessread(Session *s, const char *path)
+sessparse(Session *s, const char *text, size_t len, const char *name)
 {
-	Buf b = { 0 };
-	int fd;
+	Lines l;
+
+	memset(&l, 0, sizeof(l));
+	l.fd = -1;
+	l.text = text;
+	l.len = len;
+	return loadlines(s, &l, text, -1, name, 0);
+}
+
+/* Load path into s; with all, every line of the branch. */
+static int
+readpath(Session *s, const char *path, int all)
+{
+	Lines l;
+	struct stat st;
+	int fd, r;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -406,36 +551,44 @@ sessread(Session *s, const char *path)
 			warn("open %s:", path);
 		return -1;
 	}
-	if (readall(fd, &b, (size_t)-2) < 0) {
-		warn("read %s:", path);
+	if (fstat(fd, &st) == 0 && st.st_size == 0) {
 		close(fd);
-		buffree(&b);
-		return -1;
-	}
-	close(fd);
-	if (b.len == 0) {
-		buffree(&b);
 		errno = ENOENT;
 		return -1;
 	}
-	if (sessparse(s, b.p, b.len, path) < 0) {
-		buffree(&b);
+	memset(&l, 0, sizeof(l));
+	l.fd = fd;
+	r = loadlines(s, &l, NULL, fd, path, all);
+	buffree(&l.buf);
+	close(fd);
+	if (r < 0) {
 		errno = EINVAL;
 		return -1;
 	}
 	s->saved = s->n;
-	buffree(&b);
 	return 0;
 }
 
-/* sessread, then open path for appends.  Loading never changes the
- * file: another agent may be appending to it at this moment, and what
- * looks like a torn last line may be its entry half way in.  A torn
- * tail is dealt with by writenew, under the lock. */
+/* Load path into s, read only: s->fd is -1 and s->path NULL, so s is
+ * in memory only and appends never reach path; a torn last line stays
+ * in the file.  Every line of the branch is read: a fork copies them.
+ * A missing or empty (0-byte) file fails silently with errno ENOENT:
+ * the caller may make a new session there. */
+int
+sessread(Session *s, const char *path)
+{
+	return readpath(s, path, 1);
+}
+
+/* Load path, then open it for appends; of the lines only those that
+ * the context uses are kept.  Loading never changes the file: another
+ * agent may be appending to it at this moment, and what looks like a
+ * torn last line may be its entry half way in.  A torn tail is dealt
+ * with by writenew, under the lock. */
 int
 sessload(Session *s, const char *path)
 {
-	if (sessread(s, path) < 0)
+	if (readpath(s, path, 0) < 0)
 		return -1;
 	s->path = xstrdup(path);
 	if ((s->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC)) < 0) {

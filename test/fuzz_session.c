@@ -45,7 +45,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	Session s;
 	const Entry **path;
-	size_t n, i;
+	size_t n, i, from;
 
 	if (sessparse(&s, (const char *)data, size, "fuzz") < 0) {
 		if (s.n || s.e || s.head || s.fd != -1)
@@ -57,8 +57,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s.n && (!s.leaf || s.leaf != s.e[s.n - 1].id))
 		abort();
 	for (i = 0; i < s.n; i++)
-		if (!s.e[i].id || !s.e[i].type || !s.e[i].line ||
-		    strchr(s.e[i].line, '\n'))
+		if (!s.e[i].id || !s.e[i].type || (s.e[i].line &&
+		    (strchr(s.e[i].line, '\n') ||
+		     memcmp(s.e[i].line, data + s.e[i].off, s.e[i].len))))
 			abort();
 	n = sessbranch(&s, &path);
 	if (n > s.n || (n && !path))
@@ -68,6 +69,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	if (n && strcmp(path[n - 1]->id, s.leaf))
 		abort();
+	/* the lines the context uses are loaded */
+	sesscompaction(path, n, &from, NULL);
+	for (i = from; i < n; i++)
+		if (!path[i]->line)
+			abort();
 	free(path);
 	sessfree(&s);
 	return 0;

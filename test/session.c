@@ -464,6 +464,52 @@ testpi(void)
 	free(path);
 }
 
+/* Of pi's file, a load keeps in memory only the lines its context uses:
+ * from the entry the compaction kept (2e8c41fa, the tenth on the branch)
+ * on, each as in the file; the older ones and the other branch stay on
+ * disk.  sessread, for a fork, holds the whole branch. */
+static void
+testkept(void)
+{
+	Session s;
+	const Entry **p;
+	char *text, *path;
+	size_t n, i, len, held = 0;
+	int same = 1;
+
+	if (!(text = readfile(PIFILE, &len)))
+		return;
+	path = pathf("kept.jsonl");
+	writefile(path, text, 0);
+	T(sessload(&s, path) == 0, "kept: loads");
+	n = sessbranch(&s, &p);
+	for (i = 0; i < n; i++)
+		if (i < 9 ? p[i]->line != NULL : !p[i]->line ||
+		    strlen(p[i]->line) != p[i]->len ||
+		    memcmp(p[i]->line, text + p[i]->off, p[i]->len))
+			same = 0;
+	T(n == 15 && same, "kept: the context's lines, from the file");
+	for (i = 0; i < s.n; i++)
+		held += s.e[i].line != NULL;
+	T(held == 6, "kept: no other line held (%zu)", held);
+	free(p);
+	sessfree(&s);
+	T(sessread(&s, path) == 0, "kept: sessread");
+	n = sessbranch(&s, &p);
+	for (i = 0, held = 0; i < s.n; i++)
+		held += s.e[i].line != NULL;
+	for (i = 0, same = 1; i < n; i++)
+		if (!p[i]->line || strlen(p[i]->line) != p[i]->len ||
+		    memcmp(p[i]->line, text + p[i]->off, p[i]->len) ||
+		    text[p[i]->off + p[i]->len] != '\n')
+			same = 0;
+	T(n == 15 && held == 15 && same, "kept: sessread, the whole branch");
+	free(p);
+	sessfree(&s);
+	free(text);
+	free(path);
+}
+
 static void
 testbranch(void)
 {
@@ -1202,6 +1248,7 @@ main(void)
 	testtorn();
 	testbadlines();
 	testpi();
+	testkept();
 	testbranch();
 	testlatest();
 	testnone();
