@@ -540,6 +540,13 @@ jsonesc(Buf *b, const char *s, size_t n)
 	bufgrow(b, n + 2);
 	bufaddc(b, '"');
 	while (i < n) {
+		/* most text needs no escape: copy it a run at a time */
+		for (k = i; k < n && (unsigned char)s[k] < 0x80 &&
+		     !stop[(unsigned char)s[k]]; k++)
+			;
+		bufadd(b, s + i, k - i);
+		if ((i = k) == n)
+			break;
 		c = s[i];
 		if (c >= 0x80) {
 			if ((k = utf8seq(s + i, n - i))) {

@@ -19,6 +19,7 @@ enum {
 	HEADMAX = 65536,	/* sesslatest reads no more of a header line */
 	IDTRIES = 100,		/* then a whole UUID, as pi does */
 	READBLOCK = 65536,	/* a load reads the file this much at once */
+	WINDOW = 1 << 20,	/* and the lines it keeps, this much */
 	STALE = 600		/* a temp file this many seconds old is a
 				 * crash's leftover */
 };
@@ -432,32 +433,61 @@ parselines(Session *s, Lines *l, const char *name, size_t *noid, int v3)
 	return r;
 }
 
-/* Read e's line: from text, else from fd at its offset.  0, or -1. */
+/* Bytes of the file read at once, from one line's start, to fetch many
+ * lines: those of a context mostly follow each other. */
+typedef struct {
+	Buf b;
+	off_t off;		/* the file offset of b.p[0] */
+} Window;
+
+/* Fill w with up to want bytes of fd from off: 0, or -1. */
 static int
-fetch(Entry *e, const char *text, int fd, const char *name)
+fill(Window *w, int fd, off_t off, size_t want)
 {
 	ssize_t r;
-	size_t got = 0;
+
+	bufreset(&w->b);
+	bufgrow(&w->b, want);
+	w->off = off;
+	while (w->b.len < want) {
+		r = pread(fd, w->b.p + w->b.len, want - w->b.len,
+		          off + w->b.len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		w->b.len += r;
+	}
+	return 0;
+}
+
+/* Read e's line: from text, else from fd through w.  0, or -1. */
+static int
+fetch(Entry *e, const char *text, int fd, Window *w, const char *name)
+{
+	const char *p;
 
 	if (e->line)
 		return 0;
-	e->line = xmalloc(e->len + 1);
-	if (text)
-		memcpy(e->line, text + e->off, e->len);
-	while (!text && got < e->len) {
-		r = pread(fd, e->line + got, e->len - got, e->off + got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			warn(r ? "read %s:" : "%s: cut short while read",
-			     name);
-			free(e->line);
-			e->line = NULL;
-			return -1;
+	if (text) {
+		p = text + e->off;
+	} else {
+		if (e->off < w->off ||
+		    e->off + (off_t)e->len > w->off + (off_t)w->b.len) {
+			if (fill(w, fd, e->off, MAX(e->len, WINDOW)) < 0) {
+				warn("read %s:", name);
+				return -1;
+			}
+			if (w->b.len < e->len) {
+				warn("%s: cut short while read", name);
+				return -1;
+			}
 		}
-		got += r;
+		p = w->b.p + (e->off - w->off);
 	}
-	e->line[e->len] = '\0';
+	e->line = xstrndup(p, e->len);
 	return 0;
 }
 
@@ -469,18 +499,21 @@ static int
 keep(Session *s, const char *text, int fd, const char *name, int all)
 {
 	const Entry **path;
+	Window w = { { 0 }, 0 };
 	size_t n, i, from = 0;
 	int r = 0;
 
 	n = sessbranch(s, &path);
 	for (i = n; !all && i-- > 0;)
 		if (!strcmp(path[i]->type, "compaction")) {
-			if ((r = fetch((Entry *)path[i], text, fd, name)) == 0)
+			if ((r = fetch((Entry *)path[i], text, fd, &w,
+			               name)) == 0)
 				sesscompaction(path, n, &from, NULL);
 			break;
 		}
 	for (i = from; i < n && r == 0; i++)
-		r = fetch((Entry *)path[i], text, fd, name);
+		r = fetch((Entry *)path[i], text, fd, &w, name);
+	buffree(&w.b);
 	free(path);
 	return r;
 }
