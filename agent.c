@@ -1158,7 +1158,7 @@ loadcontext(Agent *a)
 	long comp;
 	char *sum;
 
-	n = sessbranch(&a->sess, &path);
+	n = sesscontext(&a->sess, &path);
 	if ((comp = sesscompaction(path, n, &start, &sum)) >= 0) {
 		msgadd(&a->msgs, summaryjson("The conversation history before "
 		       "this point was compacted into the following summary:"
@@ -1171,7 +1171,7 @@ loadcontext(Agent *a)
 		else
 			entrymsg(a, path[i]);
 	}
-	free(path);
+	sessdone(&a->sess, path);
 }
 
 /* The tokens kept free for the answer, and those of recent conversation
@@ -1340,7 +1340,7 @@ compact(Agent *a, const char *why, const char *focus)
 	char *prev = NULL, *firstkept = NULL;
 	int rc = -1;
 
-	n = (long)sessbranch(&a->sess, &path);
+	n = (long)sesscontext(&a->sess, &path);
 	last = sesscompaction(path, n, &from, &prev);
 	cut = sesscut(path, n, from, keepbudget(a));
 	for (k = (long)from; k < cut; k++)

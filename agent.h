@@ -264,7 +264,8 @@ typedef struct {
 	char *type;		/* "message", "compaction", ... */
 	char *line;		/* the line as stored, without its newline;
 				 * NULL if the context does not use it */
-	off_t off;		/* where the line is in the file loaded */
+	off_t off;		/* where the line is in the file loaded, or
+				 * -1: not read from the file */
 	size_t len;		/* its length */
 } Entry;
 
@@ -291,6 +292,8 @@ int sessfork(Session *s, const Session *from, const char *frompath,
 int sessappend(Session *s, const char *type, const char *fields);
 int sesssync(Session *s);
 size_t sessbranch(const Session *s, const Entry ***path);
+size_t sesscontext(Session *s, const Entry ***path);
+void sessdone(Session *s, const Entry **path);
 long sesscompaction(const Entry **path, size_t n, size_t *from,
                     char **summary);
 int sessincontext(const Entry *e);

@@ -271,7 +271,7 @@ addentry(Session *s, char *id, char *parent, char *type, char *line)
 	e->parent = parent;
 	e->type = type;
 	e->line = line;
-	e->off = 0;
+	e->off = -1;	/* not at a known offset: never dropped */
 	e->len = line ? strlen(line) : 0;
 	s->leaf = id;
 }
@@ -463,6 +463,23 @@ fill(Window *w, int fd, off_t off, size_t want)
 	return 0;
 }
 
+/* Whether line is that of entry id: a quick look, then a sure one (an
+ * id may be written with escapes). */
+static int
+isline(const char *line, const char *id)
+{
+	Json j;
+	int ok;
+
+	if (strstr(line, id))
+		return 1;
+	if (jsonparse(&j, line, strlen(line)) < 0)
+		return 0;
+	ok = jsoneq(&j, jsonget(&j, 0, "id"), id);
+	jsonfree(&j);
+	return ok;
+}
+
 /* Read e's line: from text, else from fd through w.  0, or -1. */
 static int
 fetch(Entry *e, const char *text, int fd, Window *w, const char *name)
@@ -488,6 +505,13 @@ fetch(Entry *e, const char *text, int fd, Window *w, const char *name)
 		p = w->b.p + (e->off - w->off);
 	}
 	e->line = xstrndup(p, e->len);
+	/* read again after a load, the file may have been rewritten */
+	if (!text && !isline(e->line, e->id)) {
+		warn("%s: changed since it was loaded", name);
+		free(e->line);
+		e->line = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -516,6 +540,34 @@ keep(Session *s, const char *text, int fd, const char *name, int all)
 	buffree(&w.b);
 	free(path);
 	return r;
+}
+
+/* The branch, as sessbranch, with the lines its context uses read again
+ * if sessdone let them go; 0 entries if they cannot be. */
+size_t
+sesscontext(Session *s, const Entry ***path)
+{
+	if (s->fd >= 0 && keep(s, NULL, s->fd, s->path ? s->path : "session",
+	                       0) < 0) {
+		*path = NULL;
+		return 0;
+	}
+	return sessbranch(s, path);
+}
+
+/* Free path; the lines loaded from the file go back to it: the context
+ * made of them holds what it needs, and a compaction reads them again. */
+void
+sessdone(Session *s, const Entry **path)
+{
+	size_t i;
+
+	free(path);
+	for (i = 0; s->fd >= 0 && i < s->n; i++)
+		if (s->e[i].off >= 0) {
+			free(s->e[i].line);
+			s->e[i].line = NULL;
+		}
 }
 
 /* Index the lines of l, header first, and keep() what the context

@@ -473,7 +473,7 @@ testkept(void)
 {
 	Session s;
 	const Entry **p;
-	char *text, *path;
+	char *text, *path, *err;
 	size_t n, i, len, held = 0;
 	int same = 1;
 
@@ -492,6 +492,33 @@ testkept(void)
 	for (i = 0; i < s.n; i++)
 		held += s.e[i].line != NULL;
 	T(held == 6, "kept: no other line held (%zu)", held);
+	sessdone(&s, p);
+	for (i = 0, held = 0; i < s.n; i++)
+		held += s.e[i].line != NULL;
+	T(held == 0, "kept: sessdone lets them go (%zu held)", held);
+	n = sesscontext(&s, &p);
+	for (i = 9, same = n == 15; i < n && same; i++)
+		same = p[i]->line && !memcmp(p[i]->line, text + p[i]->off,
+		                             p[i]->len);
+	T(same && !p[0]->line, "kept: sesscontext reads them again");
+	sessdone(&s, p);
+	T(sessappend(&s, "message", "\"ours\":1") == 0, "kept: append");
+	sessdone(&s, NULL);
+	T(s.e[s.n - 1].line != NULL, "kept: our own entry stays");
+	/* the file rewritten under us: said, and no context */
+	for (i = 0; i < len; i++)
+		if (text[i] != '\n')
+			text[i] = 'x';
+	writefile(path, text, 0);
+	capture();
+	n = sesscontext(&s, &p);
+	err = caught();
+	free(text);
+	text = readfile(PIFILE, &len);
+	writefile(path, text, 0);
+	T(n == 0 && strstr(err, "kept.jsonl: changed since it was loaded"),
+	  "kept: a rewritten file is noticed: %s", err);
+	free(err);
 	free(p);
 	sessfree(&s);
 	T(sessread(&s, path) == 0, "kept: sessread");
