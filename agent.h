@@ -128,6 +128,7 @@ typedef struct {
 	char location[256];	/* printable ASCII, cut to fit: for saying */
 	char encoding[32];	/* what arrived */
 	long long nbody;	/* body bytes handed to fn */
+	Buf chunks;		/* the chunks' data of one feed: one call */
 	Httpfn fn;
 	void *arg;
 	char err[160];
