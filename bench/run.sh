@@ -60,7 +60,7 @@ row() {
 		    "$(echo "$4 $2" | awk '{ print $1 / $2 }')" \
 		    "$(echo "$5 $3" | awk '{ print $1 / $2 }')"
 	else
-		printf '%-26s %9s ms %7s KB   (pi not installed)\n' "$1" "$2" "$3"
+		printf '%-26s %9s ms %7s KB   (pi not run)\n' "$1" "$2" "$3"
 	fi
 }
 
