@@ -246,8 +246,9 @@ streq(const Json *j, int i, const char *s, size_t n)
 		return 0;
 	p = j->s + j->t[i].start;
 	len = j->t[i].end - j->t[i].start;
-	if (len == n)
-		return !memcmp(p, s, n) && !memchr(p, '\\', n);
+	if (len == n)	/* same-length keys differ most often at once */
+		return (!n || *p == *s) && !memcmp(p, s, n) &&
+		       !memchr(p, '\\', n);
 	if (len < n || !memchr(p, '\\', len))
 		return 0;
 	jsonstrbuf(j, i, &b);
