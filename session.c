@@ -15,10 +15,14 @@
 
 #include "agent.h"
 
+#ifndef READBLOCK
+#define READBLOCK 65536	/* a load reads the file this much at once (the
+			 * fuzz target makes it small, to cut lines up) */
+#endif
+
 enum {
 	HEADMAX = 65536,	/* sesslatest reads no more of a header line */
 	IDTRIES = 100,		/* then a whole UUID, as pi does */
-	READBLOCK = 65536,	/* a load reads the file this much at once */
 	WINDOW = 1 << 20,	/* and the lines it keeps, this much */
 	STALE = 600		/* a temp file this many seconds old is a
 				 * crash's leftover */
