@@ -140,7 +140,7 @@ int
 jsonparse(Json *j, const char *s, size_t len)
 {
 	enum { VALUE, FIRSTVALUE, KEY, FIRSTKEY, AFTER } want = VALUE;
-	int cap = 0, cur = -1, par = -1, depth = 0, k;
+	int cap = 0, cur = -1, par = -1, depth = 0, k, obj;
 	size_t i = 0, m;
 
 	memset(j, 0, sizeof(*j));
@@ -154,10 +154,11 @@ jsonparse(Json *j, const char *s, size_t len)
 				break;
 			if (cur < 0 || i >= len)
 				goto bad;
+			obj = j->t[cur].type == JOBJ;
 			if (s[i] == ',') {
-				want = j->t[cur].type == JOBJ ? KEY : VALUE;
+				want = obj ? KEY : VALUE;
 				par = cur;
-			} else if (s[i] == (j->t[cur].type == JOBJ ? '}' : ']')) {
+			} else if (s[i] == (obj ? '}' : ']')) {
 				cur = endtok(j, cur, i);
 				depth--;
 			} else {
@@ -196,8 +197,8 @@ jsonparse(Json *j, const char *s, size_t len)
 		if (s[i] == '{' || s[i] == '[') {
 			if (depth++ == DEPTHMAX)
 				goto bad;
-			cur = par = addtok(j, &cap, s[i] == '{' ? JOBJ : JARR, i,
-			                   par);
+			k = s[i] == '{' ? JOBJ : JARR;
+			cur = par = addtok(j, &cap, k, i, par);
 			want = s[i] == '{' ? FIRSTKEY : FIRSTVALUE;
 			i++;
 			continue;

@@ -343,7 +343,7 @@ sessfree(Session *s)
  * so that a big file is never whole in memory. */
 typedef struct {
 	int fd;			/* -1: no more to read */
-	const char *text;	/* the bytes at hand: buf.p, or the caller's */
+	const char *text;	/* the bytes at hand: buf.p or the caller's */
 	size_t len, at;		/* text[at..len) is not yet taken */
 	size_t seen;		/* text[at..seen) holds no newline */
 	off_t off;		/* the file offset of text[0] */

@@ -47,7 +47,8 @@ main(int argc, char *argv[])
 				return 1;
 		sseend(&sse);
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-		sec = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		sec = (t1.tv_sec - t0.tv_sec) +
+		      (t1.tv_nsec - t0.tv_nsec) / 1e9;
 		if (!w.done || got == 0)
 			return 1;
 		if (best == 0 || sec < best)

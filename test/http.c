@@ -339,7 +339,8 @@ testparser(void)
 	T(ret == 0 && calls == 1 && r.nbody == 5,
 	  "chunks of one feed: one call (%d)", calls);
 	ret = feeds(&r, "1\r\nf\r\n0\r\n\r\n");
-	T(ret == 1 && calls == 2 && r.nbody == 6, "and the next feed: one more");
+	T(ret == 1 && calls == 2 && r.nbody == 6,
+	  "and the next feed: one more");
 	httprespfree(&r);
 
 	/* HEAD and CONNECT: no body whatever the headers say */
