@@ -28,6 +28,18 @@ static const unsigned char stop[256] = {
 	['"'] = 1, ['\\'] = 1
 };
 
+/* Whether \c is an escape of one character (not \u). */
+static int
+escaped(int c)
+{
+	switch (c) {
+	case '"': case '\\': case '/': case 'b': case 'f': case 'n':
+	case 'r': case 't':
+		return 1;
+	}
+	return 0;
+}
+
 /* Length of the string starting at s[i] == '"', or 0 if it is invalid. */
 static size_t
 vstring(const char *s, size_t n, size_t i)
@@ -51,7 +63,7 @@ vstring(const char *s, size_t n, size_t i)
 			    hexval(s[k + 4]) < 0)
 				return 0;
 			k += 5;
-		} else if (strchr("\"\\/bfnrt", s[k]) && s[k]) {
+		} else if (escaped(s[k])) {
 			k++;
 		} else {
 			return 0;
