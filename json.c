@@ -244,11 +244,12 @@ jsonfree(Json *j)
 	memset(j, 0, sizeof(*j));
 }
 
-/* Whether token i is a string equal to s[n].  An escape is never
- * shorter than what it stands for, so only a longer token may need
- * decoding. */
+/* Whether token i is a string equal to s[n]; plain: s holds no '\\'.
+ * An escape is never shorter than what it stands for, so a token of n
+ * bytes is s only if it is s byte for byte, without escapes (which a
+ * plain s has none of), and only a longer token may need decoding. */
 static int
-streq(const Json *j, int i, const char *s, size_t n)
+streq(const Json *j, int i, const char *s, size_t n, int plain)
 {
 	const char *p;
 	Buf b = { 0 };
@@ -261,7 +262,7 @@ streq(const Json *j, int i, const char *s, size_t n)
 	len = j->t[i].end - j->t[i].start;
 	if (len == n)	/* same-length keys differ most often at once */
 		return (!n || *p == *s) && !memcmp(p, s, n) &&
-		       !memchr(p, '\\', n);
+		       (plain || !memchr(p, '\\', n));
 	if (len < n || !memchr(p, '\\', len))
 		return 0;
 	jsonstrbuf(j, i, &b);
@@ -274,7 +275,9 @@ streq(const Json *j, int i, const char *s, size_t n)
 int
 jsoneq(const Json *j, int i, const char *s)
 {
-	return streq(j, i, s, strlen(s));
+	size_t n = strlen(s);
+
+	return streq(j, i, s, n, !memchr(s, '\\', n));
 }
 
 /* The index of the token after i and all it holds.  Tokens are in text
@@ -297,13 +300,13 @@ int
 jsonget(const Json *j, int obj, const char *key)
 {
 	size_t n = strlen(key);
-	int i, k;
+	int i, k, plain = !memchr(key, '\\', n);
 
 	if (obj < 0 || obj >= j->n || j->t[obj].type != JOBJ)
 		return -1;
 	i = obj + 1;
 	for (k = 0; k < j->t[obj].size && i + 1 < j->n; k++) {
-		if (streq(j, i, key, n))
+		if (streq(j, i, key, n, plain))
 			return i + 1;
 		i = jsonskip(j, i + 1);
 	}
