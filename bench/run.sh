@@ -235,7 +235,7 @@ X
 	socat "OPENSSL-LISTEN:$sport,bind=127.0.0.1,reuseaddr,fork,nodelay,cert=$B/cert.pem,key=$B/key.pem,verify=0" \
 	    "TCP:127.0.0.1:$hport,nodelay" 2>/dev/null &
 	SOCAT=$!
-	sleep 0.3
+	sleep 0.5
 	ah=$(cd "$B/proj" && cpu 9 env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
 	    "$ROOT/agent" -y -n -q go)
 	as=$(cd "$B/proj" && cpu 9 env SSL_CERT_FILE="$B/cert.pem" \
