@@ -93,7 +93,8 @@ test/fuzz_http: test/fuzz_http.c http.c util.c agent.h config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c util.c $(LIBS)
 
 test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
-	clang $(FUZZFLAGS) -o $@ test/fuzz_session.c session.c json.c util.c
+	clang $(FUZZFLAGS) -DREADBLOCK=8 -o $@ test/fuzz_session.c session.c \
+	    json.c util.c
 test/fuzz_wire: test/fuzz_wire.c wire.c sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c wire.c sse.c json.c util.c
 

@@ -1029,7 +1029,7 @@ loadcontext(Agent *a)
 	long comp;
 	char *sum, *m;
 
-	n = sessbranch(&a->sess, &path);
+	n = sesscontext(&a->sess, &path);
 	/* the model the session was switched to, unless -m says */
 	if (!a->modelset && (m = sessmodel(path, n, a->prov->name))) {
 		free(a->model);
@@ -1041,13 +1041,16 @@ loadcontext(Agent *a)
 		       "\n\n<summary>\n", sum ? sum : "", "\n</summary>"));
 		free(sum);
 	}
+	for (i = 0; i < start; i++)	/* a level set before it holds */
+		if (!strcmp(path[i]->type, "thinking_level_change"))
+			entrymsg(a, path[i]);
 	for (i = start; i < n; i++) {
 		if ((long)i == comp)
 			a->compactat = a->msgs.n;
 		else
 			entrymsg(a, path[i]);
 	}
-	free(path);
+	sessdone(&a->sess, path);
 }
 
 /* The tokens kept free for the answer, and those of recent conversation
@@ -1151,7 +1154,7 @@ compact(Agent *a, const char *why, const char *focus)
 	char *prev = NULL, *firstkept = NULL;
 	int rc = -1;
 
-	n = (long)sessbranch(&a->sess, &path);
+	n = (long)sesscontext(&a->sess, &path);
 	last = sesscompaction(path, n, &from, &prev);
 	cut = sesscut(path, n, from, keepbudget(a));
 	for (k = (long)from; k < cut; k++)

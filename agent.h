@@ -129,6 +129,7 @@ typedef struct {
 	char location[256];	/* printable ASCII, cut to fit: for saying */
 	char encoding[32];	/* what arrived */
 	long long nbody;	/* body bytes handed to fn */
+	Buf chunks;		/* the chunks' data of one feed: one call */
 	Httpfn fn;
 	void *arg;
 	char err[160];
@@ -319,7 +320,11 @@ typedef struct {
 	char *id;		/* 8 hex digits (pi writes longer ones too) */
 	char *parent;		/* NULL for a first entry */
 	char *type;		/* "message", "compaction", ... */
-	char *line;		/* the line as stored, without its newline */
+	char *line;		/* the line as stored, without its newline;
+				 * NULL if the context does not use it */
+	off_t off;		/* where the line is in the file loaded, or
+				 * -1: not read from the file */
+	size_t len;		/* its length */
 } Entry;
 
 typedef struct {
@@ -346,13 +351,15 @@ int sessfork(Session *s, const Session *from, const char *frompath,
 int sessappend(Session *s, const char *type, const char *fields);
 int sesssync(Session *s);
 size_t sessbranch(const Session *s, const Entry ***path);
+size_t sesscontext(Session *s, const Entry ***path);
+void sessdone(Session *s, const Entry **path);
 long sesscompaction(const Entry **path, size_t n, size_t *from,
                     char **summary);
 int sessincontext(const Entry *e);
 long sesscut(const Entry **path, size_t n, size_t from, long keep);
 long sesstokens(const char *json);
 char *sessmodel(const Entry **path, size_t n, const char *provider);
-double sessusage(const Session *s, long long tok[4]);
+double sessusage(Session *s, long long tok[4]);
 void sessfree(Session *s);
 
 /* tools.c: the tools the model calls */

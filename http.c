@@ -225,6 +225,7 @@ void
 httprespfree(Httpresp *r)
 {
 	buffree(&r->line);
+	buffree(&r->chunks);
 }
 
 static int
@@ -491,6 +492,18 @@ body(Httpresp *r, const char *p, size_t n)
 	return 0;
 }
 
+/* Hand the chunks' data gathered in one feed to fn at once: a stream
+ * of many small chunks (an event each) is then parsed, and its text
+ * written out, a network read at a time. */
+static int
+chunksout(Httpresp *r)
+{
+	int rc = body(r, r->chunks.p, r->chunks.len);
+
+	bufreset(&r->chunks);
+	return rc;
+}
+
 /* Feed n bytes; -1 on error (r->err), 0 for more, 1 when complete. */
 int
 httprespfeed(Httpresp *r, const char *p, size_t n)
@@ -504,7 +517,9 @@ httprespfeed(Httpresp *r, const char *p, size_t n)
 		case SBODY:
 		case SCHUNK:
 			k = (long long)n < r->left ? n : (size_t)r->left;
-			if (body(r, p, k) < 0)
+			if (r->state == SCHUNK)
+				bufadd(&r->chunks, p, k);
+			else if (body(r, p, k) < 0)
 				return -1;
 			p += k;
 			n -= k;
@@ -532,13 +547,15 @@ httprespfeed(Httpresp *r, const char *p, size_t n)
 			p += k;
 			n -= k;
 			if (nl) {
-				if (line(r) < 0)
+				if (line(r) < 0) {
+					chunksout(r);
 					return -1;
+				}
 				bufreset(&r->line);
 			}
 		}
 	}
-	if (r->state == SERR)
+	if (chunksout(r) < 0 || r->state == SERR)
 		return -1;
 	return r->state == SDONE;
 }

@@ -1,12 +1,8 @@
 /* See LICENSE file for copyright and license details. */
-/* json.c: parse JSON into jsmn tokens, look values up, write escaped JSON. */
+/* json.c: parse JSON into tokens, look values up, write escaped JSON. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define JSMN_STATIC
-#define JSMN_PARENT_LINKS
-#define JSMN_STRICT
-#include <jsmn.h>
 
 #include "agent.h"
 
@@ -24,6 +20,26 @@ isdigit_(int c)
 	return c >= '0' && c <= '9';
 }
 
+/* 1 for the bytes a string cannot hold as they are: control characters
+ * must be escaped, '"' ends it, '\\' starts an escape. */
+static const unsigned char stop[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['"'] = 1, ['\\'] = 1
+};
+
+/* Whether \c is an escape of one character (not \u). */
+static int
+escaped(int c)
+{
+	switch (c) {
+	case '"': case '\\': case '/': case 'b': case 'f': case 'n':
+	case 'r': case 't':
+		return 1;
+	}
+	return 0;
+}
+
 /* Length of the string starting at s[i] == '"', or 0 if it is invalid. */
 static size_t
 vstring(const char *s, size_t n, size_t i)
@@ -31,17 +47,15 @@ vstring(const char *s, size_t n, size_t i)
 	size_t k = i + 1;
 	int c;
 
-	while (k < n) {
+	for (;;) {
+		while (k < n && !stop[(unsigned char)s[k]])
+			k++;
+		if (k >= n)
+			return 0;
 		c = (unsigned char)s[k];
 		if (c == '"')
 			return k + 1 - i;
-		if (c < 0x20)
-			return 0;
-		if (c != '\\') {
-			k++;
-			continue;
-		}
-		if (++k >= n)
+		if (c < 0x20 || ++k >= n)
 			return 0;
 		if (s[k] == 'u') {
 			if (n - k < 5 || hexval(s[k + 1]) < 0 ||
@@ -49,13 +63,12 @@ vstring(const char *s, size_t n, size_t i)
 			    hexval(s[k + 4]) < 0)
 				return 0;
 			k += 5;
-		} else if (strchr("\"\\/bfnrt", s[k]) && s[k]) {
+		} else if (escaped(s[k])) {
 			k++;
 		} else {
 			return 0;
 		}
 	}
-	return 0;
 }
 
 /* Length of the number or literal at s[i], or 0 if it is invalid. */
@@ -97,124 +110,131 @@ vprim(const char *s, size_t n, size_t i)
 	return k - i;
 }
 
-/* Check s is exactly one JSON value: jsmn alone lets trailing commas,
- * missing commas and bad literals through. */
+/* A new token of type at start, in parent (which counts it); its
+ * index. */
 static int
-validate(const char *s, size_t n)
+addtok(Json *j, int *cap, int type, size_t start, int parent)
 {
-	char stack[DEPTHMAX];
-	int depth = 0;
-	size_t i = 0, k;
-	enum { VALUE, FIRSTVALUE, KEY, FIRSTKEY, AFTER } want = VALUE;
+	Jtok *t;
 
+	if (j->n == *cap) {
+		*cap = *cap ? 2 * *cap : 32;
+		j->t = xrealloc(j->t, *cap * sizeof(*j->t));
+	}
+	t = &j->t[j->n];
+	t->type = type;
+	t->start = start;
+	t->end = -1;
+	t->size = 0;
+	t->parent = parent;
+	if (parent >= 0)
+		j->t[parent].size++;
+	return j->n++;
+}
+
+/* End container c at s[i]; the container it is in, or -1.  A value in
+ * an object has its key for parent, as jsmn links them. */
+static int
+endtok(Json *j, int c, size_t i)
+{
+	int p;
+
+	j->t[c].end = i + 1;
+	p = j->t[c].parent;
+	return p >= 0 && j->t[p].type == JSTR ? j->t[p].parent : p;
+}
+
+/* Parse s into j; 0 on success, -1 if s is not exactly one JSON value.
+ * One pass that checks the grammar whole (jsmn alone lets trailing
+ * commas, missing commas and bad literals through) and makes the tokens
+ * as jsmn 1.1.0 makes them, parent links and all. */
+int
+jsonparse(Json *j, const char *s, size_t len)
+{
+	enum { VALUE, FIRSTVALUE, KEY, FIRSTKEY, AFTER } want = VALUE;
+	int cap = 0, cur = -1, par = -1, depth = 0, k, obj;
+	size_t i = 0, m;
+
+	memset(j, 0, sizeof(*j));
+	if (len >= INT_MAX)
+		return -1;
 	for (;;) {
-		while (i < n && isws(s[i]))
+		while (i < len && isws(s[i]))
 			i++;
 		if (want == AFTER) {
-			if (!depth)
-				return i == n ? 0 : -1;
-			if (i >= n)
-				return -1;
+			if (cur < 0 && i == len)
+				break;
+			if (cur < 0 || i >= len)
+				goto bad;
+			obj = j->t[cur].type == JOBJ;
 			if (s[i] == ',') {
-				want = stack[depth - 1] == '{' ? KEY : VALUE;
-			} else if (s[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
+				want = obj ? KEY : VALUE;
+				par = cur;
+			} else if (s[i] == (obj ? '}' : ']')) {
+				cur = endtok(j, cur, i);
 				depth--;
 			} else {
-				return -1;
+				goto bad;
 			}
 			i++;
 			continue;
 		}
-		if (i >= n)
-			return -1;
+		if (i >= len)
+			goto bad;
 		if (want == KEY || want == FIRSTKEY) {
 			if (want == FIRSTKEY && s[i] == '}') {
-				depth--, i++, want = AFTER;
+				cur = endtok(j, cur, i++);
+				depth--;
+				want = AFTER;
 				continue;
 			}
-			if (s[i] != '"' || !(k = vstring(s, n, i)))
-				return -1;
-			for (i += k; i < n && isws(s[i]); i++)
+			if (s[i] != '"' || !(m = vstring(s, len, i)))
+				goto bad;
+			par = addtok(j, &cap, JSTR, i + 1, cur);
+			j->t[par].end = i + m - 1;
+			for (i += m; i < len && isws(s[i]); i++)
 				;
-			if (i >= n || s[i] != ':')
-				return -1;
+			if (i >= len || s[i] != ':')
+				goto bad;
 			i++;
 			want = VALUE;
 			continue;
 		}
 		if (want == FIRSTVALUE && s[i] == ']') {
-			depth--, i++, want = AFTER;
+			cur = endtok(j, cur, i++);
+			depth--;
+			want = AFTER;
 			continue;
 		}
 		if (s[i] == '{' || s[i] == '[') {
-			if (depth == DEPTHMAX)
-				return -1;
-			stack[depth++] = s[i];
+			if (depth++ == DEPTHMAX)
+				goto bad;
+			k = s[i] == '{' ? JOBJ : JARR;
+			cur = par = addtok(j, &cap, k, i, par);
 			want = s[i] == '{' ? FIRSTKEY : FIRSTVALUE;
 			i++;
 			continue;
 		}
-		k = s[i] == '"' ? vstring(s, n, i) : vprim(s, n, i);
-		if (!k)
-			return -1;
-		i += k;
+		if (s[i] == '"') {
+			if (!(m = vstring(s, len, i)))
+				goto bad;
+			k = addtok(j, &cap, JSTR, i + 1, par);
+			j->t[k].end = i + m - 1;
+		} else {
+			if (!(m = vprim(s, len, i)))
+				goto bad;
+			k = addtok(j, &cap, JPRIM, i, par);
+			j->t[k].end = i + m;
+		}
+		i += m;
 		want = AFTER;
 	}
-}
-
-/* A lone number or literal: strict jsmn wants it inside a container. */
-static int
-primonly(Json *j, const char *s, size_t len, int start)
-{
-	j->t = xcalloc(1, sizeof(*j->t));
-	j->t[0].type = JPRIM;
-	j->t[0].start = start;
-	j->t[0].end = start + vprim(s, len, start);
-	j->t[0].parent = -1;
 	j->s = s;
 	j->len = len;
-	j->n = 1;
 	return 0;
-}
-
-/* Parse s into j; 0 on success, -1 if s is not exactly one JSON value. */
-int
-jsonparse(Json *j, const char *s, size_t len)
-{
-	jsmn_parser p;
-	jsmntok_t *t;
-	int n, i;
-
-	memset(j, 0, sizeof(*j));
-	if (validate(s, len) < 0)
-		return -1;
-	for (i = 0; i < (int)len && isws(s[i]); i++)
-		;
-	if (s[i] != '{' && s[i] != '[' && s[i] != '"')
-		return primonly(j, s, len, i);
-	jsmn_init(&p);
-	n = jsmn_parse(&p, s, len, NULL, 0);
-	if (n <= 0)
-		return -1;
-	t = xcalloc(n, sizeof(*t));
-	jsmn_init(&p);
-	if (jsmn_parse(&p, s, len, t, n) != n) {
-		free(t);
-		return -1;
-	}
-	j->t = xcalloc(n, sizeof(*j->t));
-	for (i = 0; i < n; i++) {
-		j->t[i].type = t[i].type;
-		j->t[i].start = t[i].start;
-		j->t[i].end = t[i].end;
-		j->t[i].size = t[i].size;
-		j->t[i].parent = t[i].parent;
-	}
-	free(t);
-	j->s = s;
-	j->len = len;
-	j->n = n;
-	return 0;
+bad:
+	jsonfree(j);
+	return -1;
 }
 
 void
@@ -222,6 +242,46 @@ jsonfree(Json *j)
 {
 	free(j->t);
 	memset(j, 0, sizeof(*j));
+}
+
+/* Whether token i is a string equal to s[n]; plain: s holds no '\\'.
+ * An escape is never shorter than what it stands for, so a token of n
+ * bytes is s only if it is s byte for byte, without escapes (which a
+ * plain s has none of), and only a longer token may need decoding. */
+static int
+streq(const Json *j, int i, const char *s, size_t n, int plain)
+{
+	const char *p;
+	Buf b;
+	size_t len;
+	int eq;
+
+	if (i < 0 || i >= j->n || j->t[i].type != JSTR)
+		return 0;
+	p = j->s + j->t[i].start;
+	len = j->t[i].end - j->t[i].start;
+	if (len == n)	/* same-length keys differ most often at once */
+		return (!n || *p == *s) && !memcmp(p, s, n) &&
+		       (plain || !memchr(p, '\\', n));
+	if (len < n || !memchr(p, '\\', len))
+		return 0;
+	/* set here, not where declared: zeroing it on every call, in the
+	 * hot path of every key looked up, took a measurable share */
+	b.p = NULL;
+	b.len = b.cap = 0;
+	jsonstrbuf(j, i, &b);
+	eq = b.len == n && !memcmp(b.p, s, b.len);
+	buffree(&b);
+	return eq;
+}
+
+/* Whether token i is a string equal to s. */
+int
+jsoneq(const Json *j, int i, const char *s)
+{
+	size_t n = strlen(s);
+
+	return streq(j, i, s, n, !memchr(s, '\\', n));
 }
 
 /* The index of the token after i and all it holds.  Tokens are in text
@@ -243,13 +303,14 @@ jsonskip(const Json *j, int i)
 int
 jsonget(const Json *j, int obj, const char *key)
 {
-	int i, k;
+	size_t n = strlen(key);
+	int i, k, plain = !memchr(key, '\\', n);
 
 	if (obj < 0 || obj >= j->n || j->t[obj].type != JOBJ)
 		return -1;
 	i = obj + 1;
 	for (k = 0; k < j->t[obj].size && i + 1 < j->n; k++) {
-		if (jsoneq(j, i, key))
+		if (streq(j, i, key, n, plain))
 			return i + 1;
 		i = jsonskip(j, i + 1);
 	}
@@ -283,26 +344,6 @@ jsonnext(const Json *j, int i)
 		return -1;
 	k = jsonskip(j, i);
 	return k < j->n && j->t[k].parent == arr ? k : -1;
-}
-
-/* Whether token i is a string equal to s. */
-int
-jsoneq(const Json *j, int i, const char *s)
-{
-	const Jtok *t;
-	Buf b = { 0 };
-	int eq;
-
-	if (i < 0 || i >= j->n || j->t[i].type != JSTR)
-		return 0;
-	t = &j->t[i];
-	if (!memchr(j->s + t->start, '\\', t->end - t->start))
-		return (size_t)(t->end - t->start) == strlen(s) &&
-		       !memcmp(j->s + t->start, s, t->end - t->start);
-	jsonstrbuf(j, i, &b);
-	eq = b.len == strlen(s) && !memcmp(b.p, s, b.len);
-	buffree(&b);
-	return eq;
 }
 
 int
@@ -520,6 +561,13 @@ jsonesc(Buf *b, const char *s, size_t n)
 	bufgrow(b, n + 2);
 	bufaddc(b, '"');
 	while (i < n) {
+		/* most text needs no escape: copy it a run at a time */
+		for (k = i; k < n && (unsigned char)s[k] < 0x80 &&
+		     !stop[(unsigned char)s[k]]; k++)
+			;
+		bufadd(b, s + i, k - i);
+		if ((i = k) == n)
+			break;
 		c = s[i];
 		if (c >= 0x80) {
 			if ((k = utf8seq(s + i, n - i))) {

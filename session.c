@@ -15,9 +15,15 @@
 
 #include "agent.h"
 
+#ifndef READBLOCK
+#define READBLOCK 65536	/* a load reads the file this much at once (the
+			 * fuzz target makes it small, to cut lines up) */
+#endif
+
 enum {
 	HEADMAX = 65536,	/* sesslatest reads no more of a header line */
 	IDTRIES = 100,		/* then a whole UUID, as pi does */
+	WINDOW = 1 << 20,	/* and the lines it keeps, this much */
 	STALE = 600		/* a temp file this many seconds old is a
 				 * crash's leftover */
 };
@@ -287,14 +293,17 @@ addentry(Session *s, char *id, char *parent, char *type, char *line)
 	e->parent = parent;
 	e->type = type;
 	e->line = line;
+	e->off = -1;	/* not at a known offset: never dropped */
+	e->len = line ? strlen(line) : 0;
 	s->leaf = id;
 }
 
 enum { LINEOK, LINEBLANK, LINEJUNK, LINENOTENTRY, LINENOID };
 
-/* Add the line p[n] as an entry if it is one. */
+/* Add the line p[n], at off in the file, as an entry if it is one; the
+ * line itself is not kept: keep() reads the ones the context uses. */
 static int
-addline(Session *s, const char *p, size_t n)
+addline(Session *s, const char *p, size_t n, off_t off)
 {
 	Json j;
 	int t, id, par, r = LINENOTENTRY;
@@ -317,8 +326,9 @@ addline(Session *s, const char *p, size_t n)
 	r = LINENOTENTRY;
 	if (par >= 0 && j.t[par].type != JSTR && !jsonisnull(&j, par))
 		goto out;
-	addentry(s, jsonstr(&j, id), jsonstr(&j, par), jsonstr(&j, t),
-	         xstrndup(p, n));
+	addentry(s, jsonstr(&j, id), jsonstr(&j, par), jsonstr(&j, t), NULL);
+	s->e[s->n - 1].off = off;
+	s->e[s->n - 1].len = n;
 	r = LINEOK;
 out:
 	jsonfree(&j);
@@ -347,27 +357,92 @@ sessfree(Session *s)
 	s->fd = -1;
 }
 
-/* The entry lines after the header.  Entries without ids are pi's first
- * format, which we cannot place in a tree; they are counted in noid. */
-static void
-parselines(Session *s, const char *p, const char *end,
-           const char *name, size_t *noid, int v3)
+/* A session's lines, from memory or read from a file a block at a time,
+ * so that a big file is never whole in memory. */
+typedef struct {
+	int fd;			/* -1: no more to read */
+	const char *text;	/* the bytes at hand: buf.p or the caller's */
+	size_t len, at;		/* text[at..len) is not yet taken */
+	size_t seen;		/* text[at..seen) holds no newline */
+	off_t off;		/* the file offset of text[0] */
+	Buf buf;
+} Lines;
+
+/* Read on into l->buf, keeping the line under way: 0, or -1. */
+static int
+readmore(Lines *l)
+{
+	ssize_t r;
+
+	if (l->at) {
+		memmove(l->buf.p, l->buf.p + l->at, l->len - l->at);
+		l->off += l->at;
+		l->buf.len = l->len -= l->at;
+		l->seen -= l->at;
+		l->at = 0;
+	}
+	/* a long line doubles the room, and so each read */
+	bufgrow(&l->buf, READBLOCK);
+	while ((r = read(l->fd, l->buf.p + l->buf.len,
+	                 l->buf.cap - l->buf.len - 1)) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (r == 0)
+		l->fd = -1;
+	l->buf.len += r;
+	l->text = l->buf.p;
+	l->len = l->buf.len;
+	return 0;
+}
+
+/* The next line into *p, *n (without its newline or a CR before it) at
+ * *off; *whole: whether a newline ended it.  1, 0 at the end, -1 when
+ * a read fails. */
+static int
+nextline(Lines *l, const char **p, size_t *n, off_t *off, int *whole)
 {
 	const char *nl;
-	size_t n, lineno;
-	int r;
 
-	for (lineno = 2; p < end; p = nl ? nl + 1 : end, lineno++) {
-		nl = memchr(p, '\n', end - p);
-		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if (n && p[n - 1] == '\r')
-			n--;
-		r = addline(s, p, n);
+	for (;;) {
+		l->seen = MAX(l->seen, l->at);
+		nl = l->seen < l->len ?
+		     memchr(l->text + l->seen, '\n', l->len - l->seen) : NULL;
+		if (nl || l->fd < 0)
+			break;
+		l->seen = l->len;
+		if (readmore(l) < 0)
+			return -1;
+	}
+	if (l->at == l->len)
+		return 0;
+	*p = l->text + l->at;
+	*off = l->off + l->at;
+	*n = nl ? (size_t)(nl - *p) : l->len - l->at;
+	l->at += *n + (nl != NULL);
+	*whole = nl != NULL;
+	if (*n && (*p)[*n - 1] == '\r')
+		--*n;
+	return 1;
+}
+
+/* The entry lines after the header.  Entries without ids are pi's first
+ * format, which we cannot place in a tree; they are counted in noid. */
+static int
+parselines(Session *s, Lines *l, const char *name, size_t *noid, int v3)
+{
+	const char *p;
+	size_t n, lineno;
+	off_t off;
+	int r, whole;
+
+	for (lineno = 2; (r = nextline(l, &p, &n, &off, &whole)) > 0;
+	     lineno++) {
+		r = addline(s, p, n, off);
 		if (r == LINEOK || r == LINEBLANK)
 			continue;
 		/* a crash mid-append, or another agent's append still
 		 * under way: the file is left as it is either way */
-		if (r == LINEJUNK && !nl)
+		if (r == LINEJUNK && !whole)
 			warn("%s:%zu: torn last line skipped", name, lineno);
 		else if (r == LINENOID && !v3)
 			++*noid;
@@ -375,27 +450,181 @@ parselines(Session *s, const char *p, const char *end,
 			warn("%s:%zu: not a valid entry: skipped", name,
 			     lineno);
 	}
+	if (r < 0)
+		warn("read %s:", name);
+	return r;
 }
 
-int
-sessparse(Session *s, const char *text, size_t len, const char *name)
+/* Bytes of the file read at once, from one line's start, to fetch many
+ * lines: those of a context mostly follow each other. */
+typedef struct {
+	Buf b;
+	off_t off;		/* the file offset of b.p[0] */
+} Window;
+
+/* Fill w with up to want bytes of fd from off: 0, or -1. */
+static int
+fill(Window *w, int fd, off_t off, size_t want)
 {
-	const char *nl, *end = text + len;
+	ssize_t r;
+
+	bufreset(&w->b);
+	bufgrow(&w->b, want);
+	w->off = off;
+	while (w->b.len < want) {
+		r = pread(fd, w->b.p + w->b.len, want - w->b.len,
+		          off + w->b.len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		w->b.len += r;
+	}
+	return 0;
+}
+
+/* Whether line is that of entry id: a quick look, then a sure one (an
+ * id may be written with escapes). */
+static int
+isline(const char *line, const char *id)
+{
+	Json j;
+	int ok;
+
+	if (strstr(line, id))
+		return 1;
+	if (jsonparse(&j, line, strlen(line)) < 0)
+		return 0;
+	ok = jsoneq(&j, jsonget(&j, 0, "id"), id);
+	jsonfree(&j);
+	return ok;
+}
+
+/* Read e's line: from text, else from fd through w.  0, or -1. */
+static int
+fetch(Entry *e, const char *text, int fd, Window *w, const char *name)
+{
+	const char *p;
+
+	if (e->line)
+		return 0;
+	if (text) {
+		p = text + e->off;
+	} else {
+		if (e->off < w->off ||
+		    e->off + (off_t)e->len > w->off + (off_t)w->b.len) {
+			if (fill(w, fd, e->off, MAX(e->len, WINDOW)) < 0) {
+				warn("read %s:", name);
+				return -1;
+			}
+			if (w->b.len < e->len) {
+				warn("%s: cut short while read", name);
+				return -1;
+			}
+		}
+		p = w->b.p + (e->off - w->off);
+	}
+	e->line = xstrndup(p, e->len);
+	/* read again after a load, the file may have been rewritten */
+	if (!text && !isline(e->line, e->id)) {
+		warn("%s: changed since it was loaded", name);
+		free(e->line);
+		e->line = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Read the lines that the branch's context uses: those from the first
+ * entry the last compaction kept, and the compaction itself; with all,
+ * every line on the branch (a fork copies them).  The rest of the file
+ * stays on disk: only its index is in memory.  0, or -1. */
+static int
+keep(Session *s, const char *text, int fd, const char *name, int all)
+{
+	const Entry **path;
+	Window w = { { 0 }, 0 };
+	size_t n, i, from = 0;
+	int r = 0;
+
+	n = sessbranch(s, &path);
+	for (i = n; !all && i-- > 0;)
+		if (!strcmp(path[i]->type, "compaction")) {
+			if ((r = fetch((Entry *)path[i], text, fd, &w,
+			               name)) == 0)
+				sesscompaction(path, n, &from, NULL);
+			break;
+		}
+	/* the model and thinking level hold from before the compaction */
+	for (i = 0; i < from && r == 0; i++)
+		if (!strcmp(path[i]->type, "model_change") ||
+		    !strcmp(path[i]->type, "thinking_level_change"))
+			r = fetch((Entry *)path[i], text, fd, &w, name);
+	for (i = from; i < n && r == 0; i++)
+		r = fetch((Entry *)path[i], text, fd, &w, name);
+	buffree(&w.b);
+	free(path);
+	return r;
+}
+
+/* The branch, as sessbranch, with the lines its context uses read again
+ * if sessdone let them go; 0 entries if they cannot be. */
+size_t
+sesscontext(Session *s, const Entry ***path)
+{
+	if (s->fd >= 0 && keep(s, NULL, s->fd, s->path ? s->path : "session",
+	                       0) < 0) {
+		*path = NULL;
+		return 0;
+	}
+	return sessbranch(s, path);
+}
+
+/* Free path; the lines loaded from the file go back to it: the context
+ * made of them holds what it needs, and a compaction reads them again. */
+void
+sessdone(Session *s, const Entry **path)
+{
+	size_t i;
+
+	free(path);
+	for (i = 0; s->fd >= 0 && i < s->n; i++)
+		if (s->e[i].off >= 0) {
+			free(s->e[i].line);
+			s->e[i].line = NULL;
+		}
+}
+
+/* Index the lines of l, header first, and keep() what the context
+ * needs, the rest read again from text, or fd, when it is needed. */
+static int
+loadlines(Session *s, Lines *l, const char *text, int fd,
+          const char *name, int all)
+{
+	const char *p;
 	size_t n, noid = 0;
+	off_t off;
 	double v;
+	int whole, r;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
-	nl = memchr(text, '\n', len);
-	n = nl ? (size_t)(nl - text) : len;
-	if (n && text[n - 1] == '\r')
-		n--;
-	if (!header(text, n, &v, &s->cwd)) {
+	if ((r = nextline(l, &p, &n, &off, &whole)) < 0) {
+		warn("read %s:", name);
+		return -1;
+	}
+	if (r == 0 || !header(p, n, &v, &s->cwd)) {
 		warn("%s: not a session file", name);
 		return -1;
 	}
-	s->head = xstrndup(text, n);
-	parselines(s, nl ? nl + 1 : end, end, name, &noid, v == 3);
+	s->head = xstrndup(p, n);
+	if (parselines(s, l, name, &noid, v == 3) < 0 ||
+	    keep(s, text, fd, name, all) < 0) {
+		sessfree(s);
+		return -1;
+	}
 	if (noid) {
 		warn("%s: session version %g has entries without ids: "
 		     "not supported", name, v);
@@ -407,15 +636,25 @@ sessparse(Session *s, const char *text, size_t len, const char *name)
 	return 0;
 }
 
-/* Load path into s, read only: s->fd is -1 and s->path NULL, so s is
- * in memory only and appends never reach path; a torn last line stays
- * in the file.  A missing or empty (0-byte) file fails silently with
- * errno ENOENT: the caller may make a new session there. */
 int
-sessread(Session *s, const char *path)
+sessparse(Session *s, const char *text, size_t len, const char *name)
 {
-	Buf b = { 0 };
-	int fd;
+	Lines l;
+
+	memset(&l, 0, sizeof(l));
+	l.fd = -1;
+	l.text = text;
+	l.len = len;
+	return loadlines(s, &l, text, -1, name, 0);
+}
+
+/* Load path into s; with all, every line of the branch. */
+static int
+readpath(Session *s, const char *path, int all)
+{
+	Lines l;
+	struct stat st;
+	int fd, r;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -424,36 +663,44 @@ sessread(Session *s, const char *path)
 			warn("open %s:", path);
 		return -1;
 	}
-	if (readall(fd, &b, (size_t)-2) < 0) {
-		warn("read %s:", path);
+	if (fstat(fd, &st) == 0 && st.st_size == 0) {
 		close(fd);
-		buffree(&b);
-		return -1;
-	}
-	close(fd);
-	if (b.len == 0) {
-		buffree(&b);
 		errno = ENOENT;
 		return -1;
 	}
-	if (sessparse(s, b.p, b.len, path) < 0) {
-		buffree(&b);
+	memset(&l, 0, sizeof(l));
+	l.fd = fd;
+	r = loadlines(s, &l, NULL, fd, path, all);
+	buffree(&l.buf);
+	close(fd);
+	if (r < 0) {
 		errno = EINVAL;
 		return -1;
 	}
 	s->saved = s->n;
-	buffree(&b);
 	return 0;
 }
 
-/* sessread, then open path for appends.  Loading never changes the
- * file: another agent may be appending to it at this moment, and what
- * looks like a torn last line may be its entry half way in.  A torn
- * tail is dealt with by writenew, under the lock. */
+/* Load path into s, read only: s->fd is -1 and s->path NULL, so s is
+ * in memory only and appends never reach path; a torn last line stays
+ * in the file.  Every line of the branch is read: a fork copies them.
+ * A missing or empty (0-byte) file fails silently with errno ENOENT:
+ * the caller may make a new session there. */
+int
+sessread(Session *s, const char *path)
+{
+	return readpath(s, path, 1);
+}
+
+/* Load path, then open it for appends; of the lines only those that
+ * the context uses are kept.  Loading never changes the file: another
+ * agent may be appending to it at this moment, and what looks like a
+ * torn last line may be its entry half way in.  A torn tail is dealt
+ * with by writenew, under the lock. */
 int
 sessload(Session *s, const char *path)
 {
-	if (sessread(s, path) < 0)
+	if (readpath(s, path, 0) < 0)
 		return -1;
 	s->path = xstrdup(path);
 	if ((s->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC)) < 0) {
@@ -1001,7 +1248,7 @@ sessmodel(const Entry **path, size_t n, const char *provider)
 	size_t k;
 
 	for (k = n; k-- > 0; ) {
-		if (strcmp(path[k]->type, "model_change") ||
+		if (strcmp(path[k]->type, "model_change") || !path[k]->line ||
 		    jsonparse(&j, path[k]->line, strlen(path[k]->line)) < 0)
 			continue;
 		p = jsonstr(&j, jsonget(&j, 0, "provider"));
@@ -1018,36 +1265,60 @@ sessmodel(const Entry **path, size_t n, const char *provider)
 	return NULL;
 }
 
-/* The usage of every answer in the file, every branch's, as pi stores
- * it: tokens (input, output, cache read, cache write) summed into tok,
- * the cost in dollars returned. */
-double
-sessusage(const Session *s, long long tok[4])
+/* Add the usage of answer line to tok, as pi stores it; its cost. */
+static double
+addusage(const char *line, long long tok[4])
 {
 	static const char *keys[] = {
 		"input", "output", "cacheRead", "cacheWrite"
 	};
 	Json j;
 	double v, cost = 0;
-	size_t i, k;
+	size_t k;
 	int m, u;
+
+	if (jsonparse(&j, line, strlen(line)) < 0)
+		return 0;
+	m = jsonget(&j, 0, "message");
+	u = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
+	    jsonget(&j, m, "usage") : -1;
+	for (k = 0; u >= 0 && k < LEN(keys); k++)
+		if (jsonnum(&j, jsonget(&j, u, keys[k]), &v) == 0 &&
+		    v >= 0 && v < 1e12)	/* no sum can overflow */
+			tok[k] += (long long)v;
+	if (jsonnum(&j, jsonget(&j, jsonget(&j, u, "cost"), "total"),
+	            &v) == 0 && v >= 0 && v < 1e12)
+		cost = v;
+	jsonfree(&j);
+	return cost;
+}
+
+/* The usage of every answer in the file, every branch's, as pi stores
+ * it: tokens (input, output, cache read, cache write) summed into tok,
+ * the cost in dollars returned.  Lines not in memory are read from the
+ * file, one window at a time, and let go again. */
+double
+sessusage(Session *s, long long tok[4])
+{
+	Window w = { { 0 }, 0 };
+	double cost = 0;
+	size_t i;
+	Entry *e;
 
 	memset(tok, 0, 4 * sizeof(*tok));
 	for (i = 0; i < s->n; i++) {
-		if (strcmp(s->e[i].type, "message") ||
-		    jsonparse(&j, s->e[i].line, strlen(s->e[i].line)) < 0)
+		e = &s->e[i];
+		if (strcmp(e->type, "message"))
 			continue;
-		m = jsonget(&j, 0, "message");
-		u = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
-		    jsonget(&j, m, "usage") : -1;
-		for (k = 0; u >= 0 && k < LEN(keys); k++)
-			if (jsonnum(&j, jsonget(&j, u, keys[k]), &v) == 0 &&
-			    v >= 0 && v < 1e12)	/* no sum can overflow */
-				tok[k] += (long long)v;
-		if (jsonnum(&j, jsonget(&j, jsonget(&j, u, "cost"), "total"),
-		            &v) == 0 && v >= 0 && v < 1e12)
-			cost += v;
-		jsonfree(&j);
+		if (e->line) {
+			cost += addusage(e->line, tok);
+		} else if (s->fd >= 0 && fetch(e, NULL, s->fd, &w,
+		           s->path ? s->path : "session") == 0) {
+			cost += addusage(e->line, tok);
+			free(e->line);
+			e->line = NULL;
+		}
 	}
+	buffree(&w.b);
 	return cost;
 }

@@ -85,7 +85,7 @@ line(Sse *s, const char *p, size_t n)
 int
 ssefeed(Sse *s, const char *p, size_t n)
 {
-	const char *e = p + n, *q;
+	const char *e = p + n, *q, *cr;
 	int r;
 
 	while (p < e) {
@@ -110,8 +110,11 @@ ssefeed(Sse *s, const char *p, size_t n)
 			continue;
 		}
 		s->cr = 0;
-		for (q = p; q < e && *q != '\n' && *q != '\r'; q++)
-			;
+		/* memchr is many times faster than a loop of our own */
+		if ((q = memchr(p, '\n', e - p)) == NULL)
+			q = e;
+		if ((cr = memchr(p, '\r', q - p)) != NULL)
+			q = cr;
 		if (q == e) {
 			bufadd(&s->line, p, q - p);
 			if (toobig(s, s->line.len))

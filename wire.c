@@ -1767,10 +1767,15 @@ wirebody(const Wirereq *q, Buf *b)
 {
 	Wireform *f = q->forms ? q->forms :
 	              xcalloc(q->nmsgs, sizeof(*f));
-	size_t i;
+	size_t i, n = 0;
 
-	for (i = 0; i < q->nmsgs; i++)
+	for (i = 0; i < q->nmsgs; i++) {
 		form(q, q->msgs[i], &f[i]);
+		n += f[i].len + 1;
+	}
+	/* room for them all at once: a long history is not copied again
+	 * and again as the body doubles */
+	bufgrow(b, n);
 	if (q->wire == ANTHROPIC)
 		anthropicbody(q, f, b);
 	else

@@ -1,6 +1,7 @@
 /* See LICENSE file for copyright and license details. */
 /* peak.c: run a command n times, its stdio on /dev/null; print the median
- * wall time in ms and the highest peak RSS in KB.  A small process forks
+ * wall time in ms, the highest peak RSS in KB and the median CPU time
+ * (user and system, its children's too) in ms.  A small process forks
  * it, so the figure is the command's own and not a big parent's. */
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -24,7 +25,7 @@ main(int argc, char *argv[])
 {
 	struct timespec t0, t1;
 	struct rusage ru;
-	double *ms;
+	double *ms, *cpu;
 	long rss = 0;
 	int n, i, fd, status;
 	pid_t pid;
@@ -33,7 +34,7 @@ main(int argc, char *argv[])
 		fputs("usage: peak n command [arg ...]\n", stderr);
 		return 2;
 	}
-	if (!(ms = calloc(n, sizeof(*ms))))
+	if (!(ms = calloc(n, sizeof(*ms))) || !(cpu = calloc(n, sizeof(*cpu))))
 		return 1;
 	for (i = 0; i < n; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -56,10 +57,13 @@ main(int argc, char *argv[])
 		}
 		ms[i] = (t1.tv_sec - t0.tv_sec) * 1e3 +
 		        (t1.tv_nsec - t0.tv_nsec) / 1e6;
+		cpu[i] = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 		if (ru.ru_maxrss > rss)
 			rss = ru.ru_maxrss;
 	}
 	qsort(ms, n, sizeof(*ms), bydouble);
-	printf("%.1f %ld\n", ms[n / 2], rss);
+	qsort(cpu, n, sizeof(*cpu), bydouble);
+	printf("%.1f %ld %.1f\n", ms[n / 2], rss, cpu[n / 2]);
 	return 0;
 }

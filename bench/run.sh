@@ -1,16 +1,21 @@
 #!/bin/sh
 # bench/run.sh: agent measured against itself and, when it is installed,
 # against pi in the same run: startup, a streamed answer (time and peak
-# memory), and a scripted task with tool calls, all against test/fake on
-# loopback.  Figures are medians; ratios are pi / agent.  Not a test.
+# memory), scripted tasks with tool calls, big sessions resumed, TLS, all
+# against test/fake on loopback; and SSE+JSON throughput.  Figures are
+# medians; ratios are pi / agent.  Not a test.
 #
 # pi is looked for as $PI, on PATH, or in bench/pi/node_modules/.bin/pi
-# (npm install --prefix bench/pi @mariozechner/pi-coding-agent).
+# (npm install --prefix bench/pi @mariozechner/pi-coding-agent).  SLOW=1
+# runs pi on the 1M deltas too (minutes).
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 make -s agent test/fake test/relay || exit 1
 B=$(mktemp -d "${TMPDIR:-/tmp}/agent-bench.XXXXXX") || exit 1
 ${CC:-cc} -O2 -o "$B/peak" bench/peak.c || exit 1
+# built as agent is (config.mk's flags)
+${CC:-cc} -std=c99 -Os -D_POSIX_C_SOURCE=200809L -o "$B/sse" bench/sse.c \
+    sse.c wire.c json.c util.c || exit 1
 trap 'kill $FAKE $SOCAT $RELAY 2>/dev/null; rm -rf "$B"' EXIT INT TERM
 unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
 
@@ -19,7 +24,12 @@ PI=${PI:-$(command -v pi || echo "$ROOT/bench/pi/node_modules/.bin/pi")}
 
 # measure N cmd...: run cmd N times; print "median-ms peak-rss-kb".
 measure() {
-	"$B/peak" "$@"
+	"$B/peak" "$@" | cut -d' ' -f1,2
+}
+
+# cpu N cmd...: run cmd N times; print its median CPU time in ms.
+cpu() {
+	"$B/peak" "$@" | cut -d' ' -f3
 }
 
 # fake N script...: a fake that serves the scripts N times over, with
@@ -50,7 +60,7 @@ row() {
 		    "$(echo "$4 $2" | awk '{ print $1 / $2 }')" \
 		    "$(echo "$5 $3" | awk '{ print $1 / $2 }')"
 	else
-		printf '%-26s %9s ms %7s KB   (pi not installed)\n' "$1" "$2" "$3"
+		printf '%-26s %9s ms %7s KB   (pi not run)\n' "$1" "$2" "$3"
 	fi
 }
 
@@ -97,6 +107,62 @@ p=
 [ -n "$PI" ] && p=$(cd "$B/proj" && measure 5 sh -c "printf 'int main(void) { puts(\"hello, wrold\"); }\n' > hello.c &&
     exec env HOME=$B/home $PI --provider fake --model fake-model --no-session -p fix")
 row "task: read, edit, bash" "$a" "$p"
+
+# Ten rounds of a bash call, then the answer: each round waits on the
+# tool's process, not on a timer.
+i=1
+set --
+while [ $i -le 10 ]; do
+	printf 'tool b%d bash {"command": "echo %d"}\nfinish tool_calls\n' \
+	    $i $i >"$B/b$i"
+	set -- "$@" "$B/b$i"
+	i=$((i + 1))
+done
+fake 6 "$@" "$B/t4"
+a=$(cd "$B/proj" && measure 5 env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
+    "$ROOT/agent" -y -n -q go)
+p=
+[ -n "$PI" ] && p=$(cd "$B/proj" && measure 1 env HOME="$B/home" "$PI" \
+    --provider fake --model fake-model --no-session -p go)
+row "task: 10 bash rounds" "$a" "$p"
+
+# 5 MB of text in 1M deltas of 5 bytes, the answer written to a pipe:
+# the deltas of one network read go out in one write.
+awk 'BEGIN { while (i++ < 1000000) print "text abcde"; print "finish stop" }' \
+    >"$B/deltas"
+fake 4 "$B/deltas"
+set -- $("$B/peak" 3 sh -c "env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
+    $ROOT/agent -n -q go | cat >/dev/null")
+a="$1 $2"
+c=$3
+# pi takes about two minutes over it: only with SLOW=1
+p=
+[ -n "$PI" ] && [ -n "$SLOW" ] && p=$(measure 1 sh -c "env HOME=$B/home \
+    $PI --provider fake --model fake-model --no-session -p go | cat >/dev/null")
+row "1M deltas to a pipe" "$a" "$p"
+echo "    agent's CPU (and cat's): $c ms; the fake writes an event a write"
+
+# Big sessions, made here (bench/session.awk): 20 MB resumed with one
+# prompt, all of it sent; 100 MB with a compaction near its end, of which
+# about 20 KB is sent.  Only the lines that the context uses are held.
+awk -v mb=20 -f bench/session.awk >"$B/s20.jsonl"
+awk -v mb=100 -v compact=1 -f bench/session.awk >"$B/c100.jsonl"
+for s in s20 c100; do
+	cp "$B/$s.jsonl" "$B/a$s.jsonl"
+	cp "$B/$s.jsonl" "$B/p$s.jsonl"
+	fake 4 "$B/t4"
+	a=$(measure 3 env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
+	    "$ROOT/agent" -q -s "$B/a$s.jsonl" go)
+	p=
+	[ -n "$PI" ] && p=$(measure 1 env HOME="$B/home" "$PI" --provider fake \
+	    --model fake-model --session "$B/p$s.jsonl" -p go)
+	[ $s = s20 ] && n="resume 20 MB + prompt" || n="resume 100 MB compacted"
+	row "$n" "$a" "$p"
+done
+
+# SSE+JSON: an OpenAI stream through sse.c and wire.c, MB per CPU second.
+printf '%-26s %9s MB/s  (bench/sse.c; pi has no such part)\n' \
+    "SSE+JSON throughput" "$("$B/sse" 20 5 | cut -d' ' -f1)"
 
 # Line mode with a long history: each request copies the messages' wire
 # forms, made once, so 4 times the messages should cost about 4 times
@@ -161,6 +227,39 @@ X
 	fi
 	row "10 calls, TLS, 50 ms RTT" "$a" "$p"
 	echo "    connections (= TLS handshakes) per task: agent $ac${pc:+, pi $pc}"
+	# A tool round (a call, its result, the answer) over https straight
+	# to socat, against the same over http: CPU, the handshake's cost.
+	printf 'tool c1 ls {}\nfinish tool_calls\n' >"$B/r1"
+	kill $SOCAT $RELAY 2>/dev/null
+	FAKEFLAGS=-K fake 40 "$B/r1" "$B/t4"
+	hport=$(cat "$B/port")
+	# nodelay: else Nagle holds socat's second small write for the
+	# client's delayed ACK, 40 ms of waiting that is no one's CPU
+	socat "OPENSSL-LISTEN:$sport,bind=127.0.0.1,reuseaddr,fork,nodelay,cert=$B/cert.pem,key=$B/key.pem,verify=0" \
+	    "TCP:127.0.0.1:$hport,nodelay" 2>/dev/null &
+	SOCAT=$!
+	sleep 0.5
+	ah=$(cd "$B/proj" && cpu 9 env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
+	    "$ROOT/agent" -y -n -q go)
+	as=$(cd "$B/proj" && cpu 9 env SSL_CERT_FILE="$B/cert.pem" \
+	    AGENT_BASE_URL=https://localhost:$sport/v1 AGENT_API_KEY=bench \
+	    "$ROOT/agent" -y -n -q go)
+	printf '%-26s %9s ms https, %s ms http: %sx' "tool round CPU, TLS" \
+	    "$as" "$ah" "$(echo "$as $ah" | awk '{ printf "%.2f", $1 / $2 }')"
+	if [ -n "$PI" ]; then
+		ph=$(cd "$B/proj" && cpu 3 env HOME="$B/home" "$PI" \
+		    --provider fake --model fake-model --no-session -p go)
+		cat >"$B/home/.pi/agent/models.json" <<X
+{"providers": {"fake": {"baseUrl": "https://localhost:$sport/v1",
+  "api": "openai-completions", "apiKey": "bench",
+  "models": [{"id": "fake-model"}]}}}
+X
+		ps=$(cd "$B/proj" && cpu 3 env HOME="$B/home" \
+		    NODE_EXTRA_CA_CERTS="$B/cert.pem" "$PI" --provider fake \
+		    --model fake-model --no-session -p go)
+		printf '   pi %s ms https, %s ms http' "$ps" "$ph"
+	fi
+	echo
 fi
 
 # The sandbox's cost: one run of 50 bash calls, under the default profile

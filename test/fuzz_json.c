@@ -6,7 +6,35 @@
 
 #include "../agent.h"
 
+#define JSMN_STATIC
+#define JSMN_PARENT_LINKS
+#define JSMN_STRICT
+#include <jsmn.h>
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* json.c makes its tokens itself, in one pass: they must be jsmn's. */
+static void
+asjsmn(const Json *j, const char *s, size_t n)
+{
+	jsmn_parser p;
+	jsmntok_t *t;
+	int k, i;
+
+	if (j->t[0].type == JPRIM)
+		return;	/* strict jsmn wants a container */
+	t = malloc(j->n * sizeof(*t));
+	jsmn_init(&p);
+	if ((k = jsmn_parse(&p, s, n, t, j->n)) != j->n)
+		abort();
+	for (i = 0; i < k; i++)
+		if ((int)t[i].type != j->t[i].type ||
+		    t[i].start != j->t[i].start || t[i].end != j->t[i].end ||
+		    t[i].size != j->t[i].size ||
+		    t[i].parent != j->t[i].parent)
+			abort();
+	free(t);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -19,6 +47,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (jsonparse(&j, (const char *)data, size) < 0)
 		return 0;
+	asjsmn(&j, (const char *)data, size);
 	for (i = 0; i < j.n; i++) {
 		free(jsonstr(&j, i));
 		jsonnum(&j, i, &d);

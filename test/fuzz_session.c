@@ -1,13 +1,20 @@
 /* See LICENSE file for copyright and license details. */
-/* fuzz_session.c: libFuzzer target for session.c's parser and branch. */
+/* fuzz_session.c: libFuzzer target for session.c's parser and branch,
+ * and its load of a file a few bytes at a time (built with a small
+ * READBLOCK), which must index the same entries. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../agent.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char file[] = "/tmp/fuzz_session.XXXXXX";
+static int fd = -1;
 
 /* Warnings are expected by the thousand: -close_fd_mask=2 sends stderr
  * to /dev/null, yet keeps libFuzzer's and the sanitizers' reports. */
@@ -25,6 +32,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		v[i + 1] = (*argv)[i];
 	v[++*argc] = NULL;
 	*argv = v;
+	if ((fd = mkstemp(file)) < 0)
+		abort();
+	unlink(file);	/* read again as /proc/self/fd/N */
 	return 0;
 }
 
@@ -40,6 +50,47 @@ isentry(const Session *s, const Entry *e)
 	return 0;
 }
 
+/* Load the same bytes from a file: the same entries, the same lines
+ * held; once let go, sesscontext reads the same lines again. */
+static void
+fromfile(const Session *s, const uint8_t *data, size_t size)
+{
+	Session f;
+	const Entry **p;
+	char path[64];
+	size_t i, n;
+
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+		abort();
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (sessload(&f, path) < 0) {
+		if (s || (size && f.n))
+			abort();
+		return;
+	}
+	if (!s || f.n != s->n || strcmp(f.head, s->head) ||
+	    strcmp(f.leaf ? f.leaf : "", s->leaf ? s->leaf : ""))
+		abort();
+	for (i = 0; i < f.n; i++)
+		if (strcmp(f.e[i].id, s->e[i].id) ||
+		    strcmp(f.e[i].type, s->e[i].type) ||
+		    !f.e[i].parent != !s->e[i].parent ||
+		    (f.e[i].parent && strcmp(f.e[i].parent, s->e[i].parent)) ||
+		    f.e[i].off != s->e[i].off || f.e[i].len != s->e[i].len ||
+		    !f.e[i].line != !s->e[i].line ||
+		    (f.e[i].line && strcmp(f.e[i].line, s->e[i].line)))
+			abort();
+	n = sesscontext(&f, &p);
+	sessdone(&f, p);
+	n = sesscontext(&f, &p);
+	for (i = 0; i < n; i++)
+		if (p[i]->line && strcmp(p[i]->line, s->e[p[i] - f.e].line ?
+		    s->e[p[i] - f.e].line : p[i]->line))
+			abort();
+	free(p);
+	sessfree(&f);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -47,20 +98,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const Entry **path;
 	long long tok[4];
 	double cost;
-	size_t n, i;
+	size_t n, i, from;
 
 	if (sessparse(&s, (const char *)data, size, "fuzz") < 0) {
 		if (s.n || s.e || s.head || s.fd != -1)
 			abort();
+		fromfile(NULL, data, size);
 		return 0;
 	}
+	fromfile(&s, data, size);
 	if (!s.head || !s.cwd || strchr(s.head, '\n'))
 		abort();
 	if (s.n && (!s.leaf || s.leaf != s.e[s.n - 1].id))
 		abort();
 	for (i = 0; i < s.n; i++)
-		if (!s.e[i].id || !s.e[i].type || !s.e[i].line ||
-		    strchr(s.e[i].line, '\n'))
+		if (!s.e[i].id || !s.e[i].type || (s.e[i].line &&
+		    (strchr(s.e[i].line, '\n') ||
+		     memcmp(s.e[i].line, data + s.e[i].off, s.e[i].len))))
 			abort();
 	n = sessbranch(&s, &path);
 	if (n > s.n || (n && !path))
@@ -77,7 +131,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    tok[3] < 0)
 		abort();
 	for (i = 0; i < s.n; i++)
-		if (sesstokens(s.e[i].line) < 0)
+		if (s.e[i].line && sesstokens(s.e[i].line) < 0)
+			abort();
+	/* the lines the context uses are loaded */
+	sesscompaction(path, n, &from, NULL);
+	for (i = from; i < n; i++)
+		if (!path[i]->line)
 			abort();
 	free(path);
 	sessfree(&s);

@@ -190,6 +190,16 @@ collect(void *arg, const char *p, size_t n)
 	return 0;
 }
 
+/* Count the calls, keep nothing. */
+static int
+count(void *arg, const char *p, size_t n)
+{
+	(void)p;
+	(void)n;
+	++*(int *)arg;
+	return 0;
+}
+
 /* Feed in pieces of step bytes, or when step is 0 in two pieces cut at
  * cut; then EOF if the parser still wants more. */
 static int
@@ -318,6 +328,19 @@ testparser(void)
 	T(ret == -1 && !strcmp(r.err, "stopped") && calls == 2,
 	  "fn returning non-zero stops: \"%s\"", r.err);
 	T(feeds(&r, "ef") == -1, "and it stays stopped");
+	httprespfree(&r);
+
+	/* the chunks of one feed reach fn in one call: an event a chunk,
+	 * they are parsed, and their text written, a read at a time */
+	calls = 0;
+	httprespinit(&r, count, &calls, 256);
+	ret = feeds(&r, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+	            "\r\n2\r\nab\r\n2\r\ncd\r\n1\r\ne\r\n");
+	T(ret == 0 && calls == 1 && r.nbody == 5,
+	  "chunks of one feed: one call (%d)", calls);
+	ret = feeds(&r, "1\r\nf\r\n0\r\n\r\n");
+	T(ret == 1 && calls == 2 && r.nbody == 6,
+	  "and the next feed: one more");
 	httprespfree(&r);
 
 	/* HEAD and CONNECT: no body whatever the headers say */

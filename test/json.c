@@ -73,6 +73,17 @@ testlookup(void)
 	T(jsonget(&j, 0, "key") > 0, "escaped key matches");
 	T(jsonget(&j, a, "y") == -1, "no key from a nested object");
 	jsonfree(&j);
+	/* a key the same length as its escaped form, backslash and all, is
+	 * not it; one with a real backslash is found through the escape */
+	s = "{\"a\\nb\":1,\"c\\\\d\":2,\"ef\":3}";
+	T(jsonparse(&j, s, strlen(s)) == 0, "parse escaped keys");
+	T(jsonget(&j, 0, "a\\nb") == -1 && jsonget(&j, 0, "a\nb") == 2,
+	  "an escape is not its letters");
+	T(jsonget(&j, 0, "c\\d") == 4 && jsoneq(&j, 3, "c\\d") &&
+	  !jsoneq(&j, 3, "c\\\\d"), "a backslash key, escaped");
+	T(jsonget(&j, 0, "eg") == -1 && jsonget(&j, 0, "ef") == 6,
+	  "keys of one length");
+	jsonfree(&j);
 }
 
 static void

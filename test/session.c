@@ -464,6 +464,82 @@ testpi(void)
 	free(path);
 }
 
+/* Of pi's file, a load keeps in memory only the lines its context uses:
+ * from the entry the compaction kept (2e8c41fa, the tenth on the branch)
+ * on, each as in the file; the older ones and the other branch stay on
+ * disk.  sessread, for a fork, holds the whole branch. */
+static void
+testkept(void)
+{
+	Session s;
+	const Entry **p;
+	char *text, *path, *err;
+	size_t n, i, len, held = 0;
+	int same = 1;
+
+	if (!(text = readfile(PIFILE, &len)))
+		return;
+	path = pathf("kept.jsonl");
+	writefile(path, text, 0);
+	T(sessload(&s, path) == 0, "kept: loads");
+	n = sessbranch(&s, &p);
+	/* before the kept entry only the model and level, which hold */
+	for (i = 0; i < n; i++)
+		if (i < 9 && i > 1 ? p[i]->line != NULL : !p[i]->line ||
+		    strlen(p[i]->line) != p[i]->len ||
+		    memcmp(p[i]->line, text + p[i]->off, p[i]->len))
+			same = 0;
+	T(n == 15 && same && !strcmp(p[0]->type, "model_change") &&
+	  !strcmp(p[1]->type, "thinking_level_change"),
+	  "kept: the context's lines, from the file");
+	for (i = 0; i < s.n; i++)
+		held += s.e[i].line != NULL;
+	T(held == 8, "kept: no other line held (%zu)", held);
+	sessdone(&s, p);
+	for (i = 0, held = 0; i < s.n; i++)
+		held += s.e[i].line != NULL;
+	T(held == 0, "kept: sessdone lets them go (%zu held)", held);
+	n = sesscontext(&s, &p);
+	for (i = 9, same = n == 15; i < n && same; i++)
+		same = p[i]->line && !memcmp(p[i]->line, text + p[i]->off,
+		                             p[i]->len);
+	T(same && !p[2]->line, "kept: sesscontext reads them again");
+	sessdone(&s, p);
+	T(sessappend(&s, "message", "\"ours\":1") == 0, "kept: append");
+	sessdone(&s, NULL);
+	T(s.e[s.n - 1].line != NULL, "kept: our own entry stays");
+	/* the file rewritten under us: said, and no context */
+	for (i = 0; i < len; i++)
+		if (text[i] != '\n')
+			text[i] = 'x';
+	writefile(path, text, 0);
+	capture();
+	n = sesscontext(&s, &p);
+	err = caught();
+	free(text);
+	text = readfile(PIFILE, &len);
+	writefile(path, text, 0);
+	T(n == 0 && strstr(err, "kept.jsonl: changed since it was loaded"),
+	  "kept: a rewritten file is noticed: %s", err);
+	free(err);
+	free(p);
+	sessfree(&s);
+	T(sessread(&s, path) == 0, "kept: sessread");
+	n = sessbranch(&s, &p);
+	for (i = 0, held = 0; i < s.n; i++)
+		held += s.e[i].line != NULL;
+	for (i = 0, same = 1; i < n; i++)
+		if (!p[i]->line || strlen(p[i]->line) != p[i]->len ||
+		    memcmp(p[i]->line, text + p[i]->off, p[i]->len) ||
+		    text[p[i]->off + p[i]->len] != '\n')
+			same = 0;
+	T(n == 15 && held == 15 && same, "kept: sessread, the whole branch");
+	free(p);
+	sessfree(&s);
+	free(text);
+	free(path);
+}
+
 static void
 testbranch(void)
 {
@@ -909,7 +985,7 @@ testtwowriters(void)
 {
 	Session s;
 	Buf b = { 0 };
-	char *path = pathf("two.jsonl"), want[2][37], c;
+	char *path = pathf("two.jsonl"), want[2][37], c, *text, *line;
 	int w, k, st, ok = 1, chained[2] = { 0, 0 }, ready[2], go[2];
 	size_t n, i;
 	pid_t pid[2];
@@ -956,17 +1032,22 @@ testtwowriters(void)
 	capture();
 	T(sessload(&s, path) == 0 && s.n == 402, "two writers: loads");
 	free(caught());
-	/* each writer's entries hang one from the next, from 00000002 */
+	/* each writer's entries hang one from the next, from 00000002; the
+	 * lines off the branch are not held: they are read from the file */
 	strcpy(want[0], "00000002");
 	strcpy(want[1], "00000002");
+	text = readfile(path, NULL);
 	for (i = 2; i < s.n; i++) {
-		w = strstr(s.e[i].line, "\"who\":1") != NULL;
+		line = xstrndup(text + s.e[i].off, s.e[i].len);
+		w = strstr(line, "\"who\":1") != NULL;
+		free(line);
 		chained[w] += s.e[i].parent && !strcmp(s.e[i].parent, want[w]);
 		snprintf(want[w], sizeof(want[w]), "%s", s.e[i].id);
 	}
 	T(chained[0] == 200 && chained[1] == 200,
 	  "two writers: each continues its own branch (%d, %d)", chained[0],
 	  chained[1]);
+	free(text);
 	sessfree(&s);
 	buffree(&b);
 	free(path);
@@ -1218,11 +1299,13 @@ testmodelusage(void)
 	const Entry **path;
 	long long tok[4];
 	double cost;
-	char *m;
+	char *m, *file = pathf("mu.jsonl");
 	size_t n;
 
-	T(sessparse(&s, text, sizeof(text) - 1, "mu") == 0 && s.n == 5,
-	  "model, usage: parsed");
+	/* loaded from a file: the lines off the branch are read back */
+	writefile(file, text, 0);
+	T(sessload(&s, file) == 0 && s.n == 5, "model, usage: loaded");
+	free(file);
 	cost = sessusage(&s, tok);
 	T(tok[0] == 11 && tok[1] == 22 && tok[2] == 33 && tok[3] == 44 &&
 	  cost == 0.75, "usage: every answer's, every branch's, summed");
@@ -1233,7 +1316,7 @@ testmodelusage(void)
 	free(m);
 	free(path);
 	s.leaf = s.e[3].id;
-	n = sessbranch(&s, &path);
+	n = sesscontext(&s, &path);
 	m = sessmodel(path, n, "openai");
 	T(m && !strcmp(m, "m2"), "model: the switch on the other branch");
 	free(m);
@@ -1265,6 +1348,7 @@ main(void)
 	testtorn();
 	testbadlines();
 	testpi();
+	testkept();
 	testbranch();
 	testlatest();
 	testnone();

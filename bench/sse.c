@@ -1,0 +1,63 @@
+/* See LICENSE file for copyright and license details. */
+/* bench/sse.c: SSE and JSON throughput: an OpenAI stream of chunks, each
+ * a delta of text as real servers send them, through sse.c into wire.c's
+ * event path; prints MB of stream per second of CPU, the best of some
+ * rounds (CPU time: a busy machine weighs less on it).
+ * usage: sse [megabytes [rounds]] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../agent.h"
+
+static int
+piece(void *arg, int kind, const char *p, size_t n)
+{
+	(void)kind;
+	(void)p;
+	*(size_t *)arg += n;
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	Buf s = { 0 };
+	Sse sse;
+	Wire w;
+	struct timespec t0, t1;
+	size_t mb = argc > 1 ? strtoul(argv[1], NULL, 10) : 20, got = 0, i;
+	int k, rounds = argc > 2 ? atoi(argv[2]) : 5;
+	double sec, best = 0;
+
+	while (s.len < mb * 1000000)
+		bufadds(&s, "data: {\"id\":\"chatcmpl-9f2c\",\"object\":"
+		        "\"chat.completion.chunk\",\"created\":1761483740,"
+		        "\"model\":\"fake-model\",\"choices\":[{\"index\":0,"
+		        "\"delta\":{\"content\":\" the quick brown fox\"},"
+		        "\"finish_reason\":null}]}\n\n");
+	bufadds(&s, "data: [DONE]\n\n");
+	for (k = 0; k < rounds; k++) {
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+		wireinit(&w, OPENAI, piece, &got);
+		sseinit(&sse, wireevent, &w);
+		/* as the network hands it over: 16 KB reads */
+		for (i = 0; i < s.len; i += 16384)
+			if (ssefeed(&sse, s.p + i, MIN(16384, s.len - i)))
+				return 1;
+		sseend(&sse);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+		sec = (t1.tv_sec - t0.tv_sec) +
+		      (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (!w.done || got == 0)
+			return 1;
+		if (best == 0 || sec < best)
+			best = sec;
+		ssefree(&sse);
+		wirefree(&w);
+	}
+	printf("%.0f MB/s (%zu MB, the best of %d rounds: %.3f s)\n",
+	       s.len / 1e6 / best, s.len / 1000000, rounds, best);
+	buffree(&s);
+	return 0;
+}
