@@ -4,10 +4,10 @@
 
 include config.mk
 
-SRC = agent.c guard.c http.c json.c sandbox.c session.c sse.c tools.c util.c \
-	walk.c wire.c
-OBJ = agent.o guard.o http.o json.o sandbox.o session.o sse.o tools.o util.o \
-	walk.o wire.o
+SRC = agent.c guard.c http.c json.c rpc.c sandbox.c session.c sse.c tools.c \
+	util.c walk.c wire.c
+OBJ = agent.o guard.o http.o json.o rpc.o sandbox.o session.o sse.o tools.o \
+	util.o walk.o wire.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay

@@ -81,6 +81,7 @@ typedef struct Agent {
 	int textseen;		/* stdout has text from an earlier message */
 	int nids;		/* ids made up for calls that came without */
 	long long turnin, turnout, turncached;
+	Rpc *rpc;		/* -r, or NULL */
 } Agent;
 
 static int compact(Agent *a, const char *why, const char *focus);
@@ -838,7 +839,8 @@ turn(Agent *a, const char *text, size_t len)
 	Http h;
 	Wirereq q;
 	const char *stop;
-	int round, i, rc = 1, compacted = 0;
+	int round, i, rc = 1, compacted = 0, follow = 0;
+	char *s;
 
 	intr = quitsig != 0;	/* a quit stays asked for */
 	a->ioerr = 0;
@@ -853,12 +855,19 @@ turn(Agent *a, const char *text, size_t len)
 		emit(a, "turn_start", NULL);
 		if (!round && !compacted)
 			emitmsg(a, a->msgs.v[a->msgs.n - 1], 1);
+		/* -r: a message sent while the agent works, as pi's */
+		if (a->rpc && (s = rpctake(a->rpc, follow))) {
+			record(a, userjson(s, strlen(s)));
+			emitmsg(a, a->msgs.v[a->msgs.n - 1], 1);
+			free(s);
+		}
 		emit(a, "message_start",
 		     "\"message\":{\"role\":\"assistant\",\"content\":[]}");
 		request(a, &q);
 		if (ask(a, &q, &r, &h, 0) < 0) {
 			stop = intr ? "aborted" : "error";
-			if (r.w.text.len || r.w.think.len || r.w.ncalls) {
+			if (r.w.text.len || r.w.think.len || r.w.ncalls ||
+			    (intr && a->rpc)) {	/* pi keeps those */
 				record(a, wiremessage(&r.w, a->prov->name,
 				       a->model, stop));
 				emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
@@ -892,7 +901,8 @@ turn(Agent *a, const char *text, size_t len)
 			     "rest are left out", maxcalls);
 		record(a, wiremessage(&r.w, a->prov->name, a->model, NULL));
 		emitmsg(a, a->msgs.v[a->msgs.n - 1], 0);
-		if (!r.w.ncalls) {
+		follow = !r.w.ncalls;
+		if (!r.w.ncalls && !(a->rpc && rpcpending(a->rpc, 1))) {
 			rc = 0;
 			if (!strcmp(r.w.finish, "length")) {
 				warn("the answer was cut short: the output "
@@ -1407,6 +1417,61 @@ done:
 	return rc;
 }
 
+/* -r: what rpc.c reads from stdin, till it ends or a signal says quit */
+static int
+rpcmode(Agent *a, Rpc *r)
+{
+	Rpccmd c;
+	char cwd[4096], *dir;
+	int ok;
+
+	r->provider = a->prov->name;
+	r->model = &a->model;
+	r->wire = a->prov->wire;
+	r->context = a->prov->context;
+	r->maxout = a->prov->maxout;
+	r->autocompact = autocompact;
+	r->sess = &a->sess;
+	r->msgs = &a->msgs.v;
+	r->nmsgs = &a->msgs.n;
+	r->tenv = &a->tenv;
+	r->intr = &intr;
+	r->quit = &quitsig;
+	r->out = 1;
+	httpwatch(a->http, 0, rpcwatch, r);
+	a->tenv.watch = rpcwatch;
+	a->tenv.watcharg = r;	/* and watchfd 0 */
+	while (rpcnext(r, &c)) {
+		intr = quitsig != 0;
+		a->ioerr = 0;
+		ok = 1;
+		if (c.kind == RPROMPT)
+			turn(a, c.arg, strlen(c.arg));
+		else if (c.kind == RCOMPACT)
+			ok = compact(a, "manual", c.arg) == 0;
+		else if (c.kind == RMODEL)
+			a->model = r->newmodel;
+		if (c.kind == RNEW && (ok = getcwd(cwd, sizeof(cwd)) != NULL)) {
+			dir = a->sess.path ? dirof(a->sess.path) : NULL;
+			sessfree(&a->sess);
+			sessnew(&a->sess, dir, cwd);
+			free(dir);
+		}
+		if (c.kind == RRECORD) {
+			record(a, c.arg);	/* then as pi gives it to the model */
+			c.arg = NULL;
+		}
+		if (c.kind == RNEW || c.kind == RRECORD) {
+			msgsfree(&a->msgs);
+			memset(&a->msgs, 0, sizeof(a->msgs));
+			loadcontext(a);
+		}
+		a->modelnoted &= c.kind != RNEW && c.kind != RMODEL;
+		rpcdone(r, &c, ok && sesssync(&a->sess) == 0 && !a->ioerr);
+	}
+	return 0;
+}
+
 /* Where sessions live: AGENT_SESSION_DIR, or under the XDG data home. */
 static char *
 sessionbase(void)
@@ -1835,13 +1900,14 @@ int
 main(int argc, char *argv[])
 {
 	Agent a;
+	Rpc rpc = { 0 };
 	const char *pname = NULL, *model = NULL, *toollist = NULL;
 	const char *file = NULL, *gname = NULL;
 	int c, rc, mode = 0;
 
 	setlocale(LC_CTYPE, "");
 	memset(&a, 0, sizeof(a));
-	while ((c = getopt(argc, argv, "cnqyjvhs:f:P:m:t:g:")) != -1) {
+	while ((c = getopt(argc, argv, "cnqyjrvhs:f:P:m:t:g:")) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
 			if (mode && mode != c)
@@ -1864,6 +1930,7 @@ main(int argc, char *argv[])
 		case 't': toollist = optarg; break;
 		case 'g': gname = optarg; break;
 		case 'j': a.json = 1; break;
+		case 'r': a.rpc = &rpc; a.json = 1; break;
 		default:
 			usage();
 		}
@@ -1877,15 +1944,21 @@ main(int argc, char *argv[])
 	if (a.json) {
 		/* events only on stdout, the session's header first */
 		a.ttyout = a.ttyesc = 0;
-		out(&a, a.sess.head, strlen(a.sess.head));
-		out(&a, "\n", 1);
+		if (!a.rpc)
+			out(&a, a.sess.head, strlen(a.sess.head));
+		if (!a.rpc)
+			out(&a, "\n", 1);
 	}
-	rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
+	if (a.rpc)
+		rc = optind < argc ? (usage(), 2) : rpcmode(&a, &rpc);
+	else
+		rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
 	rc = status(rc);
 	sessfree(&a.sess);
 	httpfree(a.http);
 	buffree(&a.pending);
 	msgsfree(&a.msgs);
+	rpcfree(&rpc);
 	free(a.system);
 	free(a.scrub);
 	for (c = 0; c < (int)LEN(tools); c++) {

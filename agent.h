@@ -176,6 +176,9 @@ typedef struct {
 Httpclient *httpnew(const char *const *cafiles, int conntimeout,
                     int readtimeout, size_t maxhead,
                     volatile sig_atomic_t *intr);
+/* While waiting on the network, call fn when fd is readable (-r reads
+ * stdin so); fn returning nonzero ends the watch. */
+void httpwatch(Httpclient *c, int fd, int (*fn)(void *), void *arg);
 int httpdo(Httpclient *c, Http *h);
 void httpfree(Httpclient *c);
 
@@ -314,6 +317,9 @@ typedef struct {
 	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */
 	volatile sig_atomic_t *pgid;	/* the running bash group, or 0: a
 					 * second SIGINT kills it and exits */
+	int (*watch)(void *);	/* or NULL: called while bash runs when */
+	int watchfd;		/* watchfd is readable; nonzero: no more */
+	void *watcharg;
 	/* the tools' state in a run: zero to begin with, toolcleanup at
 	 * the end */
 	char *logdir;		/* bash logs' directory, or NULL till needed */
@@ -434,3 +440,53 @@ int guardcall(Guard *g, const Tool *t, int row, const Json *j,
               const char *what, Buf *res);
 void guardafter(Guard *g, const char *tool, const Json *j, const Buf *res,
                 int iserr);
+
+/* rpc.c: -r, pi's rpc mode: one JSON command a line on stdin */
+enum { RPROMPT = 1, RCOMPACT, RNEW, RMODEL, RRECORD };	/* for agent.c */
+enum { RIDLE, RTURN, RBASH };	/* what runs */
+
+typedef struct {
+	int kind;		/* RPROMPT, ...: what agent.c is to do */
+	char *arg;		/* the prompt, the focus, the model id, the
+				 * message to record; or NULL */
+	char *id;		/* the request's id as JSON, or NULL */
+	char *type;		/* the command's name */
+} Rpccmd;
+
+typedef struct {
+	char **v;
+	size_t n, cap;
+} Rpcq;
+
+typedef struct {
+	/* agent.c's state, shown to the commands that ask about it */
+	const char *provider;
+	const char *const *model;
+	int wire;
+	long context, maxout;
+	int autocompact;
+	Session *sess;
+	char **const *msgs;	/* the context's messages, */
+	const size_t *nmsgs;	/* and how many */
+	Toolenv *tenv;		/* where the bash command runs */
+	volatile sig_atomic_t *intr;	/* abort sets it */
+	volatile sig_atomic_t *quit;	/* a signal asks us to leave */
+	int out;		/* where responses go: 1 */
+	/* rpc.c's */
+	int busy;		/* RIDLE, RTURN or RBASH */
+	int eof;		/* stdin ended or stdout went away */
+	Buf in;			/* stdin not yet a whole line */
+	int skip;		/* in a line too long: drop to its end */
+	Rpcq steer, follow;	/* messages waiting for the turn */
+	Rpcq later;		/* commands waiting for it to end */
+	Buf after;		/* answers sent when it ends */
+	char *newmodel;		/* set_model's, that agent.c uses */
+} Rpc;
+
+void rpcfeed(Rpc *r, const char *p, size_t n);
+int rpcwatch(void *r);
+int rpcnext(Rpc *r, Rpccmd *c);
+int rpcpending(const Rpc *r, int follow);
+char *rpctake(Rpc *r, int follow);
+void rpcdone(Rpc *r, Rpccmd *c, int ok);
+void rpcfree(Rpc *r);
