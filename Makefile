@@ -81,7 +81,7 @@ test-asan:
 # Fuzz each parser of outside bytes for FUZZTIME seconds with libFuzzer.
 FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
-	test/fuzz_wire
+	test/fuzz_wire test/fuzz_rpc
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -96,9 +96,14 @@ test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_session.c session.c json.c util.c
 test/fuzz_wire: test/fuzz_wire.c wire.c sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c wire.c sse.c json.c util.c
+# rpc.c runs the user's bash command: tools.c and what it needs come along
+test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c sandbox.c walk.c \
+	json.c util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
+	    sandbox.c walk.c json.c util.c
 
 fuzz: $(FUZZ)
-	for t in json sse http session wire; do \
+	for t in json sse http session wire rpc; do \
 		mkdir -p .fuzz/$$t && \
 		./test/fuzz_$$t -max_total_time=$(FUZZTIME) -max_len=8192 \
 		    -print_final_stats=0 .fuzz/$$t test/corpus/$$t \
