@@ -119,7 +119,7 @@ status(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cnqyjvh] [-s file] [-f file] [-P provider] "
+	"usage: agent [-cnqyjrvh] [-s file] [-f file] [-P provider] "
 	"[-m model] [-t tools]\n"
 	"             [-g profile] [prompt ...]\n";
 
