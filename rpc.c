@@ -236,7 +236,7 @@ command(Rpc *r, const Json *j, const char *type, const char *id,
 		queue(r, j, type, &err);
 	} else if (!strcmp(type, "abort")) {
 		if (r->busy != RIDLE) {
-			*r->intr = 1;	/* answered when the turn has ended */
+			*r->intr = 1;	/* answered when the turn ends */
 			respond(r, &r->after, id, type, 1, NULL, NULL);
 			return;
 		}
@@ -521,7 +521,8 @@ compacted(Rpc *r, Buf *d)
 		for (k = 0; k < LEN(keys); k++) {
 			if ((i = jsonget(&j, 0, keys[k])) < 0)
 				continue;
-			bufaddf(d, "%s\"%s\":", d->len > 1 ? "," : "", keys[k]);
+			bufaddf(d, "%s\"%s\":", d->len > 1 ? "," : "",
+			        keys[k]);
 			jsonraw(d, &j, i);
 		}
 		jsonfree(&j);

@@ -95,6 +95,11 @@ send({"id": "15", "type": "prompt", "message": "stall"})
 until(lambda e: e["type"] == "message_update")
 timed({"id": "16", "type": "abort"})
 ask({"id": "17", "type": "get_state"})
+ask({"id": "18", "type": "set_model", "provider": "nope", "modelId": "x"})
+ask({"id": "19", "type": "set_model", "provider": "openai",
+     "modelId": "other-model"})
+ask({"id": "20", "type": "new_session"})
+ask({"id": "21", "type": "get_state"})
 p.stdin.close()
 t = time.time()
 log.write(p.stdout.read().decode())
@@ -169,6 +174,12 @@ checks = [
      lambda: not r["17"]["data"]["isStreaming"] and
      r["17"]["data"]["sessionFile"].endswith(".jsonl") and
      r["17"]["data"]["messageCount"] > 0),
+    ("-r: set_model: another model of the provider in use",
+     lambda: not r["18"]["success"] and r["19"]["success"] and
+     r["21"]["data"]["model"]["id"] == "other-model"),
+    ("-r: new_session: an empty context in another file",
+     lambda: r["20"]["success"] and r["21"]["data"]["messageCount"] == 0 and
+     r["21"]["data"]["sessionId"] != r["17"]["data"]["sessionId"]),
     ("-r: the end of stdin ends the run, status 0",
      lambda: ev[-1]["rc"] == 0 and ev[-1]["exit"] < 2),
 ]
