@@ -1422,7 +1422,6 @@ static int
 rpcmode(Agent *a, Rpc *r)
 {
 	Rpccmd c;
-	char cwd[4096], *dir;
 	int ok;
 
 	r->provider = a->prov->name;
@@ -1449,24 +1448,12 @@ rpcmode(Agent *a, Rpc *r)
 			turn(a, c.arg, strlen(c.arg));
 		else if (c.kind == RCOMPACT)
 			ok = compact(a, "manual", c.arg) == 0;
-		else if (c.kind == RMODEL)
-			a->model = r->newmodel;
-		if (c.kind == RNEW && (ok = getcwd(cwd, sizeof(cwd)) != NULL)) {
-			dir = a->sess.path ? dirof(a->sess.path) : NULL;
-			sessfree(&a->sess);
-			sessnew(&a->sess, dir, cwd);
-			free(dir);
-		}
-		if (c.kind == RRECORD) {
-			record(a, c.arg);	/* then as pi gives it to the model */
-			c.arg = NULL;
-		}
-		if (c.kind == RNEW || c.kind == RRECORD) {
+		else {	/* rpc.c has changed the session or the model */
 			msgsfree(&a->msgs);
 			memset(&a->msgs, 0, sizeof(a->msgs));
+			a->modelnoted = 0;
 			loadcontext(a);
 		}
-		a->modelnoted &= c.kind != RNEW && c.kind != RMODEL;
 		rpcdone(r, &c, ok && sesssync(&a->sess) == 0 && !a->ioerr);
 	}
 	return 0;
@@ -1944,10 +1931,10 @@ main(int argc, char *argv[])
 	if (a.json) {
 		/* events only on stdout, the session's header first */
 		a.ttyout = a.ttyesc = 0;
-		if (!a.rpc)
+		if (!a.rpc) {
 			out(&a, a.sess.head, strlen(a.sess.head));
-		if (!a.rpc)
 			out(&a, "\n", 1);
+		}
 	}
 	if (a.rpc)
 		rc = optind < argc ? (usage(), 2) : rpcmode(&a, &rpc);

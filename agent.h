@@ -317,9 +317,6 @@ typedef struct {
 	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */
 	volatile sig_atomic_t *pgid;	/* the running bash group, or 0: a
 					 * second SIGINT kills it and exits */
-	int (*watch)(void *);	/* or NULL: called while bash runs when */
-	int watchfd;		/* watchfd is readable; nonzero: no more */
-	void *watcharg;
 	/* the tools' state in a run: zero to begin with, toolcleanup at
 	 * the end */
 	char *logdir;		/* bash logs' directory, or NULL till needed */
@@ -336,6 +333,9 @@ typedef struct {
 	int abi;		/* the Landlock ABI in force, 0 for none */
 	char *unheld;		/* what it does not hold, said when a tool
 				 * that it would hold first runs */
+	int (*watch)(void *);	/* or NULL: called while bash runs when */
+	int watchfd;		/* watchfd is readable; nonzero: no more */
+	void *watcharg;
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
@@ -442,13 +442,13 @@ void guardafter(Guard *g, const char *tool, const Json *j, const Buf *res,
                 int iserr);
 
 /* rpc.c: -r, pi's rpc mode: one JSON command a line on stdin */
-enum { RPROMPT = 1, RCOMPACT, RNEW, RMODEL, RRECORD };	/* for agent.c */
+/* What agent.c is to do: the others need the context loaded again. */
+enum { RPROMPT = 1, RCOMPACT, RNEW, RMODEL, RRECORD };
 enum { RIDLE, RTURN, RBASH };	/* what runs */
 
 typedef struct {
-	int kind;		/* RPROMPT, ...: what agent.c is to do */
-	char *arg;		/* the prompt, the focus, the model id, the
-				 * message to record; or NULL */
+	int kind;		/* RPROMPT, ... */
+	char *arg;		/* the prompt or the focus, or NULL */
 	char *id;		/* the request's id as JSON, or NULL */
 	char *type;		/* the command's name */
 } Rpccmd;
@@ -461,7 +461,7 @@ typedef struct {
 typedef struct {
 	/* agent.c's state, shown to the commands that ask about it */
 	const char *provider;
-	const char *const *model;
+	const char **model;	/* set_model changes it */
 	int wire;
 	long context, maxout;
 	int autocompact;

@@ -353,14 +353,27 @@ rpcwatch(void *arg)
 	return r->eof;
 }
 
+/* Where the last "\n\nCommand ..." note of bash's result starts, or
+ * NULL. */
+static char *
+lastnote(Buf *out)
+{
+	char *s, *last = NULL;
+
+	bufgrow(out, 0);
+	for (s = out->p; (s = strstr(s, "\n\nCommand ")); s++)
+		last = s;
+	return last;
+}
+
 /* The user's bash command: pi's result, and the bashExecution message
- * that records it, into c->arg. */
+ * that records it in the session. */
 static void
 bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 {
 	Buf out = { 0 }, d = { 0 }, m = { 0 };
 	char *cmd, *s;
-	int code = 0, cancelled, trunc;
+	int code = 0, cancelled, exited, trunc;
 	size_t len;
 
 	if (!(cmd = jsonstr(j, jsonget(j, 0, "command")))) {
@@ -370,22 +383,21 @@ bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	}
 	r->busy = RBASH;
 	*r->intr = 0;
-	toolbash(r->tenv, j, 0, &out);
+	/* when it fails, toolbash's last note says how */
+	s = toolbash(r->tenv, j, 0, &out) ? lastnote(&out) : NULL;
 	bufgrow(&out, 0);
-	/* toolbash's notes at the end say how it ended */
-	cancelled = (s = strstr(out.p, "\n\nCommand aborted")) != NULL ||
-	            (s = strstr(out.p, "\n\nCommand timed out")) != NULL;
-	if (!cancelled && (s = strstr(out.p, "\n\nCommand exited with code ")))
+	cancelled = s && (!strncmp(s, "\n\nCommand aborted", 17) ||
+	                  !strncmp(s, "\n\nCommand timed out", 19));
+	exited = !s || !strncmp(s, "\n\nCommand exited with code ", 27);
+	if (s && exited)
 		code = atoi(s + 27);
-	if (!s)
-		s = strstr(out.p, "\n\nCommand ");
 	len = s ? (size_t)(s - out.p) : out.len;
 	if (len == 11 && !strncmp(out.p, "(no output)", 11))
 		len = 0;
 	trunc = strstr(out.p, "\n\n[Showing ") != NULL;
 	bufadds(&m, "{\"output\":");
 	jsonesc(&m, out.p, len);
-	if (cancelled)
+	if (!exited)
 		bufadds(&m, ",\"exitCode\":null");
 	else
 		bufaddf(&m, ",\"exitCode\":%d", code);
@@ -397,11 +409,32 @@ bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	bufaddc(&d, ',');
 	bufadd(&d, m.p + 1, m.len - 2);	/* m's fields */
 	bufaddf(&d, ",\"timestamp\":%lld}", nowms());
+	bufreset(&m);
+	bufadds(&m, "\"message\":");
+	bufadd(&m, d.p, d.len);
+	if (sessappend(r->sess, "message", m.p) < 0)
+		warn("the bash command is not saved in the session file");
 	c->kind = RRECORD;
-	c->arg = bufdetach(&d);
 	free(cmd);
+	buffree(&d);
 	buffree(&out);
 	buffree(&m);
+}
+
+/* A new session in the directory of this one, or in memory as this one
+ * is; the same working directory. */
+static int
+newsession(Rpc *r)
+{
+	char cwd[4096], *dir;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	dir = r->sess->path ? dirof(r->sess->path) : NULL;
+	sessfree(r->sess);
+	sessnew(r->sess, dir, cwd);
+	free(dir);
+	return 0;
 }
 
 /* A held command, now that the agent is idle: 1 if c is for agent.c, 0
@@ -426,14 +459,14 @@ begin(Rpc *r, const char *line, Rpccmd *c)
 		c->kind = RCOMPACT;
 		c->arg = jsonstr(&j, jsonget(&j, 0, "customInstructions"));
 	} else if (!strcmp(c->type, "new_session")) {
-		c->kind = RNEW;
+		c->kind = newsession(r) < 0 ? 0 : RNEW;
 	} else if (!strcmp(c->type, "set_model")) {
 		p = jsonstr(&j, jsonget(&j, 0, "provider"));
 		m = jsonstr(&j, jsonget(&j, 0, "modelId"));
 		/* another provider would need its key: not here */
 		if ((ok = p && m && *m && !strcmp(p, r->provider))) {
 			free(r->newmodel);
-			r->newmodel = m;
+			*r->model = r->newmodel = m;
 			m = NULL;
 			c->kind = RMODEL;
 		}
@@ -443,12 +476,15 @@ begin(Rpc *r, const char *line, Rpccmd *c)
 	if (c->kind == RPROMPT && !c->arg)
 		respond(r, NULL, c->id, c->type, 0, NULL,
 		        "message must be a string");
+	else if (!strcmp(c->type, "new_session") && !c->kind)
+		respond(r, NULL, c->id, c->type, 0, NULL, "getcwd failed");
 	else if (!strcmp(c->type, "set_model") && !ok)
 		respond(r, NULL, c->id, c->type, 0, NULL, "Model not found");
 	free(p);
 	free(m);
 	jsonfree(&j);
 	if (c->kind && (c->kind != RPROMPT || c->arg)) {
+		/* the others leave agent.c a context to load again */
 		r->busy = c->kind == RRECORD ? RIDLE : RTURN;
 		return 1;
 	}

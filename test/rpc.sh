@@ -87,6 +87,7 @@ ask({"id": "9", "type": "get_last_assistant_text"})
 ask({"id": "10", "type": "compact"})
 ask({"id": "11", "type": "set_thinking_level", "level": "high"})
 ask({"id": "12", "type": "bash", "command": "echo hi"})
+ask({"id": "12b", "type": "bash", "command": "echo no; exit 3"})
 send({"id": "13", "type": "bash", "command": "sleep 30"})
 time.sleep(0.3)
 timed({"id": "14", "type": "abort_bash"})
@@ -115,7 +116,7 @@ RC=$?
 # Each check: a name and an expression true of ev (stdout's lines,
 # parsed), r (the responses by id), ty (the types of ev in order), ends
 # (the message_end events) and took (how long the timed requests took).
-python3 - "$T/out" <<'X'
+python3 - "$T/out" <<'X' || fail "-r: the events" "$(head -c 600 "$T/out")"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
 r = {e["id"]: e for e in ev if e.get("type") == "response" and "id" in e}
@@ -164,6 +165,9 @@ checks = [
      lambda: r["11"]["error"] == "thinking levels not supported"),
     ("-r: bash runs the user's command",
      lambda: r["12"]["data"] == {"output": "hi", "exitCode": 0,
+     "cancelled": False, "truncated": False}),
+    ("-r: bash: a command that fails",
+     lambda: r["12b"]["data"] == {"output": "no", "exitCode": 3,
      "cancelled": False, "truncated": False}),
     ("-r: abort_bash stops it within 1 s",
      lambda: r["14"]["success"] and r["13"]["data"]["cancelled"] and took["14"] < 1),
