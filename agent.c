@@ -921,7 +921,7 @@ turn(Agent *a, const char *text, size_t len)
 			runcall(a, &r.w.calls[i]);
 		emit(a, "turn_end", NULL);
 		replyfree(&r);
-		if (intr) {
+		if (intr && !a->rpc) {	/* -r: an aborted call, as pi's */
 			endline(a);
 			warn("interrupted");
 			rc = 130;

@@ -155,7 +155,11 @@ checks = [
     ("-r: get_messages",
      lambda: [m["role"] for m in r["8"]["data"]["messages"]] == ["user",
      "assistant", "user", "assistant", "user", "assistant", "toolResult",
-     "user", "assistant"]),
+     "assistant", "user", "assistant"]),
+    # pi: after the tools, the next call is aborted at once, and kept
+    ("-r: abort during a tool: an aborted answer closes the turn",
+     lambda: r["8"]["data"]["messages"][7]["stopReason"] == "aborted" and
+     r["8"]["data"]["messages"][7]["content"] == []),
     ("-r: get_last_assistant_text",
      lambda: r["9"]["data"] == {"text": "After the abort."}),
     ("-r: compact answers with the summary",
