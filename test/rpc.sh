@@ -227,3 +227,42 @@ RC=$?
     ok "-r: the session resumes, the bash command in its context" ||
     fail "-r: the session resumes, the bash command in its context" \
     "rc $RC: $(cat "$T/err2")"
+
+# The end of stdin while a turn runs: the turn is done first.
+script e1 <<'X'
+delay 100
+text One
+text  two
+finish stop
+X
+startfake -x "$T/e1"
+printf '{"type":"prompt","message":"hi"}\n' >"$T/in"
+(cd "$W" && agentexec timeout 30 "$ROOT/agent" -r -n -q) <"$T/in" \
+    >"$T/out3" 2>"$T/err3"
+RC=$?
+[ "$RC" -eq 0 ] && tail -1 "$T/out3" | grep -q '"agent_end"' &&
+    grep -q '"text":"One two"' "$T/out3" &&
+    ok "-r: the end of stdin ends the run after the turn" ||
+    fail "-r: the end of stdin ends the run after the turn" \
+    "rc $RC: $(cat "$T/err3") $(tail -c 300 "$T/out3")"
+
+# SIGTERM while idle: an orderly end, 128 + 15.
+startfake
+mkfifo "$T/fifo"
+(cd "$W" && agentexec timeout 30 "$ROOT/agent" -r -n -q) <"$T/fifo" \
+    >"$T/out4" 2>"$T/err4" &
+PID=$!
+exec 3>"$T/fifo"
+echo '{"id":"s","type":"get_state"}' >&3
+i=0
+while [ "$i" -lt 50 ] && ! grep -q '"get_state"' "$T/out4"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -TERM "$PID"
+wait "$PID"
+RC=$?
+exec 3>&-
+[ "$RC" -eq 143 ] && grep -q '"success":true' "$T/out4" &&
+    ok "-r: SIGTERM ends the run, status 143" ||
+    fail "-r: SIGTERM ends the run, status 143" "rc $RC: $(cat "$T/err4")"
