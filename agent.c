@@ -1419,28 +1419,21 @@ done:
 
 /* -r: what rpc.c reads from stdin, till it ends or a signal says quit */
 static int
-rpcmode(Agent *a, Rpc *r)
+rpcmode(Agent *a)
 {
+	Rpc r = { .provider = a->prov->name, .model = &a->model,
+	          .wire = a->prov->wire, .context = a->prov->context,
+	          .maxout = a->prov->maxout, .autocompact = autocompact,
+	          .sess = &a->sess, .msgs = &a->msgs.v, .nmsgs = &a->msgs.n,
+	          .tenv = &a->tenv, .intr = &intr, .quit = &quitsig, .out = 1 };
 	Rpccmd c;
 	int ok;
 
-	r->provider = a->prov->name;
-	r->model = &a->model;
-	r->wire = a->prov->wire;
-	r->context = a->prov->context;
-	r->maxout = a->prov->maxout;
-	r->autocompact = autocompact;
-	r->sess = &a->sess;
-	r->msgs = &a->msgs.v;
-	r->nmsgs = &a->msgs.n;
-	r->tenv = &a->tenv;
-	r->intr = &intr;
-	r->quit = &quitsig;
-	r->out = 1;
-	httpwatch(a->http, 0, rpcwatch, r);
+	a->rpc = &r;
+	httpwatch(a->http, 0, rpcwatch, &r);
 	a->tenv.watch = rpcwatch;
-	a->tenv.watcharg = r;	/* and watchfd 0 */
-	while (rpcnext(r, &c)) {
+	a->tenv.watcharg = &r;	/* and watchfd 0 */
+	while (rpcnext(&r, &c)) {
 		intr = quitsig != 0;
 		a->ioerr = 0;
 		ok = 1;
@@ -1454,8 +1447,9 @@ rpcmode(Agent *a, Rpc *r)
 			a->modelnoted = 0;
 			loadcontext(a);
 		}
-		rpcdone(r, &c, ok && sesssync(&a->sess) == 0 && !a->ioerr);
+		rpcdone(&r, &c, ok && sesssync(&a->sess) == 0 && !a->ioerr);
 	}
+	rpcfree(&r);
 	return 0;
 }
 
@@ -1887,10 +1881,9 @@ int
 main(int argc, char *argv[])
 {
 	Agent a;
-	Rpc rpc = { 0 };
 	const char *pname = NULL, *model = NULL, *toollist = NULL;
 	const char *file = NULL, *gname = NULL;
-	int c, rc, mode = 0;
+	int c, rc, mode = 0, rpc = 0;
 
 	setlocale(LC_CTYPE, "");
 	memset(&a, 0, sizeof(a));
@@ -1917,7 +1910,7 @@ main(int argc, char *argv[])
 		case 't': toollist = optarg; break;
 		case 'g': gname = optarg; break;
 		case 'j': a.json = 1; break;
-		case 'r': a.rpc = &rpc; a.json = 1; break;
+		case 'r': rpc = a.json = 1; break;
 		default:
 			usage();
 		}
@@ -1931,13 +1924,13 @@ main(int argc, char *argv[])
 	if (a.json) {
 		/* events only on stdout, the session's header first */
 		a.ttyout = a.ttyesc = 0;
-		if (!a.rpc) {
+		if (!rpc) {
 			out(&a, a.sess.head, strlen(a.sess.head));
 			out(&a, "\n", 1);
 		}
 	}
-	if (a.rpc)
-		rc = optind < argc ? (usage(), 2) : rpcmode(&a, &rpc);
+	if (rpc)
+		rc = optind < argc ? (usage(), 2) : rpcmode(&a);
 	else
 		rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
 	rc = status(rc);
@@ -1945,7 +1938,6 @@ main(int argc, char *argv[])
 	httpfree(a.http);
 	buffree(&a.pending);
 	msgsfree(&a.msgs);
-	rpcfree(&rpc);
 	free(a.system);
 	free(a.scrub);
 	for (c = 0; c < (int)LEN(tools); c++) {
