@@ -460,18 +460,6 @@ retrydelay(const Http *h, const Reply *r, int attempt)
 	return delay - rand() % (delay / 4 + 1);
 }
 
-/* Sleep ms, or less if interrupted. */
-static void
-sleepms(long ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = ms % 1000 * 1000000L;
-	while (!intr && nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Say why a request failed, in one line on stderr; what the server said
  * is made safe for the terminal first. */
 static void
@@ -597,7 +585,7 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 			warn("%s: %s, retrying in %.1f s", a->prov->name,
 			     h->err, delay / 1000.0);
 		replyfree(r);
-		sleepms(delay);
+		httpsleep(a->http, delay);
 	}
 	endthinking(a);
 	buffree(&body);

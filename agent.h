@@ -179,6 +179,7 @@ Httpclient *httpnew(const char *const *cafiles, int conntimeout,
 /* While waiting on the network, call fn when fd is readable (-r reads
  * stdin so); fn returning nonzero ends the watch. */
 void httpwatch(Httpclient *c, int fd, int (*fn)(void *), void *arg);
+void httpsleep(Httpclient *c, long ms);
 int httpdo(Httpclient *c, Http *h);
 void httpfree(Httpclient *c);
 

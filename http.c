@@ -1806,6 +1806,24 @@ httpwatch(Httpclient *c, int fd, int (*fn)(void *), void *arg)
 	c->watcharg = arg;
 }
 
+/* Wait ms, or less if interrupted, keeping the watch meanwhile: between
+ * two tries of a request. */
+void
+httpsleep(Httpclient *c, long ms)
+{
+	struct pollfd pfd;
+	long long end = monoms() + ms, left;
+
+	while (!(c->intr && *c->intr) && (left = end - monoms()) > 0) {
+		pfd.fd = c->watch ? c->watchfd : -1;	/* -1: only wait */
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, left < 500 ? (int)left : 500) > 0 &&
+		    c->watch(c->watcharg))
+			c->watch = NULL;
+	}
+}
+
 
 /* Where a connection leads, which a kept one must match to serve. */
 static void

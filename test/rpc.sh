@@ -266,3 +266,32 @@ exec 3>&-
 [ "$RC" -eq 143 ] && grep -q '"success":true' "$T/out4" &&
     ok "-r: SIGTERM ends the run, status 143" ||
     fail "-r: SIGTERM ends the run, status 143" "rc $RC: $(cat "$T/err4")"
+
+# An abort while a failed request waits to be tried again.
+script b1 <<'X'
+status 503
+retry-after 30
+X
+startfake "$T/b1"
+cat >"$T/wait.py" <<'X'
+import json, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, bufsize=0)
+p.stdin.write(b'{"type":"prompt","message":"hi"}\n')
+while json.loads(p.stdout.readline())["type"] != "message_start":
+    pass
+time.sleep(1)
+t = time.time()
+p.stdin.write(b'{"id":"a","type":"abort"}\n')
+while json.loads(p.stdout.readline()).get("id") != "a":
+    pass
+print(time.time() - t)
+X
+(cd "$W" && agentexec timeout 30 python3 "$T/wait.py" "$ROOT/agent" -r -n -q) \
+    >"$T/out5" 2>"$T/err5"
+RC=$?
+[ "$RC" -eq 0 ] && python3 -c 'import sys; sys.exit(float(sys.argv[1]) >= 1)' \
+    "$(cat "$T/out5")" 2>/dev/null &&
+    ok "-r: abort stops the wait before a retry within 1 s" ||
+    fail "-r: abort stops the wait before a retry within 1 s" \
+    "rc $RC: $(cat "$T/out5" "$T/err5")"
