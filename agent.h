@@ -466,7 +466,7 @@ typedef struct {
 	int wire;
 	long context, maxout;
 	int autocompact;
-	Session *sess;
+	Session *sess;		/* new_session and bash change it */
 	char **const *msgs;	/* the context's messages, */
 	const size_t *nmsgs;	/* and how many */
 	Toolenv *tenv;		/* where the bash command runs */
