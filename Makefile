@@ -4,10 +4,10 @@
 
 include config.mk
 
-SRC = agent.c events.c guard.c http.c json.c sandbox.c session.c sse.c \
-	tools.c util.c walk.c wire.c
-OBJ = agent.o events.o guard.o http.o json.o sandbox.o session.o sse.o \
-	tools.o util.o walk.o wire.o
+SRC = agent.c events.c guard.c http.c json.c rpc.c sandbox.c session.c \
+	sse.c tools.c util.c walk.c wire.c
+OBJ = agent.o events.o guard.o http.o json.o rpc.o sandbox.o session.o \
+	sse.o tools.o util.o walk.o wire.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -81,7 +81,7 @@ test-asan:
 # Fuzz each parser of outside bytes for FUZZTIME seconds with libFuzzer.
 FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
-	test/fuzz_wire
+	test/fuzz_wire test/fuzz_rpc
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -97,9 +97,14 @@ test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
 	    json.c util.c
 test/fuzz_wire: test/fuzz_wire.c wire.c sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c wire.c sse.c json.c util.c
+# rpc.c runs the user's bash command: tools.c and what it needs come along
+test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c sandbox.c walk.c \
+	json.c util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
+	    sandbox.c walk.c json.c util.c
 
 fuzz: $(FUZZ)
-	for t in json sse http session wire; do \
+	for t in json sse http session wire rpc; do \
 		mkdir -p .fuzz/$$t && \
 		./test/fuzz_$$t -max_total_time=$(FUZZTIME) -max_len=8192 \
 		    -print_final_stats=0 .fuzz/$$t test/corpus/$$t \

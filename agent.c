@@ -85,6 +85,7 @@ typedef struct Agent {
 	int nids;		/* ids made up for calls that came without */
 	long long turnin, turnout, turncached;
 	double turncost;
+	Rpc *rpc;		/* -r, or NULL */
 } Agent;
 
 static int compact(Agent *a, const char *why, const char *focus);
@@ -122,7 +123,7 @@ status(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cnqyjvh] [-s file] [-f file] [-P provider] "
+	"usage: agent [-cnqyjrvh] [-s file] [-f file] [-P provider] "
 	"[-m model] [-t tools]\n"
 	"             [-g profile] [-T level] [-i image] [prompt ...]\n";
 
@@ -330,18 +331,6 @@ retrydelay(const Http *h, const Reply *r, int attempt)
 	return delay - rand() % (delay / 4 + 1);
 }
 
-/* Sleep ms, or less if interrupted. */
-static void
-sleepms(long ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = ms % 1000 * 1000000L;
-	while (!intr && nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Say why a request failed, in one line on stderr, kept in r->why; what
  * the server said is made safe for the terminal first. */
 static void
@@ -473,7 +462,7 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 			warn("%s: %s, retrying in %.1f s", a->prov->name,
 			     h->err, delay / 1000.0);
 		replyfree(r);
-		sleepms(delay);
+		httpsleep(a->http, delay);
 	}
 	endthinking(&a->ev);
 	buffree(&body);
@@ -670,7 +659,8 @@ failed(Agent *a, Reply *r)
 	m = witherror(wiremessage(&r->w, a->prov->name, a->model,
 	              intr ? "aborted" : "error"), bstr(&r->why));
 	emitmsg(&a->ev, m, 0);
-	if (r->w.text.len || r->w.think.len || r->w.ncalls)
+	if (r->w.text.len || r->w.think.len || r->w.ncalls ||
+	    (intr && a->rpc))	/* -r: pi keeps an aborted one */
 		record(a, m);
 	else
 		free(m);
@@ -684,7 +674,8 @@ turn(Agent *a, const char *text, size_t len)
 	Reply r;
 	Http h;
 	Wirereq q;
-	int round, i, rc = 1, compacted = 0;
+	int round, i, rc = 1, compacted = 0, follow = 0;
+	char *s;
 
 	intr = quitsig != 0;	/* a quit stays asked for */
 	a->ioerr = 0;
@@ -702,6 +693,12 @@ turn(Agent *a, const char *text, size_t len)
 		emit(&a->ev, "turn_start", NULL);
 		if (!round && !compacted)
 			emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
+		/* -r: a message sent while the agent works, as pi's */
+		if (a->rpc && (s = rpctake(a->rpc, follow))) {
+			record(a, wireuser(s, strlen(s), NULL));
+			emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
+			free(s);
+		}
 		emitstart(&a->ev, a->prov->wire, a->prov->name, a->model);
 		request(a, &q);
 		if (ask(a, &q, &r, &h, 0) < 0) {
@@ -736,7 +733,8 @@ turn(Agent *a, const char *text, size_t len)
 		record(a, wiremessage(&r.w, a->prov->name, a->model, NULL));
 		emitends(&a->ev, a->msgs.v[a->msgs.n - 1]);
 		emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 0);
-		if (!r.w.ncalls) {
+		follow = !r.w.ncalls;
+		if (!r.w.ncalls && !(a->rpc && rpcpending(a->rpc, 1))) {
 			rc = 0;
 			if (!strcmp(r.w.finish, "length")) {
 				warn("the answer was cut short: the output "
@@ -755,7 +753,7 @@ turn(Agent *a, const char *text, size_t len)
 			runcall(a, &r.w.calls[i]);
 		emit(&a->ev, "turn_end", NULL);
 		replyfree(&r);
-		if (intr) {
+		if (intr && !a->rpc) {	/* -r: an aborted call, as pi's */
 			endline(&a->ev);
 			warn("interrupted");
 			rc = 130;
@@ -1214,6 +1212,45 @@ done:
 	return rc;
 }
 
+/* -r: what rpc.c reads from stdin, till it ends or a signal says quit */
+static int
+rpcmode(Agent *a)
+{
+	Rpc r = { .provider = a->prov->name, .model = &a->model,
+	          .wire = a->prov->wire, .context = a->prov->context,
+	          .maxout = a->prov->maxout, .autocompact = autocompact,
+	          .sess = &a->sess, .msgs = &a->msgs.v, .nmsgs = &a->msgs.n,
+	          .tenv = &a->tenv, .intr = &intr, .quit = &quitsig, .out = 1 };
+	Rpccmd c;
+	int ok;
+
+	a->rpc = &r;
+	httpwatch(a->http, 0, rpcwatch, &r);
+	a->tenv.watch = rpcwatch;
+	a->tenv.watcharg = &r;	/* and watchfd 0 */
+	while (rpcnext(&r, &c)) {
+		intr = quitsig != 0;
+		a->ioerr = 0;
+		ok = 1;
+		if (c.kind == RPROMPT)
+			turn(a, c.arg, strlen(c.arg));
+		else if (c.kind == RCOMPACT)
+			ok = compact(a, "manual", c.arg) == 0;
+		else if (c.kind == RMODEL) {	/* saved now, as /model */
+			a->modelnoted = 0;
+			notemodel(a);
+		} else {	/* rpc.c has changed the session */
+			msgsfree(&a->msgs);
+			memset(&a->msgs, 0, sizeof(a->msgs));
+			a->modelnoted = 0;
+			loadcontext(a);
+		}
+		rpcdone(&r, &c, ok && sesssync(&a->sess) == 0 && !a->ioerr);
+	}
+	rpcfree(&r);
+	return 0;
+}
+
 /* -n: none, -c: the latest of this directory, -s: that file (made if it
  * is not there), -f: a new one holding a copy of that file's branch;
  * otherwise a new one. */
@@ -1646,11 +1683,11 @@ main(int argc, char *argv[])
 	const char *pname = NULL, *model = NULL, *toollist = NULL;
 	const char *file = NULL, *gname = NULL, *level = NULL;
 	Buf why = { 0 };
-	int c, rc, mode = 0;
+	int c, rc, mode = 0, rpc = 0;
 
 	setlocale(LC_CTYPE, "");
 	memset(&a, 0, sizeof(a));
-	while ((c = getopt(argc, argv, "cnqyjvhs:f:P:m:t:g:T:i:")) != -1) {
+	while ((c = getopt(argc, argv, "cnqyjrvhs:f:P:m:t:g:T:i:")) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
 			if (mode && mode != c)
@@ -1678,6 +1715,7 @@ main(int argc, char *argv[])
 			if (!imageblock(optarg, maximage, &a.attach, &why))
 				die("-i: %s", why.p);
 			break;
+		case 'r': rpc = a.json = 1; break;
 		default:
 			usage();
 		}
@@ -1690,17 +1728,22 @@ main(int argc, char *argv[])
 	if (sandboxinit(&a.tenv) < 0)	/* from here on, toolcleanup */
 		die("cannot make the sandbox:");
 	if (a.json) {
-		/* events only on stdout, the session's header first;
-		 * stderr only for errors */
+		/* events only on stdout, the session's header first (not
+		 * with -r); stderr only for errors */
 		a.ev.ttyout = a.ev.ttyesc = 0;
 		a.ev.quiet = a.quiet = 1;
 		a.ev.on = 1;
 		a.tenv.progress = emitoutput;
 		a.tenv.progarg = &a.ev;
-		outwrite(&a.ev, a.sess.head, strlen(a.sess.head));
-		outwrite(&a.ev, "\n", 1);
+		if (!rpc) {
+			outwrite(&a.ev, a.sess.head, strlen(a.sess.head));
+			outwrite(&a.ev, "\n", 1);
+		}
 	}
-	rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
+	if (rpc)
+		rc = optind < argc ? (usage(), 2) : rpcmode(&a);
+	else
+		rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
 	rc = status(rc);
 	sessfree(&a.sess);
 	httpfree(a.http);

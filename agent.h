@@ -178,6 +178,10 @@ typedef struct {
 Httpclient *httpnew(const char *const *cafiles, int conntimeout,
                     int readtimeout, size_t maxhead,
                     volatile sig_atomic_t *intr);
+/* While waiting on the network, call fn when fd is readable (-r reads
+ * stdin so); fn returning nonzero ends the watch. */
+void httpwatch(Httpclient *c, int fd, int (*fn)(void *), void *arg);
+void httpsleep(Httpclient *c, long ms);
 int httpdo(Httpclient *c, Http *h);
 void httpfree(Httpclient *c);
 
@@ -404,6 +408,9 @@ typedef struct {
 	/* bash's output as it comes, to progress(progarg, ...), or NULL */
 	void (*progress)(void *arg, const char *p, size_t n);
 	void *progarg;
+	int (*watch)(void *);	/* or NULL: called while bash runs when */
+	int watchfd;		/* watchfd is readable; nonzero: no more */
+	void *watcharg;
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
@@ -572,3 +579,52 @@ void emitcompacted(Events *e, const char *why, const Buf *sum,
                    int aborted);
 char *witherror(char *msg, const char *err);
 void eventsfree(Events *e);
+
+/* rpc.c: -r, pi's rpc mode: one JSON command a line on stdin */
+/* What agent.c is to do: the others need the context loaded again. */
+enum { RPROMPT = 1, RCOMPACT, RNEW, RMODEL, RRECORD };
+enum { RIDLE, RTURN, RBASH };	/* what runs */
+
+typedef struct {
+	int kind;		/* RPROMPT, ... */
+	char *arg;		/* the prompt or the focus, or NULL */
+	char *id;		/* the request's id as JSON, or NULL */
+	char *type;		/* the command's name */
+} Rpccmd;
+
+typedef struct {
+	char **v;
+	size_t n, cap;
+} Rpcq;
+
+typedef struct {
+	/* agent.c's state, shown to the commands that ask about it */
+	const char *provider;
+	char **model;		/* agent.c's: set_model replaces it */
+	int wire;
+	long context, maxout;
+	int autocompact;
+	Session *sess;		/* new_session and bash change it */
+	char **const *msgs;	/* the context's messages, */
+	const size_t *nmsgs;	/* and how many */
+	Toolenv *tenv;		/* where the bash command runs */
+	volatile sig_atomic_t *intr;	/* abort sets it */
+	volatile sig_atomic_t *quit;	/* a signal asks us to leave */
+	int out;		/* where responses go: 1 */
+	/* rpc.c's */
+	int busy;		/* RIDLE, RTURN or RBASH */
+	int eof;		/* stdin ended or stdout went away */
+	Buf in;			/* stdin not yet a whole line */
+	int skip;		/* in a line too long: drop to its end */
+	Rpcq steer, follow;	/* messages waiting for the turn */
+	Rpcq later;		/* commands waiting for it to end */
+	Buf after;		/* answers sent when it ends */
+} Rpc;
+
+void rpcfeed(Rpc *r, const char *p, size_t n);
+int rpcwatch(void *r);
+int rpcnext(Rpc *r, Rpccmd *c);
+int rpcpending(const Rpc *r, int follow);
+char *rpctake(Rpc *r, int follow);
+void rpcdone(Rpc *r, Rpccmd *c, int ok);
+void rpcfree(Rpc *r);

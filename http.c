@@ -86,6 +86,9 @@ struct Httpclient {
 	int conntimeout, readtimeout;	/* milliseconds, <= 0 for none */
 	size_t maxhead;
 	volatile sig_atomic_t *intr;
+	int (*watch)(void *);	/* httpwatch's, or NULL */
+	int watchfd;
+	void *watcharg;
 	Cacert *ca;		/* the CA bundle, read at the first https
 				 * request */
 	size_t nca;
@@ -1190,22 +1193,27 @@ static const br_x509_class chainclass = {
 static int
 waitfd(Conn *c, int ev, int ms)
 {
-	struct pollfd pfd;
+	struct pollfd pfd[2];
+	Httpclient *cl = c->cl;
 	long long end = monoms() + ms, left;
 	int n;
 
 	for (;;) {
-		if (c->cl->intr && *c->cl->intr)
+		if (cl->intr && *cl->intr)
 			return cfail(c, "interrupted");
 		left = ms > 0 ? end - monoms() : 500;
 		if (left <= 0)
 			return 0;
-		pfd.fd = c->fd;
-		pfd.events = ev;
-		pfd.revents = 0;
-		n = poll(&pfd, 1, left < 500 ? (int)left : 500);
-		if (n > 0)
-			return pfd.revents;
+		pfd[0].fd = c->fd;
+		pfd[0].events = ev;
+		pfd[1].fd = cl->watch ? cl->watchfd : -1;	/* -1: none */
+		pfd[1].events = POLLIN;
+		pfd[0].revents = pfd[1].revents = 0;
+		n = poll(pfd, 2, left < 500 ? (int)left : 500);
+		if (n > 0 && pfd[1].revents && cl->watch(cl->watcharg))
+			cl->watch = NULL;
+		if (n > 0 && pfd[0].revents)
+			return pfd[0].revents;
 		if (n < 0 && errno != EINTR)
 			return cfail(c, "poll:");
 	}
@@ -1805,6 +1813,32 @@ httpnew(const char *const *cafiles, int conntimeout, int readtimeout,
 	c->intr = intr;
 	c->fd = -1;
 	return c;
+}
+
+void
+httpwatch(Httpclient *c, int fd, int (*fn)(void *), void *arg)
+{
+	c->watch = fn;
+	c->watchfd = fd;
+	c->watcharg = arg;
+}
+
+/* Wait ms, or less if interrupted, keeping the watch meanwhile: between
+ * two tries of a request. */
+void
+httpsleep(Httpclient *c, long ms)
+{
+	struct pollfd pfd;
+	long long end = monoms() + ms, left;
+
+	while (!(c->intr && *c->intr) && (left = end - monoms()) > 0) {
+		pfd.fd = c->watch ? c->watchfd : -1;	/* -1: only wait */
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, left < 500 ? (int)left : 500) > 0 &&
+		    c->watch(c->watcharg))
+			c->watch = NULL;
+	}
 }
 
 

@@ -1660,8 +1660,9 @@ static int
 pump(const Toolenv *e, Proc *p, Tail *t, double secs)
 {
 	long long now, start = monoms(), last = start, exitat = 0, deadline;
-	struct pollfd pf;
+	struct pollfd pf[2];
 	struct timespec ts;
+	int (*watch)(void *) = e->watch;
 	long nap = 100;	/* microseconds: the first wait for the exit */
 	int ms;
 
@@ -1694,9 +1695,15 @@ pump(const Toolenv *e, Proc *p, Tail *t, double secs)
 		ms = POLLMS;
 		if (!p->reaped && deadline && deadline - now < ms)
 			ms = deadline - now;
-		pf.fd = p->fd;
-		pf.events = POLLIN;
-		if (poll(&pf, 1, ms) > 0)
+		pf[0].fd = p->fd;
+		pf[1].fd = watch ? e->watchfd : -1;	/* -1: none */
+		pf[0].events = pf[1].events = POLLIN;
+		pf[0].revents = pf[1].revents = 0;
+		if (poll(pf, 2, ms) <= 0)
+			continue;
+		if (pf[1].revents && watch(e->watcharg))
+			watch = NULL;
+		if (pf[0].revents)
 			drain(p, t, &last);
 	}
 }

@@ -1,0 +1,605 @@
+/* See LICENSE file for copyright and license details. */
+/* rpc.c: -r, pi's rpc mode: one JSON command a line on stdin, the
+ * responses with agent.c's events on stdout.  Lines are framed and parsed
+ * here and answered from what agent.c shows of its state; what needs the
+ * agent itself (a prompt, a compaction, a new session, another model, the
+ * bash command's result to record) goes back to it through rpcnext. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+enum { MAXLINE = 16 << 20 };	/* bytes of one command line */
+
+static void
+qpush(Rpcq *q, char *s)
+{
+	if (q->n == q->cap) {
+		q->cap = q->cap ? q->cap * 2 : 8;
+		q->v = xrealloc(q->v, q->cap * sizeof(*q->v));
+	}
+	q->v[q->n++] = s;
+}
+
+/* The oldest of q, or NULL; the caller owns it. */
+static char *
+qshift(Rpcq *q)
+{
+	char *s;
+
+	if (!q->n)
+		return NULL;
+	s = q->v[0];
+	memmove(q->v, q->v + 1, --q->n * sizeof(*q->v));
+	return s;
+}
+
+static void
+qfree(Rpcq *q)
+{
+	while (q->n)
+		free(q->v[--q->n]);
+	free(q->v);
+	memset(q, 0, sizeof(*q));
+}
+
+/* A line to stdout.  A reader gone ends the run as the end of stdin
+ * does. */
+static void
+say(Rpc *r, const Buf *b)
+{
+	if (b->len && !r->eof && writeall(r->out, b->p, b->len) < 0) {
+		r->eof = 1;
+		*r->intr = 1;
+	}
+}
+
+/* A response, as pi writes them: the request's id first, if it had one;
+ * data (a JSON text) on success, err on failure.  Into later, to be sent
+ * when the turn ends, or at once. */
+static void
+respond(Rpc *r, Buf *later, const char *id, const char *cmd, int ok,
+        const char *data, const char *err)
+{
+	Buf b = { 0 };
+
+	bufaddc(&b, '{');
+	if (id)
+		bufaddf(&b, "\"id\":%s,", id);
+	bufadds(&b, "\"type\":\"response\",\"command\":");
+	jsonescs(&b, cmd);
+	bufaddf(&b, ",\"success\":%s", ok ? "true" : "false");
+	if (ok && data)
+		bufaddf(&b, ",\"data\":%s", data);
+	if (!ok) {
+		bufadds(&b, ",\"error\":");
+		jsonescs(&b, err);
+	}
+	bufadds(&b, "}\n");
+	if (later)
+		bufadd(later, b.p, b.len);
+	else
+		say(r, &b);
+	buffree(&b);
+}
+
+/* The request's id as JSON (a string or a number), or NULL. */
+static char *
+idof(const Json *j)
+{
+	Buf b = { 0 };
+	int i = jsonget(j, 0, "id");
+
+	if (i < 0 || (j->t[i].type != JSTR && j->t[i].type != JPRIM) ||
+	    jsonisnull(j, i))
+		return NULL;
+	jsonraw(&b, j, i);
+	return bufdetach(&b);
+}
+
+static void
+getstate(Rpc *r, Buf *d)
+{
+	Json j;
+	char *sid = NULL;
+
+	if (r->sess->head &&
+	    jsonparse(&j, r->sess->head, strlen(r->sess->head)) == 0) {
+		sid = jsonstr(&j, jsonget(&j, 0, "id"));
+		jsonfree(&j);
+	}
+	bufadds(d, "{\"model\":{\"id\":");
+	jsonescs(d, *r->model);
+	bufadds(d, ",\"name\":");
+	jsonescs(d, *r->model);
+	bufaddf(d, ",\"api\":\"%s\",\"provider\":", r->wire == ANTHROPIC ?
+	        "anthropic-messages" : "openai-completions");
+	jsonescs(d, r->provider);
+	bufaddf(d, ",\"contextWindow\":%ld,\"maxTokens\":%ld},", r->context,
+	        r->maxout);
+	bufaddf(d, "\"thinkingLevel\":\"off\",\"isStreaming\":%s,"
+	        "\"isCompacting\":false,\"steeringMode\":\"one-at-a-time\","
+	        "\"followUpMode\":\"one-at-a-time\",",
+	        r->busy == RTURN ? "true" : "false");
+	if (r->sess->path) {
+		bufadds(d, "\"sessionFile\":");
+		jsonescs(d, r->sess->path);
+		bufaddc(d, ',');
+	}
+	bufadds(d, "\"sessionId\":");
+	jsonescs(d, sid ? sid : "");
+	bufaddf(d, ",\"autoCompactionEnabled\":%s,\"messageCount\":%zu,"
+	        "\"pendingMessageCount\":%zu}", r->autocompact ? "true" :
+	        "false", *r->nmsgs, r->steer.n + r->follow.n);
+	free(sid);
+}
+
+static void
+getmessages(Rpc *r, Buf *d)
+{
+	size_t i;
+
+	bufadds(d, "{\"messages\":[");
+	for (i = 0; i < *r->nmsgs; i++) {
+		if (i)
+			bufaddc(d, ',');
+		bufadds(d, (*r->msgs)[i]);
+	}
+	bufadds(d, "]}");
+}
+
+/* The text of the last assistant message that has some, as pi's
+ * get_last_assistant_text: null if there is none. */
+static void
+lasttext(Rpc *r, Buf *d)
+{
+	Json j;
+	Buf t = { 0 };
+	size_t i = *r->nmsgs;
+	int c, k, n;
+
+	while (i-- > 0 && !t.len) {
+		if (jsonparse(&j, (*r->msgs)[i], strlen((*r->msgs)[i])) < 0)
+			continue;
+		c = jsonget(&j, 0, "content");
+		if (jsoneq(&j, jsonget(&j, 0, "role"), "assistant") &&
+		    c >= 0 && j.t[c].type == JARR)
+			for (k = 0; (n = jsonat(&j, c, k)) >= 0; k++)
+				if (jsoneq(&j, jsonget(&j, n, "type"), "text"))
+					jsonstrbuf(&j, jsonget(&j, n, "text"),
+					           &t);
+		jsonfree(&j);
+	}
+	bufadds(d, "{\"text\":");
+	if (t.len)
+		jsonesc(d, t.p, t.len);
+	else
+		bufadds(d, "null");
+	bufaddc(d, '}');
+	buffree(&t);
+}
+
+/* A message for the running turn (prompt with streamingBehavior, steer,
+ * follow_up); 0 queued, -1 with why in err. */
+static int
+queue(Rpc *r, const Json *j, const char *type, const char **err)
+{
+	char *msg, *how = NULL;
+	int follow = !strcmp(type, "follow_up");
+
+	if (!(msg = jsonstr(j, jsonget(j, 0, "message")))) {
+		*err = "message must be a string";
+		return -1;
+	}
+	if (!strcmp(type, "prompt")) {
+		how = jsonstr(j, jsonget(j, 0, "streamingBehavior"));
+		follow = how && !strcmp(how, "followUp");
+		if (!how || (!follow && strcmp(how, "steer"))) {
+			*err = "Agent is already processing. Specify "
+			       "streamingBehavior ('steer' or 'followUp') "
+			       "to queue the message.";
+			free(how);
+			free(msg);
+			return -1;
+		}
+	}
+	qpush(follow ? &r->follow : &r->steer, msg);
+	free(how);
+	return 0;
+}
+
+/* The commands that need the agent idle: held until it is. */
+static int
+deferred(const char *type)
+{
+	return !strcmp(type, "compact") || !strcmp(type, "new_session") ||
+	       !strcmp(type, "set_model") || !strcmp(type, "bash");
+}
+
+/* Answer one command as it arrives, or hold it for rpcnext. */
+static void
+command(Rpc *r, const Json *j, const char *type, const char *id,
+        const char *line, size_t n)
+{
+	Buf d = { 0 };
+	const char *err = NULL;
+
+	if ((!strcmp(type, "prompt") && r->busy == RIDLE) || deferred(type)) {
+		qpush(&r->later, xstrndup(line, n));
+		return;
+	}
+	if (!strcmp(type, "prompt") || !strcmp(type, "steer") ||
+	    !strcmp(type, "follow_up")) {
+		queue(r, j, type, &err);
+	} else if (!strcmp(type, "abort")) {
+		if (r->busy != RIDLE) {
+			*r->intr = 1;	/* answered when the turn ends */
+			respond(r, &r->after, id, type, 1, NULL, NULL);
+			return;
+		}
+	} else if (!strcmp(type, "abort_bash")) {
+		if (r->busy == RBASH)
+			*r->intr = 1;
+	} else if (!strcmp(type, "get_state")) {
+		getstate(r, &d);
+	} else if (!strcmp(type, "get_messages")) {
+		getmessages(r, &d);
+	} else if (!strcmp(type, "get_last_assistant_text")) {
+		lasttext(r, &d);
+	} else if (!strcmp(type, "set_thinking_level")) {
+		err = "thinking levels not supported";
+	} else {
+		bufadds(&d, "Unknown command: ");
+		bufadds(&d, type);
+		respond(r, NULL, id, type, 0, NULL, d.p);
+		buffree(&d);
+		return;
+	}
+	respond(r, NULL, id, type, !err, d.len ? d.p : NULL, err);
+	buffree(&d);
+}
+
+/* One line of stdin, without its \n. */
+static void
+line(Rpc *r, const char *p, size_t n)
+{
+	Json j;
+	char *type, *id;
+
+	if (n && p[n - 1] == '\r')
+		n--;
+	if (!n)
+		return;
+	if (jsonparse(&j, p, n) < 0 || j.t[0].type != JOBJ) {
+		if (j.t)
+			jsonfree(&j);
+		respond(r, NULL, NULL, "parse", 0, NULL,
+		        "Failed to parse command: not a JSON object");
+		return;
+	}
+	id = idof(&j);
+	type = jsonstr(&j, jsonget(&j, 0, "type"));
+	command(r, &j, type ? type : "undefined", id, p, n);
+	free(type);
+	free(id);
+	jsonfree(&j);
+}
+
+/* Bytes of stdin, in any pieces: each whole line is a command. */
+void
+rpcfeed(Rpc *r, const char *p, size_t n)
+{
+	const char *nl;
+	size_t k;
+
+	while (n) {
+		nl = memchr(p, '\n', n);
+		k = nl ? (size_t)(nl - p) : n;
+		if (!r->skip)
+			bufadd(&r->in, p, k);
+		if (r->in.len > MAXLINE) {
+			respond(r, NULL, NULL, "parse", 0, NULL,
+			        "Failed to parse command: the line is too "
+			        "long");
+			bufreset(&r->in);
+			r->skip = 1;	/* the rest of it too */
+		}
+		if (nl) {
+			if (!r->skip)
+				line(r, bstr(&r->in), r->in.len);
+			bufreset(&r->in);
+			r->skip = 0;
+			k++;
+		}
+		p += k;
+		n -= k;
+	}
+}
+
+/* What stdin has now; at its end, a last line without \n counts. */
+static void
+readin(Rpc *r)
+{
+	char buf[65536];
+	ssize_t n;
+
+	n = read(0, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n > 0) {
+		rpcfeed(r, buf, n);
+		return;
+	}
+	if (n < 0)
+		warn("read stdin:");
+	if (r->in.len && !r->skip)
+		line(r, r->in.p, r->in.len);
+	bufreset(&r->in);
+	r->eof = 1;
+}
+
+/* http.c's and the bash pump's watch: stdin is readable while the agent
+ * works.  Nonzero once it has ended. */
+int
+rpcwatch(void *arg)
+{
+	Rpc *r = arg;
+
+	if (!r->eof)
+		readin(r);
+	return r->eof;
+}
+
+/* Where the last "\n\nCommand ..." note of bash's result starts, or
+ * NULL. */
+static char *
+lastnote(Buf *out)
+{
+	char *s, *last = NULL;
+
+	bufgrow(out, 0);
+	for (s = out->p; (s = strstr(s, "\n\nCommand ")); s++)
+		last = s;
+	return last;
+}
+
+/* The user's bash command: pi's result, and the bashExecution message
+ * that records it in the session. */
+static void
+bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
+{
+	Buf out = { 0 }, d = { 0 }, m = { 0 };
+	char *cmd, *s;
+	int code = 0, cancelled, exited, trunc;
+	size_t len;
+
+	if (!(cmd = jsonstr(j, jsonget(j, 0, "command")))) {
+		respond(r, NULL, id, "bash", 0, NULL,
+		        "command must be a string");
+		return;
+	}
+	r->busy = RBASH;
+	*r->intr = 0;
+	/* when it fails, toolbash's last note says how */
+	s = toolbash(r->tenv, j, 0, &out) ? lastnote(&out) : NULL;
+	bufgrow(&out, 0);
+	cancelled = s && (!strncmp(s, "\n\nCommand aborted", 17) ||
+	                  !strncmp(s, "\n\nCommand timed out", 19));
+	exited = !s || !strncmp(s, "\n\nCommand exited with code ", 27);
+	if (s && exited)
+		code = atoi(s + 27);
+	len = s ? (size_t)(s - out.p) : out.len;
+	if (len == 11 && !strncmp(out.p, "(no output)", 11))
+		len = 0;
+	trunc = strstr(out.p, "\n\n[Showing ") != NULL;
+	bufadds(&m, "{\"output\":");
+	jsonesc(&m, out.p, len);
+	if (!exited)
+		bufadds(&m, ",\"exitCode\":null");
+	else
+		bufaddf(&m, ",\"exitCode\":%d", code);
+	bufaddf(&m, ",\"cancelled\":%s,\"truncated\":%s}", cancelled ?
+	        "true" : "false", trunc ? "true" : "false");
+	respond(r, NULL, id, "bash", 1, m.p, NULL);
+	bufadds(&d, "{\"role\":\"bashExecution\",\"command\":");
+	jsonescs(&d, cmd);
+	bufaddc(&d, ',');
+	bufadd(&d, m.p + 1, m.len - 2);	/* m's fields */
+	bufaddf(&d, ",\"timestamp\":%lld}", nowms());
+	bufreset(&m);
+	bufadds(&m, "\"message\":");
+	bufadd(&m, d.p, d.len);
+	if (sessappend(r->sess, "message", m.p) < 0)
+		warn("the bash command is not saved in the session file");
+	c->kind = RRECORD;
+	free(cmd);
+	buffree(&d);
+	buffree(&out);
+	buffree(&m);
+}
+
+/* A new session in the directory of this one, or in memory as this one
+ * is; the same working directory. */
+static int
+newsession(Rpc *r)
+{
+	char cwd[4096], *dir;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	dir = r->sess->path ? dirof(r->sess->path) : NULL;
+	sessfree(r->sess);
+	sessnew(r->sess, dir, cwd);
+	free(dir);
+	return 0;
+}
+
+/* A held command, now that the agent is idle: 1 if c is for agent.c, 0
+ * if it is answered. */
+static int
+begin(Rpc *r, const char *line, Rpccmd *c)
+{
+	Json j;
+	char *p = NULL, *m = NULL;
+	int ok = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (jsonparse(&j, line, strlen(line)) < 0)
+		return 0;	/* it was parsed once */
+	c->id = idof(&j);
+	c->type = jsonstr(&j, jsonget(&j, 0, "type"));
+	if (!strcmp(c->type, "prompt")) {
+		c->kind = RPROMPT;
+		if ((c->arg = jsonstr(&j, jsonget(&j, 0, "message"))))
+			respond(r, NULL, c->id, c->type, 1, NULL, NULL);
+	} else if (!strcmp(c->type, "compact")) {
+		c->kind = RCOMPACT;
+		c->arg = jsonstr(&j, jsonget(&j, 0, "customInstructions"));
+	} else if (!strcmp(c->type, "new_session")) {
+		c->kind = newsession(r) < 0 ? 0 : RNEW;
+	} else if (!strcmp(c->type, "set_model")) {
+		p = jsonstr(&j, jsonget(&j, 0, "provider"));
+		m = jsonstr(&j, jsonget(&j, 0, "modelId"));
+		/* another provider would need its key: not here */
+		if ((ok = p && m && *m && !strcmp(p, r->provider))) {
+			free(*r->model);
+			*r->model = m;
+			m = NULL;
+			c->kind = RMODEL;
+		}
+	} else {
+		bash(r, &j, c->id, c);
+	}
+	if (c->kind == RPROMPT && !c->arg)
+		respond(r, NULL, c->id, c->type, 0, NULL,
+		        "message must be a string");
+	else if (!strcmp(c->type, "new_session") && !c->kind)
+		respond(r, NULL, c->id, c->type, 0, NULL, "getcwd failed");
+	else if (!strcmp(c->type, "set_model") && !ok)
+		respond(r, NULL, c->id, c->type, 0, NULL, "Model not found");
+	free(p);
+	free(m);
+	jsonfree(&j);
+	if (c->kind && (c->kind != RPROMPT || c->arg)) {
+		/* the others leave agent.c a context to load again */
+		r->busy = c->kind == RRECORD ? RIDLE : RTURN;
+		return 1;
+	}
+	free(c->id);
+	free(c->type);
+	return 0;
+}
+
+/* The next thing for agent.c to do, read from stdin or held from before:
+ * 1, or 0 when stdin has ended or a signal asks us to quit.  Commands
+ * that need nothing of the agent are answered on the way. */
+int
+rpcnext(Rpc *r, Rpccmd *c)
+{
+	struct pollfd pf;
+	char *line;
+	int k;
+
+	r->busy = RIDLE;
+	say(r, &r->after);
+	bufreset(&r->after);
+	for (;;) {
+		while (!*r->quit && (line = qshift(&r->later))) {
+			k = begin(r, line, c);
+			free(line);
+			if (k)
+				return 1;
+		}
+		if (r->eof || *r->quit)
+			return 0;
+		/* a while at most: a signal may come just before poll */
+		pf.fd = 0;
+		pf.events = POLLIN;
+		if (poll(&pf, 1, 500) > 0)
+			readin(r);
+	}
+}
+
+/* Whether a message waits for the turn: a steer, or after an answer
+ * without tool calls (follow) a follow-up. */
+int
+rpcpending(const Rpc *r, int follow)
+{
+	return r->steer.n || (follow && r->follow.n);
+}
+
+/* That message, or NULL; the caller owns it. */
+char *
+rpctake(Rpc *r, int follow)
+{
+	if (r->steer.n)
+		return qshift(&r->steer);
+	return follow ? qshift(&r->follow) : NULL;
+}
+
+/* The compaction just appended, as compact's data. */
+static void
+compacted(Rpc *r, Buf *d)
+{
+	Json j;
+	const Entry *e = r->sess->n ? &r->sess->e[r->sess->n - 1] : NULL;
+	static const char *keys[] = { "summary", "firstKeptEntryId",
+	                              "tokensBefore" };
+	size_t k;
+	int i;
+
+	bufaddc(d, '{');
+	if (e && !strcmp(e->type, "compaction") &&
+	    jsonparse(&j, e->line, strlen(e->line)) == 0) {
+		for (k = 0; k < LEN(keys); k++) {
+			if ((i = jsonget(&j, 0, keys[k])) < 0)
+				continue;
+			bufaddf(d, "%s\"%s\":", d->len > 1 ? "," : "",
+			        keys[k]);
+			jsonraw(d, &j, i);
+		}
+		jsonfree(&j);
+	}
+	bufaddc(d, '}');
+}
+
+/* agent.c has done c: ok or not.  Its response, and c is freed. */
+void
+rpcdone(Rpc *r, Rpccmd *c, int ok)
+{
+	Buf d = { 0 };
+
+	if (c->kind == RCOMPACT && ok)
+		compacted(r, &d);
+	else if (c->kind == RNEW)
+		bufadds(&d, "{\"cancelled\":false}");
+	else if (c->kind == RMODEL) {
+		bufadds(&d, "{\"id\":");
+		jsonescs(&d, *r->model);
+		bufadds(&d, ",\"provider\":");
+		jsonescs(&d, r->provider);
+		bufaddc(&d, '}');
+	}
+	if (c->kind != RPROMPT && c->kind != RRECORD)
+		respond(r, NULL, c->id, c->type, ok, d.p, c->kind == RCOMPACT ?
+		        "compaction failed" : "the session file could not be "
+		        "written");
+	buffree(&d);
+	free(c->arg);
+	free(c->id);
+	free(c->type);
+	memset(c, 0, sizeof(*c));
+}
+
+void
+rpcfree(Rpc *r)
+{
+	qfree(&r->steer);
+	qfree(&r->follow);
+	qfree(&r->later);
+	buffree(&r->in);
+	buffree(&r->after);
+}

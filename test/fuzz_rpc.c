@@ -1,0 +1,58 @@
+/* See LICENSE file for copyright and license details. */
+/* fuzz_rpc.c: libFuzzer target for rpc.c's line framing and command
+ * parsing: stdin's bytes in any pieces, idle or while a turn runs. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../agent.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int null = -1;
+	static volatile sig_atomic_t intr, quit;
+	static char msg0[] = "{\"role\":\"assistant\",\"content\":"
+	                     "[{\"type\":\"text\",\"text\":\"hi\"}]}";
+	static char *msgv[] = { msg0 };
+	static char **msgs = msgv;
+	static const char *model = "m";
+	static size_t nmsgs = 1;
+	Session s;
+	Toolenv e = { 0 };
+	Rpc r = { 0 };
+	size_t k, step;
+	char *m;
+
+	if (null < 0 && (null = open("/dev/null", O_WRONLY)) < 0)
+		abort();
+	if (size < 2)
+		return 0;
+	sessnew(&s, NULL, "/");
+	r.provider = "p";
+	r.model = &model;
+	r.sess = &s;
+	r.msgs = &msgs;
+	r.nmsgs = &nmsgs;
+	r.tenv = &e;
+	r.intr = &intr;
+	r.quit = &quit;
+	r.out = null;
+	r.busy = data[0] % 3;
+	step = data[1] % 16 + 1;	/* bytes come in pieces of step */
+	for (k = 2; k < size; k += step)
+		rpcfeed(&r, (const char *)data + k, MIN(step, size - k));
+	while (rpcpending(&r, 1)) {
+		if (!(m = rpctake(&r, 1)))
+			abort();
+		free(m);
+	}
+	rpcfree(&r);
+	sessfree(&s);
+	return 0;
+}
