@@ -1,8 +1,14 @@
 /* See LICENSE file for copyright and license details. */
-/* json.c: parse JSON into tokens, look values up, write escaped JSON. */
+/* json.c: parse JSON into jsmn tokens, look values up, write escaped
+ * JSON. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define JSMN_STATIC
+#define JSMN_PARENT_LINKS
+#define JSMN_STRICT
+#include <jsmn.h>
 
 #include "agent.h"
 
@@ -110,131 +116,118 @@ vprim(const char *s, size_t n, size_t i)
 	return k - i;
 }
 
-/* A new token of type at start, in parent (which counts it); its
- * index. */
-static int
-addtok(Json *j, int *cap, int type, size_t start, int parent)
+/* Check s is exactly one JSON value (jsmn alone lets trailing commas,
+ * missing commas and bad literals through) and count the tokens jsmn
+ * will make of it, one a value and one a key, so that jsmn reads the
+ * text once into an array of the right size.  The count, or -1. */
+static long
+validate(const char *s, size_t n)
 {
-	Jtok *t;
-
-	if (j->n == *cap) {
-		*cap = *cap ? 2 * *cap : 32;
-		j->t = xrealloc(j->t, *cap * sizeof(*j->t));
-	}
-	t = &j->t[j->n];
-	t->type = type;
-	t->start = start;
-	t->end = -1;
-	t->size = 0;
-	t->parent = parent;
-	if (parent >= 0)
-		j->t[parent].size++;
-	return j->n++;
-}
-
-/* End container c at s[i]; the container it is in, or -1.  A value in
- * an object has its key for parent, as jsmn links them. */
-static int
-endtok(Json *j, int c, size_t i)
-{
-	int p;
-
-	j->t[c].end = i + 1;
-	p = j->t[c].parent;
-	return p >= 0 && j->t[p].type == JSTR ? j->t[p].parent : p;
-}
-
-/* Parse s into j; 0 on success, -1 if s is not exactly one JSON value.
- * One pass that checks the grammar whole (jsmn alone lets trailing
- * commas, missing commas and bad literals through) and makes the tokens
- * as jsmn 1.1.0 makes them, parent links and all. */
-int
-jsonparse(Json *j, const char *s, size_t len)
-{
+	char stack[DEPTHMAX];
+	int depth = 0;
+	long count = 0;
+	size_t i = 0, k;
 	enum { VALUE, FIRSTVALUE, KEY, FIRSTKEY, AFTER } want = VALUE;
-	int cap = 0, cur = -1, par = -1, depth = 0, k, obj;
-	size_t i = 0, m;
 
-	memset(j, 0, sizeof(*j));
-	if (len >= INT_MAX)
-		return -1;
 	for (;;) {
-		while (i < len && isws(s[i]))
+		while (i < n && isws(s[i]))
 			i++;
 		if (want == AFTER) {
-			if (cur < 0 && i == len)
-				break;
-			if (cur < 0 || i >= len)
-				goto bad;
-			obj = j->t[cur].type == JOBJ;
-			if (s[i] == ',') {
-				want = obj ? KEY : VALUE;
-				par = cur;
-			} else if (s[i] == (obj ? '}' : ']')) {
-				cur = endtok(j, cur, i);
+			if (!depth)
+				return i == n ? count : -1;
+			if (i >= n)
+				return -1;
+			if (s[i] == ',')
+				want = stack[depth - 1] == '{' ? KEY : VALUE;
+			else if (s[i] == (stack[depth - 1] == '{' ? '}' : ']'))
 				depth--;
-			} else {
-				goto bad;
-			}
+			else
+				return -1;
 			i++;
 			continue;
 		}
-		if (i >= len)
-			goto bad;
+		if (i >= n)
+			return -1;
 		if (want == KEY || want == FIRSTKEY) {
 			if (want == FIRSTKEY && s[i] == '}') {
-				cur = endtok(j, cur, i++);
-				depth--;
-				want = AFTER;
+				depth--, i++, want = AFTER;
 				continue;
 			}
-			if (s[i] != '"' || !(m = vstring(s, len, i)))
-				goto bad;
-			par = addtok(j, &cap, JSTR, i + 1, cur);
-			j->t[par].end = i + m - 1;
-			for (i += m; i < len && isws(s[i]); i++)
+			if (s[i] != '"' || !(k = vstring(s, n, i)))
+				return -1;
+			for (i += k; i < n && isws(s[i]); i++)
 				;
-			if (i >= len || s[i] != ':')
-				goto bad;
+			if (i >= n || s[i] != ':')
+				return -1;
 			i++;
+			count++;
 			want = VALUE;
 			continue;
 		}
 		if (want == FIRSTVALUE && s[i] == ']') {
-			cur = endtok(j, cur, i++);
-			depth--;
-			want = AFTER;
+			depth--, i++, want = AFTER;
 			continue;
 		}
+		count++;
 		if (s[i] == '{' || s[i] == '[') {
-			if (depth++ == DEPTHMAX)
-				goto bad;
-			k = s[i] == '{' ? JOBJ : JARR;
-			cur = par = addtok(j, &cap, k, i, par);
+			if (depth == DEPTHMAX)
+				return -1;
+			stack[depth++] = s[i];
 			want = s[i] == '{' ? FIRSTKEY : FIRSTVALUE;
 			i++;
 			continue;
 		}
-		if (s[i] == '"') {
-			if (!(m = vstring(s, len, i)))
-				goto bad;
-			k = addtok(j, &cap, JSTR, i + 1, par);
-			j->t[k].end = i + m - 1;
-		} else {
-			if (!(m = vprim(s, len, i)))
-				goto bad;
-			k = addtok(j, &cap, JPRIM, i, par);
-			j->t[k].end = i + m;
-		}
-		i += m;
+		k = s[i] == '"' ? vstring(s, n, i) : vprim(s, n, i);
+		if (!k)
+			return -1;
+		i += k;
 		want = AFTER;
 	}
+}
+
+/* Parse s into j; 0 on success, -1 if s is not exactly one JSON value.
+ * A lone number or literal is a token of its own: strict jsmn wants it
+ * inside a container. */
+int
+jsonparse(Json *j, const char *s, size_t len)
+{
+	jsmn_parser p;
+	jsmntok_t *t;
+	long n;
+	int i;
+
+	memset(j, 0, sizeof(*j));
+	if (len >= INT_MAX || (n = validate(s, len)) < 0)
+		return -1;
+	for (i = 0; isws(s[i]); i++)
+		;
+	j->t = xcalloc(n, sizeof(*j->t));
 	j->s = s;
 	j->len = len;
+	j->n = n;
+	if (s[i] != '{' && s[i] != '[' && s[i] != '"') {
+		j->t[0].type = JPRIM;
+		j->t[0].start = i;
+		j->t[0].end = i + vprim(s, len, i);
+		j->t[0].parent = -1;
+		return 0;
+	}
+	t = xcalloc(n, sizeof(*t));
+	jsmn_init(&p);
+	if (jsmn_parse(&p, s, len, t, n) != n) {
+		free(t);
+		jsonfree(j);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		j->t[i].type = t[i].type;
+		j->t[i].start = t[i].start;
+		j->t[i].end = t[i].end;
+		j->t[i].size = t[i].size;
+		j->t[i].parent = t[i].parent;
+	}
+	free(t);
 	return 0;
-bad:
-	jsonfree(j);
-	return -1;
 }
 
 void

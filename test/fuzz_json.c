@@ -13,7 +13,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* json.c makes its tokens itself, in one pass: they must be jsmn's. */
+/* json.c counts the tokens before jsmn makes them: a jsmn of its own,
+ * given that many, must make the same. */
 static void
 asjsmn(const Json *j, const char *s, size_t n)
 {
