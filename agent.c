@@ -403,12 +403,13 @@ againmsg(Agent *a, const Reply *r, long delay)
 static int
 ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 {
-	Buf body = { 0 }, auth = { 0 }, url = { 0 };
+	Buf auth = { 0 }, url = { 0 };
+	Wirebody body;
 	const char *headers[6];
 	int attempt, rc, n = 0;
 	long delay;
 
-	wirebody(q, &body);
+	wirespans(q, &body);
 	if (a->prov->wire == ANTHROPIC) {
 		bufaddf(&url, "%s/messages", a->url);
 		if (a->key)
@@ -431,7 +432,8 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 		h->method = "POST";
 		h->url = url.p;
 		h->headers = headers;
-		h->body = body.p;
+		h->spans = body.v;
+		h->nspans = body.n;
 		h->bodylen = body.len;
 		h->fn = onbody;
 		h->arg = r;
@@ -465,7 +467,7 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 		httpsleep(a->http, delay);
 	}
 	endthinking(&a->ev);
-	buffree(&body);
+	wirebodyfree(&body);
 	buffree(&auth);
 	buffree(&url);
 	return rc;

@@ -152,6 +152,12 @@ typedef struct {
 const char *httpurl(Url *u, const char *s);	/* NULL or why not */
 int httpnoproxy(const char *list, const char *host);
 
+/* A piece of a request body that lives elsewhere. */
+typedef struct {
+	const char *p;
+	size_t len;
+} Span;
+
 typedef struct Httpclient Httpclient;	/* trust anchors, loaded lazily */
 
 typedef struct {
@@ -161,6 +167,8 @@ typedef struct {
 	const char *const *headers;	/* "Name: value", NULL-terminated */
 	const char *body;
 	size_t bodylen;
+	const Span *spans;	/* or the body in pieces, bodylen in all */
+	size_t nspans;
 	Httpfn fn;		/* body bytes as they arrive, any status */
 	void *arg;
 	/* out */
@@ -212,6 +220,14 @@ typedef struct {
 	char *imgs;		/* OpenAI: a result's images, as parts */
 	size_t imglen;
 } Wireform;
+
+/* A request body in pieces: the big forms are sent from where they are
+ * kept, not copied into one more whole body. */
+typedef struct {
+	Buf glue;		/* the bytes between them */
+	Span *v;		/* the body in order */
+	size_t n, cap, len;
+} Wirebody;
 
 /* A request: the model, the system prompt, the conversation as pi stores
  * messages (JSON texts) with their forms, the offered tools and the
@@ -299,6 +315,8 @@ typedef struct {
 int wirelevel(const char *name);
 const char *wirelevelname(int level);
 void wirebody(const Wirereq *q, Buf *b);
+void wirespans(const Wirereq *q, Wirebody *wb);
+void wirebodyfree(Wirebody *wb);
 const char *wirebeta(const Wirereq *q);
 void wireformfree(Wireform *f);
 void wireinit(Wire *w, int wire, Wirefn fn, void *arg);

@@ -1774,7 +1774,7 @@ request(Buf *b, const Http *h, const Url *u, int absolute,
 	        "Accept-Encoding: identity\r\n");
 	if (absolute && proxyauth[0])
 		bufaddf(b, "%s\r\n", proxyauth);
-	if (h->body)
+	if (h->body || h->spans)
 		bufaddf(b, "Content-Length: %zu\r\n", h->bodylen);
 	for (hd = h->headers; hd && *hd; hd++) {
 		bufadds(b, *hd);
@@ -1929,6 +1929,34 @@ connclose(Conn *cn)
 	cn->fd = -1;
 }
 
+/* A body in spans, in few writes: the small ones gathered, the big ones
+ * sent from where they are. */
+static int
+sendspans(Conn *cn, const Span *v, size_t n)
+{
+	Buf b = { 0 };
+	size_t i;
+	int ret = -1;
+
+	for (i = 0; i < n; i++) {
+		if (b.len + v[i].len <= ONEWRITE) {
+			bufadd(&b, v[i].p, v[i].len);
+			continue;
+		}
+		if (b.len && connwrite(cn, b.p, b.len) < 0)
+			goto out;
+		bufreset(&b);
+		if (v[i].len <= ONEWRITE)
+			bufadd(&b, v[i].p, v[i].len);
+		else if (connwrite(cn, v[i].p, v[i].len) < 0)
+			goto out;
+	}
+	ret = b.len ? connwrite(cn, b.p, b.len) : 0;
+out:
+	buffree(&b);
+	return ret;
+}
+
 /* Send the request and read the response: 0 when the whole body came,
  * whatever the status; -1 with h->err otherwise. */
 static int
@@ -1937,7 +1965,7 @@ exchange(Conn *cn, Http *h, Httpresp *r, const Url *u, int via)
 	Buf b = { 0 };
 	const char *body = h->body;
 	char buf[16384];
-	size_t n = h->bodylen;
+	size_t n = h->spans ? 0 : h->bodylen;
 	int k, ret = -1;
 
 	request(&b, h, u, via && !u->tls, cn->proxyauth);
@@ -1949,7 +1977,9 @@ exchange(Conn *cn, Http *h, Httpresp *r, const Url *u, int via)
 	if (connwrite(cn, b.p, b.len) < 0)
 		goto out;
 	cn->inbody = 1;
-	if ((n && connwrite(cn, body, n) < 0) || connflush(cn) < 0)
+	if ((n && connwrite(cn, body, n) < 0) ||
+	    (h->spans && sendspans(cn, h->spans, h->nspans) < 0) ||
+	    connflush(cn) < 0)
 		goto out;
 	for (;;) {
 		if ((k = connread(cn, buf, sizeof(buf))) < 0)

@@ -8,6 +8,9 @@
 
 #include "agent.h"
 
+/* A form this long is sent from where it is kept, not copied. */
+enum { SPANMIN = 4096 };
+
 /* Text of a message's content: a string, or the text blocks joined. */
 void
 wiretext(Buf *b, const Json *j, int content)
@@ -1615,8 +1618,33 @@ openaiattach(Buf *b, Buf *parts)
 	bufreset(parts);
 }
 
+/* A span of wb: the glue up to end, or p itself. */
 static void
-openaibody(const Wirereq *q, Wireform *f, Buf *b)
+span(Wirebody *wb, const char *p, size_t n)
+{
+	if (wb->n == wb->cap) {
+		wb->cap = wb->cap ? wb->cap * 2 : 64;
+		wb->v = xrealloc(wb->v, wb->cap * sizeof(*wb->v));
+	}
+	wb->v[wb->n].p = p;
+	wb->v[wb->n++].len = n;
+}
+
+/* A form's text into the body: copied into b, or with wb, a big one
+ * left where it is kept. */
+static void
+put(Wirebody *wb, Buf *b, const char *p, size_t n)
+{
+	if (!wb || n < SPANMIN) {
+		bufadd(b, p, n);
+		return;
+	}
+	span(wb, NULL, b->len);
+	span(wb, p, n);
+}
+
+static void
+openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 {
 	Owed o = { 0 };
 	Buf imgs = { 0 };
@@ -1632,7 +1660,7 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b)
 			openaiowed(b, &o);
 			openaiattach(b, &imgs);
 		}
-		bufadd(b, f[i].text, f[i].len);
+		put(wb, b, f[i].text, f[i].len);
 		owe(&o, &f[i]);
 		if (f[i].kind == WFRESULT)
 			paid(&o, f[i].result);
@@ -1762,8 +1790,8 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b)
 /* The request's JSON body, appended to b.  The forms of q->forms are
  * made where missing and kept for the next request; without them, they
  * are made for this one alone. */
-void
-wirebody(const Wirereq *q, Buf *b)
+static void
+body(const Wirereq *q, Buf *b, Wirebody *wb)
 {
 	Wireform *f = q->forms ? q->forms :
 	              xcalloc(q->nmsgs, sizeof(*f));
@@ -1775,14 +1803,51 @@ wirebody(const Wirereq *q, Buf *b)
 	}
 	/* room for them all at once: a long history is not copied again
 	 * and again as the body doubles */
-	bufgrow(b, n);
+	if (!wb || q->wire == ANTHROPIC)
+		bufgrow(b, n);
 	if (q->wire == ANTHROPIC)
 		anthropicbody(q, f, b);
 	else
-		openaibody(q, f, b);
+		openaibody(q, f, b, wb);
 	if (!q->forms) {
 		for (i = 0; i < q->nmsgs; i++)
 			wireformfree(&f[i]);
 		free(f);
 	}
+}
+
+void
+wirebody(const Wirereq *q, Buf *b)
+{
+	body(q, b, NULL);
+}
+
+/* The body as wirebody makes it, in spans for one write after another:
+ * the big forms of q->forms are not copied (Anthropic's are, for now).
+ * Without q->forms, the forms die with the call: the body is joined. */
+void
+wirespans(const Wirereq *q, Wirebody *wb)
+{
+	size_t i, at = 0;
+
+	memset(wb, 0, sizeof(*wb));
+	body(q, &wb->glue, q->forms ? wb : NULL);
+	span(wb, NULL, wb->glue.len);
+	/* the glue's ends become pointers now that it has stopped moving */
+	for (i = 0; i < wb->n; i++) {
+		if (!wb->v[i].p) {
+			wb->v[i].p = wb->glue.p + at;
+			at = wb->v[i].len;
+			wb->v[i].len -= wb->v[i].p - wb->glue.p;
+		}
+		wb->len += wb->v[i].len;
+	}
+}
+
+void
+wirebodyfree(Wirebody *wb)
+{
+	buffree(&wb->glue);
+	free(wb->v);
+	memset(wb, 0, sizeof(*wb));
 }
