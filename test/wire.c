@@ -720,6 +720,58 @@ testforms(void)
 	buffree(&kept);
 }
 
+/* A body in spans is the body joined, its big forms not copied but
+ * pointed at, on both wires. */
+static void
+testspans(void)
+{
+	Buf big = { 0 }, joined = { 0 }, whole = { 0 };
+	Wireform forms[3];
+	Wirebody wb;
+	Wirereq q;
+	char *msgs[3];
+	size_t i;
+	int w, same = 1, kept = 0;
+
+	bufadds(&big, "{\"role\":\"user\",\"content\":\"");
+	while (big.len < 20000)
+		bufadds(&big, "a long question ");
+	bufadds(&big, "\"}");
+	msgs[0] = msgs[2] = big.p;
+	msgs[1] = "{\"role\":\"user\",\"content\":\"short\"}";
+	for (w = 0; w < 2; w++) {
+		memset(forms, 0, sizeof(forms));
+		memset(&q, 0, sizeof(q));
+		q.wire = w ? ANTHROPIC : OPENAI;
+		q.model = "m";
+		q.system = "be brief";
+		q.msgs = msgs;
+		q.nmsgs = 3;
+		q.forms = forms;
+		q.maxout = 100;
+		bufreset(&whole);
+		wirebody(&q, &whole);
+		wirespans(&q, &wb);
+		bufreset(&joined);
+		for (i = 0; i < wb.n; i++) {
+			bufadd(&joined, wb.v[i].p, wb.v[i].len);
+			kept += wb.v[i].p == forms[0].text ||
+			        wb.v[i].p == forms[2].text;
+		}
+		same &= joined.len == whole.len && wb.len == whole.len &&
+		        !memcmp(joined.p, whole.p, whole.len);
+		wirebodyfree(&wb);
+		for (i = 0; i < 3; i++)
+			wireformfree(&forms[i]);
+	}
+	T(same, "spans: joined, they are the body, on both wires");
+	T(kept == 2, "spans: OpenAI's big forms are sent from where they "
+	  "are kept");
+	buffree(&big);
+	buffree(&joined);
+	buffree(&whole);
+}
+
 static void
 testmessage(void)
 {
@@ -1205,6 +1257,7 @@ main(void)
 	testopenaibody();
 	testanthropicbody();
 	testforms();
+	testspans();
 	testimagebody();
 	testcost();
 	testmessage();
