@@ -309,3 +309,38 @@ runagent -s "$T/gone.jsonl" 'hi'
 [ "$RC" -eq 0 ] && grep -q "working directory $T/gone is gone" "$T/err" &&
     ok "-s a session whose directory is gone: it goes on, and says so" ||
     fail "-s a session whose directory is gone: it goes on, and says so" "rc $RC: $(cat "$T/err")"
+
+# A resumed session with big messages: the request, sent in pieces from
+# the kept forms, arrives whole, every message in order.
+python3 - "$T/big.jsonl" <<'X'
+import json, sys
+f = open(sys.argv[1], "w")
+f.write('{"type":"session","version":3,"id":"big","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n')
+par = None
+for i in range(12):
+    role = "user" if i % 2 == 0 else "assistant"
+    m = {"role": role, "content": [{"type": "text", "text": ("m%d " % i) * 3000}], "timestamp": 1}
+    if role == "assistant":
+        m.update(api="openai-completions", provider="openai", model="fake-model", stopReason="stop",
+                 usage={"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}})
+    e = {"type": "message", "id": "%08x" % i, "parentId": par, "timestamp": "2026-01-01T00:00:00.000Z", "message": m}
+    par = e["id"]
+    f.write(json.dumps(e) + "\n")
+X
+printf 'text big done\nfinish stop\n' | script big1
+startfake -x "$T/big1"
+runagent -s "$T/big.jsonl" 'last'
+python3 - "$REQ/1.json" <<'X' &&
+import json, sys
+ms = json.load(open(sys.argv[1]))["messages"][1:]
+assert len(ms) == 13, len(ms)
+for i, m in enumerate(ms[:12]):
+    c = m["content"]
+    t = c if isinstance(c, str) else "".join(p["text"] for p in c)
+    assert t == ("m%d " % i) * 3000, (i, t[:20])
+X
+    [ "$RC" -eq 0 ] &&
+    ok "a resumed big session's request, sent in pieces, arrives whole" ||
+    fail "a resumed big session's request, sent in pieces, arrives whole" "rc $RC: $(cat "$T/err")"
+stopfake
