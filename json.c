@@ -613,6 +613,8 @@ jsonraw(Buf *b, const Json *j, int i)
 	end = jsonskip(j, i);
 	t = &j->t[i];
 	pos = t->type == JSTR ? t->start - 1 : t->start;
+	/* room for it all at once: a big value is not moved as b doubles */
+	bufgrow(b, t->end + 1 - pos);
 	for (k = i; k < end; k++) {
 		t = &j->t[k];
 		if (t->type != JSTR)
