@@ -59,8 +59,11 @@ body(int wire, const char *p, size_t n, int images)
 {
 	char *msg = xstrndup(p, n);
 	Wirereq q;
-	Buf b = { 0 };
+	Buf b = { 0 }, s = { 0 };
+	Wireform f;
+	Wirebody wb;
 	Json j;
+	size_t i;
 
 	memset(&q, 0, sizeof(q));
 	q.wire = wire;
@@ -74,6 +77,17 @@ body(int wire, const char *p, size_t n, int images)
 	if (jsonparse(&j, b.p, b.len) < 0)
 		abort();
 	jsonfree(&j);
+	/* in spans from a kept form, the same bytes */
+	memset(&f, 0, sizeof(f));
+	q.forms = &f;
+	wirespans(&q, &wb);
+	for (i = 0; i < wb.n; i++)
+		bufadd(&s, wb.v[i].p, wb.v[i].len);
+	if (s.len != b.len || wb.len != b.len || memcmp(s.p, b.p, b.len))
+		abort();
+	wirebodyfree(&wb);
+	wireformfree(&f);
+	buffree(&s);
 	buffree(&b);
 	free(msg);
 }
