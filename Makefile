@@ -99,9 +99,9 @@ test/fuzz_wire: test/fuzz_wire.c wire.c sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c wire.c sse.c json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
 test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c sandbox.c walk.c \
-	json.c util.c agent.h
+	wire.c sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
-	    sandbox.c walk.c json.c util.c
+	    sandbox.c walk.c wire.c sse.c json.c util.c
 
 fuzz: $(FUZZ)
 	for t in json sse http session wire rpc; do \

@@ -1217,6 +1217,7 @@ static int
 rpcmode(Agent *a)
 {
 	Rpc r = { .provider = a->prov->name, .model = &a->model,
+	          .level = &a->level,
 	          .wire = a->prov->wire, .context = a->prov->context,
 	          .maxout = a->prov->maxout, .autocompact = autocompact,
 	          .sess = &a->sess, .msgs = &a->msgs.v, .nmsgs = &a->msgs.n,
@@ -1239,6 +1240,9 @@ rpcmode(Agent *a)
 		else if (c.kind == RMODEL) {	/* saved now, as /model */
 			a->modelnoted = 0;
 			notemodel(a);
+		} else if (c.kind == RLEVEL) {	/* and as /thinking */
+			ok = setlevel(a, c.arg) == 0;
+			notelevel(a);
 		} else {	/* rpc.c has changed the session */
 			msgsfree(&a->msgs);
 			memset(&a->msgs, 0, sizeof(a->msgs));
