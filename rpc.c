@@ -390,7 +390,7 @@ bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	                  !strncmp(s, "\n\nCommand timed out", 19));
 	exited = !s || !strncmp(s, "\n\nCommand exited with code ", 27);
 	if (s && exited)
-		code = atoi(s + 27);
+		code = (int)strtol(s + 27, NULL, 10);
 	len = s ? (size_t)(s - out.p) : out.len;
 	if (len == 11 && !strncmp(out.p, "(no output)", 11))
 		len = 0;
