@@ -1690,7 +1690,7 @@ static int
 nextflag(char **argv, const char *spec, int *ind, int *pos,
          const char **arg)
 {
-	const char *w = argv[*ind], *s;
+	const char *w = argv[*ind], *s = NULL;
 	int c;
 
 	if (*pos == 1 && (!w || w[0] != '-' || !w[1]))
