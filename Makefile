@@ -99,9 +99,9 @@ test/fuzz_wire: test/fuzz_wire.c wire.c sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c wire.c sse.c json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
 test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c sandbox.c walk.c \
-	json.c util.c agent.h
+	wire.c sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
-	    sandbox.c walk.c json.c util.c
+	    sandbox.c walk.c wire.c sse.c json.c util.c
 
 fuzz: $(FUZZ)
 	for t in json sse http session wire rpc; do \
@@ -131,12 +131,17 @@ fuzz: $(FUZZ)
 ARCH = x86_64
 CROSSGOALS = agent
 HOSTINC = /usr/include
-# Size: unused functions dropped, no unwind tables (C does not unwind:
-# BearSSL's are stripped after the link), one segment for code and
-# constants rather than two padded to a page each.
-STATICCFLAGS = -ffunction-sections -fdata-sections \
+# Size: -Oz (gcc 12 and later), no position-independent code (a static
+# binary is not moved), unused functions dropped, no unwind tables (C
+# does not unwind: BearSSL's are taken out of a copy of its library
+# before the link, where stripping them after would leave a hole), one
+# segment for code and constants rather than two padded to a page each,
+# and no RELRO page: musl applies RELRO only in its dynamic linker, so in
+# a static binary it was padding alone.
+STATICCFLAGS = -Oz -fno-pie -ffunction-sections -fdata-sections \
 	-fno-asynchronous-unwind-tables
-STATICLDFLAGS = -static -s -Wl,--gc-sections -Wl,-z,noseparate-code
+STATICLDFLAGS = -static -no-pie -s -Wl,--gc-sections -Wl,-z,noseparate-code \
+	-Wl,-z,norelro
 # ARCH to the GNU and musl triplets, Debian's name and the emulator.
 CROSSARCH = case $(ARCH) in \
 	x86_64) t=x86_64-linux-gnu m=x86_64-linux-musl d=amd64 \
@@ -168,6 +173,7 @@ cross: config.h
 	    "libbearssl-dev:$$d$$n" >&2; exit 1; }; \
 	b=cross/$(ARCH); \
 	mkdir -p $$b/test && rm -rf $$b/include && mkdir $$b/include && \
+	$$t-objcopy -R .eh_frame "$$lib" $$b/bearssl.a && lib=bearssl.a && \
 	ln -s $(HOSTINC)/bearssl* $(HOSTINC)/jsmn.h $$b/include && \
 	cp -p $(SRC) *.h config.mk Makefile fortify.c $$b && \
 	cp -p test/*.c test/*.h $$b/test && \

@@ -1219,6 +1219,7 @@ static int
 rpcmode(Agent *a)
 {
 	Rpc r = { .provider = a->prov->name, .model = &a->model,
+	          .level = &a->level,
 	          .wire = a->prov->wire, .context = a->prov->context,
 	          .maxout = a->prov->maxout, .autocompact = autocompact,
 	          .sess = &a->sess, .msgs = &a->msgs.v, .nmsgs = &a->msgs.n,
@@ -1241,6 +1242,9 @@ rpcmode(Agent *a)
 		else if (c.kind == RMODEL) {	/* saved now, as /model */
 			a->modelnoted = 0;
 			notemodel(a);
+		} else if (c.kind == RLEVEL) {	/* and as /thinking */
+			ok = setlevel(a, c.arg) == 0;
+			notelevel(a);
 		} else {	/* rpc.c has changed the session */
 			msgsfree(&a->msgs);
 			memset(&a->msgs, 0, sizeof(a->msgs));
@@ -1533,8 +1537,8 @@ static void
 buildsystem(Agent *a)
 {
 	Buf b = { 0 };
-	char date[32], cwd[4096];
-	time_t now = time(NULL);
+	char cwd[4096];
+	int f[6];
 	int k;
 
 	bufadds(&b, sysprompt);
@@ -1548,9 +1552,10 @@ buildsystem(Agent *a)
 		snprintf(cwd, sizeof(cwd), ".");
 	guardprompt(&a->guard, &b);
 	addcontext(&b, cwd);
-	strftime(date, sizeof(date), "%Y-%m-%d", localtime(&now));
-	bufaddf(&b, "\n\nCurrent date: %s\nCurrent working directory: %s",
-	        date, cwd);
+	/* the day in UTC: local time would link the time zone code in */
+	utcdate(time(NULL), f);
+	bufaddf(&b, "\n\nCurrent date: %04d-%02d-%02d\nCurrent working "
+	        "directory: %s", f[0], f[1], f[2], cwd);
 	a->system = bufdetach(&b);
 }
 
@@ -1678,24 +1683,62 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
+/* The next flag of argv from *ind (the word) and *pos (the letter), as
+ * getopt(3) takes them from spec ("s:" takes an argument, into *arg):
+ * -1 at the first word that is no flag, or past "--"; a bad one is said
+ * and ends in usage().  By hand: getopt would add its size to a static
+ * build. */
+static int
+nextflag(char **argv, const char *spec, int *ind, int *pos,
+         const char **arg)
+{
+	const char *w = argv[*ind], *s = NULL;
+	int c;
+
+	if (*pos == 1 && (!w || w[0] != '-' || !w[1]))
+		return -1;
+	if (*pos == 1 && !strcmp(w, "--")) {
+		++*ind;
+		return -1;
+	}
+	c = (unsigned char)w[*pos];
+	if (c == ':' || !(s = strchr(spec, c))) {
+		fprintf(stderr, "agent: unknown flag -%c\n", c);
+		usage();
+	}
+	if (s[1] != ':') {
+		if (!w[++*pos])
+			++*ind, *pos = 1;
+		return c;
+	}
+	*arg = w[*pos + 1] ? w + *pos + 1 : argv[++*ind];
+	if (!*arg) {
+		fprintf(stderr, "agent: -%c needs an argument\n", c);
+		usage();
+	}
+	++*ind, *pos = 1;
+	return c;
+}
+
 int
 main(int argc, char *argv[])
 {
 	Agent a;
 	const char *pname = NULL, *model = NULL, *toollist = NULL;
-	const char *file = NULL, *gname = NULL, *level = NULL;
+	const char *file = NULL, *gname = NULL, *level = NULL, *arg = NULL;
 	Buf why = { 0 };
-	int c, rc, mode = 0, rpc = 0;
+	int c, rc, mode = 0, rpc = 0, ind = 1, pos = 1;
 
 	setlocale(LC_CTYPE, "");
 	memset(&a, 0, sizeof(a));
-	while ((c = getopt(argc, argv, "cnqyjrvhs:f:P:m:t:g:T:i:")) != -1) {
+	while ((c = nextflag(argv, "cnqyjrvhs:f:P:m:t:g:T:i:", &ind, &pos,
+	                     &arg)) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
 			if (mode && mode != c)
 				usage();	/* one session choice */
 			mode = c;
-			file = optarg;
+			file = arg;
 			break;
 		case 'q': a.ev.quiet = a.quiet = 1; break;
 		case 'y': a.guard.yes = 1; break;
@@ -1707,14 +1750,14 @@ main(int argc, char *argv[])
 			if (fputs(usagetext, stdout) == EOF || fflush(stdout))
 				die("write stdout:");
 			return 0;
-		case 'P': pname = optarg; break;
-		case 'm': model = optarg; break;
-		case 't': toollist = optarg; break;
-		case 'g': gname = optarg; break;
-		case 'T': level = optarg; break;
+		case 'P': pname = arg; break;
+		case 'm': model = arg; break;
+		case 't': toollist = arg; break;
+		case 'g': gname = arg; break;
+		case 'T': level = arg; break;
 		case 'j': a.json = 1; break;
 		case 'i':
-			if (!imageblock(optarg, maximage, &a.attach, &why))
+			if (!imageblock(arg, maximage, &a.attach, &why))
 				die("-i: %s", why.p);
 			break;
 		case 'r': rpc = a.json = 1; break;
@@ -1743,9 +1786,9 @@ main(int argc, char *argv[])
 		}
 	}
 	if (rpc)
-		rc = optind < argc ? (usage(), 2) : rpcmode(&a);
+		rc = ind < argc ? (usage(), 2) : rpcmode(&a);
 	else
-		rc = optind < argc ? oneshot(&a, argv + optind) : linemode(&a);
+		rc = ind < argc ? oneshot(&a, argv + ind) : linemode(&a);
 	rc = status(rc);
 	sessfree(&a.sess);
 	httpfree(a.http);

@@ -50,6 +50,8 @@ int rmtree(const char *dir);
 int samefile(int fd1, int fd2);
 void hidesecrets(const char *const *names);
 int pathmatch(const char *pattern, const char *path);
+int namematch(const char *pat, const char *name);
+void utcdate(long long sec, int f[6]);
 char *abspath(const char *path);
 int linktarget(const char *path, char **real);
 
@@ -600,7 +602,7 @@ void eventsfree(Events *e);
 
 /* rpc.c: -r, pi's rpc mode: one JSON command a line on stdin */
 /* What agent.c is to do: the others need the context loaded again. */
-enum { RPROMPT = 1, RCOMPACT, RNEW, RMODEL, RRECORD };
+enum { RPROMPT = 1, RCOMPACT, RNEW, RMODEL, RLEVEL, RRECORD };
 enum { RIDLE, RTURN, RBASH };	/* what runs */
 
 typedef struct {
@@ -619,6 +621,8 @@ typedef struct {
 	/* agent.c's state, shown to the commands that ask about it */
 	const char *provider;
 	char **model;		/* agent.c's: set_model replaces it */
+	const int *level;	/* the thinking level: set_thinking_level's
+				 * arg, agent.c sets it */
 	int wire;
 	long context, maxout;
 	int autocompact;

@@ -3,7 +3,6 @@
  * default, the hooks before and after a call, and the question on the
  * terminal.  The sandbox that holds what does run is in tools.c. */
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,7 +209,7 @@ rulefor(const Rule *rules, const char *tool, const char *s)
 	const Rule *r;
 
 	for (r = rules; r->tool; r++)
-		if (!strcmp(r->tool, tool) && fnmatch(r->glob, s, 0) == 0)
+		if (!strcmp(r->tool, tool) && namematch(r->glob, s))
 			return r;
 	return NULL;
 }
@@ -287,14 +286,17 @@ approve(Guard *g, const Tool *t, int row, const char *what)
 {
 	char c, first = 0;
 	int fd;
+	Buf q = { 0 };
 
 	if (g->yes || g->always[row])
 		return 1;
 	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
 		return -1;
-	dprintf(fd, "%sagent: allow %s %s? [y/n/a] %s",
+	bufaddf(&q, "%sagent: allow %s %s? [y/n/a] %s",
 	        g->color ? "\033[1m" : "", t->name, what,
 	        g->color ? "\033[0m" : "");
+	writeall(fd, q.p, q.len);
+	buffree(&q);
 	/* the whole answer line, so none of it is left to be read later */
 	while (read(fd, &c, 1) == 1 && c != '\n')
 		if (!first && c != ' ')

@@ -120,9 +120,10 @@ getstate(Rpc *r, Buf *d)
 	jsonescs(d, r->provider);
 	bufaddf(d, ",\"contextWindow\":%ld,\"maxTokens\":%ld},", r->context,
 	        r->maxout);
-	bufaddf(d, "\"thinkingLevel\":\"off\",\"isStreaming\":%s,"
+	bufaddf(d, "\"thinkingLevel\":\"%s\",\"isStreaming\":%s,"
 	        "\"isCompacting\":false,\"steeringMode\":\"one-at-a-time\","
 	        "\"followUpMode\":\"one-at-a-time\",",
+	        wirelevelname(r->level ? *r->level : TOFF),
 	        r->busy == RTURN ? "true" : "false");
 	if (r->sess->path) {
 		bufadds(d, "\"sessionFile\":");
@@ -216,7 +217,8 @@ static int
 deferred(const char *type)
 {
 	return !strcmp(type, "compact") || !strcmp(type, "new_session") ||
-	       !strcmp(type, "set_model") || !strcmp(type, "bash");
+	       !strcmp(type, "set_model") || !strcmp(type, "bash") ||
+	       !strcmp(type, "set_thinking_level");
 }
 
 /* Answer one command as it arrives, or hold it for rpcnext. */
@@ -249,8 +251,6 @@ command(Rpc *r, const Json *j, const char *type, const char *id,
 		getmessages(r, &d);
 	} else if (!strcmp(type, "get_last_assistant_text")) {
 		lasttext(r, &d);
-	} else if (!strcmp(type, "set_thinking_level")) {
-		err = "thinking levels not supported";
 	} else {
 		bufadds(&d, "Unknown command: ");
 		bufadds(&d, type);
@@ -390,7 +390,7 @@ bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	                  !strncmp(s, "\n\nCommand timed out", 19));
 	exited = !s || !strncmp(s, "\n\nCommand exited with code ", 27);
 	if (s && exited)
-		code = atoi(s + 27);
+		code = (int)strtol(s + 27, NULL, 10);
 	len = s ? (size_t)(s - out.p) : out.len;
 	if (len == 11 && !strncmp(out.p, "(no output)", 11))
 		len = 0;
@@ -470,6 +470,10 @@ begin(Rpc *r, const char *line, Rpccmd *c)
 			m = NULL;
 			c->kind = RMODEL;
 		}
+	} else if (!strcmp(c->type, "set_thinking_level")) {
+		c->arg = jsonstr(&j, jsonget(&j, 0, "level"));
+		if ((ok = wirelevel(c->arg) >= 0))
+			c->kind = RLEVEL;
 	} else {
 		bash(r, &j, c->id, c);
 	}
@@ -480,6 +484,9 @@ begin(Rpc *r, const char *line, Rpccmd *c)
 		respond(r, NULL, c->id, c->type, 0, NULL, "getcwd failed");
 	else if (!strcmp(c->type, "set_model") && !ok)
 		respond(r, NULL, c->id, c->type, 0, NULL, "Model not found");
+	else if (!strcmp(c->type, "set_thinking_level") && !ok)
+		respond(r, NULL, c->id, c->type, 0, NULL, "Invalid thinking "
+		        "level: off, minimal, low, medium, high or xhigh");
 	free(p);
 	free(m);
 	jsonfree(&j);

@@ -80,14 +80,13 @@ static void
 isonow(char *t)
 {
 	long long ms = nowms();
-	time_t sec = ms / 1000;
-	struct tm tm;
+	int f[6];
 
-	if (!gmtime_r(&sec, &tm))
-		memset(&tm, 0, sizeof(tm));
-	if (strftime(t, 32, "%Y-%m-%dT%H:%M:%S", &tm) != 19)
-		strcpy(t, "1970-01-01T00:00:00");
-	snprintf(t + 19, 13, ".%03dZ", (int)(ms % 1000));
+	/* by hand, not gmtime and strftime: see utcdate */
+	utcdate(ms / 1000, f);
+	snprintf(t, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+	         f[0] % 10000, f[1] % 100, f[2] % 100, f[3] % 100, f[4] % 100,
+	         f[5] % 100, (int)(ms % 1000));
 }
 
 /* Where sessions live: AGENT_SESSION_DIR, or under the XDG data home. */
@@ -228,7 +227,7 @@ sesslatest(const char *dir)
 	while ((de = readdir(d))) {
 		n = strlen(de->d_name);
 		path = xmalloc(strlen(dir) + n + 2);
-		sprintf(path, "%s/%s", dir, de->d_name);
+		snprintf(path, strlen(dir) + n + 2, "%s/%s", dir, de->d_name);
 		if (istemp(de->d_name) && lstat(path, &st) == 0 &&
 		    S_ISREG(st.st_mode) && st.st_mtime < now - STALE &&
 		    unlink(path) < 0)
@@ -815,7 +814,7 @@ create(Session *s)
 
 	dir = dirof(s->path);
 	tmp = xmalloc(strlen(s->path) + 8);
-	sprintf(tmp, "%s.XXXXXX", s->path);	/* never *.jsonl */
+	snprintf(tmp, strlen(s->path) + 8, "%s.XXXXXX", s->path); /* not .jsonl */
 	if (mkdirs(dir, 0700, &bad) < 0) {
 		warn("mkdir %s:", bad);
 		goto out;

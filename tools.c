@@ -1728,6 +1728,32 @@ killgroup(const Toolenv *e, Proc *p, Tail *t)
 		drain(p, t, &last);
 }
 
+/* A signal's name, as strsignal(3) gives the common ones (which would
+ * bring its whole table into a static build). */
+static const char *
+signame(int sig)
+{
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+		{ SIGHUP, "Hangup" }, { SIGINT, "Interrupt" },
+		{ SIGQUIT, "Quit" }, { SIGILL, "Illegal instruction" },
+		{ SIGABRT, "Aborted" }, { SIGBUS, "Bus error" },
+		{ SIGFPE, "Arithmetic exception" }, { SIGKILL, "Killed" },
+		{ SIGSEGV, "Segmentation fault" }, { SIGPIPE, "Broken pipe" },
+		{ SIGALRM, "Alarm clock" }, { SIGTERM, "Terminated" },
+		{ SIGXCPU, "CPU time limit exceeded" },
+		{ SIGXFSZ, "File size limit exceeded" },
+	};
+	size_t i;
+
+	for (i = 0; i < LEN(names); i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	return "Unknown signal";
+}
+
 static int
 bashstatus(const Proc *p, int why, double secs, Buf *out)
 {
@@ -1745,7 +1771,7 @@ bashstatus(const Proc *p, int why, double secs, Buf *out)
 	}
 	if (WIFSIGNALED(p->status)) {
 		bufaddf(out, "\n\nCommand killed by signal %d (%s)",
-		        WTERMSIG(p->status), strsignal(WTERMSIG(p->status)));
+		        WTERMSIG(p->status), signame(WTERMSIG(p->status)));
 		return 1;
 	}
 	if (WIFEXITED(p->status) && WEXITSTATUS(p->status)) {

@@ -2,10 +2,10 @@
 /* util.c: what every room needs: messages, checked allocation, growable
  * buffers, UTF-8 and text safe for a terminal, time, files (readall,
  * mkdirs, syncdir) and paths (globs, absolute paths, links). */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -568,6 +568,150 @@ nextcomp(const char *p)
 	return *p ? p + 1 : NULL;
 }
 
+/* The end of a bracket expression, p just past its '[': its ']', or
+ * NULL when there is none and the '[' is an ordinary character. */
+static const char *
+bracketend(const char *p)
+{
+	const char *e;
+
+	if (*p == '!' || *p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p && *p != ']'; p++) {
+		if (*p == '[' && p[1] == ':' && (e = strstr(p + 2, ":]")))
+			p = e + 1;
+		else if (*p == '\\' && p[1])
+			p++;
+	}
+	return *p ? p : NULL;
+}
+
+/* Whether byte c is in the bracket expression from p to its ']' at e. */
+static int
+inbracket(const char *p, const char *e, int c)
+{
+	static const struct {
+		const char *name;
+		int (*is)(int);
+	} classes[] = {
+		{ "alnum", isalnum }, { "alpha", isalpha }, { "blank", isblank },
+		{ "cntrl", iscntrl }, { "digit", isdigit }, { "graph", isgraph },
+		{ "lower", islower }, { "print", isprint }, { "punct", ispunct },
+		{ "space", isspace }, { "upper", isupper }, { "xdigit", isxdigit },
+	};
+	int neg = 0, in = 0, lo, hi;
+	const char *end;
+	size_t k;
+
+	if (*p == '!' || *p == '^')
+		neg = 1, p++;
+	while (p < e) {
+		if (*p == '[' && p[1] == ':' && (end = strstr(p + 2, ":]")) &&
+		    end < e) {
+			for (k = 0; k < LEN(classes); k++)
+				if (!strncmp(p + 2, classes[k].name, end - p - 2) &&
+				    !classes[k].name[end - p - 2])
+					in |= c < 128 && classes[k].is(c);
+			p = end + 2;
+			continue;
+		}
+		if (*p == '\\' && p + 1 < e)
+			p++;
+		lo = hi = (unsigned char)*p++;
+		if (*p == '-' && p + 1 < e) {
+			if (*++p == '\\' && p + 1 < e)
+				p++;
+			hi = (unsigned char)*p++;
+		}
+		in |= c >= lo && c <= hi;
+	}
+	return in != neg;
+}
+
+/* The next character of UTF-8 text s, past its continuation bytes. */
+static const char *
+nextchar(const char *s)
+{
+	for (s++; (*s & 0xc0) == 0x80; s++)
+		;
+	return s;
+}
+
+/* Whether name matches glob pat as fnmatch(3) matches them with no
+ * flags: '*' any run, '?' one character, brackets with ranges, classes
+ * and '!', a backslash to escape.  Our own: fnmatch would add its size
+ * to a static build. */
+int
+namematch(const char *pat, const char *name)
+{
+	const char *p = pat, *s = name, *star = NULL, *back = NULL, *e;
+	int c;
+
+	for (;;) {
+		if (*p == '*') {
+			while (*p == '*')
+				p++;
+			star = p;
+			back = s;
+			continue;
+		}
+		if (!*s)
+			return !*p;
+		if (*p == '?') {
+			p++;
+			s = nextchar(s);
+			continue;
+		}
+		if (*p == '[' && (e = bracketend(p + 1))) {
+			if (inbracket(p + 1, e, (unsigned char)*s)) {
+				p = e + 1;
+				s++;
+				continue;
+			}
+		} else {
+			c = *p == '\\' && p[1] ? *++p : *p;
+			if (c && c == *s) {
+				p++;
+				s++;
+				continue;
+			}
+		}
+		if (!star)	/* no '*' to give another character to */
+			return 0;
+		p = star;
+		s = back = nextchar(back);
+	}
+}
+
+/* The UTC date and time of sec seconds since the epoch into f: year,
+ * month (1 to 12), day, hours, minutes, seconds.  By hand: gmtime(3)
+ * would link the time zone code into a static build.  Days are counted
+ * from 1 March of year 0, in eras of 400 years (146097 days), so that
+ * the leap day ends each year. */
+void
+utcdate(long long sec, int f[6])
+{
+	long long days = sec / 86400, rem = sec % 86400;
+	long long era, doe, yoe, doy, mp;
+
+	if (rem < 0)
+		rem += 86400, days--;
+	days += 719468;		/* 1970-01-01 from 0000-03-01 */
+	era = (days >= 0 ? days : days - 146096) / 146097;
+	doe = days - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	f[2] = doy - (153 * mp + 2) / 5 + 1;
+	f[1] = mp < 10 ? mp + 3 : mp - 9;
+	f[0] = yoe + era * 400 + (f[1] <= 2);
+	f[3] = rem / 3600;
+	f[4] = rem / 60 % 60;
+	f[5] = rem % 60;
+}
+
 /* fnmatch(3) on one component of a pattern and one of a path. */
 static int
 compmatch(const char *p, const char *s)
@@ -581,7 +725,7 @@ compmatch(const char *p, const char *s)
 	pat[pn] = '\0';
 	memcpy(name, s, sn);
 	name[sn] = '\0';
-	return fnmatch(pat, name, 0) == 0;
+	return namematch(pat, name);
 }
 
 /* fnmatch(3) per path component, with "**" matching any number of whole

@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +120,7 @@ globmatch(const Glob *gl, const char *rel, const char *name)
 
 	for (i = 0; i < gl->n; i++) {
 		if (strchr(gl->v[i], '/') ? pathmatch(gl->v[i], rel) :
-		    fnmatch(gl->v[i], name, 0) == 0)
+		    namematch(gl->v[i], name))
 			return 1;
 	}
 	return 0;
@@ -262,7 +261,7 @@ ignored(const Ignore *r, const char *rel, const char *name, int isdir)
 		if (r->dir && !isdir)
 			continue;
 		if (!r->anchored) {
-			hit = fnmatch(r->pat, name, 0) == 0;
+			hit = namematch(r->pat, name);
 		} else if (r->pre) {
 			snprintf(full, sizeof(full), "%s%s", r->pre, rel);
 			hit = pathmatch(r->pat, full);

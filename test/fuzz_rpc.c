@@ -21,13 +21,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                     "[{\"type\":\"text\",\"text\":\"hi\"}]}";
 	static char *msgv[] = { msg0 };
 	static char **msgs = msgv;
-	static const char *model = "m";
 	static size_t nmsgs = 1;
 	Session s;
 	Toolenv e = { 0 };
 	Rpc r = { 0 };
 	size_t k, step;
-	char *m;
+	char *m, *model;
 
 	if (null < 0 && (null = open("/dev/null", O_WRONLY)) < 0)
 		abort();
@@ -35,6 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	sessnew(&s, NULL, "/");
 	r.provider = "p";
+	model = xstrdup("m");	/* set_model frees it */
 	r.model = &model;
 	r.sess = &s;
 	r.msgs = &msgs;
@@ -53,6 +53,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(m);
 	}
 	rpcfree(&r);
+	free(model);
 	sessfree(&s);
 	return 0;
 }

@@ -86,6 +86,7 @@ ask({"id": "8", "type": "get_messages"})
 ask({"id": "9", "type": "get_last_assistant_text"})
 ask({"id": "10", "type": "compact"})
 ask({"id": "11", "type": "set_thinking_level", "level": "high"})
+ask({"id": "11b", "type": "set_thinking_level", "level": "huge"})
 ask({"id": "12", "type": "bash", "command": "echo hi"})
 ask({"id": "12b", "type": "bash", "command": "echo no; exit 3"})
 send({"id": "13", "type": "bash", "command": "sleep 30"})
@@ -165,8 +166,9 @@ checks = [
     ("-r: compact answers with the summary",
      lambda: r["10"]["success"] and r["10"]["data"]["summary"].startswith("## Goal")
      and r["10"]["data"]["firstKeptEntryId"] and "compaction_end" in ty),
-    ("-r: set_thinking_level: not supported",
-     lambda: r["11"]["error"] == "thinking levels not supported"),
+    ("-r: set_thinking_level: a level, and not a bad one",
+     lambda: r["11"]["success"] and not r["11b"]["success"] and
+     r["17"]["data"]["thinkingLevel"] == "high"),
     ("-r: bash runs the user's command",
      lambda: r["12"]["data"] == {"output": "hi", "exitCode": 0,
      "cancelled": False, "truncated": False}),
@@ -212,8 +214,13 @@ assert any(e["type"] == "compaction" for e in es)
 stops = [e["message"].get("stopReason") for e in es if e["type"] ==
          "message" and e["message"]["role"] == "assistant"]
 assert stops[-1] == "aborted", stops
+assert any(e["type"] == "thinking_level_change" and
+           e["thinkingLevel"] == "high" for e in es)
 X
     fail "-r: the session file is valid" "$(head -c 600 "$F")"
+grep -q '"reasoning_effort":"high"' "$REQ/6.json" &&
+    ok "-r: the level set is sent" ||
+    fail "-r: the level set is sent" "$(head -c 300 "$REQ/6.json")"
 script r7 <<'X'
 text Resumed.
 finish stop

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1334,6 +1335,56 @@ testmodelusage(void)
 	  "tokens: an image counts as pi counts one, its data not");
 }
 
+/* util.c's stand-ins for fnmatch(3) and gmtime(3), which a static build
+ * goes without: the same answers as the C library's. */
+static void
+testlibc(void)
+{
+	static const char *pats[] = {
+		"*.c", "*", "a*b*c", "?", "??", "[a-c]x", "[!a-c]x", "[^a-c]x",
+		"[]]", "[!]]", "\\*", "[[:digit:]]*", "[[:alpha:]_]*", "[",
+		"a[", "*/x", "**", "a?c", "*a*", "[a-]", "[\\]]", "x[0-9][0-9]",
+		"", ".*", "*.tar.gz", "[z-a]", "a\\?c",
+	};
+	static const char *names[] = {
+		"a.c", "", "aXbYc", "abc", "ab", "bx", "dx", "]", "a", "*", "7up",
+		"_x", "[", "a[", "a/b/x", "a/b", "-", "x42", "x4", ".hidden",
+		"f.tar.gz", "a?c", "x", "aaa",
+	};
+	static const long long times[] = {
+		0, -1, 951782400, 951868799, 4102444800LL, -62135596800LL,
+		1795498274, 253402300799LL,
+	};
+	size_t i, k;
+	int f[6], bad = 0;
+	long long t;
+	struct tm tm;
+	time_t tt;
+
+	for (i = 0; i < LEN(pats); i++)
+		for (k = 0; k < LEN(names); k++)
+			if (namematch(pats[i], names[k]) !=
+			    (fnmatch(pats[i], names[k], 0) == 0)) {
+				printf("# %s on %s\n", pats[i], names[k]);
+				bad++;
+			}
+	T(!bad, "namematch: fnmatch's answers (%d differ)", bad);
+	T(namematch("?", "\303\251") && namematch("a?b", "a\342\202\254b"),
+	  "namematch: ? takes a UTF-8 character whole");
+	for (i = 0, bad = 0; i < LEN(times) + 2000; i++) {
+		t = i < LEN(times) ? times[i] :
+		    -20000000000LL + (long long)(i - LEN(times)) * 20000017LL;
+		tt = (time_t)t;
+		utcdate(t, f);
+		if (!gmtime_r(&tt, &tm) || f[0] != tm.tm_year + 1900 ||
+		    f[1] != tm.tm_mon + 1 || f[2] != tm.tm_mday ||
+		    f[3] != tm.tm_hour || f[4] != tm.tm_min || f[5] != tm.tm_sec)
+			bad++;
+	}
+	T(!bad, "utcdate: gmtime's dates, from year 1336 to 9999 (%d differ)",
+	  bad);
+}
+
 int
 main(void)
 {
@@ -1343,6 +1394,7 @@ main(void)
 		return 1;
 	}
 	snprintf(errpath, sizeof(errpath), "%s.err", tmp);
+	testlibc();
 	testdir();
 	testnew();
 	testtorn();

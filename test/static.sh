@@ -47,7 +47,7 @@ startfake -x "$T/r1" "$T/r2"
 RC=$?
 [ "$RC" -eq 0 ] && ok "static: tool round exits 0" ||
     fail "static: tool round exits 0" "rc $RC: $(cat "$T/err")"
-printf 'Read it.' | cmp -s - "$T/out" && ok "static: the answer on stdout" ||
+printf 'Read it.\n' | cmp -s - "$T/out" && ok "static: the answer on stdout" ||
     fail "static: the answer on stdout" "$(od -c "$T/out" | head -5)"
 jsontest "static: the file read goes back with its id" "$REQ/2.json" \
     'd["messages"][-1] == {"role": "tool", "tool_call_id": "call_1",
