@@ -1343,8 +1343,9 @@ testlibc(void)
 	static const char *pats[] = {
 		"*.c", "*", "a*b*c", "?", "??", "[a-c]x", "[!a-c]x", "[^a-c]x",
 		"[]]", "[!]]", "\\*", "[[:digit:]]*", "[[:alpha:]_]*", "[",
-		"a[", "*/x", "**", "a?c", "*a*", "[a-]", "[\\]]", "x[0-9][0-9]",
-		"", ".*", "*.tar.gz", "[z-a]", "a\\?c",
+		"a[", "*/x", "**", "a?c", "*a*", "[a-]", "x[0-9][0-9]", "",
+		".*", "*.tar.gz", "a\\?c",	/* not [z-a] nor [\\]]: the C
+						 * libraries differ there */
 	};
 	static const char *names[] = {
 		"a.c", "", "aXbYc", "abc", "ab", "bx", "dx", "]", "a", "*", "7up",
