@@ -495,6 +495,7 @@ begin(Rpc *r, const char *line, Rpccmd *c)
 		r->busy = c->kind == RRECORD ? RIDLE : RTURN;
 		return 1;
 	}
+	free(c->arg);	/* a bad level's */
 	free(c->id);
 	free(c->type);
 	return 0;
