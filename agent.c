@@ -1,7 +1,8 @@
 /* See LICENSE file for copyright and license details. */
-/* agent.c: main, flags and setup, the line interface, output, asking
- * the provider (retries, errors), approvals, the turn loop, and the
- * context: built from the session, counted and compacted. */
+/* agent.c: main, flags and setup, the line interface and -r's loop,
+ * asking the provider (retries, errors), tool calls with their approvals
+ * and traces, the turn loop, and the context: built from the session,
+ * counted and compacted.  What the answer shows is events.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
