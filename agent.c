@@ -61,7 +61,6 @@ typedef struct Agent {
 	int modelset;		/* -m was given */
 	Buf attach;		/* -i's images, for the first message */
 	char *key;
-	int quiet;
 	int json;		/* -j: events on stdout instead of text */
 	Events ev;		/* what the run shows, text or events */
 	size_t compactat;	/* msgs before this have pre-compaction usage */
@@ -82,7 +81,6 @@ typedef struct Agent {
 	int branchlevel;	/* the level the branch says, or -1 */
 	int ioerr;		/* the session file could not be written */
 	char *system;
-	int color;
 	int nids;		/* ids made up for calls that came without */
 	long long turnin, turnout, turncached;
 	double turncost;
@@ -138,7 +136,7 @@ usage(void)
 static const char *
 color(Agent *a, const char *code)
 {
-	return a->color ? code : "";
+	return a->ev.color ? code : "";
 }
 
 static void
@@ -549,7 +547,7 @@ traceend(Agent *a, int iserr, const Buf *res)
 	Buf safe = { 0 };
 	size_t lines = 0, k, eol;
 
-	if (a->quiet)
+	if (a->ev.quiet)
 		return;
 	if (iserr) {
 		/* the last line says most: "Command exited with code 2";
@@ -618,7 +616,7 @@ runcall(Agent *a, Wirecall *c)
 	bufgrow(&what, 0);
 	if (ok)
 		sandboxsay(&a->tenv);	/* what is not held, on its line */
-	if (!a->quiet)
+	if (!a->ev.quiet)
 		fprintf(stderr, "%s%s%s %s", color(a, "\033[36m"),
 		        ti >= 0 ? tools[ti].name : "tool", color(a, "\033[0m"),
 		        what.p);
@@ -642,7 +640,7 @@ runcall(Agent *a, Wirecall *c)
 static void
 showusage(Agent *a)
 {
-	if (a->quiet || (!a->turnin && !a->turnout))
+	if (a->ev.quiet || (!a->turnin && !a->turnout))
 		return;
 	fprintf(stderr, "%stokens: %lld in (%lld cached), %lld out",
 	        color(a, "\033[2m"), a->turnin, a->turncached, a->turnout);
@@ -1163,7 +1161,7 @@ compact(Agent *a, const char *why, const char *focus)
 			wireserialize(&conv, path[k]->type, path[k]->line,
 			              maxresultsummary);
 	if (cut < 0 || !conv.len) {
-		if (!a->quiet)
+		if (!a->ev.quiet)
 			warn("nothing to compact: the conversation is short");
 		goto done;
 	}
@@ -1179,7 +1177,7 @@ compact(Agent *a, const char *why, const char *focus)
 	}
 	k = cut;
 	firstkept = xstrdup(path[k]->id);
-	if (!a->quiet)
+	if (!a->ev.quiet)
 		warn("compacting the conversation (%s, about %ld tokens)", why,
 		     before);
 	bufaddf(&f, "\"reason\":\"%s\"", why);
@@ -1584,7 +1582,7 @@ setguard(Agent *a, const char *gname)
 	a->guard.rules = rules;
 	a->guard.hooks = hooks;
 	a->guard.tenv = &a->tenv;
-	a->guard.color = a->color;
+	a->guard.color = a->ev.color;
 	a->guard.always = a->always;
 	guardprofile(&a->guard, profiles, LEN(profiles), gname);
 }
@@ -1643,7 +1641,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 		n = n * 10 + (*v - '0');
 	if (n > 0)
 		timeout = MIN(n, 1000000);
-	a->ev.color = a->color = isatty(2) && !getenv("NO_COLOR");
+	a->ev.color = isatty(2) && !getenv("NO_COLOR");
 	setguard(a, gname);
 	offertools(a, toollist);
 	buildsystem(a);
@@ -1741,7 +1739,7 @@ main(int argc, char *argv[])
 			mode = c;
 			file = arg;
 			break;
-		case 'q': a.ev.quiet = a.quiet = 1; break;
+		case 'q': a.ev.quiet = 1; break;
 		case 'y': a.guard.yes = 1; break;
 		case 'v':
 			if (puts("agent " VERSION) == EOF || fflush(stdout))
@@ -1777,7 +1775,7 @@ main(int argc, char *argv[])
 		/* events only on stdout, the session's header first (not
 		 * with -r); stderr only for errors */
 		a.ev.ttyout = a.ev.ttyesc = 0;
-		a.ev.quiet = a.quiet = 1;
+		a.ev.quiet = 1;
 		a.ev.on = 1;
 		a.tenv.progress = emitoutput;
 		a.tenv.progarg = &a.ev;

@@ -41,6 +41,7 @@ long long monoms(void);
 int hexval(int c);
 int writeall(int fd, const char *p, size_t n);
 void b64enc(Buf *b, const void *p, size_t n);
+int b64val(int c);
 long tokensof(size_t bytes);
 int readall(int fd, Buf *b, size_t max);
 char *dirof(const char *path);

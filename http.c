@@ -893,18 +893,6 @@ names(const unsigned char *cert, size_t n, const unsigned char **issuer,
 	return 0;
 }
 
-static int
-b64(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
 /* Decode base64 from s to the next '-' into b; white space is skipped.
  * -1 on anything else. */
 static int
@@ -920,7 +908,7 @@ unbase64(Buf *b, const char *s, const char **end)
 		if (*s == '=' || *s == ' ' || *s == '\t' || *s == '\r' ||
 		    *s == '\n')
 			continue;
-		if ((v = b64((unsigned char)*s)) < 0)
+		if ((v = b64val((unsigned char)*s)) < 0)
 			return -1;
 		acc = acc << 6 | v;
 		if (++k == 4) {

@@ -334,6 +334,19 @@ writeall(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* The value of a base64 digit (RFC 4648), or -1. */
+int
+b64val(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
 /* Append n bytes of p in base64 (RFC 4648, padded), as images go to the
  * providers. */
 void
