@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -129,7 +130,8 @@ struct Tls {
 
 enum {
 	TLSOUT = 32768,		/* bytes of TLS records kept before a send */
-	ONEWRITE = 65536	/* a body this small goes with its head */
+	ONEWRITE = 65536,	/* a body this small goes with its head */
+	IOVMAX = 1024		/* spans a write, at most */
 };
 
 /* One connection of one request. */
@@ -1232,12 +1234,15 @@ rawread(Conn *c, void *p, size_t n)
  * it says matters more than the rest of the body, which is dropped, and
  * the answer is read as usual. */
 static int
-rawwrite(Conn *c, const void *p, size_t n)
+rawwritev(Conn *c, struct iovec *v, int n)
 {
-	const char *s = p;
+	struct msghdr m;
 	ssize_t k;
 	int w;
 
+	memset(&m, 0, sizeof(m));
+	for (; n > 0 && !v->iov_len; v++, n--)
+		;
 	while (n > 0 && !c->wlost) {
 		w = waitfd(c, POLLOUT | (c->inbody ? POLLIN : 0),
 		           c->cl->readtimeout);
@@ -1250,10 +1255,16 @@ rawwrite(Conn *c, const void *p, size_t n)
 			c->wlost = 1;
 			break;
 		}
+		m.msg_iov = v;
+		m.msg_iovlen = n;
 		/* MSG_NOSIGNAL: a closed peer is EPIPE, not SIGPIPE */
-		if ((k = send(c->fd, s, n, MSG_NOSIGNAL)) >= 0) {
-			s += k;
-			n -= k;
+		if ((k = sendmsg(c->fd, &m, MSG_NOSIGNAL)) >= 0) {
+			for (; n > 0 && (size_t)k >= v->iov_len; v++, n--)
+				k -= v->iov_len;
+			if (n > 0) {
+				v->iov_base = (char *)v->iov_base + k;
+				v->iov_len -= k;
+			}
 		} else if (c->inbody && (errno == EPIPE ||
 		           errno == ECONNRESET)) {
 			c->wlost = 1;
@@ -1263,6 +1274,16 @@ rawwrite(Conn *c, const void *p, size_t n)
 		}
 	}
 	return 0;
+}
+
+static int
+rawwrite(Conn *c, const void *p, size_t n)
+{
+	struct iovec v;
+
+	v.iov_base = (void *)p;
+	v.iov_len = n;
+	return rawwritev(c, &v, 1);
 }
 
 /* Connect to u's host, trying every address, each within conntimeout. */
@@ -1917,16 +1938,28 @@ connclose(Conn *cn)
 	cn->fd = -1;
 }
 
-/* A body in spans, in few writes: the small ones gathered, the big ones
- * sent from where they are. */
+/* A body in spans, in few writes: over TLS the small ones gathered and
+ * the big ones sent from where they are; over TCP all of them from where
+ * they are, as many a write as the system takes, so that no byte of a
+ * long history is copied before the kernel copies it. */
 static int
 sendspans(Conn *cn, const Span *v, size_t n)
 {
+	struct iovec iov[IOVMAX];
+	long max = sysconf(_SC_IOV_MAX);
 	Buf b = { 0 };
 	size_t i;
-	int ret = -1;
+	int k = 0, ret = -1;
 
-	for (i = 0; i < n; i++) {
+	max = max < 16 ? 16 : MIN(max, IOVMAX);	/* 16: POSIX's least */
+	for (i = 0; !cn->tls && i < n; i++) {
+		iov[k].iov_base = (void *)v[i].p;
+		iov[k++].iov_len = v[i].len;
+		if ((k == max || i + 1 == n) && rawwritev(cn, iov, k) < 0)
+			return -1;
+		k %= max;
+	}
+	for (i = 0; cn->tls && i < n; i++) {
 		if (b.len + v[i].len <= ONEWRITE) {
 			bufadd(&b, v[i].p, v[i].len);
 			continue;

@@ -9,7 +9,7 @@
 #include "agent.h"
 
 /* A form this long is sent from where it is kept, not copied. */
-enum { SPANMIN = 4096 };
+enum { SPANMIN = 64 };
 
 /* Text of a message's content: a string, or the text blocks joined. */
 void

@@ -164,21 +164,25 @@ done
 printf '%-26s %9s MB/s  (bench/sse.c; pi has no such part)\n' \
     "SSE+JSON throughput" "$("$B/sse" 20 5 | cut -d' ' -f1)"
 
-# Line mode with a long history: each request copies the messages' wire
-# forms, made once, so 4 times the messages should cost about 4 times
-# the time, not 16 (pi has no line mode to compare).
+# Line mode with a long history: each request sends the messages' wire
+# forms, made once, from where they are kept, so 4 times the messages
+# should cost about 4 times the CPU, not 16 (pi has no line mode to
+# compare).  A turn is two messages: a question and its answer.
 printf 'text %s\nfinish stop\nusage 100 20\n' \
     "$(awk 'BEGIN { while (i++ < 300) printf "x" }')" >"$B/ans"
-for lines in 200 800; do
+for msgs in 200 800; do
+	lines=$((msgs / 2))
 	yes 'a question of some length, to make the history bigger' |
 	    head -n $lines >"$B/lines$lines"
-	fake $((lines * 4)) "$B/ans"
-	a=$(measure 3 sh -c "exec env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
-	    $ROOT/agent -n -q <$B/lines$lines >/dev/null")
-	set -- $a
-	printf '%-26s %9s ms %7s KB   (pi has no line mode)\n' \
-	    "line mode, $lines turns" "$1" "$2"
+	FAKEFLAGS=-K fake $((lines * 6)) "$B/ans"
+	set -- $("$B/peak" 5 sh -c "exec env AGENT_BASE_URL=$URL \
+	    AGENT_API_KEY=bench $ROOT/agent -n -q <$B/lines$lines")
+	printf '%-26s %9s ms %7s KB   CPU %s ms (pi has no line mode)\n' \
+	    "line mode, $msgs messages" "$1" "$2" "$3"
+	eval "cpu$msgs=$3"
 done
+printf '    800 messages take %sx the CPU of 200 (linear: 4x)\n' \
+    "$(echo "$cpu800 $cpu200" | awk '{ printf "%.2f", $1 / $2 }')"
 
 # A 10-call task over TLS through a relay that holds each chunk 25 ms
 # each way (a 50 ms round trip): socat ends TLS in front of the fake, the

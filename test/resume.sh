@@ -310,16 +310,20 @@ runagent -s "$T/gone.jsonl" 'hi'
     ok "-s a session whose directory is gone: it goes on, and says so" ||
     fail "-s a session whose directory is gone: it goes on, and says so" "rc $RC: $(cat "$T/err")"
 
-# A resumed session with big messages: the request, sent in pieces from
-# the kept forms, arrives whole, every message in order.
+# A resumed session with big messages and many small ones: the request,
+# sent in pieces from the kept forms (more pieces than one write takes,
+# and more bytes than the socket holds, so writes stop part way through
+# a piece), arrives whole, every message in order.
 python3 - "$T/big.jsonl" <<'X'
 import json, sys
 f = open(sys.argv[1], "w")
 f.write('{"type":"session","version":3,"id":"big","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n')
 par = None
-for i in range(12):
+def text(i):
+    return ("m%d " % i) * (30000 if i % 60 == 0 else 3000 if i < 12 else 2)
+for i in range(2400):
     role = "user" if i % 2 == 0 else "assistant"
-    m = {"role": role, "content": [{"type": "text", "text": ("m%d " % i) * 3000}], "timestamp": 1}
+    m = {"role": role, "content": [{"type": "text", "text": text(i)}], "timestamp": 1}
     if role == "assistant":
         m.update(api="openai-completions", provider="openai", model="fake-model", stopReason="stop",
                  usage={"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
@@ -334,11 +338,12 @@ runagent -s "$T/big.jsonl" 'last'
 python3 - "$REQ/1.json" <<'X' &&
 import json, sys
 ms = json.load(open(sys.argv[1]))["messages"][1:]
-assert len(ms) == 13, len(ms)
-for i, m in enumerate(ms[:12]):
+assert len(ms) == 2401, len(ms)
+for i, m in enumerate(ms[:2400]):
     c = m["content"]
     t = c if isinstance(c, str) else "".join(p["text"] for p in c)
-    assert t == ("m%d " % i) * 3000, (i, t[:20])
+    n = 30000 if i % 60 == 0 else 3000 if i < 12 else 2
+    assert t == ("m%d " % i) * n, (i, t[:20])
 X
     [ "$RC" -eq 0 ] &&
     ok "a resumed big session's request, sent in pieces, arrives whole" ||
