@@ -432,6 +432,8 @@ typedef struct {
 	int (*watch)(void *);	/* or NULL: called while bash runs when */
 	int watchfd;		/* watchfd is readable; nonzero: no more */
 	void *watcharg;
+	int keepnl;		/* bash's output ends as printed, with its
+				 * last newline: the user's, not the model's */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an

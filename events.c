@@ -450,6 +450,7 @@ emitcall(Events *e, const Wirecall *c, const char *type, const Json *args,
 	bufaddf(&f, "]},\"isError\":%s", iserr ? "true" : "false");
 	emit(e, type, f.p);
 	buffree(&f);
+	bufreset(&e->call);	/* no call runs now: -r's bash is none */
 }
 
 /* The running tool's output as it comes (tools.c's progress callback):
@@ -464,7 +465,7 @@ emitoutput(void *arg, const char *p, size_t n)
 	size_t cut;
 	long long now = monoms();
 
-	if (!e->on)
+	if (!e->on || !e->call.len)
 		return;
 	bufadd(&e->tail, p, n);
 	if (e->tail.len > 2 * e->maxtail) {

@@ -371,6 +371,7 @@ lastnote(Buf *out)
 static void
 bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 {
+	void (*progress)(void *, const char *, size_t);
 	Buf out = { 0 }, d = { 0 }, m = { 0 };
 	char *cmd, *s;
 	int code = 0, cancelled, exited, trunc;
@@ -383,8 +384,14 @@ bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	}
 	r->busy = RBASH;
 	*r->intr = 0;
+	/* the output as printed, and no events while it runs, as pi's */
+	r->tenv->keepnl = 1;
+	progress = r->tenv->progress;
+	r->tenv->progress = NULL;
 	/* when it fails, toolbash's last note says how */
 	s = toolbash(r->tenv, j, 0, &out) ? lastnote(&out) : NULL;
+	r->tenv->progress = progress;
+	r->tenv->keepnl = 0;
 	bufgrow(&out, 0);
 	cancelled = s && (!strncmp(s, "\n\nCommand aborted", 17) ||
 	                  !strncmp(s, "\n\nCommand timed out", 19));

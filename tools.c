@@ -1460,6 +1460,8 @@ tailtext(Tail *t, Buf *out)
 			from++;
 	}
 	bufadd(out, t->win.p + from, end - from);
+	if (endnl && e->keepnl)
+		bufaddc(out, '\n');
 	if (!cut)
 		return 0;
 	if (n == 0) {

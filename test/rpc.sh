@@ -170,11 +170,13 @@ checks = [
      lambda: r["11"]["success"] and not r["11b"]["success"] and
      r["17"]["data"]["thinkingLevel"] == "high"),
     ("-r: bash runs the user's command",
-     lambda: r["12"]["data"] == {"output": "hi", "exitCode": 0,
+     lambda: r["12"]["data"] == {"output": "hi\n", "exitCode": 0,
      "cancelled": False, "truncated": False}),
     ("-r: bash: a command that fails",
-     lambda: r["12b"]["data"] == {"output": "no", "exitCode": 3,
+     lambda: r["12b"]["data"] == {"output": "no\n", "exitCode": 3,
      "cancelled": False, "truncated": False}),
+    ("-r: bash sends no tool events, as pi's",
+     lambda: "tool_execution_update" not in ty[ev.index(r["11b"]):ev.index(r["13"])]),
     ("-r: abort_bash stops it within 1 s",
      lambda: r["14"]["success"] and r["13"]["data"]["cancelled"] and took["14"] < 1),
     ("-r: abort while streaming: what came is kept, marked aborted",
@@ -252,6 +254,20 @@ RC=$?
     ok "-r: the end of stdin ends the run after the turn" ||
     fail "-r: the end of stdin ends the run after the turn" \
     "rc $RC: $(cat "$T/err3") $(tail -c 300 "$T/out3")"
+
+# bash as the first command of a run, before any tool call: its output
+# as printed, last newline and all, as pi answers it.  (Like pi's, a
+# run whose stdin ends drops a bash command not yet answered: stdin
+# stays open a while.)
+{ printf '{"id":"b","type":"bash","command":"echo hi; printf x"}\n'
+  sleep 1; } | (cd "$W" && agentexec timeout 30 "$ROOT/agent" -r -n -q) \
+    >"$T/out5" 2>"$T/err5"
+RC=$?
+[ "$RC" -eq 0 ] && [ "$(wc -l <"$T/out5")" -eq 1 ] &&
+    grep -q '"output":"hi\\nx","exitCode":0' "$T/out5" &&
+    ok "-r: bash first thing in a run" ||
+    fail "-r: bash first thing in a run" \
+    "rc $RC: $(cat "$T/err5") $(head -c 300 "$T/out5")"
 
 # SIGTERM while idle: an orderly end, 128 + 15.
 startfake
