@@ -123,7 +123,8 @@ a=$(measure 50 "$ROOT/agent" -v)
 c=$(measure 5 "$CLAUDE" -v)
 row "startup (-v)" "$a" "$c"
 
-# 5 MB of text in deltas of 1000 bytes, as the fake's `big` makes them.
+# 5 MB of text in deltas of 1000 bytes ("a".."z" and a blank, repeated),
+# as the fake's `big` makes them for the OpenAI wire.
 awk 'BEGIN {
 	for (i = 0; i < 1000; i++)
 		s = s sprintf("%c", i % 27 == 26 ? 32 : 97 + i % 27)
