@@ -299,3 +299,4 @@ printf '%-26s %9s ms workspace, %s ms full: %s ms a call\n' \
 
 echo
 sh bench/read.sh | tail -2
+sh bench/claude.sh
