@@ -27,6 +27,13 @@ typedef struct {
 	void (*cipher)(br_ssl_engine_context *);	/* installs its cipher */
 } Tlssuite;
 
+/* An elliptic curve and the code that computes on it: a row of
+ * config.h. */
+typedef struct {
+	int curve;		/* BR_EC_... */
+	const br_ec_impl *code;
+} Tlscurve;
+
 /* The ciphers of config.h's suites, in BearSSL's portable constant-time
  * code alone: its default installers add the x86 AES-NI, PCLMUL and SSE2
  * versions, 9 KB for a speed that an agent's traffic does not need. */
@@ -79,6 +86,7 @@ typedef struct {
 	const unsigned char *subject;	/* in der, or NULL if not found */
 	size_t sublen;
 	int taken;		/* an anchor now */
+	int direct;		/* a direct one too: a server sent it */
 } Cacert;
 
 struct Httpclient {
@@ -122,6 +130,7 @@ typedef struct {
 struct Tls {
 	br_ssl_client_context sc;
 	br_x509_minimal_context xc;
+	br_ec_impl ec;		/* config.h's curves, each by its code */
 	Chain ch;
 	br_sslio_context io;
 	unsigned char buf[BR_SSL_BUFSIZE_BIDI];
@@ -770,9 +779,9 @@ memdup(const unsigned char *p, size_t n)
 	return d;
 }
 
-/* Keep a decoded certificate's DN and key; one that failed to decode is
- * skipped. */
-static void
+/* Keep a decoded certificate's DN and key: 1, or 0 if it failed to
+ * decode and was skipped. */
+static int
 addanchor(Httpclient *c, br_x509_decoder_context *dc, Buf *dn)
 {
 	br_x509_pkey *pk = br_x509_decoder_get_pkey(dc);
@@ -780,7 +789,7 @@ addanchor(Httpclient *c, br_x509_decoder_context *dc, Buf *dn)
 
 	if (!pk || (pk->key_type != BR_KEYTYPE_RSA &&
 	    pk->key_type != BR_KEYTYPE_EC))
-		return;
+		return 0;
 	if (c->nta == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 64;
 		c->ta = xrealloc(c->ta, c->cap * sizeof(*c->ta));
@@ -801,6 +810,7 @@ addanchor(Httpclient *c, br_x509_decoder_context *dc, Buf *dn)
 		ta->pkey.key.ec.q = memdup(pk->key.ec.q, pk->key.ec.qlen);
 		ta->pkey.key.ec.qlen = pk->key.ec.qlen;
 	}
+	return 1;
 }
 
 static void
@@ -1030,6 +1040,33 @@ takeanchors(Httpclient *c, const unsigned char *dn, size_t n)
 	buffree(&name);
 }
 
+/* A server certificate that is itself in the bundle, as a self-signed
+ * one is, becomes an anchor without the CA flag: BearSSL then trusts it
+ * directly when its name and key match, with no signature to check (its
+ * own, the one a CA anchor of the same certificate would check, proves
+ * nothing more, and cost as much CPU as the rest of the handshake). */
+static void
+takedirect(Httpclient *c, const unsigned char *cert, size_t n)
+{
+	br_x509_decoder_context dc;
+	Buf name = { 0 };
+	Cacert *k;
+	size_t i;
+
+	for (i = 0; i < c->nca; i++) {
+		k = &c->ca[i];
+		if (k->direct || k->len != n || memcmp(k->der, cert, n))
+			continue;
+		k->direct = 1;
+		br_x509_decoder_init(&dc, dnadd, &name);
+		br_x509_decoder_push(&dc, k->der, k->len);
+		if (addanchor(c, &dc, &name))
+			c->ta[c->nta - 1].flags = 0;
+		break;
+	}
+	buffree(&name);
+}
+
 static void
 chainstart(const br_x509_class **ctx, const char *name)
 {
@@ -1132,6 +1169,10 @@ chainend(const br_x509_class **ctx)
 
 	p = (const unsigned char *)ch->chain.p;
 	end = p + ch->chain.len;
+	if (p && end - p >= 4) {
+		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+		takedirect(ch->cl, p + 4, MIN(n, (size_t)(end - p - 4)));
+	}
 	for (; p && end - p >= 4; p += 4 + n) {
 		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
 		if (names(p + 4, n, &iss, &ilen, &sub, &slen) == 0) {
@@ -1476,6 +1517,91 @@ tlswrite(void *ctx, const unsigned char *p, size_t n)
 	return (int)n;
 }
 
+/* Elliptic curves: BearSSL's interface to one piece of code, over the
+ * code config.h names for each curve.  BearSSL asks only for the curves
+ * said to be supported; a NULL or 0 answers any other. */
+static const br_ec_impl *
+eccode(int curve)
+{
+	size_t i;
+
+	for (i = 0; i < LEN(tlscurves); i++)
+		if (tlscurves[i].curve == curve)
+			return tlscurves[i].code;
+	return NULL;
+}
+
+static const unsigned char *
+ecgenerator(int curve, size_t *len)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	*len = 0;
+	return c ? c->generator(curve, len) : NULL;
+}
+
+static const unsigned char *
+ecorder(int curve, size_t *len)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	*len = 0;
+	return c ? c->order(curve, len) : NULL;
+}
+
+static size_t
+ecxoff(int curve, size_t *len)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	*len = 0;
+	return c ? c->xoff(curve, len) : 0;
+}
+
+static uint32_t
+ecmul(unsigned char *g, size_t glen, const unsigned char *x, size_t xlen,
+      int curve)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	return c ? c->mul(g, glen, x, xlen, curve) : 0;
+}
+
+static size_t
+ecmulgen(unsigned char *r, const unsigned char *x, size_t xlen, int curve)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	return c && c->mulgen ? c->mulgen(r, x, xlen, curve) : 0;
+}
+
+static uint32_t
+ecmuladd(unsigned char *a, const unsigned char *b, size_t len,
+         const unsigned char *x, size_t xlen, const unsigned char *y,
+         size_t ylen, int curve)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	return c && c->muladd ? c->muladd(a, b, len, x, xlen, y, ylen, curve)
+	                      : 0;
+}
+
+static void
+ecinit(br_ec_impl *ec)
+{
+	size_t i;
+
+	memset(ec, 0, sizeof(*ec));
+	for (i = 0; i < LEN(tlscurves); i++)
+		ec->supported_curves |= (uint32_t)1 << tlscurves[i].curve;
+	ec->generator = ecgenerator;
+	ec->order = ecorder;
+	ec->xoff = ecxoff;
+	ec->mul = ecmul;
+	ec->mulgen = ecmulgen;
+	ec->muladd = ecmuladd;
+}
+
 /* br_ssl_client_init_full, but only TLS 1.2, config.h's suites, ciphers
  * and curves, and the SHA-2 hashes, so that only those are linked in.
  * Both signature verifiers are always there: a chain may mix RSA and
@@ -1523,7 +1649,8 @@ tlsinit(Tls *t, Httpclient *cl, const br_x509_trust_anchor *ta, size_t nta)
 	/* i31, not the default i62: 3 KB less, and a certificate's RSA
 	 * signature is quick to check with either */
 	br_ssl_engine_set_rsavrfy(e, br_rsa_i31_pkcs1_vrfy);
-	br_ssl_engine_set_ec(e, tlscurves);
+	ecinit(&t->ec);
+	br_ssl_engine_set_ec(e, &t->ec);
 	br_ssl_engine_set_ecdsa(e, br_ecdsa_i31_vrfy_asn1);
 	x509init(t, ta, nta);
 	t->ch.vtable = &chainclass;
