@@ -85,6 +85,23 @@ mkcert() {
 	    ${6:+"$6"} ${7:+"$7"} >>log 2>&1
 }
 
+# mkself name ext [startdate enddate]: a self-signed P-256 certificate
+mkself() {
+	: >index.txt
+	echo 01 >serial
+	if [ $# -eq 4 ]; then
+		set -- "$1" "$2" -startdate "$3" -enddate "$4"
+	else
+		set -- "$1" "$2" -days 2
+	fi
+	openssl req -new -config ca.cnf -newkey ec -pkeyopt \
+	    ec_paramgen_curve:prime256v1 -nodes -keyout "$1.key" \
+	    -out "$1.csr" -subj "/CN=$1" 2>>log &&
+	openssl ca -batch -config ca.cnf -selfsign -keyfile "$1.key" \
+	    -extensions "$2" -notext -in "$1.csr" -out "$1.pem" "$3" "$4" \
+	    ${5:+"$5"} ${6:+"$6"} >>log 2>&1
+}
+
 # serve name [option...]: s_server with name.pem on a free port of
 # 127.0.0.1, through $wrap if set
 wrap=
@@ -299,3 +316,41 @@ else
 	echo "FAIL - X25519 preferred: s_server did not start: $(cat srv.log)"
 fi
 stop
+
+# A server whose own certificate is in the bundle, self-signed: trusted
+# as it is (no signature checked, BearSSL's direct trust), its name and
+# dates still checked.  selfca is as openssl req -x509 makes one, a CA's.
+if ! { mkself self localhost_ext && mkself selfother other_ext &&
+    mkself selfold localhost_ext 20200101000000Z 20200201000000Z &&
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout selfca.key -out selfca.pem -subj /CN=localhost -days 2 \
+    -addext subjectAltName=DNS:localhost 2>>log; }; then
+	echo "FAIL - making self-signed certificates: $(tail -5 log)"
+	exit 1
+fi
+# name:bundle:what stderr says ("" for the page)
+for s in self:self: selfca:selfca: \
+    selfother:selfother:"certificate does not match the host name" \
+    selfold:selfold:"certificate has expired" \
+    self:other:"certificate is not trusted"; do
+	IFS=:
+	set -- $s
+	unset IFS
+	what="self-signed $1.pem, bundle $2.pem"
+	if ! serve "$1"; then
+		echo "FAIL - $what: s_server did not start: $(cat srv.log)"
+		stop
+		continue
+	fi
+	SSL_CERT_FILE=$2.pem "$get" "https://localhost:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	if [ -z "$3" ] && [ $rc -eq 0 ] && cmp -s got page.txt; then
+		echo "ok - $what: the page arrives"
+	elif [ -n "$3" ] && [ $rc -eq 1 ] && grep -q "$3" err; then
+		echo "ok - $what: refused: $(cat err)"
+	else
+		echo "FAIL - $what: exit $rc, stderr: $(cat err)"
+	fi
+	stop
+done
