@@ -921,6 +921,8 @@ dertag(const unsigned char **p, const unsigned char *end, int t,
 static int
 certkey(const unsigned char *cert, size_t n, br_x509_pkey *pk, int *ca)
 {
+	static const char rsa[] = "\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01";
+	static const char ec[] = "\x2a\x86\x48\xce\x3d\x02\x01";
 	static const char *const curves[] = {	/* BR_EC_secp256r1 on */
 		"\x08\x2a\x86\x48\xce\x3d\x03\x01\x07",
 		"\x05\x2b\x81\x04\x00\x22", "\x05\x2b\x81\x04\x00\x23"
@@ -937,7 +939,7 @@ certkey(const unsigned char *cert, size_t n, br_x509_pkey *pk, int *ca)
 		return -1;
 	key++;	/* no unused bits */
 	klen--;
-	if (xlen == 9 && !memcmp(x, "\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01", 9)) {
+	if (xlen == sizeof(rsa) - 1 && !memcmp(x, rsa, xlen)) {
 		/* RSAPublicKey: modulus, exponent */
 		if (dertag(&key, key + klen, 0x30, &v, &len) < 0 ||
 		    (p = v, dertag(&p, v + len, 0x02, &x, &xlen)) < 0 ||
@@ -950,8 +952,9 @@ certkey(const unsigned char *cert, size_t n, br_x509_pkey *pk, int *ca)
 		pk->key.rsa.nlen = xlen;
 		pk->key.rsa.e = (unsigned char *)e;
 		pk->key.rsa.elen = elen;
-	} else if (xlen == 7 && !memcmp(x, "\x2a\x86\x48\xce\x3d\x02\x01", 7) &&
+	} else if (xlen == sizeof(ec) - 1 && !memcmp(x, ec, xlen) &&
 	    dertag(&p, alg + alen, 0x06, &x, &xlen) == 0) {
+		/* namedCurve */
 		for (i = 0; i < 3 && (xlen != (size_t)curves[i][0] ||
 		     memcmp(x, curves[i] + 1, xlen)); i++)
 			;
@@ -1121,9 +1124,9 @@ takeanchors(Httpclient *c, const unsigned char *p, size_t n, int direct)
 
 	for (i = 0; i < c->nca; i++) {
 		k = &c->ca[i];
-		if ((direct ? k->direct : k->taken) || (direct ?
-		    k->len != n || memcmp(k->der, p, n) : !k->subject ||
-		    k->sublen != n || memcmp(k->subject, p, n)))
+		if (direct ? k->direct || k->len != n || memcmp(k->der, p, n)
+		           : k->taken || !k->subject || k->sublen != n ||
+		             memcmp(k->subject, p, n))
 			continue;
 		if (direct)
 			k->direct = 1;
