@@ -159,6 +159,7 @@ CROSSARCH = case $(ARCH) in \
 	    exit 1 ;; \
 	esac; \
 	n=; [ $(ARCH) != riscv64 ] || n=' (Debian 12 has none for riscv64)'
+# SMALL: config.h's smaller choices where it has two (the TLS curves').
 CROSSMAKE = $(MAKE) CC="$$xcc" CPPFLAGS='$(CPPFLAGS) -Iinclude -DSMALL' \
 	CFLAGS='$(CFLAGS) $(STATICCFLAGS)' \
 	LDFLAGS='$(LDFLAGS) $(STATICLDFLAGS)' LIBS="fortify.o $$lib"
