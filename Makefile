@@ -81,7 +81,7 @@ test-asan:
 # Fuzz each parser of outside bytes for FUZZTIME seconds with libFuzzer.
 FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
-	test/fuzz_wire test/fuzz_rpc
+	test/fuzz_wire test/fuzz_rpc test/fuzz_cert
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -91,6 +91,9 @@ test/fuzz_sse: test/fuzz_sse.c sse.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_sse.c sse.c util.c
 test/fuzz_http: test/fuzz_http.c http.c util.c agent.h config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c util.c $(LIBS)
+# the certificate reader is static in http.c: the target includes it
+test/fuzz_cert: test/fuzz_cert.c http.c util.c agent.h config.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_cert.c util.c $(LIBS)
 
 test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -DREADBLOCK=8 -o $@ test/fuzz_session.c session.c \
@@ -104,7 +107,7 @@ test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c sandbox.c walk.c \
 	    sandbox.c walk.c wire.c sse.c json.c util.c
 
 fuzz: $(FUZZ)
-	for t in json sse http session wire rpc; do \
+	for t in json sse http session wire rpc cert; do \
 		mkdir -p .fuzz/$$t && \
 		./test/fuzz_$$t -max_total_time=$(FUZZTIME) -max_len=8192 \
 		    -print_final_stats=0 .fuzz/$$t test/corpus/$$t \
@@ -156,7 +159,8 @@ CROSSARCH = case $(ARCH) in \
 	    exit 1 ;; \
 	esac; \
 	n=; [ $(ARCH) != riscv64 ] || n=' (Debian 12 has none for riscv64)'
-CROSSMAKE = $(MAKE) CC="$$xcc" CPPFLAGS='$(CPPFLAGS) -Iinclude' \
+# SMALL: config.h's smaller choices where it has two (the TLS curves').
+CROSSMAKE = $(MAKE) CC="$$xcc" CPPFLAGS='$(CPPFLAGS) -Iinclude -DSMALL' \
 	CFLAGS='$(CFLAGS) $(STATICCFLAGS)' \
 	LDFLAGS='$(LDFLAGS) $(STATICLDFLAGS)' LIBS="fortify.o $$lib"
 

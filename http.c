@@ -28,6 +28,13 @@ typedef struct {
 	void (*cipher)(br_ssl_engine_context *);	/* installs its cipher */
 } Tlssuite;
 
+/* An elliptic curve and the code that computes on it: a row of
+ * config.h. */
+typedef struct {
+	int curve;		/* BR_EC_... */
+	const br_ec_impl *code;
+} Tlscurve;
+
 /* The ciphers of config.h's suites, in BearSSL's portable constant-time
  * code alone: its default installers add the x86 AES-NI, PCLMUL and SSE2
  * versions, 9 KB for a speed that an agent's traffic does not need. */
@@ -80,6 +87,7 @@ typedef struct {
 	const unsigned char *subject;	/* in der, or NULL if not found */
 	size_t sublen;
 	int taken;		/* an anchor now */
+	int direct;		/* a direct one too: a server sent it */
 } Cacert;
 
 struct Httpclient {
@@ -123,6 +131,7 @@ typedef struct {
 struct Tls {
 	br_ssl_client_context sc;
 	br_x509_minimal_context xc;
+	br_ec_impl ec;		/* config.h's curves, each by its code */
 	Chain ch;
 	br_sslio_context io;
 	unsigned char buf[BR_SSL_BUFSIZE_BIDI];
@@ -758,69 +767,10 @@ httpnoproxy(const char *list, const char *host)
 /* Trust anchors */
 
 static void
-dnadd(void *ctx, const void *p, size_t n)
-{
-	bufadd(ctx, p, n);
-}
-
-static unsigned char *
-memdup(const unsigned char *p, size_t n)
-{
-	unsigned char *d = xmalloc(n);
-
-	memcpy(d, p, n);
-	return d;
-}
-
-/* Keep a decoded certificate's DN and key; one that failed to decode is
- * skipped. */
-static void
-addanchor(Httpclient *c, br_x509_decoder_context *dc, Buf *dn)
-{
-	br_x509_pkey *pk = br_x509_decoder_get_pkey(dc);
-	br_x509_trust_anchor *ta;
-
-	if (!pk || (pk->key_type != BR_KEYTYPE_RSA &&
-	    pk->key_type != BR_KEYTYPE_EC))
-		return;
-	if (c->nta == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 64;
-		c->ta = xrealloc(c->ta, c->cap * sizeof(*c->ta));
-	}
-	ta = &c->ta[c->nta++];
-	memset(ta, 0, sizeof(*ta));
-	ta->dn.len = dn->len;
-	ta->dn.data = (unsigned char *)bufdetach(dn);
-	ta->flags = br_x509_decoder_isCA(dc) ? BR_X509_TA_CA : 0;
-	ta->pkey.key_type = pk->key_type;
-	if (pk->key_type == BR_KEYTYPE_RSA) {
-		ta->pkey.key.rsa.n = memdup(pk->key.rsa.n, pk->key.rsa.nlen);
-		ta->pkey.key.rsa.nlen = pk->key.rsa.nlen;
-		ta->pkey.key.rsa.e = memdup(pk->key.rsa.e, pk->key.rsa.elen);
-		ta->pkey.key.rsa.elen = pk->key.rsa.elen;
-	} else {
-		ta->pkey.key.ec.curve = pk->key.ec.curve;
-		ta->pkey.key.ec.q = memdup(pk->key.ec.q, pk->key.ec.qlen);
-		ta->pkey.key.ec.qlen = pk->key.ec.qlen;
-	}
-}
-
-static void
 freeanchors(Httpclient *c)
 {
-	br_x509_pkey *k;
 	size_t i;
 
-	for (i = 0; i < c->nta; i++) {
-		free(c->ta[i].dn.data);
-		k = &c->ta[i].pkey;
-		if (k->key_type == BR_KEYTYPE_RSA) {
-			free(k->key.rsa.n);
-			free(k->key.rsa.e);
-		} else {
-			free(k->key.ec.q);
-		}
-	}
 	free(c->ta);
 	c->ta = NULL;
 	c->nta = c->cap = 0;
@@ -859,15 +809,17 @@ der(const unsigned char **p, const unsigned char *end, int *tag,
 	return 0;
 }
 
-/* The issuer and subject names of a certificate, each with its tag and
- * length, as BearSSL compares them: 0, or -1 if not found. */
+/* Where field k of a certificate's TBSCertificate starts (0 the
+ * version, 1 the serial number, 3 the issuer, 5 the subject, 6 the key,
+ * 7 what follows), and where the TBSCertificate ends: 0, or -1 if it is
+ * not there. */
 static int
-names(const unsigned char *cert, size_t n, const unsigned char **issuer,
-      size_t *ilen, const unsigned char **subject, size_t *slen)
+field(const unsigned char *cert, size_t n, int k, const unsigned char **at,
+      const unsigned char **end)
 {
-	const unsigned char *p = cert, *v, *start, *val;
+	const unsigned char *p = cert, *v, *val;
 	size_t len, vlen;
-	int tag, k;
+	int tag, i;
 
 	/* Certificate, then its TBSCertificate: step inside each */
 	if (der(&p, cert + n, &tag, &v, &len) < 0 || tag != 0x30)
@@ -875,23 +827,153 @@ names(const unsigned char *cert, size_t n, const unsigned char **issuer,
 	p = v;
 	if (der(&p, v + len, &tag, &v, &len) < 0 || tag != 0x30)
 		return -1;
-	p = v;
-	/* [0] version (optional), serialNumber, signature, issuer,
-	 * validity, subject */
-	for (k = 0; k < 6; k++) {
-		start = p;
-		if (der(&p, v + len, &tag, &val, &vlen) < 0)
+	*end = v + len;
+	for (p = v, i = 0; ; i++) {
+		*at = p;
+		if (der(&p, *end, &tag, &val, &vlen) < 0)
 			return -1;
-		if (k == 0 && tag != 0xa0)
-			k++;	/* no version */
-		if (k == 3) {
-			*issuer = start;
-			*ilen = p - start;
-		} else if (k == 5) {
-			*subject = start;
-			*slen = p - start;
-		}
+		if (i == 0 && tag != 0xa0)
+			i++;	/* no version */
+		if (i == k)
+			return 0;
 	}
+}
+
+/* The issuer and subject names of a certificate, each with its tag and
+ * length, as BearSSL compares them: 0, or -1 if not found. */
+static int
+names(const unsigned char *cert, size_t n, const unsigned char **issuer,
+      size_t *ilen, const unsigned char **subject, size_t *slen)
+{
+	const unsigned char *p, *end, *v;
+	size_t len;
+	int tag;
+
+	/* issuer, validity, subject */
+	if (field(cert, n, 3, issuer, &end) < 0)
+		return -1;
+	p = *issuer;
+	if (der(&p, end, &tag, &v, &len) < 0)
+		return -1;
+	*ilen = p - *issuer;
+	if (der(&p, end, &tag, &v, &len) < 0)
+		return -1;
+	*subject = p;
+	if (der(&p, end, &tag, &v, &len) < 0)
+		return -1;
+	*slen = p - *subject;
+	return 0;
+}
+
+/* The value of a certificate's extension 2.5.29.id, inside its OCTET
+ * STRING (of the last, as BearSSL's decoder, if there are several): 0,
+ * or -1 if it has none. */
+static int
+extension(const unsigned char *cert, size_t n, int id,
+          const unsigned char **val, size_t *len)
+{
+	const unsigned char *p, *end, *v, *ext, *q, *x;
+	size_t vlen, elen, xlen;
+	int tag = 0, found = -1;
+
+	if (field(cert, n, 7, &p, &end) < 0)
+		return -1;
+	/* [1] and [2], then [3] extensions */
+	while (p < end && tag != 0xa3)
+		if (der(&p, end, &tag, &ext, &elen) < 0)
+			return -1;
+	p = ext;
+	if (tag != 0xa3 || der(&p, ext + elen, &tag, &v, &vlen) < 0)
+		return -1;
+	for (p = v, end = v + vlen; p < end; ) {
+		/* Extension: extnID, critical (optional), extnValue */
+		if (der(&p, end, &tag, &ext, &elen) < 0)
+			return -1;
+		if (elen < 5 || memcmp(ext, "\x06\x03\x55\x1d", 4) ||
+		    ext[4] != id)
+			continue;
+		q = ext + 5;
+		do {
+			if (der(&q, ext + elen, &tag, &x, &xlen) < 0)
+				return -1;
+		} while (tag == 0x01);
+		if (tag != 0x04)
+			return -1;
+		*val = x;
+		*len = xlen;
+		found = 0;
+	}
+	return found;
+}
+
+/* An element that must have the tag t: its value, and *p past it. */
+static int
+dertag(const unsigned char **p, const unsigned char *end, int t,
+       const unsigned char **val, size_t *len)
+{
+	int tag;
+
+	return der(p, end, &tag, val, len) < 0 || tag != t ? -1 : 0;
+}
+
+/* The key of a certificate as BearSSL takes it, pointing into cert, and
+ * whether its Basic Constraints say it is a CA's, as BearSSL's decoder
+ * finds them: 0, or -1 for a key not RSA, nor EC on P-256, P-384 or
+ * P-521. */
+static int
+certkey(const unsigned char *cert, size_t n, br_x509_pkey *pk, int *ca)
+{
+	static const char rsa[] = "\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01";
+	static const char ec[] = "\x2a\x86\x48\xce\x3d\x02\x01";
+	static const char *const curves[] = {	/* BR_EC_secp256r1 on */
+		"\x08\x2a\x86\x48\xce\x3d\x03\x01\x07",
+		"\x05\x2b\x81\x04\x00\x22", "\x05\x2b\x81\x04\x00\x23"
+	};
+	const unsigned char *p, *end, *v, *alg, *key, *x, *e;
+	size_t len, alen, klen, xlen, elen;
+	int i;
+
+	if (field(cert, n, 6, &p, &end) < 0 ||
+	    dertag(&p, end, 0x30, &v, &len) < 0 ||
+	    (p = v, dertag(&p, v + len, 0x30, &alg, &alen)) < 0 ||
+	    dertag(&p, v + len, 0x03, &key, &klen) < 0 || klen < 2 || *key ||
+	    (p = alg, dertag(&p, alg + alen, 0x06, &x, &xlen)) < 0)
+		return -1;
+	key++;	/* no unused bits */
+	klen--;
+	if (xlen == sizeof(rsa) - 1 && !memcmp(x, rsa, xlen)) {
+		/* RSAPublicKey: modulus, exponent */
+		if (dertag(&key, key + klen, 0x30, &v, &len) < 0 ||
+		    (p = v, dertag(&p, v + len, 0x02, &x, &xlen)) < 0 ||
+		    dertag(&p, v + len, 0x02, &e, &elen) < 0 || !xlen)
+			return -1;
+		for (; xlen > 1 && !*x; xlen--)
+			x++;
+		pk->key_type = BR_KEYTYPE_RSA;
+		pk->key.rsa.n = (unsigned char *)x;
+		pk->key.rsa.nlen = xlen;
+		pk->key.rsa.e = (unsigned char *)e;
+		pk->key.rsa.elen = elen;
+	} else if (xlen == sizeof(ec) - 1 && !memcmp(x, ec, xlen) &&
+	    dertag(&p, alg + alen, 0x06, &x, &xlen) == 0) {
+		/* namedCurve */
+		for (i = 0; i < 3 && (xlen != (size_t)curves[i][0] ||
+		     memcmp(x, curves[i] + 1, xlen)); i++)
+			;
+		if (i == 3)
+			return -1;
+		pk->key_type = BR_KEYTYPE_EC;
+		pk->key.ec.curve = BR_EC_secp256r1 + i;
+		pk->key.ec.q = (unsigned char *)key;
+		pk->key.ec.qlen = klen;
+	} else {
+		return -1;
+	}
+	/* BasicConstraints: cA (optional), pathLenConstraint (optional) */
+	*ca = extension(cert, n, 0x13, &p, &len) == 0 &&
+	      dertag(&p, p + len, 0x30, &v, &len) == 0 &&
+	      dertag(&v, v + len, 0x01, &x, &xlen) == 0 && xlen == 1 &&
+	      *x != 0;
 	return 0;
 }
 
@@ -1007,29 +1089,53 @@ readbundle(Conn *cn)
 	return c->nca ? 0 : cfail(cn, "no CA certificates in %s", path);
 }
 
-/* Make an anchor of each certificate of the bundle whose subject is the
- * name dn: what BearSSL matches a chain's issuers and subjects with.  One
- * whose subject could not be found is taken at the first chance. */
+/* Make an anchor of a certificate of the bundle: its subject and key,
+ * pointing into its DER, and the CA flag if it is a CA's and the anchor
+ * is not a direct one.  One that does not decode is skipped. */
 static void
-takeanchors(Httpclient *c, const unsigned char *dn, size_t n)
+addanchor(Httpclient *c, const Cacert *k, int direct)
 {
-	br_x509_decoder_context dc;
-	Buf name = { 0 };
+	br_x509_trust_anchor ta;
+	int ca;
+
+	memset(&ta, 0, sizeof(ta));
+	if (!k->subject || certkey(k->der, k->len, &ta.pkey, &ca) < 0)
+		return;
+	ta.dn.data = (unsigned char *)k->subject;
+	ta.dn.len = k->sublen;
+	ta.flags = ca && !direct ? BR_X509_TA_CA : 0;
+	if (c->nta == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->ta = xrealloc(c->ta, c->cap * sizeof(*c->ta));
+	}
+	c->ta[c->nta++] = ta;
+}
+
+/* Make an anchor of each certificate of the bundle whose subject is the
+ * name p: what BearSSL matches a chain's issuers and subjects with.  Or,
+ * direct, of the one that is the server's certificate p, as a
+ * self-signed one is, without the CA flag: BearSSL then trusts it
+ * directly when its name and key match, with no signature to check (its
+ * own, the one a CA anchor of the same certificate would check, proves
+ * nothing more, and cost as much CPU as the rest of the handshake). */
+static void
+takeanchors(Httpclient *c, const unsigned char *p, size_t n, int direct)
+{
 	Cacert *k;
 	size_t i;
 
 	for (i = 0; i < c->nca; i++) {
 		k = &c->ca[i];
-		if (k->taken || (k->subject && (k->sublen != n ||
-		    memcmp(k->subject, dn, n))))
+		if (direct ? k->direct || k->len != n || memcmp(k->der, p, n)
+		           : k->taken || !k->subject || k->sublen != n ||
+		             memcmp(k->subject, p, n))
 			continue;
-		k->taken = 1;
-		bufreset(&name);
-		br_x509_decoder_init(&dc, dnadd, &name);
-		br_x509_decoder_push(&dc, k->der, k->len);
-		addanchor(c, &dc, &name);
+		if (direct)
+			k->direct = 1;
+		else
+			k->taken = 1;
+		addanchor(c, k, direct);
 	}
-	buffree(&name);
 }
 
 static void
@@ -1080,42 +1186,19 @@ static void x509init(Tls *t, const br_x509_trust_anchor *ta, size_t nta);
 static int
 hasip(const unsigned char *cert, size_t n, const unsigned char *ip, int len)
 {
-	const unsigned char *p = cert, *end, *v, *q, *ext, *val;
-	size_t vlen, elen, k;
+	const unsigned char *v, *q, *val;
+	size_t vlen, k;
 	int tag;
 
-	if (!cert || der(&p, cert + n, &tag, &v, &vlen) < 0 ||
-	    (p = v, der(&p, v + vlen, &tag, &v, &vlen) < 0))
+	/* GeneralNames: a SEQUENCE of them */
+	if (!cert || extension(cert, n, 0x11, &q, &k) < 0 ||
+	    dertag(&q, q + k, 0x30, &v, &vlen) < 0)
 		return 0;
-	/* the TBSCertificate's elements, up to [3] extensions */
-	for (p = v, end = v + vlen, tag = 0; p < end && tag != 0xa3; )
-		if (der(&p, end, &tag, &ext, &elen) < 0)
+	for (q = v; q < v + vlen; ) {
+		if (der(&q, v + vlen, &tag, &val, &k) < 0)
 			return 0;
-	p = ext;
-	if (tag != 0xa3 || der(&p, ext + elen, &tag, &v, &vlen) < 0)
-		return 0;
-	for (p = v, end = v + vlen; p < end; ) {
-		/* Extension: extnID, critical (optional), extnValue */
-		if (der(&p, end, &tag, &ext, &elen) < 0)
-			return 0;
-		q = ext;
-		if (der(&q, ext + elen, &tag, &val, &k) < 0 || tag != 0x06 ||
-		    k != 3 || memcmp(val, "\x55\x1d\x11", 3))
-			continue;	/* not subjectAltName */
-		do {
-			if (der(&q, ext + elen, &tag, &val, &k) < 0)
-				return 0;
-		} while (tag == 0x01);
-		q = val;
-		if (tag != 0x04 || der(&q, val + k, &tag, &v, &vlen) < 0)
-			return 0;
-		for (q = v; q < v + vlen; ) {
-			if (der(&q, v + vlen, &tag, &val, &k) < 0)
-				return 0;
-			if (tag == 0x87 && k == (size_t)len &&
-			    !memcmp(val, ip, len))
-				return 1;
-		}
+		if (tag == 0x87 && k == (size_t)len && !memcmp(val, ip, len))
+			return 1;
 	}
 	return 0;
 }
@@ -1134,11 +1217,15 @@ chainend(const br_x509_class **ctx)
 
 	p = (const unsigned char *)ch->chain.p;
 	end = p + ch->chain.len;
+	if (p && end - p >= 4) {
+		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+		takeanchors(ch->cl, p + 4, n, 1);
+	}
 	for (; p && end - p >= 4; p += 4 + n) {
 		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
 		if (names(p + 4, n, &iss, &ilen, &sub, &slen) == 0) {
-			takeanchors(ch->cl, iss, ilen);
-			takeanchors(ch->cl, sub, slen);
+			takeanchors(ch->cl, iss, ilen, 0);
+			takeanchors(ch->cl, sub, slen, 0);
 		}
 	}
 	x509init(ch->t, ch->cl->ta, ch->cl->nta);
@@ -1497,6 +1584,90 @@ tlswrite(void *ctx, const unsigned char *p, size_t n)
 	return (int)n;
 }
 
+/* Elliptic curves: BearSSL's interface to one piece of code, over the
+ * code config.h names for each curve.  BearSSL asks only for the curves
+ * said to be supported; a NULL or 0 answers any other. */
+static const br_ec_impl *
+eccode(int curve)
+{
+	size_t i;
+
+	for (i = 0; i < LEN(tlscurves); i++)
+		if (tlscurves[i].curve == curve)
+			return tlscurves[i].code;
+	return NULL;
+}
+
+static const unsigned char *
+ecgenerator(int curve, size_t *len)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	*len = 0;
+	return c ? c->generator(curve, len) : NULL;
+}
+
+static const unsigned char *
+ecorder(int curve, size_t *len)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	*len = 0;
+	return c ? c->order(curve, len) : NULL;
+}
+
+static size_t
+ecxoff(int curve, size_t *len)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	*len = 0;
+	return c ? c->xoff(curve, len) : 0;
+}
+
+static uint32_t
+ecmul(unsigned char *g, size_t glen, const unsigned char *x, size_t xlen,
+      int curve)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	return c ? c->mul(g, glen, x, xlen, curve) : 0;
+}
+
+static size_t
+ecmulgen(unsigned char *r, const unsigned char *x, size_t xlen, int curve)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	return c ? c->mulgen(r, x, xlen, curve) : 0;
+}
+
+static uint32_t
+ecmuladd(unsigned char *a, const unsigned char *b, size_t len,
+         const unsigned char *x, size_t xlen, const unsigned char *y,
+         size_t ylen, int curve)
+{
+	const br_ec_impl *c = eccode(curve);
+
+	return c ? c->muladd(a, b, len, x, xlen, y, ylen, curve) : 0;
+}
+
+static void
+ecinit(br_ec_impl *ec)
+{
+	size_t i;
+
+	memset(ec, 0, sizeof(*ec));
+	for (i = 0; i < LEN(tlscurves); i++)
+		ec->supported_curves |= (uint32_t)1 << tlscurves[i].curve;
+	ec->generator = ecgenerator;
+	ec->order = ecorder;
+	ec->xoff = ecxoff;
+	ec->mul = ecmul;
+	ec->mulgen = ecmulgen;
+	ec->muladd = ecmuladd;
+}
+
 /* br_ssl_client_init_full, but only TLS 1.2, config.h's suites, ciphers
  * and curves, and the SHA-2 hashes, so that only those are linked in.
  * Both signature verifiers are always there: a chain may mix RSA and
@@ -1544,7 +1715,8 @@ tlsinit(Tls *t, Httpclient *cl, const br_x509_trust_anchor *ta, size_t nta)
 	/* i31, not the default i62: 3 KB less, and a certificate's RSA
 	 * signature is quick to check with either */
 	br_ssl_engine_set_rsavrfy(e, br_rsa_i31_pkcs1_vrfy);
-	br_ssl_engine_set_ec(e, tlscurves);
+	ecinit(&t->ec);
+	br_ssl_engine_set_ec(e, &t->ec);
 	br_ssl_engine_set_ecdsa(e, br_ecdsa_i31_vrfy_asn1);
 	x509init(t, ta, nta);
 	t->ch.vtable = &chainclass;

@@ -85,13 +85,31 @@ mkcert() {
 	    ${6:+"$6"} ${7:+"$7"} >>log 2>&1
 }
 
+# mkself name ext [startdate enddate]: a self-signed P-256 certificate
+mkself() {
+	: >index.txt
+	echo 01 >serial
+	if [ $# -eq 4 ]; then
+		set -- "$1" "$2" -startdate "$3" -enddate "$4"
+	else
+		set -- "$1" "$2" -days 2
+	fi
+	openssl req -new -config ca.cnf -newkey ec -pkeyopt \
+	    ec_paramgen_curve:prime256v1 -nodes -keyout "$1.key" \
+	    -out "$1.csr" -subj "/CN=$1" 2>>log &&
+	openssl ca -batch -config ca.cnf -selfsign -keyfile "$1.key" \
+	    -extensions "$2" -notext -in "$1.csr" -out "$1.pem" "$3" "$4" \
+	    ${5:+"$5"} ${6:+"$6"} >>log 2>&1
+}
+
 # serve name [option...]: s_server with name.pem on a free port of
-# 127.0.0.1
+# 127.0.0.1, through $wrap if set
+wrap=
 serve() {
 	: >srv.log
 	_name=$1
 	shift
-	openssl s_server -accept 127.0.0.1:0 -WWW -cert "$_name.pem" \
+	$wrap openssl s_server -accept 127.0.0.1:0 -WWW -cert "$_name.pem" \
 	    -key "$_name.key" "$@" >srv.log 2>&1 &
 	pid=$!
 	i=0
@@ -252,6 +270,8 @@ for s in good:ECDHE-ECDSA-CHACHA20-POLY1305 rsa:ECDHE-RSA-CHACHA20-POLY1305 \
     good:ECDHE-ECDSA-AES256-GCM-SHA384 rsa:ECDHE-RSA-AES256-GCM-SHA384 \
     good:ECDHE-ECDSA-AES128-GCM-SHA256:P-384 \
     good:ECDHE-ECDSA-AES128-GCM-SHA256:P-521 \
+    good:ECDHE-ECDSA-AES128-GCM-SHA256:X25519 \
+    rsa:ECDHE-RSA-CHACHA20-POLY1305:X25519 \
     p384:ECDHE-ECDSA-AES128-GCM-SHA256; do
 	IFS=:
 	set -- $s
@@ -267,6 +287,68 @@ for s in good:ECDHE-ECDSA-CHACHA20-POLY1305 rsa:ECDHE-RSA-CHACHA20-POLY1305 \
 	rc=$?
 	if [ $rc -eq 0 ] && cmp -s got page.txt; then
 		echo "ok - $what"
+	else
+		echo "FAIL - $what: exit $rc, stderr: $(cat err)"
+	fi
+	stop
+done
+
+# The key exchange a server picks by its own preference, X25519 first as
+# the providers' servers do: X25519, a fraction of P-256's CPU.  (By the
+# client's order it is P-256: BearSSL offers the curves by number.)
+# s_server's trace, unbuffered, names the curve of its ServerKeyExchange.
+if ! command -v stdbuf >/dev/null 2>&1; then
+	echo "skip - X25519 by the server's preference: no stdbuf (coreutils)"
+elif wrap="stdbuf -o0" serve good -serverpref -curves X25519:P-256 -trace
+then
+	SSL_CERT_FILE=ca.pem "$get" "https://localhost:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	c=$(sed -n 's/^ *named_curve: //p' srv.log)
+	if [ $rc -eq 0 ] && cmp -s got page.txt &&
+	    [ "$c" = "ecdh_x25519 (29)" ]; then
+		echo "ok - a server that prefers X25519 gets it"
+	else
+		echo "FAIL - X25519 by the server's preference: exit $rc," \
+		    "curve $c, $(cat err)"
+	fi
+else
+	echo "FAIL - X25519 preferred: s_server did not start: $(cat srv.log)"
+fi
+stop
+
+# A server whose own certificate is in the bundle, self-signed: trusted
+# as it is (no signature checked, BearSSL's direct trust), its name and
+# dates still checked.  selfca is as openssl req -x509 makes one, a CA's.
+if ! { mkself self localhost_ext && mkself selfother other_ext &&
+    mkself selfold localhost_ext 20200101000000Z 20200201000000Z &&
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout selfca.key -out selfca.pem -subj /CN=localhost -days 2 \
+    -addext subjectAltName=DNS:localhost 2>>log; }; then
+	echo "FAIL - making self-signed certificates: $(tail -5 log)"
+	exit 1
+fi
+# name:bundle:what stderr says ("" for the page)
+for s in self:self: selfca:selfca: \
+    selfother:selfother:"certificate does not match the host name" \
+    selfold:selfold:"certificate has expired" \
+    self:other:"certificate is not trusted"; do
+	IFS=:
+	set -- $s
+	unset IFS
+	what="self-signed $1.pem, bundle $2.pem"
+	if ! serve "$1"; then
+		echo "FAIL - $what: s_server did not start: $(cat srv.log)"
+		stop
+		continue
+	fi
+	SSL_CERT_FILE=$2.pem "$get" "https://localhost:$port/page.txt" \
+	    >got 2>err
+	rc=$?
+	if [ -z "$3" ] && [ $rc -eq 0 ] && cmp -s got page.txt; then
+		echo "ok - $what: the page arrives"
+	elif [ -n "$3" ] && [ $rc -eq 1 ] && grep -q "$3" err; then
+		echo "ok - $what: refused: $(cat err)"
 	else
 		echo "FAIL - $what: exit $rc, stderr: $(cat err)"
 	fi
