@@ -981,6 +981,13 @@ entrymsg(Agent *a, const Entry *e)
 	char *v, *w;
 	int k = -1;
 
+	/* most are taken from their lines as they stand, without a parse */
+	if (!strcmp(e->type, "message") && e->role &&
+	    strcmp(e->role, "bashExecution") &&
+	    (v = sessmessage(&a->sess, e))) {
+		msgadd(&a->msgs, v);
+		return;
+	}
 	if (jsonparse(&j, e->line, strlen(e->line)) < 0)
 		return;
 	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0 &&

@@ -73,7 +73,15 @@ typedef struct {
 	int n;
 } Json;
 
+/* A member that jsonmembers looks for, and where its value lies. */
+typedef struct {
+	const char *key;
+	int in;			/* the member it is in, or -1: top level */
+	size_t at, len;		/* out: its value; at 0: not there */
+} Jmember;
+
 int jsonparse(Json *j, const char *s, size_t len);
+int jsonmembers(const char *s, size_t n, Jmember *m, int nm);
 void jsonfree(Json *j);
 int jsonskip(const Json *j, int i);
 int jsonget(const Json *j, int obj, const char *key);
@@ -350,6 +358,9 @@ typedef struct {
 	off_t off;		/* where the line is in the file loaded, or
 				 * -1: not read from the file */
 	size_t len;		/* its length */
+	size_t msgat, msglen;	/* where its "message" lies in the line,
+				 * msgat 0 if it has none or is not known */
+	char *role;		/* that message's role, or NULL */
 } Entry;
 
 typedef struct {
@@ -378,6 +389,7 @@ int sesssync(Session *s);
 size_t sessbranch(const Session *s, const Entry ***path);
 size_t sesscontext(Session *s, const Entry ***path);
 void sessdone(Session *s, const Entry **path);
+char *sessmessage(Session *s, const Entry *e);
 long sesscompaction(const Entry **path, size_t n, size_t *from,
                     char **summary);
 int sessincontext(const Entry *e);

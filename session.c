@@ -294,44 +294,72 @@ addentry(Session *s, char *id, char *parent, char *type, char *line)
 	e->line = line;
 	e->off = -1;	/* not at a known offset: never dropped */
 	e->len = line ? strlen(line) : 0;
+	e->msgat = e->msglen = 0;
+	e->role = NULL;
 	s->leaf = id;
 }
 
 enum { LINEOK, LINEBLANK, LINEJUNK, LINENOTENTRY, LINENOID };
 
+/* The string value p[n] unescaped, or NULL if it is not a string. */
+static char *
+str(const char *p, size_t n)
+{
+	Json j;
+	char *v;
+
+	if (n < 2 || *p != '"')
+		return NULL;
+	if (!memchr(p, '\\', n))
+		return xstrndup(p + 1, n - 2);
+	if (jsonparse(&j, p, n) < 0)
+		return NULL;
+	v = jsonstr(&j, 0);
+	jsonfree(&j);
+	return v;
+}
+
 /* Add the line p[n], at off in the file, as an entry if it is one; the
- * line itself is not kept: keep() reads the ones the context uses. */
+ * line itself is not kept: keep() reads the ones the context uses.  A
+ * check of the line finds the members wanted, without jsmn: the index
+ * of a big file is made at the speed of reading it. */
 static int
 addline(Session *s, const char *p, size_t n, off_t off)
 {
-	Json j;
-	int t, id, par, r = LINENOTENTRY;
+	enum { TYPE, ID, PARENT, MESSAGE, ROLE };
+	Jmember m[] = {
+		{ "type", -1, 0, 0 }, { "id", -1, 0, 0 },
+		{ "parentId", -1, 0, 0 }, { "message", -1, 0, 0 },
+		{ "role", MESSAGE, 0, 0 }
+	};
+	Entry *e;
 	size_t i;
 
 	for (i = 0; i < n && p[i] && strchr(" \t\r", p[i]); i++)
 		;
 	if (i == n)
 		return LINEBLANK;
-	if (jsonparse(&j, p, n) < 0)
+	if (jsonmembers(p, n, m, LEN(m)) < 0)
 		return LINEJUNK;
-	t = jsonget(&j, 0, "type");
-	id = jsonget(&j, 0, "id");
-	par = jsonget(&j, 0, "parentId");
-	if (j.t[0].type != JOBJ || t < 0 || j.t[t].type != JSTR)
-		goto out;
-	r = LINENOID;
-	if (id < 0 || j.t[id].type != JSTR || j.t[id].end == j.t[id].start)
-		goto out;
-	r = LINENOTENTRY;
-	if (par >= 0 && j.t[par].type != JSTR && !jsonisnull(&j, par))
-		goto out;
-	addentry(s, jsonstr(&j, id), jsonstr(&j, par), jsonstr(&j, t), NULL);
-	s->e[s->n - 1].off = off;
-	s->e[s->n - 1].len = n;
-	r = LINEOK;
-out:
-	jsonfree(&j);
-	return r;
+	if (p[i] != '{' || !m[TYPE].at || p[m[TYPE].at] != '"')
+		return LINENOTENTRY;
+	if (!m[ID].at || p[m[ID].at] != '"' || m[ID].len == 2)
+		return LINENOID;
+	if (m[PARENT].at && p[m[PARENT].at] != '"' &&
+	    (m[PARENT].len != 4 || memcmp(p + m[PARENT].at, "null", 4)))
+		return LINENOTENTRY;
+	addentry(s, str(p + m[ID].at, m[ID].len),
+	         m[PARENT].at ? str(p + m[PARENT].at, m[PARENT].len) : NULL,
+	         str(p + m[TYPE].at, m[TYPE].len), NULL);
+	e = &s->e[s->n - 1];
+	e->off = off;
+	e->len = n;
+	if (m[MESSAGE].at && p[m[MESSAGE].at] == '{') {
+		e->msgat = m[MESSAGE].at;
+		e->msglen = m[MESSAGE].len;
+		e->role = m[ROLE].at ? str(p + m[ROLE].at, m[ROLE].len) : NULL;
+	}
+	return LINEOK;
 }
 
 /* Free the entries and all else, leaving s empty. */
@@ -345,6 +373,7 @@ sessfree(Session *s)
 		free(s->e[i].parent);
 		free(s->e[i].type);
 		free(s->e[i].line);
+		free(s->e[i].role);
 	}
 	free(s->e);
 	free(s->head);
@@ -594,6 +623,42 @@ sessdone(Session *s, const Entry **path)
 			free(s->e[i].line);
 			s->e[i].line = NULL;
 		}
+}
+
+/* The message of entry e, a text of its own made from its line: in
+ * place when sessdone would let the line go (the line is the session's
+ * no more), so that lines and messages never both hold a big file; a
+ * copy else.  NULL when the line or the message's place in it is not at
+ * hand, or the message's strings need mending (invalid UTF-8): the
+ * caller then parses the line itself. */
+char *
+sessmessage(Session *s, const Entry *e)
+{
+	Entry *w = &s->e[e - s->e];
+	const char *m;
+	char *p;
+	size_t i;
+
+	if (!e->line || !e->msgat || e->msglen < 2 ||
+	    e->msgat + e->msglen > e->len)
+		return NULL;
+	/* the line read again after the index was made may not be the
+	 * one indexed: a sure look at the message is the form's parse */
+	m = e->line + e->msgat;
+	for (i = e->msgat; i-- > 0 && strchr(" \t\r\n", e->line[i]);)
+		;
+	if (i >= e->msgat || e->line[i] != ':' || m[0] != '{' ||
+	    m[e->msglen - 1] != '}')
+		return NULL;
+	if (utf8valid(m, e->msglen) != e->msglen)
+		return NULL;
+	if (s->fd < 0 || e->off < 0)
+		return xstrndup(m, e->msglen);
+	p = w->line;
+	w->line = NULL;
+	memmove(p, m, e->msglen);
+	p[e->msglen] = '\0';
+	return xrealloc(p, e->msglen + 1);
 }
 
 /* Index the lines of l, header first, and keep() what the context
