@@ -218,6 +218,14 @@ enum { THNONE, THEFFORT, THXHIGH, THROUTER, THBUDGET };
  * after; wire.c makes and reads it. */
 enum { WFNONE, WFOTHER, WFUSER, WFANSWER, WFRESULT };
 
+/* A text of the message that a form sends as it stands there: it goes
+ * at byte at of the form's own text. */
+typedef struct {
+	size_t at;
+	const char *p;		/* in the message, which outlives the form */
+	size_t len;
+} Wireref;
+
 typedef struct {
 	int wire;		/* made for this wire, */
 	char *model;		/* and model (whose thinking goes back) */
@@ -225,6 +233,8 @@ typedef struct {
 	int kind;		/* what it is in the conversation */
 	char *text;		/* NULL until made */
 	size_t len;
+	Wireref *refs;		/* the message's texts it holds, in order */
+	int nrefs;
 	char **calls;		/* ids of the calls an answer makes */
 	int ncalls;
 	char *result;		/* the call a result answers */
