@@ -140,6 +140,17 @@ member(Jmember *m, int nm, int in, const char *s, size_t n)
 	return r;
 }
 
+/* The container closed at s[i] brings depth back to where member
+ * open[depth] started it: its span ends here. */
+static void
+closed(Jmember *m, int *open, int depth, size_t i)
+{
+	if (depth < 3 && open[depth] >= 0) {
+		m[open[depth]].len = i + 1 - m[open[depth]].at;
+		open[depth] = -1;
+	}
+}
+
 /* Check s is exactly one JSON value (jsmn alone lets trailing commas,
  * missing commas and bad literals through) and count the tokens jsmn
  * will make of it, one a value and one a key, so that jsmn reads the
@@ -165,13 +176,9 @@ validate(const char *s, size_t n, Jmember *m, int nm)
 			if (s[i] == ',')
 				want = stack[depth - 1] == '{' ? KEY : VALUE;
 			else if (s[i] == (stack[depth - 1] == '{' ? '}' : ']'))
-				depth--;
+				closed(m, open, --depth, i);
 			else
 				return -1;
-			if (depth < 3 && open[depth] >= 0 && s[i] != ',') {
-				m[open[depth]].len = i + 1 - m[open[depth]].at;
-				open[depth] = -1;
-			}
 			i++;
 			continue;
 		}
@@ -179,7 +186,8 @@ validate(const char *s, size_t n, Jmember *m, int nm)
 			return -1;
 		if (want == KEY || want == FIRSTKEY) {
 			if (want == FIRSTKEY && s[i] == '}') {
-				depth--, i++, want = AFTER;
+				closed(m, open, --depth, i);
+				i++, want = AFTER;
 				continue;
 			}
 			if (s[i] != '"' || !(k = vstring(s, n, i)))
@@ -199,7 +207,8 @@ validate(const char *s, size_t n, Jmember *m, int nm)
 			continue;
 		}
 		if (want == FIRSTVALUE && s[i] == ']') {
-			depth--, i++, want = AFTER;
+			closed(m, open, --depth, i);
+			i++, want = AFTER;
 			continue;
 		}
 		count++;

@@ -274,6 +274,10 @@ testmembers(void)
 	  at(s, &m[MSG], "\"text\"") && at(s, &m[ROLE], "") &&
 	  at(s, &m[TYPE], ""),
 	  "members: a message inside another member is not the message");
+	s = "{\"id\":[],\"message\":{},\"type\":{\"a\":[]}}";
+	T(jsonmembers(s, strlen(s), m, LEN(m)) == 0 && at(s, &m[ID], "[]") &&
+	  at(s, &m[MSG], "{}") && at(s, &m[TYPE], "{\"a\":[]}"),
+	  "members: empty containers end where they close");
 	s = "[{\"message\":{\"role\":1}},{\"type\":1}]";
 	T(jsonmembers(s, strlen(s), m, LEN(m)) == 0 && at(s, &m[MSG], "") &&
 	  at(s, &m[TYPE], ""), "members: none in an array");
