@@ -371,6 +371,7 @@ typedef struct {
 	size_t msgat, msglen;	/* where its "message" lies in the line,
 				 * msgat 0 if it has none or is not known */
 	char *role;		/* that message's role, or NULL */
+	int shared;		/* line lies in the session's block */
 } Entry;
 
 typedef struct {
@@ -383,6 +384,8 @@ typedef struct {
 	const char *leaf;	/* id of the current leaf (an e[].id), or NULL */
 	size_t saved;		/* e[0..saved) are in the file: a failed
 				 * append is retried by the next one */
+	char *block;		/* the context's lines, read at once, or
+				 * NULL */
 } Session;
 
 char *sessbase(void);
@@ -399,7 +402,8 @@ int sesssync(Session *s);
 size_t sessbranch(const Session *s, const Entry ***path);
 size_t sesscontext(Session *s, const Entry ***path);
 void sessdone(Session *s, const Entry **path);
-char *sessmessage(Session *s, const Entry *e);
+char *sessmessage(Session *s, const Entry *e, int *shared);
+char *sessblock(Session *s);
 long sesscompaction(const Entry **path, size_t n, size_t *from,
                     char **summary);
 int sessincontext(const Entry *e);

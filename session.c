@@ -1,6 +1,10 @@
 /* See LICENSE file for copyright and license details. */
 /* session.c: the JSONL session file, pi's format version 3: load, index,
  * append under a lock, fork; branches, and where a compaction cuts. */
+#ifdef __linux__
+#define _DEFAULT_SOURCE	/* madvise(2), for huge pages */
+#include <sys/mman.h>
+#endif
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -296,6 +300,7 @@ addentry(Session *s, char *id, char *parent, char *type, char *line)
 	e->len = line ? strlen(line) : 0;
 	e->msgat = e->msglen = 0;
 	e->role = NULL;
+	e->shared = 0;
 	s->leaf = id;
 }
 
@@ -372,9 +377,11 @@ sessfree(Session *s)
 		free(s->e[i].id);
 		free(s->e[i].parent);
 		free(s->e[i].type);
-		free(s->e[i].line);
+		if (!s->e[i].shared)
+			free(s->e[i].line);
 		free(s->e[i].role);
 	}
+	free(s->block);
 	free(s->e);
 	free(s->head);
 	free(s->cwd);
@@ -565,6 +572,110 @@ fetch(Entry *e, const char *text, int fd, Window *w, const char *name)
 	return 0;
 }
 
+/* Room for n bytes of lines, read at once: where the system has them,
+ * in huge pages, as a big context is read whole, once, and thousands of
+ * page faults on fresh memory took a third of a resume's time. */
+static char *
+bigblock(size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	enum { HUGE = 2 << 20 };
+	void *p;
+
+	if (n >= 4 * HUGE && posix_memalign(&p, HUGE, n) == 0) {
+		madvise(p, n, MADV_HUGEPAGE);	/* a hint: if refused, as is */
+		return p;
+	}
+#endif
+	return xmalloc(n);
+}
+
+/* The end of the run of want[k] from i: lines that follow each other in
+ * the file, a newline (or CRLF) between each two. */
+static size_t
+run(Entry **want, size_t k, size_t i)
+{
+	off_t end;
+
+	for (; i + 1 < k; i++) {
+		end = want[i]->off + (off_t)want[i]->len;
+		if (want[i + 1]->off < end || want[i + 1]->off - end > 2)
+			break;
+	}
+	return i + 1;
+}
+
+/* Read all of fd's n bytes at off into p: 0, or -1 (errno 0: cut
+ * short). */
+static int
+readat(int fd, char *p, size_t n, off_t off)
+{
+	ssize_t r;
+
+	while (n) {
+		if ((r = pread(fd, p, n, off)) < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = 0;
+			return -1;
+		}
+		p += r, n -= r, off += r;
+	}
+	return 0;
+}
+
+/* Read the lines of want[k] (in file order) into one block, s->block:
+ * each run of lines that follow each other in the file with one read,
+ * straight into place, each line's newline made its NUL.  0, or -1. */
+static int
+readblock(Session *s, Entry **want, size_t k, int fd, const char *name)
+{
+	size_t i, j, m, n, size = 0, at = 0;
+	int r = 0;
+
+	for (i = 0; i < k; i = j) {
+		j = run(want, k, i);
+		size += want[j - 1]->off + want[j - 1]->len - want[i]->off + 1;
+	}
+	s->block = bigblock(size);
+	for (i = 0; i < k && r == 0; i = j) {
+		j = run(want, k, i);
+		n = want[j - 1]->off + want[j - 1]->len - want[i]->off;
+		if (readat(fd, s->block + at, n, want[i]->off) < 0) {
+			if (errno)
+				warn("read %s:", name);
+			else
+				warn("%s: cut short while read", name);
+			r = -1;
+			break;
+		}
+		for (m = i; m < j; m++) {
+			want[m]->line = s->block + at + (want[m]->off -
+			                                 want[i]->off);
+			want[m]->line[want[m]->len] = '\0';
+			want[m]->shared = 1;
+			/* read again after a load, the file may have been
+			 * rewritten */
+			if (r == 0 && !isline(want[m]->line, want[m]->id)) {
+				warn("%s: changed since it was loaded", name);
+				r = -1;
+			}
+		}
+		at += n + 1;
+	}
+	for (i = 0; i < k && r < 0; i++)
+		if (want[i]->shared) {
+			want[i]->line = NULL;
+			want[i]->shared = 0;
+		}
+	if (r < 0) {
+		free(s->block);
+		s->block = NULL;
+	}
+	return r;
+}
+
 /* Read the lines that the branch's context uses: those from the first
  * entry the last compaction kept, and the compaction itself; with all,
  * every line on the branch (a fork copies them).  The rest of the file
@@ -573,11 +684,13 @@ static int
 keep(Session *s, const char *text, int fd, const char *name, int all)
 {
 	const Entry **path;
+	Entry **want;
 	Window w = { { 0 }, 0 };
-	size_t n, i, from = 0;
+	size_t n, i, k = 0, from = 0;
 	int r = 0;
 
 	n = sessbranch(s, &path);
+	want = xcalloc(n + 1, sizeof(*want));
 	for (i = n; !all && i-- > 0;)
 		if (!strcmp(path[i]->type, "compaction")) {
 			if ((r = fetch((Entry *)path[i], text, fd, &w,
@@ -590,9 +703,16 @@ keep(Session *s, const char *text, int fd, const char *name, int all)
 		if (!strcmp(path[i]->type, "model_change") ||
 		    !strcmp(path[i]->type, "thinking_level_change"))
 			r = fetch((Entry *)path[i], text, fd, &w, name);
-	for (i = from; i < n && r == 0; i++)
-		r = fetch((Entry *)path[i], text, fd, &w, name);
+	for (i = from; i < n; i++)
+		if (!path[i]->line)
+			want[k++] = &s->e[path[i] - s->e];
+	/* a big context is read at once, into a block of its own */
+	if (r == 0 && k && !text && !all && !s->block)
+		r = readblock(s, want, k, fd, name);
+	for (i = 0; i < k && r == 0; i++)
+		r = fetch(want[i], text, fd, &w, name);
 	buffree(&w.b);
+	free(want);
 	free(path);
 	return r;
 }
@@ -620,25 +740,42 @@ sessdone(Session *s, const Entry **path)
 	free(path);
 	for (i = 0; s->fd >= 0 && i < s->n; i++)
 		if (s->e[i].off >= 0) {
-			free(s->e[i].line);
+			if (!s->e[i].shared)
+				free(s->e[i].line);
 			s->e[i].line = NULL;
+			s->e[i].shared = 0;
 		}
+	free(s->block);
+	s->block = NULL;
 }
 
-/* The message of entry e, a text of its own made from its line: in
- * place when sessdone would let the line go (the line is the session's
- * no more), so that lines and messages never both hold a big file; a
- * copy else.  NULL when the line or the message's place in it is not at
+/* The block the context's lines were read into, for the caller to free
+ * once done with the messages sessmessage made in it. */
+char *
+sessblock(Session *s)
+{
+	char *b = s->block;
+
+	s->block = NULL;
+	return b;
+}
+
+/* The message of entry e, made from its line: in place when sessdone
+ * would let the line go (the line is the session's no more), so that
+ * lines and messages never both hold a big file; a copy else.  In place
+ * in the block of lines, *shared is set: the text lies in the block that
+ * sessblock hands over, to be taken before sessdone.  NULL when the line or the message's place in it is not at
  * hand, or the message's strings need mending (invalid UTF-8): the
  * caller then parses the line itself. */
 char *
-sessmessage(Session *s, const Entry *e)
+sessmessage(Session *s, const Entry *e, int *shared)
 {
 	Entry *w = &s->e[e - s->e];
 	const char *m;
 	char *p;
 	size_t i;
 
+	*shared = 0;
 	if (!e->line || !e->msgat || e->msglen < 2 ||
 	    e->msgat + e->msglen > e->len)
 		return NULL;
@@ -652,12 +789,17 @@ sessmessage(Session *s, const Entry *e)
 		return NULL;
 	if (utf8valid(m, e->msglen) != e->msglen)
 		return NULL;
-	if (s->fd < 0 || e->off < 0)
+	if (!w->shared && (s->fd < 0 || e->off < 0))
 		return xstrndup(m, e->msglen);
 	p = w->line;
 	w->line = NULL;
 	memmove(p, m, e->msglen);
 	p[e->msglen] = '\0';
+	if (w->shared) {
+		w->shared = 0;
+		*shared = 1;
+		return p;
+	}
 	return xrealloc(p, e->msglen + 1);
 }
 

@@ -68,9 +68,10 @@ message(Session *s, const Entry *e)
 	    !e->role != !role || (role && strcmp(role, e->role)))
 		abort();
 	jsonraw(&b, &j, k);
-	if ((m = sessmessage(s, e)) && strcmp(m, b.p))
+	if ((m = sessmessage(s, e, &k)) && strcmp(m, b.p))
 		abort();
-	free(m);
+	if (!k)
+		free(m);
 	free(role);
 	buffree(&b);
 	jsonfree(&j);
@@ -113,6 +114,9 @@ fromfile(const Session *s, const uint8_t *data, size_t size)
 		if (p[i]->line && strcmp(p[i]->line, s->e[p[i] - f.e].line ?
 		    s->e[p[i] - f.e].line : p[i]->line))
 			abort();
+	/* the messages made in place in the block of lines */
+	for (i = 0; i < n; i++)
+		message(&f, p[i]);
 	free(p);
 	sessfree(&f);
 }

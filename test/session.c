@@ -1406,8 +1406,9 @@ testmessage(void)
 	Session s;
 	Buf b = { 0 };
 	const Entry **p;
-	char *err, *m, *path = pathf("msg.jsonl");
+	char *err, *m, *blk, *path = pathf("msg.jsonl");
 	size_t n;
+	int shared;
 
 	bufaddf(&b, "%s%s\n%s\n%s\n", head, l1, l2, l3);
 	T(load(&s, "msg.jsonl", b.p, &err) == 0 && s.n == 3,
@@ -1421,20 +1422,32 @@ testmessage(void)
 	T(s.e[2].role && !strcmp(s.e[2].role, "bashExecution"),
 	  "message: its role unescaped");
 	n = sesscontext(&s, &p);
-	m = n == 3 ? sessmessage(&s, p[0]) : NULL;
+	m = n == 3 ? sessmessage(&s, p[0], &shared) : NULL;
 	T(m && !strcmp(m, "{\"role\":\"user\",\"content\":\"a \\\"b\\\"\"}") &&
-	  !p[0]->line, "message: made from its line, which it takes");
-	free(m);
-	T(n == 3 && !sessmessage(&s, p[1]), "message: none in a custom entry");
+	  shared && !p[0]->line && p[1]->shared && s.block,
+	  "message: made in place in the block the lines were read into");
+	T(n == 3 && !sessmessage(&s, p[1], &shared),
+	  "message: none in a custom entry");
+	blk = sessblock(&s);
 	sessdone(&s, p);
+	T(blk && blk == m && !s.block && !s.e[1].line,
+	  "message: the block is the caller's, the lines are let go");
+	free(blk);
 	/* rewritten under us, as like the old as can be */
 	bufreset(&b);
 	bufaddf(&b, "%s%s\n%s\n%s\n", head, l1, l2, l3b);
 	writefile(path, b.p, 0);
 	n = sesscontext(&s, &p);
-	T(n == 3 && p[2]->line && !sessmessage(&s, p[2]),
+	T(n == 3 && p[2]->line && !sessmessage(&s, p[2], &shared),
 	  "message: a line that changed under us is not cut blindly");
 	sessdone(&s, p);
+	sessfree(&s);
+	/* in memory, a copy */
+	T(sessparse(&s, b.p, b.len, "msg") == 0 && (n = sesscontext(&s, &p))
+	  == 3 && (m = sessmessage(&s, p[0], &shared)) && !shared &&
+	  p[0]->line, "message: from a text, a copy");
+	free(m);
+	free(p);
 	sessfree(&s);
 	buffree(&b);
 	free(path);
