@@ -1220,15 +1220,22 @@ plain(const Json *j, int i)
 	size_t k;
 
 	while (p < e) {
-		if ((unsigned char)*p >= 0x80) {
+		while (p < e && (unsigned char)*p < 0x80 && *p != '\\')
+			p++;
+		if (p == e)
+			break;
+		if (*p != '\\') {
 			if (!(k = utf8seq(p, e - p)))
 				return 0;
 			p += k;
-		} else if (*p != '\\') {
-			p++;
-		} else if (strchr("\"\\bfnrt", p[1])) {
-			p += 2;	/* validated: p[1] is there, and no NUL */
-		} else {
+			continue;
+		}
+		switch (p[1]) {	/* validated: p[1] is there */
+		case '"': case '\\': case 'b': case 'f': case 'n': case 'r':
+		case 't':
+			p += 2;
+			break;
+		default:
 			return 0;
 		}
 	}
