@@ -762,11 +762,12 @@ sessblock(Session *s)
 
 /* The message of entry e, made from its line: in place when sessdone
  * would let the line go (the line is the session's no more), so that
- * lines and messages never both hold a big file; a copy else.  In place
- * in the block of lines, *shared is set: the text lies in the block that
- * sessblock hands over, to be taken before sessdone.  NULL when the line or the message's place in it is not at
- * hand, or the message's strings need mending (invalid UTF-8): the
- * caller then parses the line itself. */
+ * lines and messages never both hold a big file; a copy else.  Made in
+ * the block of lines, *shared is set: the text lies in the block that
+ * sessblock hands over, to be taken before sessdone.  NULL when the
+ * line or the message's place in it is not at hand, or the message's
+ * strings need mending (invalid UTF-8): the caller then parses the line
+ * itself. */
 char *
 sessmessage(Session *s, const Entry *e, int *shared)
 {
