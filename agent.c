@@ -38,7 +38,10 @@ typedef struct {
 typedef struct {
 	char **v;		/* messages as pi stores them: JSON texts */
 	Wireform *form;		/* each one's wire form, once made */
+	char *shared;		/* each lies in a block, not its own */
 	size_t n, cap;
+	char **block;		/* the session's blocks of lines they lie in */
+	size_t nblock;
 } Msgs;
 
 /* One model call: its exchange, and what streamed back. */
@@ -146,8 +149,10 @@ msgadd(Msgs *m, char *json)
 		m->cap = m->cap ? m->cap * 2 : 16;
 		m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
 		m->form = xrealloc(m->form, m->cap * sizeof(*m->form));
+		m->shared = xrealloc(m->shared, m->cap);
 	}
 	memset(&m->form[m->n], 0, sizeof(*m->form));
+	m->shared[m->n] = 0;
 	m->v[m->n++] = json;
 }
 
@@ -204,11 +209,16 @@ msgsfree(Msgs *m)
 	size_t i;
 
 	for (i = 0; i < m->n; i++) {
-		free(m->v[i]);
+		if (!m->shared[i])
+			free(m->v[i]);
 		wireformfree(&m->form[i]);
 	}
+	for (i = 0; i < m->nblock; i++)
+		free(m->block[i]);
 	free(m->v);
 	free(m->form);
+	free(m->shared);
+	free(m->block);
 }
 
 /* The wire's callback: a piece of the answer, shown as it comes.  A
@@ -981,6 +991,15 @@ entrymsg(Agent *a, const Entry *e)
 	char *v, *w;
 	int k = -1;
 
+	/* most are taken from their lines as they stand, without a parse */
+	if (!strcmp(e->type, "message") && e->role &&
+	    strcmp(e->role, "bashExecution") &&
+	    (v = sessmessage(&a->sess, e, &k))) {
+		msgadd(&a->msgs, v);
+		a->msgs.shared[a->msgs.n - 1] = k;
+		return;
+	}
+	k = -1;
 	if (jsonparse(&j, e->line, strlen(e->line)) < 0)
 		return;
 	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0 &&
@@ -1048,6 +1067,12 @@ loadcontext(Agent *a)
 			a->compactat = a->msgs.n;
 		else
 			entrymsg(a, path[i]);
+	}
+	/* the block the messages may lie in is theirs now */
+	if ((m = sessblock(&a->sess))) {
+		a->msgs.block = xrealloc(a->msgs.block, (a->msgs.nblock + 1) *
+		                         sizeof(*a->msgs.block));
+		a->msgs.block[a->msgs.nblock++] = m;
 	}
 	sessdone(&a->sess, path);
 }

@@ -73,7 +73,15 @@ typedef struct {
 	int n;
 } Json;
 
+/* A member that jsonmembers looks for, and where its value lies. */
+typedef struct {
+	const char *key;
+	int in;			/* the member it is in, or -1: top level */
+	size_t at, len;		/* out: its value; at 0: not there */
+} Jmember;
+
 int jsonparse(Json *j, const char *s, size_t len);
+int jsonmembers(const char *s, size_t n, Jmember *m, int nm);
 void jsonfree(Json *j);
 int jsonskip(const Json *j, int i);
 int jsonget(const Json *j, int obj, const char *key);
@@ -210,6 +218,14 @@ enum { THNONE, THEFFORT, THXHIGH, THROUTER, THBUDGET };
  * after; wire.c makes and reads it. */
 enum { WFNONE, WFOTHER, WFUSER, WFANSWER, WFRESULT };
 
+/* A text of the message that a form sends as it stands there: it goes
+ * at byte at of the form's own text. */
+typedef struct {
+	size_t at;
+	const char *p;		/* in the message, which outlives the form */
+	size_t len;
+} Wireref;
+
 typedef struct {
 	int wire;		/* made for this wire, */
 	char *model;		/* and model (whose thinking goes back) */
@@ -217,6 +233,8 @@ typedef struct {
 	int kind;		/* what it is in the conversation */
 	char *text;		/* NULL until made */
 	size_t len;
+	Wireref *refs;		/* the message's texts it holds, in order */
+	int nrefs;
 	char **calls;		/* ids of the calls an answer makes */
 	int ncalls;
 	char *result;		/* the call a result answers */
@@ -350,6 +368,10 @@ typedef struct {
 	off_t off;		/* where the line is in the file loaded, or
 				 * -1: not read from the file */
 	size_t len;		/* its length */
+	size_t msgat, msglen;	/* where its "message" lies in the line,
+				 * msgat 0 if it has none or is not known */
+	char *role;		/* that message's role, or NULL */
+	int shared;		/* line lies in the session's block */
 } Entry;
 
 typedef struct {
@@ -362,6 +384,8 @@ typedef struct {
 	const char *leaf;	/* id of the current leaf (an e[].id), or NULL */
 	size_t saved;		/* e[0..saved) are in the file: a failed
 				 * append is retried by the next one */
+	char *block;		/* the context's lines, read at once, or
+				 * NULL */
 } Session;
 
 char *sessbase(void);
@@ -378,6 +402,8 @@ int sesssync(Session *s);
 size_t sessbranch(const Session *s, const Entry ***path);
 size_t sesscontext(Session *s, const Entry ***path);
 void sessdone(Session *s, const Entry **path);
+char *sessmessage(Session *s, const Entry *e, int *shared);
+char *sessblock(Session *s);
 long sesscompaction(const Entry **path, size_t n, size_t *from,
                     char **summary);
 int sessincontext(const Entry *e);

@@ -116,15 +116,51 @@ vprim(const char *s, size_t n, size_t i)
 	return k - i;
 }
 
+/* The member of m[nm] that the key s[n] (quoted) names inside member
+ * in (-1: the top level) and that is not yet found; or -1. */
+static int
+member(Jmember *m, int nm, int in, const char *s, size_t n)
+{
+	Json j;
+	int k, r = -1;
+
+	for (k = 0; k < nm && r < 0; k++) {
+		if (m[k].in != in || m[k].at || strlen(m[k].key) != n - 2)
+			continue;
+		if (!memcmp(s + 1, m[k].key, n - 2))
+			r = k;
+	}
+	/* a key written with escapes: rare, so parsed the slow way */
+	if (r >= 0 || !memchr(s, '\\', n) || jsonparse(&j, s, n) < 0)
+		return r;
+	for (k = 0; k < nm && r < 0; k++)
+		if (m[k].in == in && !m[k].at && jsoneq(&j, 0, m[k].key))
+			r = k;
+	jsonfree(&j);
+	return r;
+}
+
+/* The container closed at s[i] brings depth back to where member
+ * open[depth] started it: its span ends here. */
+static void
+closed(Jmember *m, int *open, int depth, size_t i)
+{
+	if (depth < 3 && open[depth] >= 0) {
+		m[open[depth]].len = i + 1 - m[open[depth]].at;
+		open[depth] = -1;
+	}
+}
+
 /* Check s is exactly one JSON value (jsmn alone lets trailing commas,
  * missing commas and bad literals through) and count the tokens jsmn
  * will make of it, one a value and one a key, so that jsmn reads the
- * text once into an array of the right size.  The count, or -1. */
+ * text once into an array of the right size.  The count, or -1.  With
+ * m, where the values of the members m names lie, as jsonmembers. */
 static long
-validate(const char *s, size_t n)
+validate(const char *s, size_t n, Jmember *m, int nm)
 {
 	char stack[DEPTHMAX];
-	int depth = 0;
+	int depth = 0, key = -1, open[3] = { -1, -1, -1 }, top = -1;
 	long count = 0;
 	size_t i = 0, k;
 	enum { VALUE, FIRSTVALUE, KEY, FIRSTKEY, AFTER } want = VALUE;
@@ -140,7 +176,7 @@ validate(const char *s, size_t n)
 			if (s[i] == ',')
 				want = stack[depth - 1] == '{' ? KEY : VALUE;
 			else if (s[i] == (stack[depth - 1] == '{' ? '}' : ']'))
-				depth--;
+				closed(m, open, --depth, i);
 			else
 				return -1;
 			i++;
@@ -150,11 +186,17 @@ validate(const char *s, size_t n)
 			return -1;
 		if (want == KEY || want == FIRSTKEY) {
 			if (want == FIRSTKEY && s[i] == '}') {
-				depth--, i++, want = AFTER;
+				closed(m, open, --depth, i);
+				i++, want = AFTER;
 				continue;
 			}
 			if (s[i] != '"' || !(k = vstring(s, n, i)))
 				return -1;
+			if (m && depth == 1)
+				key = top = member(m, nm, -1, s + i, k);
+			else if (m && depth == 2 && top >= 0 &&
+			         stack[0] == '{' && stack[1] == '{')
+				key = member(m, nm, top, s + i, k);
 			for (i += k; i < n && isws(s[i]); i++)
 				;
 			if (i >= n || s[i] != ':')
@@ -165,13 +207,19 @@ validate(const char *s, size_t n)
 			continue;
 		}
 		if (want == FIRSTVALUE && s[i] == ']') {
-			depth--, i++, want = AFTER;
+			closed(m, open, --depth, i);
+			i++, want = AFTER;
 			continue;
 		}
 		count++;
+		if (key >= 0)	/* its value starts here */
+			m[key].at = i;
 		if (s[i] == '{' || s[i] == '[') {
 			if (depth == DEPTHMAX)
 				return -1;
+			if (key >= 0)
+				open[depth] = key;
+			key = -1;
 			stack[depth++] = s[i];
 			want = s[i] == '{' ? FIRSTKEY : FIRSTVALUE;
 			i++;
@@ -180,9 +228,32 @@ validate(const char *s, size_t n)
 		k = s[i] == '"' ? vstring(s, n, i) : vprim(s, n, i);
 		if (!k)
 			return -1;
+		if (key >= 0)
+			m[key].len = k;
+		key = -1;
 		i += k;
 		want = AFTER;
 	}
+}
+
+/* Check s is one JSON value, as jsonparse does, and find the members of
+ * its top-level object that m names (m[].in -1), and those of the
+ * object values of these (m[].in the index of that member in m), the
+ * first of each name: each one's value is s[at..at + len).  at is 0
+ * for a member not found.  Neither jsmn nor its tokens are needed to
+ * index a session's lines.  0, or -1 when s is not JSON. */
+int
+jsonmembers(const char *s, size_t n, Jmember *m, int nm)
+{
+	int k;
+
+	for (k = 0; k < nm; k++)
+		m[k].at = m[k].len = 0;
+	if (validate(s, n, m, nm) >= 0)
+		return 0;
+	for (k = 0; k < nm; k++)
+		m[k].at = m[k].len = 0;
+	return -1;
 }
 
 /* Parse s into j; 0 on success, -1 if s is not exactly one JSON value.
@@ -197,7 +268,7 @@ jsonparse(Json *j, const char *s, size_t len)
 	int i;
 
 	memset(j, 0, sizeof(*j));
-	if (len >= INT_MAX || (n = validate(s, len)) < 0)
+	if (len >= INT_MAX || (n = validate(s, len, NULL, 0)) < 0)
 		return -1;
 	for (i = 0; isws(s[i]); i++)
 		;

@@ -1,6 +1,10 @@
 /* See LICENSE file for copyright and license details. */
 /* session.c: the JSONL session file, pi's format version 3: load, index,
  * append under a lock, fork; branches, and where a compaction cuts. */
+#ifdef __linux__
+#define _DEFAULT_SOURCE	/* madvise(2), for huge pages */
+#include <sys/mman.h>
+#endif
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -294,44 +298,73 @@ addentry(Session *s, char *id, char *parent, char *type, char *line)
 	e->line = line;
 	e->off = -1;	/* not at a known offset: never dropped */
 	e->len = line ? strlen(line) : 0;
+	e->msgat = e->msglen = 0;
+	e->role = NULL;
+	e->shared = 0;
 	s->leaf = id;
 }
 
 enum { LINEOK, LINEBLANK, LINEJUNK, LINENOTENTRY, LINENOID };
 
+/* The string value p[n] unescaped, or NULL if it is not a string. */
+static char *
+str(const char *p, size_t n)
+{
+	Json j;
+	char *v;
+
+	if (n < 2 || *p != '"')
+		return NULL;
+	if (!memchr(p, '\\', n))
+		return xstrndup(p + 1, n - 2);
+	if (jsonparse(&j, p, n) < 0)
+		return NULL;
+	v = jsonstr(&j, 0);
+	jsonfree(&j);
+	return v;
+}
+
 /* Add the line p[n], at off in the file, as an entry if it is one; the
- * line itself is not kept: keep() reads the ones the context uses. */
+ * line itself is not kept: keep() reads the ones the context uses.  A
+ * check of the line finds the members wanted, without jsmn: the index
+ * of a big file is made at the speed of reading it. */
 static int
 addline(Session *s, const char *p, size_t n, off_t off)
 {
-	Json j;
-	int t, id, par, r = LINENOTENTRY;
+	enum { TYPE, ID, PARENT, MESSAGE, ROLE };
+	Jmember m[] = {
+		{ "type", -1, 0, 0 }, { "id", -1, 0, 0 },
+		{ "parentId", -1, 0, 0 }, { "message", -1, 0, 0 },
+		{ "role", MESSAGE, 0, 0 }
+	};
+	Entry *e;
 	size_t i;
 
 	for (i = 0; i < n && p[i] && strchr(" \t\r", p[i]); i++)
 		;
 	if (i == n)
 		return LINEBLANK;
-	if (jsonparse(&j, p, n) < 0)
+	if (jsonmembers(p, n, m, LEN(m)) < 0)
 		return LINEJUNK;
-	t = jsonget(&j, 0, "type");
-	id = jsonget(&j, 0, "id");
-	par = jsonget(&j, 0, "parentId");
-	if (j.t[0].type != JOBJ || t < 0 || j.t[t].type != JSTR)
-		goto out;
-	r = LINENOID;
-	if (id < 0 || j.t[id].type != JSTR || j.t[id].end == j.t[id].start)
-		goto out;
-	r = LINENOTENTRY;
-	if (par >= 0 && j.t[par].type != JSTR && !jsonisnull(&j, par))
-		goto out;
-	addentry(s, jsonstr(&j, id), jsonstr(&j, par), jsonstr(&j, t), NULL);
-	s->e[s->n - 1].off = off;
-	s->e[s->n - 1].len = n;
-	r = LINEOK;
-out:
-	jsonfree(&j);
-	return r;
+	if (p[i] != '{' || !m[TYPE].at || p[m[TYPE].at] != '"')
+		return LINENOTENTRY;
+	if (!m[ID].at || p[m[ID].at] != '"' || m[ID].len == 2)
+		return LINENOID;
+	if (m[PARENT].at && p[m[PARENT].at] != '"' &&
+	    (m[PARENT].len != 4 || memcmp(p + m[PARENT].at, "null", 4)))
+		return LINENOTENTRY;
+	addentry(s, str(p + m[ID].at, m[ID].len),
+	         m[PARENT].at ? str(p + m[PARENT].at, m[PARENT].len) : NULL,
+	         str(p + m[TYPE].at, m[TYPE].len), NULL);
+	e = &s->e[s->n - 1];
+	e->off = off;
+	e->len = n;
+	if (m[MESSAGE].at && p[m[MESSAGE].at] == '{') {
+		e->msgat = m[MESSAGE].at;
+		e->msglen = m[MESSAGE].len;
+		e->role = m[ROLE].at ? str(p + m[ROLE].at, m[ROLE].len) : NULL;
+	}
+	return LINEOK;
 }
 
 /* Free the entries and all else, leaving s empty. */
@@ -344,8 +377,11 @@ sessfree(Session *s)
 		free(s->e[i].id);
 		free(s->e[i].parent);
 		free(s->e[i].type);
-		free(s->e[i].line);
+		if (!s->e[i].shared)
+			free(s->e[i].line);
+		free(s->e[i].role);
 	}
+	free(s->block);
 	free(s->e);
 	free(s->head);
 	free(s->cwd);
@@ -536,6 +572,110 @@ fetch(Entry *e, const char *text, int fd, Window *w, const char *name)
 	return 0;
 }
 
+/* Room for n bytes of lines, read at once: where the system has them,
+ * in huge pages, as a big context is read whole, once, and thousands of
+ * page faults on fresh memory took a third of a resume's time. */
+static char *
+bigblock(size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	enum { HUGE = 2 << 20 };
+	void *p;
+
+	if (n >= 4 * HUGE && posix_memalign(&p, HUGE, n) == 0) {
+		madvise(p, n, MADV_HUGEPAGE);	/* a hint: if refused, as is */
+		return p;
+	}
+#endif
+	return xmalloc(n);
+}
+
+/* The end of the run of want[k] from i: lines that follow each other in
+ * the file, a newline (or CRLF) between each two. */
+static size_t
+run(Entry **want, size_t k, size_t i)
+{
+	off_t end;
+
+	for (; i + 1 < k; i++) {
+		end = want[i]->off + (off_t)want[i]->len;
+		if (want[i + 1]->off < end || want[i + 1]->off - end > 2)
+			break;
+	}
+	return i + 1;
+}
+
+/* Read all of fd's n bytes at off into p: 0, or -1 (errno 0: cut
+ * short). */
+static int
+readat(int fd, char *p, size_t n, off_t off)
+{
+	ssize_t r;
+
+	while (n) {
+		if ((r = pread(fd, p, n, off)) < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = 0;
+			return -1;
+		}
+		p += r, n -= r, off += r;
+	}
+	return 0;
+}
+
+/* Read the lines of want[k] (in file order) into one block, s->block:
+ * each run of lines that follow each other in the file with one read,
+ * straight into place, each line's newline made its NUL.  0, or -1. */
+static int
+readblock(Session *s, Entry **want, size_t k, int fd, const char *name)
+{
+	size_t i, j, m, n, size = 0, at = 0;
+	int r = 0;
+
+	for (i = 0; i < k; i = j) {
+		j = run(want, k, i);
+		size += want[j - 1]->off + want[j - 1]->len - want[i]->off + 1;
+	}
+	s->block = bigblock(size);
+	for (i = 0; i < k && r == 0; i = j) {
+		j = run(want, k, i);
+		n = want[j - 1]->off + want[j - 1]->len - want[i]->off;
+		if (readat(fd, s->block + at, n, want[i]->off) < 0) {
+			if (errno)
+				warn("read %s:", name);
+			else
+				warn("%s: cut short while read", name);
+			r = -1;
+			break;
+		}
+		for (m = i; m < j; m++) {
+			want[m]->line = s->block + at + (want[m]->off -
+			                                 want[i]->off);
+			want[m]->line[want[m]->len] = '\0';
+			want[m]->shared = 1;
+			/* read again after a load, the file may have been
+			 * rewritten */
+			if (r == 0 && !isline(want[m]->line, want[m]->id)) {
+				warn("%s: changed since it was loaded", name);
+				r = -1;
+			}
+		}
+		at += n + 1;
+	}
+	for (i = 0; i < k && r < 0; i++)
+		if (want[i]->shared) {
+			want[i]->line = NULL;
+			want[i]->shared = 0;
+		}
+	if (r < 0) {
+		free(s->block);
+		s->block = NULL;
+	}
+	return r;
+}
+
 /* Read the lines that the branch's context uses: those from the first
  * entry the last compaction kept, and the compaction itself; with all,
  * every line on the branch (a fork copies them).  The rest of the file
@@ -544,11 +684,13 @@ static int
 keep(Session *s, const char *text, int fd, const char *name, int all)
 {
 	const Entry **path;
+	Entry **want;
 	Window w = { { 0 }, 0 };
-	size_t n, i, from = 0;
+	size_t n, i, k = 0, from = 0;
 	int r = 0;
 
 	n = sessbranch(s, &path);
+	want = xcalloc(n + 1, sizeof(*want));
 	for (i = n; !all && i-- > 0;)
 		if (!strcmp(path[i]->type, "compaction")) {
 			if ((r = fetch((Entry *)path[i], text, fd, &w,
@@ -561,9 +703,16 @@ keep(Session *s, const char *text, int fd, const char *name, int all)
 		if (!strcmp(path[i]->type, "model_change") ||
 		    !strcmp(path[i]->type, "thinking_level_change"))
 			r = fetch((Entry *)path[i], text, fd, &w, name);
-	for (i = from; i < n && r == 0; i++)
-		r = fetch((Entry *)path[i], text, fd, &w, name);
+	for (i = from; i < n; i++)
+		if (!path[i]->line)
+			want[k++] = &s->e[path[i] - s->e];
+	/* a big context is read at once, into a block of its own */
+	if (r == 0 && k && !text && !all && !s->block)
+		r = readblock(s, want, k, fd, name);
+	for (i = 0; i < k && r == 0; i++)
+		r = fetch(want[i], text, fd, &w, name);
 	buffree(&w.b);
+	free(want);
 	free(path);
 	return r;
 }
@@ -591,9 +740,68 @@ sessdone(Session *s, const Entry **path)
 	free(path);
 	for (i = 0; s->fd >= 0 && i < s->n; i++)
 		if (s->e[i].off >= 0) {
-			free(s->e[i].line);
+			if (!s->e[i].shared)
+				free(s->e[i].line);
 			s->e[i].line = NULL;
+			s->e[i].shared = 0;
 		}
+	free(s->block);
+	s->block = NULL;
+}
+
+/* The block the context's lines were read into, for the caller to free
+ * once done with the messages sessmessage made in it. */
+char *
+sessblock(Session *s)
+{
+	char *b = s->block;
+
+	s->block = NULL;
+	return b;
+}
+
+/* The message of entry e, made from its line: in place when sessdone
+ * would let the line go (the line is the session's no more), so that
+ * lines and messages never both hold a big file; a copy else.  Made in
+ * the block of lines, *shared is set: the text lies in the block that
+ * sessblock hands over, to be taken before sessdone.  NULL when the
+ * line or the message's place in it is not at hand, or the message's
+ * strings need mending (invalid UTF-8): the caller then parses the line
+ * itself. */
+char *
+sessmessage(Session *s, const Entry *e, int *shared)
+{
+	Entry *w = &s->e[e - s->e];
+	const char *m;
+	char *p;
+	size_t i;
+
+	*shared = 0;
+	if (!e->line || !e->msgat || e->msglen < 2 ||
+	    e->msgat + e->msglen > e->len)
+		return NULL;
+	/* the line read again after the index was made may not be the
+	 * one indexed: a sure look at the message is the form's parse */
+	m = e->line + e->msgat;
+	for (i = e->msgat; i-- > 0 && strchr(" \t\r\n", e->line[i]);)
+		;
+	if (i >= e->msgat || e->line[i] != ':' || m[0] != '{' ||
+	    m[e->msglen - 1] != '}')
+		return NULL;
+	if (utf8valid(m, e->msglen) != e->msglen)
+		return NULL;
+	if (!w->shared && (s->fd < 0 || e->off < 0))
+		return xstrndup(m, e->msglen);
+	p = w->line;
+	w->line = NULL;
+	memmove(p, m, e->msglen);
+	p[e->msglen] = '\0';
+	if (w->shared) {
+		w->shared = 0;
+		*shared = 1;
+		return p;
+	}
+	return xrealloc(p, e->msglen + 1);
 }
 
 /* Index the lines of l, header first, and keep() what the context

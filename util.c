@@ -241,13 +241,20 @@ size_t
 utf8valid(const char *s, size_t n)
 {
 	size_t i = 0, k;
+	unsigned long w;
 
 	while (i < n) {
-		if ((unsigned char)s[i] < 0x80) {
+		/* most text is ASCII: a word of it at a time */
+		for (; n - i >= sizeof(w); i += sizeof(w)) {
+			memcpy(&w, s + i, sizeof(w));
+			if (w & (~0UL / 0xff * 0x80))
+				break;
+		}
+		if (i < n && (unsigned char)s[i] < 0x80) {
 			i++;
 			continue;
 		}
-		if (!(k = utf8seq(s + i, n - i)))
+		if (i == n || !(k = utf8seq(s + i, n - i)))
 			break;
 		i += k;
 	}

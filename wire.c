@@ -1210,6 +1210,96 @@ blank(const Json *j, int i)
 	return k;
 }
 
+/* Whether string token i, as it stands, is what jsonesc writes of its
+ * text: valid UTF-8, and only the escapes jsonesc uses (no \u, no \/).
+ * Then it goes on the wire as it is, not unescaped and escaped again. */
+static int
+plain(const Json *j, int i)
+{
+	const char *p = j->s + j->t[i].start, *e = j->s + j->t[i].end;
+	size_t k;
+
+	while (p < e) {
+		while (p < e && (unsigned char)*p < 0x80 && *p != '\\')
+			p++;
+		if (p == e)
+			break;
+		if (*p != '\\') {
+			if (!(k = utf8seq(p, e - p)))
+				return 0;
+			p += k;
+			continue;
+		}
+		switch (p[1]) {	/* validated: p[1] is there */
+		case '"': case '\\': case 'b': case 'f': case 'n': case 'r':
+		case 't':
+			p += 2;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Whether the stored string s[n] may be white space only ("\t" and such
+ * taken as escapes, so sometimes wrongly): the caller then looks at it
+ * unescaped. */
+static int
+mayblank(const char *s, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n && strchr(" \\tnr", s[k]); k++)
+		;
+	return k == n;
+}
+
+/* The text of content, as wiretext finds it, as a JSON string into b by
+ * references to the message's own strings when they are big and plain
+ * (each request sends them from there, and no copy is kept); 0 if it is
+ * not so, nothing written. */
+static int
+refer(Wireform *f, Buf *b, const Json *j, int content)
+{
+	int str[64], n = 0, blk, v, k;
+	size_t len = 0;
+
+	if (content >= 0 && content < j->n && j->t[content].type == JSTR)
+		str[n++] = content;
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		if (!jsoneq(j, jsonget(j, blk, "type"), "text") ||
+		    (v = jsonget(j, blk, "text")) < 0 ||
+		    j->t[v].type != JSTR)
+			continue;
+		if (n == LEN(str))
+			return 0;
+		str[n++] = v;
+	}
+	for (k = 0; k < n; k++)
+		len += j->t[str[k]].end - j->t[str[k]].start;
+	if (len < SPANMIN)
+		return 0;
+	for (k = 0; k < n; k++)
+		if (!plain(j, str[k]))
+			return 0;
+	for (k = 0; k < n && mayblank(j->s + j->t[str[k]].start,
+	     j->t[str[k]].end - j->t[str[k]].start); k++)
+		;
+	if (k == n)
+		return 0;
+	f->refs = xrealloc(f->refs, (f->nrefs + n) * sizeof(*f->refs));
+	bufaddc(b, '"');
+	for (k = 0; k < n; k++) {
+		f->refs[f->nrefs].at = b->len;
+		f->refs[f->nrefs].p = j->s + j->t[str[k]].start;
+		f->refs[f->nrefs++].len = j->t[str[k]].end -
+		                          j->t[str[k]].start;
+	}
+	bufaddc(b, '"');
+	return 1;
+}
+
 /* Whether a stored answer is the request's model's own, as pi tells:
  * the same API, provider and model.  Only its thinking goes back as
  * thinking, the rest as text. */
@@ -1290,23 +1380,30 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
 
 	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
-	wiretext(&text, j, content);
 	if (jsoneq(j, role, "user") && hasimage(j, content)) {
 		openaiparts(b, j, content, q->images);
 	} else if (jsoneq(j, role, "user")) {
 		bufadds(b, ",{\"role\":\"user\",\"content\":");
-		jsonesc(b, bstr(&text), text.len);
+		if (!refer(f, b, j, content)) {
+			wiretext(&text, j, content);
+			jsonesc(b, bstr(&text), text.len);
+		}
 		bufadds(b, "}");
 	} else if (jsoneq(j, role, "assistant") && answered(j)) {
 		openaianswer(f, b, j, q);
 	} else if (f->kind == WFRESULT) {
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
-		if (hasimage(j, content))
-			openairesultimages(q, f, &text, j, content);
 		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
 		openaiid(b, f->result ? f->result : "");
 		bufadds(b, ",\"content\":");
-		jsonesc(b, bstr(&text), text.len);
+		if (hasimage(j, content)) {
+			wiretext(&text, j, content);
+			openairesultimages(q, f, &text, j, content);
+			jsonesc(b, bstr(&text), text.len);
+		} else if (!refer(f, b, j, content)) {
+			wiretext(&text, j, content);
+			jsonesc(b, bstr(&text), text.len);
+		}
 		bufadds(b, "}");
 	}
 	buffree(&text);
@@ -1326,17 +1423,14 @@ anthropicid(Buf *b, const char *id)
 	jsonescs(b, i ? safe : "_");
 }
 
-/* A tool_result block, its content a JSON text, but its closing brace:
- * a cache mark may go before it. */
+/* A tool_result block up to its content, which comes next, then its
+ * is_error, but not its closing brace: a cache mark may go before it. */
 static void
-anthropicresult(Buf *b, const char *id, const char *content, size_t len,
-                int iserr)
+anthropicresult(Buf *b, const char *id)
 {
 	bufadds(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
 	anthropicid(b, id);
 	bufadds(b, ",\"content\":");
-	bufadd(b, content, len);
-	bufadds(b, iserr ? ",\"is_error\":true" : "");
 }
 
 static void
@@ -1460,16 +1554,20 @@ anthropicblocks(Buf *b, const Json *j, int content, int images)
 /* A result's content as a JSON text: its text as a string, or with
  * images, blocks. */
 static void
-anthropiccontent(Buf *b, const Json *j, int content, int images)
+anthropiccontent(Wireform *f, Buf *b, const Json *j, int content,
+                 int images)
 {
 	Buf text = { 0 };
+	size_t start = b->len;
 
 	if (hasimage(j, content)) {
 		bufaddc(b, '[');
 		anthropicblocks(b, j, content, images);
-		bufadds(b, b->len > 1 ? "}]" : "]");
+		bufadds(b, b->len > start + 1 ? "}]" : "]");
 		return;
 	}
+	if (refer(f, b, j, content))
+		return;
 	wiretext(&text, j, content);
 	jsonesc(b, bstr(&text), text.len);
 	buffree(&text);
@@ -1490,12 +1588,14 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 		anthropicblocks(b, j, content, q->images);
 	} else if (jsoneq(j, role, "user")) {
 		f->kind = WFUSER;
-		wiretext(&text, j, jsonget(j, 0, "content"));
+		bufadds(b, "{\"type\":\"text\",\"text\":");
+		if (refer(f, b, j, content))
+			return;
+		wiretext(&text, j, content);
 		if (strspn(bstr(&text), " \t\r\n") == text.len) {
 			bufreset(&text);
 			bufadds(&text, "(empty)");
 		}
-		bufadds(b, "{\"type\":\"text\",\"text\":");
 		jsonesc(b, text.p, text.len);
 	} else if (jsoneq(j, role, "assistant") && answered(j)) {
 		f->kind = WFANSWER;
@@ -1503,11 +1603,11 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 	} else if (jsoneq(j, role, "toolResult")) {
 		f->kind = WFRESULT;
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
-		anthropiccontent(&text, j, content, q->images);
+		anthropicresult(b, f->result ? f->result : "");
+		anthropiccontent(f, b, j, content, q->images);
 		if (jsonbool(j, jsonget(j, 0, "isError"), &iserr) < 0)
 			iserr = 0;
-		anthropicresult(b, f->result ? f->result : "", text.p,
-		                text.len, iserr);
+		bufadds(b, iserr ? ",\"is_error\":true" : "");
 	}
 	buffree(&text);
 }
@@ -1523,6 +1623,7 @@ wireformfree(Wireform *f)
 	free(f->result);
 	free(f->imgs);
 	free(f->text);
+	free(f->refs);
 	free(f->model);
 	free(f->provider);
 	memset(f, 0, sizeof(*f));
@@ -1643,6 +1744,22 @@ put(Wirebody *wb, Buf *b, const char *p, size_t n)
 	span(wb, p, n);
 }
 
+/* A form into the body: its own text and the message's texts it
+ * refers to, in order. */
+static void
+putform(Wirebody *wb, Buf *b, const Wireform *f)
+{
+	size_t at = 0;
+	int k;
+
+	for (k = 0; k < f->nrefs; k++) {
+		put(wb, b, f->text + at, f->refs[k].at - at);
+		put(wb, b, f->refs[k].p, f->refs[k].len);
+		at = f->refs[k].at;
+	}
+	put(wb, b, f->text + at, f->len - at);
+}
+
 static void
 openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 {
@@ -1660,7 +1777,7 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 			openaiowed(b, &o);
 			openaiattach(b, &imgs);
 		}
-		put(wb, b, f[i].text, f[i].len);
+		putform(wb, b, &f[i]);
 		owe(&o, &f[i]);
 		if (f[i].kind == WFRESULT)
 			paid(&o, f[i].result);
@@ -1693,10 +1810,10 @@ typedef struct {
 	Owed o;
 } Anthropic;
 
-/* A block of the open user message, opening one if need be; text is
- * the block but its closing brace. */
+/* A block of the open user message, opening one if need be; f's text
+ * is the block but its closing brace. */
 static void
-anthropicblock(Anthropic *a, const char *text, size_t len)
+anthropicblock(Anthropic *a, const Wireform *f)
 {
 	if (!a->open) {
 		bufadds(a->b, a->nmsg++ ? "," : "");
@@ -1705,7 +1822,7 @@ anthropicblock(Anthropic *a, const char *text, size_t len)
 		a->nblk = 0;
 	}
 	bufadds(a->b, a->nblk++ ? "," : "");
-	bufadd(a->b, text, len);
+	putform(NULL, a->b, f);
 	a->cachepos = a->b->len;
 	bufaddc(a->b, '}');
 }
@@ -1723,13 +1840,16 @@ static void
 anthropicowed(Anthropic *a)
 {
 	Buf r = { 0 };
+	Wireform f = { 0 };
 	int i;
 
 	for (i = 0; i < a->o.n; i++) {
 		bufreset(&r);
-		anthropicresult(&r, a->o.id[i], "\"No result provided\"", 20,
-		                1);
-		anthropicblock(a, r.p, r.len);
+		anthropicresult(&r, a->o.id[i]);
+		bufadds(&r, "\"No result provided\",\"is_error\":true");
+		f.text = r.p;
+		f.len = r.len;
+		anthropicblock(a, &f);
 	}
 	a->o.n = 0;
 	buffree(&r);
@@ -1747,17 +1867,17 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b)
 	for (i = 0; i < q->nmsgs; i++) {
 		if (f[i].kind == WFUSER) {
 			anthropicowed(&a);
-			anthropicblock(&a, f[i].text, f[i].len);
+			anthropicblock(&a, &f[i]);
 		} else if (f[i].kind == WFANSWER) {
 			anthropicowed(&a);
 			anthropicclose(&a);
 			if (f[i].len) {
 				bufadds(&msgs, a.nmsg++ ? "," : "");
-				bufadd(&msgs, f[i].text, f[i].len);
+				putform(NULL, &msgs, &f[i]);
 			}
 			owe(&a.o, &f[i]);
 		} else if (f[i].kind == WFRESULT) {
-			anthropicblock(&a, f[i].text, f[i].len);
+			anthropicblock(&a, &f[i]);
 			paid(&a.o, f[i].result);
 		}
 	}
@@ -1796,10 +1916,13 @@ body(const Wirereq *q, Buf *b, Wirebody *wb)
 	Wireform *f = q->forms ? q->forms :
 	              xcalloc(q->nmsgs, sizeof(*f));
 	size_t i, n = 0;
+	int k;
 
 	for (i = 0; i < q->nmsgs; i++) {
 		form(q, q->msgs[i], &f[i]);
 		n += f[i].len + 1;
+		for (k = 0; k < f[i].nrefs; k++)
+			n += f[i].refs[k].len;
 	}
 	/* room for them all at once: a long history is not copied again
 	 * and again as the body doubles */

@@ -37,6 +37,44 @@ asjsmn(const Json *j, const char *s, size_t n)
 	free(t);
 }
 
+/* Whether m's span is value v of j, or none when v is -1. */
+static int
+spanis(const Json *j, const Jmember *m, int v)
+{
+	size_t from, to;
+
+	if (v < 0)
+		return !m->at && !m->len;
+	from = j->t[v].start - (j->t[v].type == JSTR);
+	to = j->t[v].end + (j->t[v].type == JSTR);
+	return m->at == from && m->at + m->len == to;
+}
+
+/* jsonmembers must take what jsonparse takes, and find what jsonget
+ * finds. */
+static void
+members(const char *s, size_t n, const Json *j, int parsed)
+{
+	Jmember m[] = {
+		{ "a", -1, 0, 0 }, { "message", -1, 0, 0 }, { "role", 1, 0, 0 },
+		{ "\\", -1, 0, 0 }
+	};
+	int k, msg;
+
+	if ((jsonmembers(s, n, m, LEN(m)) == 0) != parsed)
+		abort();
+	if (!parsed || j->t[0].type != JOBJ)
+		return;
+	msg = jsonget(j, 0, "message");
+	if (!spanis(j, &m[0], jsonget(j, 0, "a")) ||
+	    !spanis(j, &m[1], msg) || !spanis(j, &m[3], jsonget(j, 0, "\\")) ||
+	    !spanis(j, &m[2], msg >= 0 ? jsonget(j, msg, "role") : -1))
+		abort();
+	for (k = 0; k < (int)LEN(m); k++)
+		if (m[k].at + m[k].len > n)
+			abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -46,8 +84,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s;
 	int i, v;
 
-	if (jsonparse(&j, (const char *)data, size) < 0)
+	if (jsonparse(&j, (const char *)data, size) < 0) {
+		members((const char *)data, size, &j, 0);
 		return 0;
+	}
+	members((const char *)data, size, &j, 1);
 	asjsmn(&j, (const char *)data, size);
 	for (i = 0; i < j.n; i++) {
 		free(jsonstr(&j, i));

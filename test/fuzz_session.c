@@ -50,6 +50,33 @@ isentry(const Session *s, const Entry *e)
 	return 0;
 }
 
+/* The message sessmessage makes of e's line is the line's "message" as
+ * a parse finds it, and its role the one noted. */
+static void
+message(Session *s, const Entry *e)
+{
+	Json j;
+	Buf b = { 0 };
+	char *m, *role;
+	int k;
+
+	if (!e->line || jsonparse(&j, e->line, strlen(e->line)) < 0)
+		return;
+	k = jsonget(&j, 0, "message");
+	role = jsonstr(&j, jsonget(&j, k, "role"));
+	if ((e->msgat != 0) != (k >= 0 && j.t[k].type == JOBJ) ||
+	    !e->role != !role || (role && strcmp(role, e->role)))
+		abort();
+	jsonraw(&b, &j, k);
+	if ((m = sessmessage(s, e, &k)) && strcmp(m, b.p))
+		abort();
+	if (!k)
+		free(m);
+	free(role);
+	buffree(&b);
+	jsonfree(&j);
+}
+
 /* Load the same bytes from a file: the same entries, the same lines
  * held; once let go, sesscontext reads the same lines again. */
 static void
@@ -87,6 +114,9 @@ fromfile(const Session *s, const uint8_t *data, size_t size)
 		if (p[i]->line && strcmp(p[i]->line, s->e[p[i] - f.e].line ?
 		    s->e[p[i] - f.e].line : p[i]->line))
 			abort();
+	/* the messages made in place in the block of lines */
+	for (i = 0; i < n; i++)
+		message(&f, p[i]);
 	free(p);
 	sessfree(&f);
 }
@@ -116,6 +146,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (strchr(s.e[i].line, '\n') ||
 		     memcmp(s.e[i].line, data + s.e[i].off, s.e[i].len))))
 			abort();
+	for (i = 0; i < s.n; i++)
+		message(&s, &s.e[i]);
 	n = sessbranch(&s, &path);
 	if (n > s.n || (n && !path))
 		abort();

@@ -234,9 +234,65 @@ testnumbers(void)
 	jsonfree(&j);
 }
 
+/* The value jsonmembers found for m, as a string ("" if none). */
+static int
+at(const char *s, const Jmember *m, const char *want)
+{
+	size_t n = strlen(want);
+
+	if (!m->at)
+		return !n && !m->len;
+	return m->len == n && !memcmp(s + m->at, want, n);
+}
+
+static void
+testmembers(void)
+{
+	enum { TYPE, ID, MSG, ROLE };
+	Jmember m[] = {
+		{ "type", -1, 0, 0 }, { "id", -1, 0, 0 },
+		{ "message", -1, 0, 0 }, { "role", MSG, 0, 0 }
+	};
+	const char *s;
+
+	s = "{\"type\":\"message\",\"id\":\"a\\\"b\",\"message\":"
+	    "{\"content\":[{\"role\":\"no\"}],\"role\":\"user\"}}";
+	T(jsonmembers(s, strlen(s), m, LEN(m)) == 0 &&
+	  at(s, &m[TYPE], "\"message\"") && at(s, &m[ID], "\"a\\\"b\"") &&
+	  at(s, &m[MSG], "{\"content\":[{\"role\":\"no\"}],"
+	     "\"role\":\"user\"}") && at(s, &m[ROLE], "\"user\""),
+	  "members: found, escapes kept, a role deeper down not taken");
+	s = " {\"message\" :\t{ \"role\" : 1.5e3 } , \"a\":{\"type\":2},"
+	    "\"\\u0069d\":[1, \"}\"],\"type\":null,\"id\":7} ";
+	T(jsonmembers(s, strlen(s), m, LEN(m)) == 0 &&
+	  at(s, &m[MSG], "{ \"role\" : 1.5e3 }") && at(s, &m[ROLE], "1.5e3") &&
+	  at(s, &m[ID], "[1, \"}\"]") && at(s, &m[TYPE], "null"),
+	  "members: white space, any order, a key with escapes, the first "
+	  "of two, a nested type not taken");
+	s = "{\"message\":\"text\",\"x\":{\"message\":{\"role\":1}}}";
+	T(jsonmembers(s, strlen(s), m, LEN(m)) == 0 &&
+	  at(s, &m[MSG], "\"text\"") && at(s, &m[ROLE], "") &&
+	  at(s, &m[TYPE], ""),
+	  "members: a message inside another member is not the message");
+	s = "{\"id\":[],\"message\":{},\"type\":{\"a\":[]}}";
+	T(jsonmembers(s, strlen(s), m, LEN(m)) == 0 && at(s, &m[ID], "[]") &&
+	  at(s, &m[MSG], "{}") && at(s, &m[TYPE], "{\"a\":[]}"),
+	  "members: empty containers end where they close");
+	s = "[{\"message\":{\"role\":1}},{\"type\":1}]";
+	T(jsonmembers(s, strlen(s), m, LEN(m)) == 0 && at(s, &m[MSG], "") &&
+	  at(s, &m[TYPE], ""), "members: none in an array");
+	s = "{\"type\":\"message\",\"id\":\"a\"";
+	T(jsonmembers(s, strlen(s), m, LEN(m)) < 0 && at(s, &m[TYPE], ""),
+	  "members: a torn line is refused, nothing found");
+	s = "{\"type\":\"m\",\"id\":\"a\"},";
+	T(jsonmembers(s, strlen(s), m, LEN(m)) < 0,
+	  "members: junk after the value is refused");
+}
+
 int
 main(void)
 {
+	testmembers();
 	testvalid();
 	testlookup();
 	testunescape();

@@ -1386,6 +1386,73 @@ testlibc(void)
 	  bad);
 }
 
+/* The index notes where each line's message is, and its role; the
+ * message is then made from its line without a parse, in place. */
+static void
+testmessage(void)
+{
+	static const char l1[] = "{\"message\" : {\"role\":\"user\","
+		"\"content\":\"a \\\"b\\\"\"} ,\"id\":\"00000001\","
+		"\"type\":\"message\",\"parentId\":null}";
+	static const char l2[] = "{\"type\":\"custom\",\"id\":\"00000002\","
+		"\"parentId\":\"00000001\",\"data\":{\"message\":{\"role\":1}}}";
+	static const char l3[] = "{\"type\":\"message\",\"id\":\"00000003\","
+		"\"parentId\":\"00000002\",\"message\":{\"role\":"
+		"\"bash\\u0045xecution\",\"command\":\"ls\"}}";
+	/* the same length and id, the message moved by a byte */
+	static const char l3b[] = "{\"type\":\"message\",\"id\":\"00000003\","
+		"\"parentId\":\"00000002\",\"message\": {\"role\":"
+		"\"bash\\u0045xecution\",\"command\":\"l\"}}";
+	Session s;
+	Buf b = { 0 };
+	const Entry **p;
+	char *err, *m, *blk, *path = pathf("msg.jsonl");
+	size_t n;
+	int shared;
+
+	bufaddf(&b, "%s%s\n%s\n%s\n", head, l1, l2, l3);
+	T(load(&s, "msg.jsonl", b.p, &err) == 0 && s.n == 3,
+	  "message: loads");
+	free(err);
+	T(s.e[0].msgat == 13 && s.e[0].msglen == 35 &&
+	  !strcmp(s.e[0].role, "user"),
+	  "message: where it lies, white space and key order as written");
+	T(!s.e[1].msgat && !s.e[1].role,
+	  "message: one inside another member is not the entry's");
+	T(s.e[2].role && !strcmp(s.e[2].role, "bashExecution"),
+	  "message: its role unescaped");
+	n = sesscontext(&s, &p);
+	m = n == 3 ? sessmessage(&s, p[0], &shared) : NULL;
+	T(m && !strcmp(m, "{\"role\":\"user\",\"content\":\"a \\\"b\\\"\"}") &&
+	  shared && !p[0]->line && p[1]->shared && s.block,
+	  "message: made in place in the block the lines were read into");
+	T(n == 3 && !sessmessage(&s, p[1], &shared),
+	  "message: none in a custom entry");
+	blk = sessblock(&s);
+	sessdone(&s, p);
+	T(blk && blk == m && !s.block && !s.e[1].line,
+	  "message: the block is the caller's, the lines are let go");
+	free(blk);
+	/* rewritten under us, as like the old as can be */
+	bufreset(&b);
+	bufaddf(&b, "%s%s\n%s\n%s\n", head, l1, l2, l3b);
+	writefile(path, b.p, 0);
+	n = sesscontext(&s, &p);
+	T(n == 3 && p[2]->line && !sessmessage(&s, p[2], &shared),
+	  "message: a line that changed under us is not cut blindly");
+	sessdone(&s, p);
+	sessfree(&s);
+	/* in memory, a copy */
+	T(sessparse(&s, b.p, b.len, "msg") == 0 && (n = sesscontext(&s, &p))
+	  == 3 && (m = sessmessage(&s, p[0], &shared)) && !shared &&
+	  p[0]->line, "message: from a text, a copy");
+	free(m);
+	free(p);
+	sessfree(&s);
+	buffree(&b);
+	free(path);
+}
+
 int
 main(void)
 {
@@ -1418,6 +1485,7 @@ main(void)
 	testhalfline();
 	testtwowriters();
 	testmodelusage();
+	testmessage();
 	rmtree(tmp);
 	unlink(errpath);
 	return tfail != 0;

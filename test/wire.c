@@ -720,6 +720,118 @@ testforms(void)
 	buffree(&kept);
 }
 
+/* The body of msgs[n] on wire, its forms kept in f; with spans, in
+ * spans joined. */
+static void
+refbody(int wire, char **msgs, size_t n, Wireform *f, int spans, Buf *out)
+{
+	Wirebody wb;
+	Wirereq q;
+	size_t i;
+
+	memset(&q, 0, sizeof(q));
+	q.wire = wire;
+	q.model = "m";
+	q.system = "be brief";
+	q.msgs = msgs;
+	q.nmsgs = n;
+	q.forms = f;
+	q.maxout = 100;
+	bufreset(out);
+	if (!spans) {
+		wirebody(&q, out);
+		return;
+	}
+	wirespans(&q, &wb);
+	for (i = 0; i < wb.n; i++)
+		bufadd(out, wb.v[i].p, wb.v[i].len);
+	wirebodyfree(&wb);
+}
+
+/* A big text goes on the wire from its message when it stands there as
+ * jsonesc writes it, else unescaped and escaped again: the bodies are
+ * the same byte for byte either way, on both wires. */
+static void
+testrefs(void)
+{
+	static const struct {
+		const char *raw;	/* a piece of a stored string */
+		int plain;		/* sent as it stands */
+	} piece[] = {
+		{ "\\\"quoted\\\"", 1 }, { "back\\\\slash", 1 },
+		{ "\\n\\t\\r\\b\\f", 1 }, { "\xc3\xa9\xe2\x98\x83\xf0\x9f\x98\x80", 1 },
+		{ "del\x7f", 1 }, { "a\\/b", 0 }, { "\\u00e9", 0 },
+		{ "\\ud800 lone high", 0 }, { "lone low \\udc00", 0 },
+		{ "\\ud83d\\ude00 a pair", 0 }, { "\\ud83d split \\ude00", 0 },
+		{ "\\u0001 control", 0 }, { "\\u001f\\u007f", 0 },
+		{ "bad \xff byte", 0 }, { "\xed\xa0\x80 surrogate", 0 },
+		{ "cut \xe2\x98", 0 },
+	};
+	static const char *shape[] = {
+		"{\"role\":\"user\",\"content\":\"%s%s\"}",
+		"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":"
+		"\"%s\"},{\"type\":\"image\"},{\"type\":\"text\",\"text\":\"%s\"}]}",
+		"{\"role\":\"toolResult\",\"toolCallId\":\"c1\",\"toolName\":"
+		"\"read\",\"content\":[{\"type\":\"text\",\"text\":\"%s\"},"
+		"{\"type\":\"text\",\"text\":\"%s\"}],\"isError\":true}",
+		"{\"role\":\"toolResult\",\"toolCallId\":\"c1\",\"toolName\":"
+		"\"read\",\"content\":\"%s%s\",\"isError\":false}",
+	};
+	Buf fill = { 0 }, copy = { 0 }, a = { 0 }, b = { 0 }, c = { 0 };
+	Buf m1 = { 0 }, m2 = { 0 };
+	Wireform f1, f2;
+	char *msgs[1];
+	size_t i, k;
+	int w, same = 1, used = 1, spans = 1;
+
+	while (fill.len < 5000)
+		bufadds(&fill, "some text of a file ");
+	/* the same text, one letter written as an escape: copied */
+	bufadds(&copy, fill.p);
+	copy.p[0] = '\0';
+	copy.len = 0;
+	bufadds(&copy, "\\u0073");
+	bufadds(&copy, fill.p + 1);
+	for (i = 0; i < LEN(piece); i++)
+	for (k = 0; k < LEN(shape); k++)
+	for (w = 0; w < 2; w++) {
+		bufreset(&m1);
+		bufreset(&m2);
+		bufaddf(&m1, shape[k], fill.p, piece[i].raw);
+		bufaddf(&m2, shape[k], copy.p, piece[i].raw);
+		memset(&f1, 0, sizeof(f1));
+		memset(&f2, 0, sizeof(f2));
+		msgs[0] = m1.p;
+		refbody(w ? ANTHROPIC : OPENAI, msgs, 1, &f1, 0, &a);
+		refbody(w ? ANTHROPIC : OPENAI, msgs, 1, &f1, 1, &c);
+		msgs[0] = m2.p;
+		refbody(w ? ANTHROPIC : OPENAI, msgs, 1, &f2, 0, &b);
+		if (a.len != b.len || memcmp(a.p, b.p, a.len) ||
+		    c.len != a.len || memcmp(a.p, c.p, a.len)) {
+			same = 0;
+			printf("# %zu %zu %d:\n# %s\n# %s\n", i, k, w,
+			       a.p + a.len - 60, b.p + b.len - 60);
+		}
+		spans &= c.len == a.len && !memcmp(a.p, c.p, a.len);
+		/* a user message with an image is copied */
+		used &= !f2.nrefs && (k == 1 ? !f1.nrefs :
+		        !f1.nrefs == !piece[i].plain);
+		wireformfree(&f1);
+		wireformfree(&f2);
+	}
+	T(same, "refs: a text sent from its message is byte for byte the "
+	  "text copied, on both wires");
+	T(spans, "refs: in spans, the same");
+	T(used, "refs: only plain texts are sent from their messages");
+	buffree(&fill);
+	buffree(&copy);
+	buffree(&a);
+	buffree(&b);
+	buffree(&c);
+	buffree(&m1);
+	buffree(&m2);
+}
+
 /* A body in spans is the body joined, its big forms not copied but
  * pointed at, on both wires. */
 static void
@@ -755,8 +867,11 @@ testspans(void)
 		bufreset(&joined);
 		for (i = 0; i < wb.n; i++) {
 			bufadd(&joined, wb.v[i].p, wb.v[i].len);
+			/* the form, or the message's text it refers to */
 			kept += wb.v[i].p == forms[0].text ||
-			        wb.v[i].p == forms[2].text;
+			        wb.v[i].p == forms[2].text ||
+			        (wb.v[i].p > big.p &&
+			         wb.v[i].p < big.p + big.len);
 		}
 		same &= joined.len == whole.len && wb.len == whole.len &&
 		        !memcmp(joined.p, whole.p, whole.len);
@@ -1258,6 +1373,7 @@ main(void)
 	testanthropicbody();
 	testforms();
 	testspans();
+	testrefs();
 	testimagebody();
 	testcost();
 	testmessage();
