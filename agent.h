@@ -71,12 +71,17 @@ typedef struct {
 	size_t len;
 	Jtok *t;
 	int n;
+	int cap;	/* tokens t has room for */
 } Json;
 
 int jsonparse(Json *j, const char *s, size_t len);
+int jsonreparse(Json *j, const char *s, size_t len);
 void jsonfree(Json *j);
 int jsonskip(const Json *j, int i);
 int jsonget(const Json *j, int obj, const char *key);
+enum { JSONKEYS = 8 };	/* jsonkeys: the most keys at once */
+void jsonkeys(const Json *j, int obj, const char *const keys[], int nkeys,
+              int val[]);
 int jsonat(const Json *j, int arr, int k);
 int jsonnext(const Json *j, int i);
 int jsoneq(const Json *j, int i, const char *s);
@@ -313,6 +318,8 @@ typedef struct {
 	int done;		/* the stream said it is over */
 	int again;		/* an error in the stream a retry may mend */
 	Buf err;		/* an error from the stream */
+	Json json;		/* the last event's tokens: their array is
+				 * used again for the next */
 } Wire;
 
 int wirelevel(const char *name);
