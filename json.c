@@ -375,7 +375,7 @@ jsonkeys(const Json *j, int obj, const char *const keys[], int nkeys,
 {
 	size_t len[JSONKEYS], tl;
 	const char *p;
-	int i, k, m, esc;
+	int i, k, m;
 
 	for (k = 0; k < nkeys; k++) {
 		val[k] = -1;
@@ -387,13 +387,14 @@ jsonkeys(const Json *j, int obj, const char *const keys[], int nkeys,
 	for (m = 0; m < j->t[obj].size && i + 1 < j->n; m++) {
 		p = j->s + j->t[i].start;
 		tl = j->t[i].end - j->t[i].start;
-		/* escaped keys are rare: only they need decoding */
-		esc = memchr(p, '\\', tl) != NULL;
 		for (k = 0; k < nkeys && j->t[i].type == JSTR; k++) {
-			if (val[k] >= 0)
+			/* most keys differ in length or at once; only a
+			 * longer one with an escape needs decoding */
+			if (val[k] >= 0 || tl < len[k] ||
+			    (len[k] && *p != *keys[k] && *p != '\\'))
 				continue;
-			if (esc ? streq(j, i, keys[k], len[k], 1) :
-			    tl == len[k] && !memcmp(p, keys[k], tl)) {
+			if (tl == len[k] ? !memcmp(p, keys[k], tl) :
+			    streq(j, i, keys[k], len[k], 1)) {
 				val[k] = i + 1;
 				break;
 			}

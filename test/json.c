@@ -168,9 +168,11 @@ testscan(void)
 static void
 testkeys(void)
 {
-	static const char *const keys[] = { "b", "key", "a", "none", "c" };
+	static const char *const keys[] = {
+		"b", "key", "a", "none", "c", "d", ""
+	};
 	const char *s = "{\"a\":{\"b\":1},\"b\":[2,{\"c\":3}],\"k\\u0065y\":4,"
-	                "\"b\":5,\"c\":6}";
+	                "\"b\":5,\"c\":6,\"\\u0064\":7,\"\":8}";
 	const char *big = "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,"
 	                  "20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,"
 	                  "36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,"
@@ -183,9 +185,10 @@ testkeys(void)
 	jsonkeys(&j, 0, keys, LEN(keys), v);
 	for (k = 0; k < (int)LEN(keys); k++)
 		ok &= v[k] == jsonget(&j, 0, keys[k]);
-	T(ok && v[0] > 0 && j.t[v[0]].type == JARR && v[3] == -1,
-	  "jsonkeys: as jsonget each, in one walk (the first of a repeated "
-	  "key, an escaped one, none from a nested object)");
+	T(ok && v[0] > 0 && j.t[v[0]].type == JARR && v[3] == -1 &&
+	  v[5] > 0 && v[6] > 0, "jsonkeys: as jsonget each, in one walk (the "
+	  "first of a repeated key, escaped ones, the empty one, none from "
+	  "a nested object)");
 	jsonkeys(&j, v[0], keys, LEN(keys), v);
 	T(v[0] == -1 && v[1] == -1 && v[4] == -1, "jsonkeys: no object");
 	T(jsonreparse(&j, big, strlen(big)) == 0 && j.n == 68 &&
