@@ -79,7 +79,6 @@ int jsonreparse(Json *j, const char *s, size_t len);
 void jsonfree(Json *j);
 int jsonskip(const Json *j, int i);
 int jsonget(const Json *j, int obj, const char *key);
-enum { JSONKEYS = 8 };	/* jsonkeys: the most keys at once */
 void jsonkeys(const Json *j, int obj, const char *const keys[], int nkeys,
               int val[]);
 int jsonat(const Json *j, int arr, int k);

@@ -366,21 +366,29 @@ jsonget(const Json *j, int obj, const char *key)
 	return -1;
 }
 
-/* The values of up to JSONKEYS keys of object obj in one walk over it:
- * val[k] is that of keys[k] (which holds no '\\'), or -1.  Of a key
- * repeated the first counts, as with jsonget. */
+/* Whether the n bytes at p are those at s: a loop, as keys are short and
+ * a call to memcmp for each cost more than comparing them. */
+static int
+same(const char *p, const char *s, size_t n)
+{
+	while (n && *p == *s)
+		p++, s++, n--;
+	return !n;
+}
+
+/* The values of some keys of object obj in one walk over it: val[k] is
+ * that of keys[k] (which holds no '\\'), or -1.  Of a key repeated the
+ * first counts, as with jsonget. */
 void
 jsonkeys(const Json *j, int obj, const char *const keys[], int nkeys,
          int val[])
 {
-	size_t len[JSONKEYS], tl;
+	size_t tl, n;
 	const char *p;
 	int i, k, m;
 
-	for (k = 0; k < nkeys; k++) {
+	for (k = 0; k < nkeys; k++)
 		val[k] = -1;
-		len[k] = strlen(keys[k]);
-	}
 	if (obj < 0 || obj >= j->n || j->t[obj].type != JOBJ)
 		return;
 	i = obj + 1;
@@ -388,18 +396,20 @@ jsonkeys(const Json *j, int obj, const char *const keys[], int nkeys,
 		p = j->s + j->t[i].start;
 		tl = j->t[i].end - j->t[i].start;
 		for (k = 0; k < nkeys && j->t[i].type == JSTR; k++) {
-			/* most keys differ in length or at once; only a
-			 * longer one with an escape needs decoding */
-			if (val[k] >= 0 || tl < len[k] ||
-			    (len[k] && *p != *keys[k] && *p != '\\'))
+			/* most keys differ at once: no more is read */
+			if (val[k] >= 0 ||
+			    (tl && *p != '\\' && *p != *keys[k]))
 				continue;
-			if (tl == len[k] ? !memcmp(p, keys[k], tl) :
-			    streq(j, i, keys[k], len[k], 1)) {
+			/* only a longer key with escapes needs decoding */
+			n = strlen(keys[k]);
+			if (tl == n ? same(p, keys[k], n) :
+			    tl > n && streq(j, i, keys[k], n, 1)) {
 				val[k] = i + 1;
 				break;
 			}
 		}
-		i = jsonskip(j, i + 1);
+		if (m + 1 < j->t[obj].size)	/* no walk past the last */
+			i = jsonskip(j, i + 1);
 	}
 }
 

@@ -96,8 +96,7 @@ whole(Sse *s, const char *p, const char *e, int *r)
 		v++;
 	if (toobig(s, q - v))
 		return 0;
-	bufadd(&s->event, "", 0);
-	*r = s->fn(s->arg, s->event.p, v, q - v);
+	*r = s->fn(s->arg, s->event.len ? s->event.p : "", v, q - v);
 	bufreset(&s->event);
 	return q + 2 - p;
 }
