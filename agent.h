@@ -72,6 +72,8 @@ typedef struct {
 	Jtok *t;
 	int n;
 	int cap;	/* tokens t has room for */
+	struct Jpre *pre;	/* json.c's, for jsonreparse: what jsmn read
+				 * of the last document */
 } Json;
 
 int jsonparse(Json *j, const char *s, size_t len);
@@ -93,7 +95,8 @@ void jsonesc(Buf *b, const char *s, size_t n);
 void jsonescs(Buf *b, const char *s);
 void jsonraw(Buf *b, const Json *j, int i);
 
-/* sse.c: server-sent events push parser */
+/* sse.c: server-sent events push parser; an event's data may point into
+ * the bytes fed, with no NUL after it: len says where it ends */
 typedef int (*Ssefn)(void *arg, const char *event, const char *data,
                      size_t len);
 

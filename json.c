@@ -212,7 +212,73 @@ validate(const char *s, size_t n)
 	}
 }
 
-/* Parse s into j's token array, reused when it is big enough. */
+/* jsonreparse's memory of the last document: its text, and jsmn's state
+ * (parser and tokens) after the start it shares with the one before.
+ * The events of a stream share most of their start ("id", "model" and
+ * the path down to the delta's text): jsmn then reads only the rest. */
+typedef struct Jpre {
+	Buf last;		/* the last document, if under LASTMAX */
+	jsmn_parser p;		/* jsmn after last's first p.pos bytes */
+	jsmntok_t *snap;	/* its first p.toknext tokens then */
+	jsmntok_t *t;		/* the tokens jsmn fills */
+	long cap;		/* of snap and t */
+} Jpre;
+
+enum { LASTMAX = 4096 };	/* a longer document is not kept */
+
+/* The length of the start s and t share, eight bytes at a time. */
+static size_t
+shared(const char *s, const char *t, size_t n)
+{
+	size_t k = 0;
+
+	while (n - k >= 8 && !memcmp(s + k, t + k, 8))
+		k += 8;
+	while (k < n && s[k] == t[k])
+		k++;
+	return k;
+}
+
+/* Run jsmn over the document s of n tokens, from c's state if s starts as
+ * the last one did; its tokens, or NULL if jsmn made other than n. */
+static jsmntok_t *
+resume(Jpre *c, const char *s, size_t len, long n)
+{
+	jsmn_parser p;
+	size_t same;
+	int r;
+
+	if (n > c->cap) {
+		c->snap = xrealloc(c->snap, n * sizeof(*c->snap));
+		c->t = xrealloc(c->t, n * sizeof(*c->t));
+		c->cap = n;
+	}
+	same = shared(s, bstr(&c->last), MIN(len, c->last.len));
+	if (same < c->p.pos)
+		jsmn_init(&c->p);	/* s starts otherwise: forget it */
+	p = c->p;
+	memcpy(c->t, c->snap, p.toknext * sizeof(*c->t));
+	/* a longer start shared: jsmn's state after it, for the next */
+	if (same > p.pos) {
+		r = jsmn_parse(&p, s, same, c->t, n);
+		if (r < 0 && r != JSMN_ERROR_PART) {
+			jsmn_init(&p);	/* never for a valid start */
+		} else if (p.pos != c->p.pos) {
+			c->p = p;
+			memcpy(c->snap, c->t, p.toknext * sizeof(*c->t));
+		}
+	}
+	r = jsmn_parse(&p, s, len, c->t, n);
+	bufreset(&c->last);
+	if (len <= LASTMAX)
+		bufadd(&c->last, s, len);
+	else
+		jsmn_init(&c->p);
+	return r == n ? c->t : NULL;
+}
+
+/* Parse s into j's token array, reused when it is big enough; jsmn from
+ * where the last document left it when j->pre is set. */
 static int
 parse(Json *j, const char *s, size_t len)
 {
@@ -242,13 +308,20 @@ parse(Json *j, const char *s, size_t len)
 		j->t[0].parent = -1;
 		return 0;
 	}
-	/* most documents from the stream are small: no malloc for them */
-	t = n <= (long)LEN(small) ? small : xcalloc(n, sizeof(*t));
-	jsmn_init(&p);
-	if (jsmn_parse(&p, s, len, t, n) != n) {
+	if (j->pre) {
+		t = resume(j->pre, s, len, n);
+	} else {
+		/* most documents are small: no malloc for them */
+		t = n <= (long)LEN(small) ? small : xcalloc(n, sizeof(*t));
+		jsmn_init(&p);
+		if (jsmn_parse(&p, s, len, t, n) != n) {
+			if (t != small)
+				free(t);
+			t = NULL;
+		}
+	}
+	if (!t) {
 		j->n = 0;
-		if (t != small)
-			free(t);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -258,7 +331,7 @@ parse(Json *j, const char *s, size_t len)
 		j->t[i].size = t[i].size;
 		j->t[i].parent = t[i].parent;
 	}
-	if (t != small)
+	if (t != small && !j->pre)
 		free(t);
 	return 0;
 }
@@ -278,17 +351,28 @@ jsonparse(Json *j, const char *s, size_t len)
 }
 
 /* jsonparse again into j, zeroed or holding a parse: its token array is
- * kept for the next document, as a stream parses one after another.  On
- * failure j holds no tokens, but its array stays for jsonfree. */
+ * kept for the next document, as a stream parses one after another, and
+ * what jsmn read of this one's start.  On failure j holds no tokens, but
+ * its memory stays for jsonfree. */
 int
 jsonreparse(Json *j, const char *s, size_t len)
 {
+	if (!j->pre) {
+		j->pre = xcalloc(1, sizeof(*j->pre));
+		jsmn_init(&j->pre->p);
+	}
 	return parse(j, s, len);
 }
 
 void
 jsonfree(Json *j)
 {
+	if (j->pre) {
+		buffree(&j->pre->last);
+		free(j->pre->snap);
+		free(j->pre->t);
+		free(j->pre);
+	}
 	free(j->t);
 	memset(j, 0, sizeof(*j));
 }

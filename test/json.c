@@ -204,6 +204,57 @@ testkeys(void)
 	jsonfree(&j);
 }
 
+/* Whether jsonreparse makes of s what jsonparse makes: both refuse it or
+ * both give the same tokens. */
+static int
+reparsed(Json *r, const char *s)
+{
+	Json j;
+	int a = jsonreparse(r, s, strlen(s)), b = jsonparse(&j, s, strlen(s));
+	int same = a == b && (a || (r->n == j.n &&
+	           !memcmp(r->t, j.t, j.n * sizeof(*j.t))));
+
+	jsonfree(&j);
+	return same;
+}
+
+/* jsonreparse reads a document's start as the last one left jsmn, where
+ * the two start the same way: cut in a key, a string, a number, a
+ * literal, after an escape, in a container; longer and shorter; refused
+ * ones between. */
+static void
+teststream(void)
+{
+	static const char *docs[] = {
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"content\":\"ab\"},\"f\":null}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"content\":\"abc\"},\"f\":null}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"content\":\"a\\u00e9\"},"
+		"\"f\":\"stop\"}",
+		"{\"id\":\"c1\",\"n\":170,\"d\":{},\"f\":true}",
+		"{\"id\":\"c1\",\"n\":1,\"d\":{\"content\":\"ab\"}}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"content\":\"ab\"},\"f\":nul}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"content\":\"ab\"},\"f\":null} ",
+		"{\"id\":\"c2\"}",
+		"[\"c1\",17,[{\"content\":\"ab\"}],null]",
+		"[\"c1\",17,[{\"content\":\"ab\"}],nulls]",
+		"[\"c1\",17,[{\"content\":\"ab\"}],null,[]]",
+		"\"c1\"", "17", "[]", "{}", "",
+	};
+	Json r = { 0 };
+	size_t a, b, c;
+	int bad = 0;
+
+	for (a = 0; a < LEN(docs); a++)
+		for (b = 0; b < LEN(docs); b++)
+			for (c = 0; c < LEN(docs); c++)
+				bad += !reparsed(&r, docs[a]) +
+				       !reparsed(&r, docs[b]) +
+				       !reparsed(&r, docs[c]);
+	T(!bad, "reparse: documents that start alike, in every order of "
+	  "three, as parsed alone (%d differ)", bad);
+	jsonfree(&r);
+}
+
 static void
 testunescape(void)
 {
@@ -359,6 +410,7 @@ main(void)
 	testlookup();
 	testscan();
 	testkeys();
+	teststream();
 	testunescape();
 	testwrite();
 	testraw();
