@@ -230,10 +230,15 @@ enum { LASTMAX = 4096 };	/* a longer document is not kept */
 static size_t
 shared(const char *s, const char *t, size_t n)
 {
-	size_t k = 0;
+	uint64_t a, b;
+	size_t k;
 
-	while (n - k >= 8 && !memcmp(s + k, t + k, 8))
-		k += 8;
+	for (k = 0; n - k >= 8; k += 8) {
+		memcpy(&a, s + k, 8);	/* a load, where memcmp is a call */
+		memcpy(&b, t + k, 8);
+		if (a != b)
+			break;
+	}
 	while (k < n && s[k] == t[k])
 		k++;
 	return k;
