@@ -114,7 +114,7 @@ testscan(void)
 
 	for (a = 0; a < 8; a++)
 		for (len = 0; len < 24; len++) {
-			/* ["<len bytes>","x"]: the quote ends it where it is */
+			/* ["<len bytes>","x"]: the quote ends it */
 			memset(s, ' ', a);
 			memcpy(s + a, "[\"", 2);
 			memset(s + a + 2, 'q', len);
@@ -226,18 +226,18 @@ static void
 teststream(void)
 {
 	static const char *docs[] = {
-		"{\"id\":\"c1\",\"n\":17,\"d\":{\"content\":\"ab\"},\"f\":null}",
-		"{\"id\":\"c1\",\"n\":17,\"d\":{\"content\":\"abc\"},\"f\":null}",
-		"{\"id\":\"c1\",\"n\":17,\"d\":{\"content\":\"a\\u00e9\"},"
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"text\":\"ab\"},\"f\":null}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"text\":\"abc\"},\"f\":null}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"text\":\"a\\u00e9\"},"
 		"\"f\":\"stop\"}",
 		"{\"id\":\"c1\",\"n\":170,\"d\":{},\"f\":true}",
-		"{\"id\":\"c1\",\"n\":1,\"d\":{\"content\":\"ab\"}}",
-		"{\"id\":\"c1\",\"n\":17,\"d\":{\"content\":\"ab\"},\"f\":nul}",
-		"{\"id\":\"c1\",\"n\":17,\"d\":{\"content\":\"ab\"},\"f\":null} ",
+		"{\"id\":\"c1\",\"n\":1,\"d\":{\"text\":\"ab\"}}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"text\":\"ab\"},\"f\":nul}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"text\":\"ab\"},\"f\":null} ",
 		"{\"id\":\"c2\"}",
-		"[\"c1\",17,[{\"content\":\"ab\"}],null]",
-		"[\"c1\",17,[{\"content\":\"ab\"}],nulls]",
-		"[\"c1\",17,[{\"content\":\"ab\"}],null,[]]",
+		"[\"c1\",17,[{\"text\":\"ab\"}],null]",
+		"[\"c1\",17,[{\"text\":\"ab\"}],nulls]",
+		"[\"c1\",17,[{\"text\":\"ab\"}],null,[]]",
 		"\"c1\"", "17", "[]", "{}", "",
 	};
 	Json r = { 0 };
