@@ -94,7 +94,7 @@ whole(Sse *s, const char *p, const char *e, int *r)
 		return 0;
 	if (*v == ' ')
 		v++;
-	if (toobig(s, q - v))
+	if (toobig(s, q - v + 1))	/* counted as line() counts it */
 		return 0;
 	*r = s->fn(s->arg, s->event.len ? s->event.p : "", v, q - v);
 	bufreset(&s->event);
