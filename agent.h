@@ -71,6 +71,9 @@ typedef struct {
 	size_t len;
 	Jtok *t;
 	int n;
+	int cap;	/* tokens t has room for */
+	struct Jpre *pre;	/* json.c's, for jsonreparse: what jsmn read
+				 * of the last document */
 } Json;
 
 /* A member that jsonmembers looks for, and where its value lies. */
@@ -82,9 +85,12 @@ typedef struct {
 
 int jsonparse(Json *j, const char *s, size_t len);
 int jsonmembers(const char *s, size_t n, Jmember *m, int nm);
+int jsonreparse(Json *j, const char *s, size_t len);
 void jsonfree(Json *j);
 int jsonskip(const Json *j, int i);
 int jsonget(const Json *j, int obj, const char *key);
+void jsonkeys(const Json *j, int obj, const char *const keys[], int nkeys,
+              int val[]);
 int jsonat(const Json *j, int arr, int k);
 int jsonnext(const Json *j, int i);
 int jsoneq(const Json *j, int i, const char *s);
@@ -97,7 +103,8 @@ void jsonesc(Buf *b, const char *s, size_t n);
 void jsonescs(Buf *b, const char *s);
 void jsonraw(Buf *b, const Json *j, int i);
 
-/* sse.c: server-sent events push parser */
+/* sse.c: server-sent events push parser; an event's data may point into
+ * the bytes fed, with no NUL after it: len says where it ends */
 typedef int (*Ssefn)(void *arg, const char *event, const char *data,
                      size_t len);
 
@@ -331,6 +338,8 @@ typedef struct {
 	int done;		/* the stream said it is over */
 	int again;		/* an error in the stream a retry may mend */
 	Buf err;		/* an error from the stream */
+	Json json;		/* the last event's tokens: their array is
+				 * used again for the next */
 } Wire;
 
 int wirelevel(const char *name);

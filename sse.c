@@ -79,6 +79,28 @@ line(Sse *s, const char *p, size_t n)
 	return 0;
 }
 
+/* The common event, one data line and the empty line that ends it, both
+ * in the bytes fed, is passed on from them, uncopied.  The bytes it took,
+ * 0 if p does not start one (the line by line way then reads it). */
+static size_t
+whole(Sse *s, const char *p, const char *e, int *r)
+{
+	const char *v = p + 5, *q;
+
+	if (s->gotdata || e - p < 7 || memcmp(p, "data:", 5))
+		return 0;
+	if (!(q = memchr(v, '\n', e - v)) || e - q < 2 || q[1] != '\n' ||
+	    memchr(v, '\r', q - v))
+		return 0;
+	if (*v == ' ')
+		v++;
+	if (toobig(s, q - v + 1))	/* counted as line() counts it */
+		return 0;
+	*r = s->fn(s->arg, s->event.len ? s->event.p : "", v, q - v);
+	bufreset(&s->event);
+	return q + 2 - p;
+}
+
 /* Feed n bytes, split anywhere.  Returns 0, SSEBIG when an event grows
  * past s->max bytes, or the first non-zero value the callback returned;
  * after a non-zero value the parser must not be fed again. */
@@ -86,6 +108,7 @@ int
 ssefeed(Sse *s, const char *p, size_t n)
 {
 	const char *e = p + n, *q, *cr;
+	size_t k;
 	int r;
 
 	while (p < e) {
@@ -110,6 +133,12 @@ ssefeed(Sse *s, const char *p, size_t n)
 			continue;
 		}
 		s->cr = 0;
+		if (!s->line.len && (k = whole(s, p, e, &r))) {
+			if (r)
+				return r;
+			p += k;
+			continue;
+		}
 		/* memchr is many times faster than a loop of our own */
 		if ((q = memchr(p, '\n', e - p)) == NULL)
 			q = e;

@@ -168,6 +168,7 @@ wirefree(Wire *w)
 	buffree(&w->think);
 	buffree(&w->sig);
 	buffree(&w->err);
+	jsonfree(&w->json);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -235,34 +236,39 @@ uesc(const char *s, size_t n)
 	return v;
 }
 
-/* String token i of a streamed piece, unescaped into out.  Some servers
- * split an emoji's surrogate pair between two deltas: a high surrogate
- * ending one waits for the low one starting the next. */
+/* String token i of a streamed piece, unescaped and passed on as kind:
+ * delta()'s value, 0 if i is no string.  Some servers split an emoji's
+ * surrogate pair between two deltas: a high surrogate ending one waits
+ * for the low one starting the next. */
 static int
-piece(Wire *w, int kind, const Json *j, int i, Buf *out)
+piece(Wire *w, int kind, const Json *j, int i)
 {
 	Json cut = *j;
 	Jtok t;
+	Buf out = { 0 };
 	unsigned long c, hi = w->hi[kind];
 	long v;
-	int k;
+	int k, rc;
 
 	if (i < 0 || i >= j->n || j->t[i].type != JSTR)
-		return -1;
+		return 0;
 	t = j->t[i];
 	if (t.end == t.start)	/* "" between the halves changes nothing */
 		return 0;
+	/* most pieces hold no escape: passed on as they stand, uncopied */
+	if (!hi && !memchr(j->s + t.start, '\\', t.end - t.start))
+		return delta(w, kind, j->s + t.start, t.end - t.start);
 	w->hi[kind] = 0;
 	v = uesc(j->s + t.start, t.end - t.start);
 	if (hi && v >= 0xdc00 && v <= 0xdfff) {
 		c = 0x10000 + ((hi - 0xd800) << 10) + (v - 0xdc00);
-		bufaddc(out, 0xf0 | c >> 18);
-		bufaddc(out, 0x80 | (c >> 12 & 0x3f));
-		bufaddc(out, 0x80 | (c >> 6 & 0x3f));
-		bufaddc(out, 0x80 | (c & 0x3f));
+		bufaddc(&out, 0xf0 | c >> 18);
+		bufaddc(&out, 0x80 | (c >> 12 & 0x3f));
+		bufaddc(&out, 0x80 | (c >> 6 & 0x3f));
+		bufaddc(&out, 0x80 | (c & 0x3f));
 		t.start += 6;
 	} else if (hi) {
-		bufadds(out, "\xef\xbf\xbd");
+		bufadds(&out, "\xef\xbf\xbd");
 	}
 	v = t.end - t.start >= 6 ? uesc(j->s + t.end - 6, 6) : -1;
 	/* an odd run of \ before it would make it text, not an escape */
@@ -275,7 +281,10 @@ piece(Wire *w, int kind, const Json *j, int i, Buf *out)
 	}
 	cut.t = &t;
 	cut.n = 1;
-	return jsonstrbuf(&cut, 0, out);
+	jsonstrbuf(&cut, 0, &out);
+	rc = delta(w, kind, out.p, out.len);
+	buffree(&out);
+	return rc;
 }
 
 /* A new part of an Anthropic answer, for block. */
@@ -401,45 +410,49 @@ static const char *const reasonfields[] = {
 static int
 openaievent(Wire *w, const char *data, size_t len)
 {
-	Json j;
-	Buf s = { 0 };
-	int ch, d, v, k, rc = 0;
+	static const char *const top[] = { "error", "usage", "choices" };
+	static const char *const choice[] = { "finish_reason", "delta" };
+	/* reasonfields' first, in their order */
+	static const char *const fields[] = {
+		"reasoning_content", "reasoning", "reasoning_text",
+		"content", "tool_calls"
+	};
+	Json *j = &w->json;
+	int v[LEN(fields)], d, k, rc = 0;
 
 	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
 		w->done = 1;
 		return 0;
 	}
-	if (jsonparse(&j, data, len) < 0)
+	if (jsonreparse(j, data, len) < 0)
 		return badevent(w, data, len);
-	if ((v = jsonget(&j, 0, "error")) >= 0 && !jsonisnull(&j, v)) {
-		wireerror(&w->err, &j, 0);
-		jsonfree(&j);
+	/* each object's keys looked up in one walk over them */
+	jsonkeys(j, 0, top, LEN(top), v);
+	if (v[0] >= 0 && !jsonisnull(j, v[0])) {
+		wireerror(&w->err, j, 0);
 		return 1;
 	}
-	if ((v = jsonget(&j, 0, "usage")) >= 0 && j.t[v].type == JOBJ)
-		openaiusage(w, &j, v);
-	ch = jsonat(&j, jsonget(&j, 0, "choices"), 0);
-	if ((v = jsonget(&j, ch, "finish_reason")) >= 0 && j.t[v].type == JSTR)
+	if (v[1] >= 0 && j->t[v[1]].type == JOBJ)
+		openaiusage(w, j, v[1]);
+	jsonkeys(j, jsonat(j, v[2], 0), choice, LEN(choice), v);
+	if (v[0] >= 0 && j->t[v[0]].type == JSTR)
 		snprintf(w->finish, sizeof(w->finish), "%.*s",
-		         j.t[v].end - j.t[v].start, j.s + j.t[v].start);
-	d = jsonget(&j, ch, "delta");
+		         j->t[v[0]].end - j->t[v[0]].start,
+		         j->s + j->t[v[0]].start);
+	d = v[1];
+	jsonkeys(j, d, fields, LEN(fields), v);
 	for (k = 0; k < (int)LEN(reasonfields); k++) {
-		v = jsonget(&j, d, reasonfields[k]);
-		if (v < 0 || j.t[v].type != JSTR || j.t[v].end == j.t[v].start)
+		if (v[k] < 0 || j->t[v[k]].type != JSTR ||
+		    j->t[v[k]].end == j->t[v[k]].start)
 			continue;
-		piece(w, WTHINK, &j, v, &s);
 		if (!w->sig.len)
 			bufadds(&w->sig, reasonfields[k]);
-		rc |= delta(w, WTHINK, s.p, s.len);
+		rc |= piece(w, WTHINK, j, v[k]);
 		break;
 	}
-	bufreset(&s);
-	if (piece(w, WTEXT, &j, jsonget(&j, d, "content"), &s) == 0)
-		rc |= delta(w, WTEXT, s.p, s.len);
-	if ((v = jsonget(&j, d, "tool_calls")) >= 0)
-		rc |= openaicalls(w, &j, v);
-	buffree(&s);
-	jsonfree(&j);
+	rc |= piece(w, WTEXT, j, v[3]);
+	if (v[4] >= 0)
+		rc |= openaicalls(w, j, v[4]);
 	return rc;
 }
 
@@ -513,12 +526,10 @@ anthropicstart(Wire *w, const Json *j, int block)
 			keepsig(w, p, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "thinking")) {
 		addpart(w, WTHINK, block);
-		if (piece(w, WTHINK, j, jsonget(j, cb, "thinking"), &s) == 0)
-			rc = delta(w, WTHINK, s.p, s.len);
+		rc = piece(w, WTHINK, j, jsonget(j, cb, "thinking"));
 	} else if (jsoneq(j, t, "text")) {
 		addpart(w, WTEXT, block);
-		if (piece(w, WTEXT, j, jsonget(j, cb, "text"), &s) == 0)
-			rc = delta(w, WTEXT, s.p, s.len);
+		rc = piece(w, WTEXT, j, jsonget(j, cb, "text"));
 	}
 	buffree(&s);
 	return rc;
@@ -543,11 +554,9 @@ anthropicdelta(Wire *w, const Json *j, int block)
 	size_t n;
 
 	if (jsoneq(j, t, "text_delta")) {
-		piece(w, WTEXT, j, jsonget(j, d, "text"), &s);
-		rc = delta(w, WTEXT, bstr(&s), s.len);
+		rc = piece(w, WTEXT, j, jsonget(j, d, "text"));
 	} else if (jsoneq(j, t, "thinking_delta")) {
-		piece(w, WTHINK, j, jsonget(j, d, "thinking"), &s);
-		rc = delta(w, WTHINK, bstr(&s), s.len);
+		rc = piece(w, WTHINK, j, jsonget(j, d, "thinking"));
 	} else if (jsoneq(j, t, "signature_delta")) {
 		jsonstrbuf(j, jsonget(j, d, "signature"), &s);
 		if (w->sig.len + s.len <= w->maxkeep)
@@ -585,40 +594,39 @@ anthropicstop(Wire *w, const Json *j)
 static int
 anthropicevent(Wire *w, const char *data, size_t len)
 {
-	Json j;
+	static const char *const top[] = { "type", "index" };
+	Json *j = &w->json;
 	double idx = -1;
-	int t, rc = 0;
+	int v[LEN(top)], t;
 
-	if (jsonparse(&j, data, len) < 0)
+	if (jsonreparse(j, data, len) < 0)
 		return badevent(w, data, len);
-	t = jsonget(&j, 0, "type");
-	if (jsonnum(&j, jsonget(&j, 0, "index"), &idx) < 0 ||
-	    !(idx >= 0 && idx <= 1000))
+	jsonkeys(j, 0, top, LEN(top), v);
+	t = v[0];
+	if (jsonnum(j, v[1], &idx) < 0 || !(idx >= 0 && idx <= 1000))
 		idx = -1;
-	if (jsoneq(&j, t, "error")) {
-		wireerror(&w->err, &j, 0);
-		t = jsonget(&j, jsonget(&j, 0, "error"), "type");
+	if (jsoneq(j, t, "error")) {
+		wireerror(&w->err, j, 0);
+		t = jsonget(j, jsonget(j, 0, "error"), "type");
 		/* Anthropic reports overload this way, often before a word */
 		w->again = !w->text.len && !w->think.len && !w->ncalls &&
-		           (jsoneq(&j, t, "overloaded_error") ||
-		            jsoneq(&j, t, "api_error") ||
-		            jsoneq(&j, t, "rate_limit_error"));
-		jsonfree(&j);
+		           (jsoneq(j, t, "overloaded_error") ||
+		            jsoneq(j, t, "api_error") ||
+		            jsoneq(j, t, "rate_limit_error"));
 		return 1;
 	}
-	if (jsoneq(&j, t, "message_start"))
-		anthropicusage(w, &j, jsonget(&j, jsonget(&j, 0, "message"),
+	if (jsoneq(j, t, "message_start"))
+		anthropicusage(w, j, jsonget(j, jsonget(j, 0, "message"),
 		               "usage"));
-	else if (jsoneq(&j, t, "content_block_start"))
-		rc = anthropicstart(w, &j, (int)idx);
-	else if (jsoneq(&j, t, "content_block_delta"))
-		rc = anthropicdelta(w, &j, (int)idx);
-	else if (jsoneq(&j, t, "message_delta"))
-		anthropicstop(w, &j);
-	else if (jsoneq(&j, t, "message_stop"))
+	else if (jsoneq(j, t, "content_block_start"))
+		return anthropicstart(w, j, (int)idx);
+	else if (jsoneq(j, t, "content_block_delta"))
+		return anthropicdelta(w, j, (int)idx);
+	else if (jsoneq(j, t, "message_delta"))
+		anthropicstop(w, j);
+	else if (jsoneq(j, t, "message_stop"))
 		w->done = 1;
-	jsonfree(&j);
-	return rc;
+	return 0;
 }
 
 /* One event of the stream (sse.c's callback shape): 0 to go on, 1 to
@@ -627,10 +635,15 @@ int
 wireevent(void *arg, const char *event, const char *data, size_t len)
 {
 	Wire *w = arg;
+	int rc;
 
 	(void)event;	/* the data names its type too */
-	return w->wire == ANTHROPIC ? anthropicevent(w, data, len) :
-	       openaievent(w, data, len);
+	rc = w->wire == ANTHROPIC ? anthropicevent(w, data, len) :
+	     openaievent(w, data, len);
+	/* the tokens stay for the next event, unless a big one grew them */
+	if (w->json.cap > 4096)
+		jsonfree(&w->json);
+	return rc;
 }
 
 /* Whether the stream told the whole answer: Anthropic always ends with

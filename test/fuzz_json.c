@@ -75,6 +75,34 @@ members(const char *s, size_t n, const Json *j, int parsed)
 			abort();
 }
 
+/* The input's lines, one document after another through jsonreparse,
+ * which reads a line's start as the line before left it: each must come
+ * out as jsonparse makes it, refused or the same tokens. */
+static void
+lines(const char *s, size_t n)
+{
+	Json r = { 0 }, j;
+	const char *e;
+	size_t len;
+	int a, b, i;
+
+	for (; n; s += len + (e != NULL), n -= len + (e != NULL)) {
+		e = memchr(s, '\n', n);
+		len = e ? (size_t)(e - s) : n;
+		a = jsonreparse(&r, s, len);
+		b = jsonparse(&j, s, len);
+		if (a != b || (!a && r.n != j.n))
+			abort();
+		for (i = 0; !a && i < j.n; i++)
+			if (memcmp(&r.t[i], &j.t[i], sizeof(j.t[i])))
+				abort();
+		jsonfree(&j);
+		if (!e)
+			break;
+	}
+	jsonfree(&r);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -84,6 +112,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s;
 	int i, v;
 
+	lines((const char *)data, size);
 	if (jsonparse(&j, (const char *)data, size) < 0) {
 		members((const char *)data, size, &j, 0);
 		return 0;

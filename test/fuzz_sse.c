@@ -27,8 +27,14 @@ run(Buf *out, const char *p, size_t n, size_t cut)
 	Sse s;
 
 	sseinit(&s, logev, out);
-	ssefeed(&s, p, cut);
-	ssefeed(&s, p + cut, n - cut);
+	if (cut) {
+		ssefeed(&s, p, cut);
+		ssefeed(&s, p + cut, n - cut);
+	} else {
+		/* a byte at a time: no event is ever whole in hand */
+		for (; n; p++, n--)
+			ssefeed(&s, p, 1);
+	}
 	sseend(&s);
 	ssefree(&s);
 }
@@ -44,6 +50,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cut = data[0] % size;
 	run(&whole, (const char *)data + 1, size - 1, size - 1);
 	run(&split, (const char *)data + 1, size - 1, MIN(cut, size - 1));
+	if (whole.len != split.len ||
+	    (whole.len && memcmp(whole.p, split.p, whole.len)))
+		abort();
+	bufreset(&split);
+	run(&split, (const char *)data + 1, size - 1, 0);
 	if (whole.len != split.len ||
 	    (whole.len && memcmp(whole.p, split.p, whole.len)))
 		abort();

@@ -16,6 +16,16 @@ parses(const char *s)
 	return r == 0;
 }
 
+static int
+parses_n(const char *s, size_t n)
+{
+	Json j;
+	int r = jsonparse(&j, s, n);
+
+	jsonfree(&j);
+	return r == 0;
+}
+
 static void
 testvalid(void)
 {
@@ -84,6 +94,165 @@ testlookup(void)
 	T(jsonget(&j, 0, "eg") == -1 && jsonget(&j, 0, "ef") == 6,
 	  "keys of one length");
 	jsonfree(&j);
+}
+
+/* Strings are scanned eight bytes at a time: each stop byte (the quote,
+ * a backslash, a control byte) is seen at every place in a word, the
+ * string at every alignment, and bytes next to the stop bytes' values
+ * are not taken for them. */
+static void
+testscan(void)
+{
+	static const char ctl[] = { 0, 1, '\n', 0x1f };
+	static const char plain[] = { ' ', '!', '#', '[', ']', 0x7f,
+	                              (char)0x80, (char)0xa2, (char)0xdc,
+	                              (char)0xff };
+	char s[64], *str;
+	Json j;
+	size_t a, len, at, k;
+	int bad = 0;
+
+	for (a = 0; a < 8; a++)
+		for (len = 0; len < 24; len++) {
+			/* ["<len bytes>","x"]: the quote ends it */
+			memset(s, ' ', a);
+			memcpy(s + a, "[\"", 2);
+			memset(s + a + 2, 'q', len);
+			memcpy(s + a + 2 + len, "\",\"x\"]", 6);
+			if (jsonparse(&j, s, a + 8 + len) < 0 ||
+			    j.t[1].end - j.t[1].start != (int)len)
+				bad++;
+			jsonfree(&j);
+			for (at = 0; at < len; at++) {
+				for (k = 0; k < LEN(ctl); k++) {
+					s[a + 2 + at] = ctl[k];
+					bad += parses_n(s, a + 8 + len);
+				}
+				for (k = 0; k < LEN(plain); k++) {
+					s[a + 2 + at] = plain[k];
+					bad += !parses_n(s, a + 8 + len);
+				}
+				s[a + 2 + at] = 'q';
+			}
+		}
+	T(!bad, "strings at 8 alignments, 0 to 23 bytes: each control "
+	  "byte refused and each byte near a stop taken, at every place "
+	  "(%d wrong)", bad);
+	bad = 0;
+	for (a = 0; a < 8; a++)
+		for (at = 0; at < 20; at++) {
+			/* escapes at every place, across the words' ends; an
+			 * escaped quote does not end the string */
+			snprintf(s, sizeof(s), "%*s\"%.*s\\u00e9\\\"%.*s\"",
+			         (int)a, "", (int)at, "abcdefghijklmnopqrst",
+			         (int)(19 - at), "abcdefghijklmnopqrst");
+			if (jsonparse(&j, s, strlen(s)) < 0) {
+				bad++;
+				continue;
+			}
+			str = jsonstr(&j, 0);
+			if (!str || strlen(str) != 22 ||
+			    memcmp(str + at, "\xc3\xa9\"", 3))
+				bad++;
+			free(str);
+			jsonfree(&j);
+			/* and cut short inside it */
+			s[a + 1 + at + 4] = '"';
+			s[a + 1 + at + 5] = '\0';
+			bad += parses(s);
+		}
+	T(!bad, "escapes at every place and alignment: read, and refused "
+	  "cut short (%d wrong)", bad);
+}
+
+static void
+testkeys(void)
+{
+	static const char *const keys[] = {
+		"b", "key", "a", "none", "c", "d", ""
+	};
+	const char *s = "{\"a\":{\"b\":1},\"b\":[2,{\"c\":3}],\"k\\u0065y\":4,"
+	                "\"b\":5,\"c\":6,\"\\u0064\":7,\"\":8}";
+	const char *big = "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,"
+	                  "20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,"
+	                  "36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,"
+	                  "52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67]";
+	Json j = { 0 };
+	int v[LEN(keys)], k, ok = 1;
+	double d;
+
+	T(jsonreparse(&j, s, strlen(s)) == 0, "reparse into a zeroed Json");
+	jsonkeys(&j, 0, keys, LEN(keys), v);
+	for (k = 0; k < (int)LEN(keys); k++)
+		ok &= v[k] == jsonget(&j, 0, keys[k]);
+	T(ok && v[0] > 0 && j.t[v[0]].type == JARR && v[3] == -1 &&
+	  v[5] > 0 && v[6] > 0, "jsonkeys: as jsonget each, in one walk (the "
+	  "first of a repeated key, escaped ones, the empty one, none from "
+	  "a nested object)");
+	jsonkeys(&j, v[0], keys, LEN(keys), v);
+	T(v[0] == -1 && v[1] == -1 && v[4] == -1, "jsonkeys: no object");
+	T(jsonreparse(&j, big, strlen(big)) == 0 && j.n == 68 &&
+	  jsonnum(&j, jsonat(&j, 0, 66), &d) == 0 && d == 67,
+	  "reparse a document of more tokens than the last");
+	T(jsonreparse(&j, "[1,]", 4) == -1 && j.n == 0,
+	  "reparse refuses bad JSON and holds no tokens");
+	T(jsonreparse(&j, "7", 1) == 0 && j.n == 1 && j.t[0].size == 0 &&
+	  jsonnum(&j, 0, &d) == 0 && d == 7 && j.cap == 68,
+	  "reparse a lone number into the array kept");
+	jsonkeys(&j, 0, keys, LEN(keys), v);
+	T(v[0] == -1 && v[2] == -1, "jsonkeys: a number is no object");
+	jsonfree(&j);
+}
+
+/* Whether jsonreparse makes of s what jsonparse makes: both refuse it or
+ * both give the same tokens. */
+static int
+reparsed(Json *r, const char *s)
+{
+	Json j;
+	int a = jsonreparse(r, s, strlen(s)), b = jsonparse(&j, s, strlen(s));
+	int same = a == b && (a || (r->n == j.n &&
+	           !memcmp(r->t, j.t, j.n * sizeof(*j.t))));
+
+	jsonfree(&j);
+	return same;
+}
+
+/* jsonreparse reads a document's start as the last one left jsmn, where
+ * the two start the same way: cut in a key, a string, a number, a
+ * literal, after an escape, in a container; longer and shorter; refused
+ * ones between. */
+static void
+teststream(void)
+{
+	static const char *docs[] = {
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"text\":\"ab\"},\"f\":null}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"text\":\"abc\"},\"f\":null}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"text\":\"a\\u00e9\"},"
+		"\"f\":\"stop\"}",
+		"{\"id\":\"c1\",\"n\":170,\"d\":{},\"f\":true}",
+		"{\"id\":\"c1\",\"n\":1,\"d\":{\"text\":\"ab\"}}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"text\":\"ab\"},\"f\":nul}",
+		"{\"id\":\"c1\",\"n\":17,\"d\":{\"text\":\"ab\"},\"f\":null} ",
+		"{\"id\":\"c2\"}",
+		"[\"c1\",17,[{\"text\":\"ab\"}],null]",
+		"[\"c1\",17,[{\"text\":\"ab\"}],nulls]",
+		"[\"c1\",17,[{\"text\":\"ab\"}],null,[]]",
+		"\"c1\"", "17", "[]", "{}", "",
+	};
+	Json r = { 0 };
+	size_t a, b, c;
+	int bad = 0;
+
+	for (a = 0; a < LEN(docs); a++)
+		for (b = 0; b < LEN(docs); b++)
+			for (c = 0; c < LEN(docs); c++)
+				bad += !reparsed(&r, docs[a]) +
+				       !reparsed(&r, docs[b]) +
+				       !reparsed(&r, docs[c]);
+	T(!bad, "reparse: documents that start alike, in every order of "
+	  "three, as parsed alone (%d differ)", bad);
+	jsonfree(&r);
 }
 
 static void
@@ -295,6 +464,9 @@ main(void)
 	testmembers();
 	testvalid();
 	testlookup();
+	testscan();
+	testkeys();
+	teststream();
 	testunescape();
 	testwrite();
 	testraw();

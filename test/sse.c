@@ -139,6 +139,8 @@ main(void)
 
 	T(bounded("data: 0123456789\n\n", 8, 1),
 	  "an event over max: SSEBIG, however it is split");
+	T(bounded("data: 0123456789\n\n", 10, 1),
+	  "an event at max with its line's end: SSEBIG, whole or split");
 	T(bounded("data: 0123456789", 8, 1),
 	  "a line over max that never ends: SSEBIG");
 	T(bounded("data: 01234\ndata: 56789\n\n", 8, 1),
