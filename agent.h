@@ -86,6 +86,7 @@ typedef struct {
 int jsonparse(Json *j, const char *s, size_t len);
 int jsonmembers(const char *s, size_t n, Jmember *m, int nm);
 int jsonreparse(Json *j, const char *s, size_t len);
+int jsonparseknown(Json *j, const char *s, size_t len);
 void jsonfree(Json *j);
 int jsonskip(const Json *j, int i);
 int jsonget(const Json *j, int obj, const char *key);

@@ -1659,8 +1659,8 @@ form(const Wirereq *q, const char *msg, Wireform *f)
 	f->model = xstrdup(q->model);
 	f->provider = q->provider ? xstrdup(q->provider) : NULL;
 	f->kind = WFNONE;
-	/* each was made from parsed JSON */
-	if (jsonparse(&j, msg, strlen(msg)) == 0) {
+	/* each was made from parsed JSON, or checked when it was read */
+	if (jsonparseknown(&j, msg, strlen(msg)) == 0) {
 		if (q->wire == ANTHROPIC)
 			anthropicform(f, &b, &j, q);
 		else

@@ -119,6 +119,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	members((const char *)data, size, &j, 1);
 	asjsmn(&j, (const char *)data, size);
+	/* what jsonparse takes, jsonparseknown reads the same */
+	if (jsonparseknown(&back, (const char *)data, size) < 0 ||
+	    back.n != j.n || memcmp(back.t, j.t, j.n * sizeof(*j.t)))
+		abort();
+	jsonfree(&back);
 	for (i = 0; i < j.n; i++) {
 		free(jsonstr(&j, i));
 		jsonnum(&j, i, &d);

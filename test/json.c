@@ -458,9 +458,49 @@ testmembers(void)
 	  "members: junk after the value is refused");
 }
 
+/* jsonparseknown makes of a text known to be JSON what jsonparse makes:
+ * with the guess of its tokens enough and short, white space first, a
+ * lone value; a torn text is still refused (jsmn lets a missing or extra
+ * comma through: it is only for texts known to be JSON). */
+static void
+testknown(void)
+{
+	static const char *docs[] = {
+		"{\"role\":\"toolResult\",\"content\":[{\"type\":\"text\","
+		"\"text\":\"a\\nb\"}],\"isError\":false}",
+		"[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22]",
+		"  \n{\"a\":[[],{},[{}],\"x\"]}",
+		"\"lone\"", "12", "{\"a\":[1,", "{", "",
+	};
+	Buf big = { 0 };
+	Json a, b;
+	size_t k;
+	int ok = 1, ra, rb, i;
+
+	bufaddc(&big, '[');
+	for (i = 0; i < 3000; i++)	/* far more tokens than bytes / 16 */
+		bufadds(&big, i ? ",0" : "0");
+	bufaddc(&big, ']');
+	for (k = 0; k <= LEN(docs); k++) {
+		const char *s = k < LEN(docs) ? docs[k] : big.p;
+
+		ra = jsonparseknown(&a, s, strlen(s));
+		rb = jsonparse(&b, s, strlen(s));
+		ok &= ra == rb && (ra || (a.n == b.n &&
+		      !memcmp(a.t, b.t, a.n * sizeof(*a.t))));
+		if (!ra)
+			jsonfree(&a);
+		if (!rb)
+			jsonfree(&b);
+	}
+	T(ok, "parseknown: the tokens jsonparse makes, and its refusals");
+	buffree(&big);
+}
+
 int
 main(void)
 {
+	testknown();
 	testmembers();
 	testvalid();
 	testlookup();
