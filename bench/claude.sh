@@ -31,28 +31,13 @@ trap 'kill $FAKE $SOCAT $RELAY 2>/dev/null; rm -rf "$B"' EXIT INT TERM
 unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
 mkdir -p "$B/home" "$B/proj"
 
-# measure N cmd...: run cmd N times; print "median-ms peak-rss-kb".
-measure() {
-	"$B/peak" "$@" | cut -d' ' -f1,2
-}
+. bench/lib.sh
 
-# cpu N cmd...: run cmd N times; print its median CPU time in ms.
-cpu() {
-	"$B/peak" "$@" | cut -d' ' -f3
-}
-
-# fake N script...: a fake that serves the scripts N times over, with
-# $FAKEFLAGS; sets URL (agent's base URL) and CURL (Claude Code's).
+# fake N script...: startfake; URL is agent's base URL, CURL Claude
+# Code's.
 fake() {
-	n=$1
-	shift
-	kill $FAKE 2>/dev/null
-	rm -f "$B/port"
-	set -- $(i=0; while [ $i -lt "$n" ]; do echo "$@"; i=$((i + 1)); done)
-	"$ROOT/test/fake" $FAKEFLAGS -p "$B/port" "$@" &
-	FAKE=$!
-	while [ ! -s "$B/port" ]; do sleep 0.02; done
-	CURL=http://127.0.0.1:$(cat "$B/port")
+	startfake "$@"
+	CURL=$BASE
 	URL=$CURL/v1
 }
 
@@ -104,15 +89,6 @@ tool() {
 		event content_block_delta '{"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "'"$esc"'"}}'
 		event content_block_stop '{"type": "content_block_stop", "index": 0}'
 	} | STOP=tool_use reply "$1"
-}
-
-# row NAME AGENT-RESULT CLAUDE-RESULT
-row() {
-	set -- "$1" $2 $3
-	printf '%-26s %9s ms %7s KB   %9s ms %7s KB   %5.1fx time %5.1fx memory\n' \
-	    "$1" "$2" "$3" "$4" "$5" \
-	    "$(echo "$4 $2" | awk '{ print $1 / $2 }')" \
-	    "$(echo "$5 $3" | awk '{ print $1 / $2 }')"
 }
 
 echo

@@ -22,46 +22,17 @@ unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
 PI=${PI:-$(command -v pi || echo "$ROOT/bench/pi/node_modules/.bin/pi")}
 [ -x "$PI" ] || PI=
 
-# measure N cmd...: run cmd N times; print "median-ms peak-rss-kb".
-measure() {
-	"$B/peak" "$@" | cut -d' ' -f1,2
-}
+. bench/lib.sh
 
-# cpu N cmd...: run cmd N times; print its median CPU time in ms.
-cpu() {
-	"$B/peak" "$@" | cut -d' ' -f3
-}
-
-# fake N script...: a fake that serves the scripts N times over, with
-# $FAKEFLAGS.
+# fake N script...: startfake, and pi told of it.
 fake() {
-	n=$1
-	shift
-	kill $FAKE 2>/dev/null
-	rm -f "$B/port"
-	set -- $(i=0; while [ $i -lt "$n" ]; do echo "$@"; i=$((i + 1)); done)
-	"$ROOT/test/fake" $FAKEFLAGS -p "$B/port" "$@" &
-	FAKE=$!
-	while [ ! -s "$B/port" ]; do sleep 0.02; done
-	URL=http://127.0.0.1:$(cat "$B/port")/v1
+	startfake "$@"
+	URL=$BASE/v1
 	mkdir -p "$B/home/.pi/agent"
 	cat >"$B/home/.pi/agent/models.json" <<X
 {"providers": {"fake": {"baseUrl": "$URL", "api": "openai-completions",
   "apiKey": "bench", "models": [{"id": "fake-model"}]}}}
 X
-}
-
-# row NAME AGENT-RESULT PI-RESULT
-row() {
-	set -- "$1" $2 $3
-	if [ -n "$4" ]; then
-		printf '%-26s %9s ms %7s KB   %9s ms %7s KB   %5.1fx time %5.1fx memory\n' \
-		    "$1" "$2" "$3" "$4" "$5" \
-		    "$(echo "$4 $2" | awk '{ print $1 / $2 }')" \
-		    "$(echo "$5 $3" | awk '{ print $1 / $2 }')"
-	else
-		printf '%-26s %9s ms %7s KB   (pi not run)\n' "$1" "$2" "$3"
-	fi
 }
 
 echo "                               agent                     pi"
