@@ -334,7 +334,8 @@ repeat(Comp *c, int s, int min, int max)
 	int n = r->n - s, i, rc = -1;
 
 	f = xmalloc(MAX(n, 1) * sizeof(*f));
-	memcpy(f, r->prog + s, n * sizeof(*f));
+	if (n > 0)	/* "()*" first: no program yet */
+		memcpy(f, r->prog + s, n * sizeof(*f));
 	r->n = s;
 	for (i = 0; i < min; i++)
 		if (copy(c, f, n) < 0)

@@ -96,7 +96,8 @@ agree(const char *pat, const char *const *lines, int nlines, int *bad)
 }
 
 static const char *const hardpats[] = {
-	"", "a", "abc", "a|b", "a|", "|a", "|", "a||b", "()", "(|a)", "(a|)",
+	"", "a", "abc", "a|b", "a|", "|a", "|", "a||b", "()", "()*a", "(|a)",
+	"(a|)",
 	"((a))", "((a|b)c|d)*e", "(a*)*", "(a*)+b", "(a|b)*c", "x{0}",
 	"(ab){0}c", "a{1,}", "a{2}", "a{2,3}", "a{,2}b", "(a{0})*", "a**",
 	"a+*", "a?+", "a{1}{2}", "(^a)", "(a$)", "a^b", "x$y", "(^|b)a",
