@@ -524,6 +524,8 @@ typedef struct {
 	unsigned char (*set)[32];	/* the byte sets it matches */
 	int n, nset;
 	int *work;		/* rematch's thread lists: one match at a time */
+	unsigned char first[32];	/* the bytes a match starts with */
+	int skip;		/* whether those are all it can start with */
 } Regex;
 
 /* recomp: 0, or -1 with why in err; rematch: whether a match lies in the

@@ -448,6 +448,39 @@ alt(Comp *c)
 	}
 }
 
+/* The bytes a match can start with, when every way from the start
+ * reads a byte first (no anchor, no empty match): rematch skips to
+ * them while it has no thread. */
+static void
+firstbytes(Regex *r)
+{
+	int *seen = xcalloc(r->n, sizeof(*seen)), *stk = r->work, sp = 0;
+	int pc, i;
+
+	r->skip = 1;
+	stk[sp++] = 0;
+	while (sp > 0 && r->skip) {
+		if (seen[pc = stk[--sp]])
+			continue;
+		seen[pc] = 1;
+		switch (r->prog[pc].op) {
+		case SET:
+			for (i = 0; i < 32; i++)
+				r->first[i] |= r->set[r->prog[pc].x][i];
+			break;
+		case SPLIT:
+			stk[sp++] = pc + r->prog[pc].y;
+			/* fall through */
+		case JMP:
+			stk[sp++] = pc + r->prog[pc].x;
+			break;
+		default:
+			r->skip = 0;
+		}
+	}
+	free(seen);
+}
+
 int
 recomp(Regex *r, const char *pat, int icase, char *err, size_t errlen)
 {
@@ -463,6 +496,7 @@ recomp(Regex *r, const char *pat, int icase, char *err, size_t errlen)
 		return -1;
 	}
 	r->work = xcalloc(6 * (size_t)r->n + 2, sizeof(*r->work));
+	firstbytes(r);
 	return 0;
 }
 
@@ -541,6 +575,11 @@ rematch(const Regex *r, const char *s, size_t n)
 	b.sparse = r->work + 3 * r->n;
 	a.n = 0;
 	for (i = 0;; i++) {
+		while (r->skip && a.n == 0 && i < n &&
+		    !inset(r->first, (unsigned char)s[i]))
+			i++;
+		if (i > 0 && a.n == 0 && r->prog[0].op == BOL)
+			return 0;	/* "^..." had its one chance */
 		if (follow(r, &a, stk, 0, s, n, i))
 			return 1;
 		if (i == n)

@@ -112,7 +112,8 @@ static const char *const hardpats[] = {
 	"[.]", "[*+?{]", "a{0,0}", "(a|ab)(c|bcd)(d*)", "(.)(.)", "x*",
 	"[A-Z]", "[a-z]+", "Ab", "[^a]", "[^A-Z]", "[^[:upper:]]",
 	"[[:upper:]]b", "(((a)))", "((a)|b)+", "(a?)((ab)?)(b?)",
-	"a[^b]*b", "[[:digit:][:alpha:]]{3}", "(a|b|c|d|e)+f?",
+	"a[^b]*b", "[[:digit:][:alpha:]]{3}", "(a|b|c|d|e)+f?", "^a|b", "b*c",
+	"x?\\<b",
 };
 
 static const char *const hardlines[] = {
