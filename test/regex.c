@@ -36,20 +36,6 @@ ours(const char *pat, const char *s, int icase)
 	return m;
 }
 
-static int
-theirs(const char *pat, const char *s, int icase)
-{
-	regex_t re;
-	int m;
-
-	if (regcomp(&re, pat, REG_EXTENDED | REG_NOSUB |
-	    (icase ? REG_ICASE : 0)))
-		return -1;
-	m = regexec(&re, s, 0, NULL, 0) == 0;
-	regfree(&re);
-	return m;
-}
-
 /* Patterns the generator makes where glibc errs: see deviations(). */
 static const char *const glibcwrong[] = {
 	"([^[:lower:]][^a](^a{2}\\B)+|\\>(_?|)|\\s{0,}((\\.+^\\>)\\<|"
@@ -144,16 +130,13 @@ deviations(void)
 	T(ours("\\w(^A.{2}|a?){0,2}\\<", "AaA.-B_bA_", 0) == 0 &&
 	  ours("\\w(^A.{2}|a?)?(^A.{2}|a?)?\\<", "AaA.-B_bA_", 0) == 0,
 	  "regex: {0,2} is its copies spelt out (glibc errs here)");
-	T(ours("[--z]", "\\", 1) == 1 && theirs("[--z]", "\\", 1) == 0 &&
-	  ours("[--z]", "\\", 0) == 1 && theirs("[--z]", "\\", 0) == 1,
+	T(ours("[--z]", "\\", 1) == 1 && ours("[--z]", "\\", 0) == 1,
 	  "regex: [--z] with icase takes the backslash (glibc does not)");
 	T(ours("[]-a]", "^", 1) == 1 && ours("[]-a]", "B", 1) == 0 &&
-	  ours("[]-a]", "A", 1) == 1 && theirs("[]-a]", "A", 1) == -1 &&
-	  theirs("[]-a]", "^", 0) == 1,
+	  ours("[]-a]", "A", 1) == 1 && ours("[]-a]", "^", 0) == 1,
 	  "regex: []-a] with icase is ] to a, both cases (glibc refuses)");
 	T(ours("[B-a]", "b", 1) == 1 && ours("[B-a]", "_", 1) == 1 &&
-	  ours("[B-a]", "A", 1) == 1 && ours("[B-a]", "{", 1) == 0 &&
-	  theirs("[B-a]", "b", 1) == -1,
+	  ours("[B-a]", "A", 1) == 1 && ours("[B-a]", "{", 1) == 0,
 	  "regex: [B-a] with icase is B to a, both cases (glibc refuses)");
 	T(ours("a{256}", "a", 0) == -1 && ours("a{255}", "a", 0) == 0,
 	  "regex: counts over 255 refused, as RE_DUP_MAX");
