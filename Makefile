@@ -4,12 +4,12 @@
 
 include config.mk
 
-SRC = agent.c events.c guard.c http.c json.c rpc.c sandbox.c session.c \
-	sse.c tools.c util.c walk.c wire.c
-OBJ = agent.o events.o guard.o http.o json.o rpc.o sandbox.o session.o \
-	sse.o tools.o util.o walk.o wire.o
+SRC = agent.c events.c guard.c http.c json.c regex.c rpc.c sandbox.c \
+	session.c sse.c tools.c util.c walk.c wire.c
+OBJ = agent.o events.o guard.o http.o json.o regex.o rpc.o sandbox.o \
+	session.o sse.o tools.o util.o walk.o wire.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
-	test/wire
+	test/wire test/regex
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
@@ -46,9 +46,12 @@ test/http: test/http.c test/t.h http.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/http.c http.o util.o $(LDFLAGS) $(LIBS)
 test/httpget: test/httpget.c http.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/httpget.c http.o util.o $(LDFLAGS) $(LIBS)
-test/tools: test/tools.c test/t.h tools.o sandbox.o walk.o json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o sandbox.o walk.o json.o \
-	    util.o $(LDFLAGS)
+test/tools: test/tools.c test/t.h tools.o regex.o sandbox.o walk.o json.o \
+	util.o
+	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o regex.o sandbox.o walk.o \
+	    json.o util.o $(LDFLAGS)
+test/regex: test/regex.c test/t.h regex.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/session.c session.o json.o util.o $(LDFLAGS)
 test/cut: test/cut.c test/t.h session.o json.o util.o
@@ -81,7 +84,7 @@ test-asan:
 # Fuzz each parser of outside bytes for FUZZTIME seconds with libFuzzer.
 FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
-	test/fuzz_wire test/fuzz_rpc test/fuzz_cert
+	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -101,13 +104,15 @@ test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
 test/fuzz_wire: test/fuzz_wire.c wire.c sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c wire.c sse.c json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
-test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c sandbox.c walk.c \
-	wire.c sse.c json.c util.c agent.h
+test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c regex.c sandbox.c \
+	walk.c wire.c sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
-	    sandbox.c walk.c wire.c sse.c json.c util.c
+	    regex.c sandbox.c walk.c wire.c sse.c json.c util.c
+test/fuzz_regex: test/fuzz_regex.c regex.c util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 
 fuzz: $(FUZZ)
-	for t in json sse http session wire rpc cert; do \
+	for t in json sse http session wire rpc cert regex; do \
 		mkdir -p .fuzz/$$t && \
 		./test/fuzz_$$t -max_total_time=$(FUZZTIME) -max_len=8192 \
 		    -print_final_stats=0 .fuzz/$$t test/corpus/$$t \

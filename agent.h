@@ -527,6 +527,23 @@ int statroot(const char *path, struct stat *st, Buf *out);
 int toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
              int ms, Buf *err);
 
+/* regex.c: grep's POSIX extended regular expressions over bytes */
+typedef struct Reinst Reinst;
+typedef struct {
+	Reinst *prog;		/* the NFA, n instructions */
+	unsigned char (*set)[32];	/* the byte sets it matches */
+	int n, nset;
+	int *work;		/* rematch's thread lists: one match at a time */
+	unsigned char first[32];	/* the bytes a match starts with */
+	int skip;		/* whether those are all it can start with */
+} Regex;
+
+/* recomp: 0, or -1 with why in err; rematch: whether a match lies in the
+ * n bytes at s (any byte but NUL). */
+int recomp(Regex *r, const char *pat, int icase, char *err, size_t errlen);
+int rematch(const Regex *r, const char *s, size_t n);
+void refree(Regex *r);
+
 /* guard.c: whether a call may run: the profile, the rules, the hooks */
 enum { ALLOW = 1, ASK, DENY };	/* what a rule says */
 enum { PRE = 1, POST };		/* when a hook runs */

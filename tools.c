@@ -10,7 +10,6 @@
 #include <float.h>
 #include <limits.h>
 #include <poll.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +84,7 @@ typedef struct {
 
 typedef struct {
 	const Toolenv *e;
-	regex_t re;
+	Regex re;
 	int context, limit, matches, done, linecut;
 	Head h;
 	Buf line, text;
@@ -1979,47 +1978,15 @@ toolcleanup(Toolenv *e)
 
 /* grep */
 
-/* The model's pattern as a POSIX ERE: a literal one escaped, and the
- * Perl classes models use (\d, \s, \w, \t) spelt out. */
+/* The model's pattern as regex.c takes it (which knows the Perl classes
+ * models use, \d \s \w \t): a literal one with its specials escaped. */
 static void
 toere(Buf *b, const char *p, int literal)
 {
-	const char *q, *e;
-	char end[3];
-
 	for (; *p; p++) {
-		if (literal) {
-			if (strchr(".[]()*+?{}|^$\\", *p))
-				bufaddc(b, '\\');
-			bufaddc(b, *p);
-		} else if (*p == '[') {	/* a bracket expression, as is */
-			q = p + 1;
-			q += *q == '^';
-			q += *q == ']';
-			for (; *q && *q != ']'; q++) {
-				if (*q != '[' || !q[1] || !strchr(":.=", q[1]))
-					continue;
-				snprintf(end, sizeof(end), "%c]", q[1]);
-				if ((e = strstr(q + 2, end)))
-					q = e + 1;
-			}
-			bufadd(b, p, q - p + (*q != '\0'));
-			p = *q ? q : q - 1;
-		} else if (*p == '\\' && p[1] && strchr("dDsSwWt", p[1])) {
-			switch (*++p) {
-			case 'd': bufadds(b, "[0-9]"); break;
-			case 'D': bufadds(b, "[^0-9]"); break;
-			case 's': bufadds(b, "[[:space:]]"); break;
-			case 'S': bufadds(b, "[^[:space:]]"); break;
-			case 'w': bufadds(b, "[[:alnum:]_]"); break;
-			case 'W': bufadds(b, "[^[:alnum:]_]"); break;
-			case 't': bufaddc(b, '\t'); break;
-			}
-		} else if (*p == '\\' && p[1]) {
-			bufadd(b, p++, 2);
-		} else {
-			bufaddc(b, *p);
-		}
+		if (literal && strchr(".[]()*+?{}|^$\\", *p))
+			bufaddc(b, '\\');
+		bufaddc(b, *p);
 	}
 }
 
@@ -2076,7 +2043,7 @@ greplines(Grep *g, const char *rel)
 		ln++;
 		if (g->line.len && g->line.p[g->line.len - 1] == '\r')
 			g->line.p[--g->line.len] = '\0';
-		if (!g->done && regexec(&g->re, g->line.p, 0, NULL, 0) == 0) {
+		if (!g->done && rematch(&g->re, g->line.p, g->line.len)) {
 			before(g, rel, ln, shown);
 			grepout(g, rel, ln, ':', g->line.p, g->line.len);
 			shown = ln;
@@ -2142,11 +2109,9 @@ grepinit(Grep *g, const Json *j, int args, char **glob, Buf *out)
 	toere(&ere, pat, literal);
 	free(pat);
 	bufgrow(&ere, 0);
-	rc = regcomp(&g->re, ere.p, REG_EXTENDED | REG_NOSUB |
-	             (icase ? REG_ICASE : 0));
+	rc = recomp(&g->re, ere.p, icase, err, sizeof(err));
 	buffree(&ere);
-	if (rc) {
-		regerror(rc, &g->re, err, sizeof(err));
+	if (rc < 0) {
 		bufaddf(out, "grep: invalid regular expression: %s", err);
 		return -1;
 	}
@@ -2168,7 +2133,7 @@ grepfree(Grep *g)
 	free(g->rd);
 	buffree(&g->line);
 	buffree(&g->text);
-	regfree(&g->re);
+	refree(&g->re);
 }
 
 static void
