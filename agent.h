@@ -396,6 +396,10 @@ typedef struct {
 				 * append is retried by the next one */
 	char *block;		/* the context's lines, read at once, or
 				 * NULL */
+	size_t *ids;		/* the entries by id: a hash table of
+				 * indexes + 1, 0 a free slot */
+	size_t nids;		/* its slots, a power of two, or 0 */
+	unsigned long long seed;	/* its hash's, drawn at random */
 } Session;
 
 char *sessbase(void);

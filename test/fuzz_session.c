@@ -50,6 +50,53 @@ isentry(const Session *s, const Entry *e)
 	return 0;
 }
 
+/* Whether id is that of one of s's entries. */
+static int
+hasid(const Session *s, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->e[i].id, id))
+			return 1;
+	return 0;
+}
+
+/* Whether s->leaf is one of s's entries' own id string. */
+static int
+isleaf(const Session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->leaf == s->e[i].id)
+			return 1;
+	return 0;
+}
+
+/* Whether the last entry's parents loop, which alone moves the leaf
+ * back: a walk of s->n steps (the last of an id taken, as pi's map
+ * does) meets no root. */
+static int
+unleafed(const Session *s)
+{
+	const char *id = s->e[s->n - 1].parent;
+	size_t k, i;
+	long at;
+
+	for (k = 0; k < s->n; k++) {
+		if (!id)
+			return 0;
+		for (at = -1, i = 0; i < s->n; i++)
+			if (!strcmp(s->e[i].id, id))
+				at = i;
+		if (at < 0)
+			return 0;
+		id = s->e[at].parent;
+	}
+	return 1;
+}
+
 /* The message sessmessage makes of e's line is the line's "message" as
  * a parse finds it, and its role the one noted. */
 static void
@@ -139,7 +186,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fromfile(&s, data, size);
 	if (!s.head || !s.cwd || strchr(s.head, '\n'))
 		abort();
-	if (s.n && (!s.leaf || s.leaf != s.e[s.n - 1].id))
+	/* the leaf is the last entry, unless parentIds loop */
+	if (s.leaf && !isleaf(&s))
 		abort();
 	for (i = 0; i < s.n; i++)
 		if (!s.e[i].id || !s.e[i].type || (s.e[i].line &&
@@ -152,9 +200,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n > s.n || (n && !path))
 		abort();
 	for (i = 0; i < n; i++)
-		if (!isentry(&s, path[i]))
+		if (!isentry(&s, path[i]) || (i > 0 && (!path[i]->parent ||
+		    strcmp(path[i]->parent, path[i - 1]->id))))
 			abort();
 	if (n && strcmp(path[n - 1]->id, s.leaf))
+		abort();
+	if (n && path[0]->parent && hasid(&s, path[0]->parent))
+		abort();	/* a branch starts at a root */
+	if (!!n != !!s.leaf || (s.n && s.leaf != s.e[s.n - 1].id &&
+	    !unleafed(&s)))
 		abort();
 	/* what the model, the costs and the estimates take from lines */
 	free(sessmodel(path, n, "openai"));

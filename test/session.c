@@ -601,7 +601,8 @@ testbranch(void)
 	/* a cycle and a missing parent do not hang or overflow */
 	s.e[0].parent = xstrdup(s.e[4].id);
 	n = sessbranch(&s, &p);
-	T(n <= s.n, "branch: cycle bounded (%zu)", n);
+	T(n == 3 && p[0] == &s.e[0] && p[1] == &s.e[1] && p[2] == &s.e[4],
+	  "branch: a cycle cut where it closes, each entry once (%zu)", n);
 	free(p);
 	free(s.e[0].parent);
 	s.e[0].parent = xstrdup("gone");
@@ -612,6 +613,173 @@ testbranch(void)
 	T(sessbranch(&s, &p) == 0 && !p, "branch: no leaf, nothing");
 	sessfree(&s);
 	free(dir);
+}
+
+/* An entry line: id, its parent (NULL: null), a user message text. */
+static void
+addent(Buf *b, const char *id, const char *parent, const char *text)
+{
+	bufaddf(b, "{\"type\":\"message\",\"id\":\"%s\",\"parentId\":",
+	        id);
+	if (parent)
+		bufaddf(b, "\"%s\"", parent);
+	else
+		bufadds(b, "null");
+	bufaddf(b, ",\"timestamp\":\"t\",\"message\":{\"role\":\"user\","
+	        "\"content\":\"%s\"}}\n", text);
+}
+
+/* How many times needle is in hay. */
+static int
+count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+/* Load text as name; the branch's ids joined by spaces into *ids, the
+ * warnings into *err; whether the file is unchanged by the load and by
+ * a context read from it. */
+static int
+loadbranch(Session *s, const char *name, const char *text, char **err,
+           Buf *ids)
+{
+	const Entry **p;
+	char *path = pathf(name), *after;
+	size_t n, i;
+	int same;
+
+	bufreset(ids);
+	if (load(s, name, text, err) < 0) {
+		free(path);
+		return 0;
+	}
+	n = sesscontext(s, &p);
+	for (i = 0; i < n; i++)
+		bufaddf(ids, "%s%s", i ? " " : "", p[i]->id);
+	bufaddc(ids, 0);
+	sessdone(s, p);
+	after = readfile(path, NULL);
+	same = after && !strcmp(after, text);
+	free(after);
+	free(path);
+	return same;
+}
+
+/* parentIds that loop: no crash, no hang, one warning, the file as it
+ * was; the leaf is the last entry that leads to a root. */
+static void
+testloops(void)
+{
+	Session s;
+	Buf b = { 0 }, ids = { 0 };
+	char *err;
+	int same;
+
+	bufadds(&b, head);
+	addent(&b, "a1", NULL, "one");
+	addent(&b, "a2", "a1", "two");
+	addent(&b, "s1", "s1", "self");
+	same = loadbranch(&s, "self.jsonl", b.p, &err, &ids);
+	T(s.n == 3 && !strcmp(ids.p, "a1 a2"),
+	  "loops: a self-parent last, the branch before it: %s", ids.p);
+	T(count(err, "loop") == 1 && count(err, "\n") == 1,
+	  "loops: one warning: %s", err);
+	T(same, "loops: the file is unchanged");
+	free(err);
+	T(sessappend(&s, "message", "") == 0 &&
+	  !strcmp(s.e[3].parent, "a2"), "loops: an append goes on from a2");
+	sessfree(&s);
+
+	bufreset(&b);
+	bufadds(&b, head);
+	addent(&b, "a1", NULL, "one");
+	addent(&b, "xa", "xb", "A");
+	addent(&b, "a2", "a1", "two");
+	addent(&b, "xb", "xa", "B");
+	addent(&b, "xc", "xb", "C");
+	same = loadbranch(&s, "ab.jsonl", b.p, &err, &ids);
+	T(s.n == 5 && !strcmp(ids.p, "a1 a2"),
+	  "loops: a->b->a and one under it, beside others: %s", ids.p);
+	T(count(err, "loop") == 1 && count(err, "\n") == 1 &&
+	  strstr(err, "(3)"), "loops: one warning, 3 left out: %s", err);
+	T(same, "loops: the file is unchanged");
+	free(err);
+	sessfree(&s);
+
+	/* nothing leads to a root: a new root */
+	bufreset(&b);
+	bufadds(&b, head);
+	addent(&b, "xa", "xb", "A");
+	addent(&b, "xb", "xa", "B");
+	same = loadbranch(&s, "all.jsonl", b.p, &err, &ids);
+	T(s.n == 2 && !s.leaf && !*ids.p && count(err, "loop") == 1 && same,
+	  "loops: all in a loop, an empty branch: %s", err);
+	free(err);
+	T(sessappend(&s, "message", "") == 0 && !s.e[2].parent,
+	  "loops: then an append is a new root");
+	sessfree(&s);
+
+	/* a missing parent is a root, as pi takes it: no warning */
+	bufreset(&b);
+	bufadds(&b, head);
+	addent(&b, "a2", "gone", "two");
+	addent(&b, "a3", "a2", "three");
+	same = loadbranch(&s, "gone.jsonl", b.p, &err, &ids);
+	T(!strcmp(ids.p, "a2 a3") && !*err && same,
+	  "loops: a missing parent starts the branch: %s", ids.p);
+	free(err);
+	sessfree(&s);
+	buffree(&ids);
+	buffree(&b);
+}
+
+/* Parents after their children: the same branch as in file order; a
+ * later entry of an id takes its place, as in pi's map of ids. */
+static void
+testorder(void)
+{
+	Session s;
+	Buf b = { 0 }, ids = { 0 }, want = { 0 };
+	const Entry **p;
+	char id[16], par[16], *err;
+	int k, same;
+
+	bufadds(&b, head);
+	for (k = 999; k >= 1; k--) {
+		snprintf(id, sizeof(id), "%08x", k);
+		snprintf(par, sizeof(par), "%08x", k - 1);
+		addent(&b, id, k > 1 ? par : NULL, "m");
+	}
+	addent(&b, "000003e8", "000003e7", "last");
+	for (k = 1; k <= 1000; k++)
+		bufaddf(&want, "%s%08x", k > 1 ? " " : "", k);
+	same = loadbranch(&s, "rev.jsonl", b.p, &err, &ids);
+	T(s.n == 1000 && ids.p && !strcmp(ids.p, want.p) && !*err && same,
+	  "order: parents after children, the whole branch in order");
+	free(err);
+	sessfree(&s);
+
+	bufreset(&b);
+	bufadds(&b, head);
+	addent(&b, "a1", NULL, "one");
+	addent(&b, "dup", "a1", "first");
+	addent(&b, "dup", "a1", "second");
+	addent(&b, "a3", "dup", "three");
+	same = loadbranch(&s, "dup.jsonl", b.p, &err, &ids);
+	T(s.n == 4 && !strcmp(ids.p, "a1 dup a3") && same,
+	  "order: a repeated id: %s", ids.p);
+	T(sessbranch(&s, &p) == 3 && p[1] == &s.e[2],
+	  "order: the later entry of the id is the one on the branch");
+	free(p);
+	free(err);
+	sessfree(&s);
+	buffree(&want);
+	buffree(&ids);
+	buffree(&b);
 }
 
 static void
@@ -1470,6 +1638,8 @@ main(void)
 	testpi();
 	testkept();
 	testbranch();
+	testloops();
+	testorder();
 	testlatest();
 	testnone();
 	testnotsession();
