@@ -1303,7 +1303,7 @@ opensession(Agent *a, int mode, const char *file)
 	}
 	dir = sessdir(base, cwd);
 	free(base);
-	if (mode == 'c' && (latest = sesslatest(dir))) {
+	if (mode == 'c' && (latest = sesslatest(dir, cwd))) {
 		if (sessload(&a->sess, latest) < 0)
 			exit(1);
 		free(latest);

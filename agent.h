@@ -387,6 +387,9 @@ typedef struct {
 typedef struct {
 	char *path;		/* NULL: in memory only (-n) */
 	int fd;			/* open O_APPEND once the file exists, or -1 */
+	int oldfd;		/* the file loaded, when path came to name
+				 * another: its entries' lines are read from
+				 * it; or -1 */
 	char *head;		/* the header line */
 	char *cwd;		/* from the header */
 	Entry *e;		/* every entry, in file order */
@@ -404,7 +407,7 @@ typedef struct {
 
 char *sessbase(void);
 char *sessdir(const char *base, const char *cwd);
-char *sesslatest(const char *dir);
+char *sesslatest(const char *dir, const char *cwd);
 int sessparse(Session *s, const char *text, size_t len, const char *name);
 int sessread(Session *s, const char *path);	/* read only, in memory */
 int sessload(Session *s, const char *path);

@@ -158,14 +158,15 @@ header(const char *p, size_t n, double *version, char **cwd)
 	return ok;
 }
 
-/* Whether the first line of file path is a session header. */
-static int
-issession(const char *path)
+/* The cwd in the session header that is the first line of file path,
+ * to be freed ("" if it has none), or NULL if that is no header. */
+static char *
+headcwd(const char *path)
 {
-	char *buf = xmalloc(HEADMAX), *nl;
+	char *buf = xmalloc(HEADMAX), *nl, *cwd = NULL;
 	ssize_t r;
 	size_t n = 0;
-	int fd, ok = 0;
+	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		goto out;
@@ -182,12 +183,13 @@ issession(const char *path)
 	}
 	if (n && buf[n - 1] == '\r')
 		n--;
-	ok = header(buf, n, NULL, NULL);
+	if (!header(buf, n, NULL, &cwd))
+		cwd = NULL;
 out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
-	return ok;
+	return cwd;
 }
 
 /* Is a newer than b?  Names break ties: ours begin with their time. */
@@ -213,44 +215,69 @@ istemp(const char *name)
 	              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
 }
 
-/* The newest session file in dir, to be freed, or NULL.  Temp files a
- * crash left between mkstemp and link are removed on the way. */
+/* dir/name, to be freed, if it names a session file (*.jsonl, regular:
+ * its stat in st), else NULL.  A temp file that a crash left between
+ * mkstemp and link (create) is removed on the way. */
+static char *
+sessfile(const char *dir, const char *name, time_t now, struct stat *st)
+{
+	size_t n = strlen(name);
+	char *path;
+
+	path = xmalloc(strlen(dir) + n + 2);
+	snprintf(path, strlen(dir) + n + 2, "%s/%s", dir, name);
+	if (istemp(name) && lstat(path, st) == 0 && S_ISREG(st->st_mode) &&
+	    st->st_mtime < now - STALE && unlink(path) < 0)
+		warn("unlink %s:", path);
+	if (n <= 6 || strcmp(name + n - 6, ".jsonl") || stat(path, st) < 0 ||
+	    !S_ISREG(st->st_mode)) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* The newest session file in dir of a session worked on in cwd (pi
+ * records it), to be freed, or NULL.  A newer session of another
+ * directory is passed over, and said so: the names of directories under
+ * the session base collide ("/x/a-b/c" and "/x/a/b-c"). */
 char *
-sesslatest(const char *dir)
+sesslatest(const char *dir, const char *cwd)
 {
 	DIR *d;
 	struct dirent *de;
-	struct stat st, best;
-	char *path, *found = NULL;
-	size_t n;
+	struct stat st, best, other;
+	char *path, *found = NULL, *passed = NULL, *in = NULL;
 	time_t now = time(NULL);
 
 	memset(&best, 0, sizeof(best));
 	if (!(d = opendir(dir)))
 		return NULL;
 	while ((de = readdir(d))) {
-		n = strlen(de->d_name);
-		path = xmalloc(strlen(dir) + n + 2);
-		snprintf(path, strlen(dir) + n + 2, "%s/%s", dir, de->d_name);
-		if (istemp(de->d_name) && lstat(path, &st) == 0 &&
-		    S_ISREG(st.st_mode) && st.st_mtime < now - STALE &&
-		    unlink(path) < 0)
-			warn("unlink %s:", path);
-		if (n <= 6 || strcmp(de->d_name + n - 6, ".jsonl")) {
-			free(path);
-			continue;
-		}
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+		if (!(path = sessfile(dir, de->d_name, now, &st)) ||
 		    (found && !newer(&st, path, &best, found)) ||
-		    !issession(path)) {
+		    !(in = headcwd(path))) {
 			free(path);
 			continue;
 		}
-		free(found);
-		found = path;
-		best = st;
+		if (!strcmp(in, cwd)) {
+			free(found);
+			found = path;
+			best = st;
+		} else if (!passed || newer(&st, path, &other, passed)) {
+			free(passed);
+			passed = path;
+			other = st;
+		} else {
+			free(path);
+		}
+		free(in);
 	}
 	closedir(d);
+	if (passed && (!found || newer(&other, passed, &best, found)))
+		warn("%s: a session of another directory: not continued",
+		     passed);
+	free(passed);
 	return found;
 }
 
@@ -434,9 +461,11 @@ sessfree(Session *s)
 	free(s->cwd);
 	if (s->fd >= 0 && close(s->fd) < 0)
 		warn("close %s:", s->path ? s->path : "session");
+	if (s->oldfd >= 0)
+		close(s->oldfd);	/* only read */
 	free(s->path);
 	memset(s, 0, sizeof(*s));
-	s->fd = -1;
+	s->fd = s->oldfd = -1;
 }
 
 /* A session's lines, from memory or read from a file a block at a time,
@@ -826,13 +855,20 @@ keep(Session *s, const char *text, int fd, const char *name, int all)
 	return r;
 }
 
+/* The file that the lines of the entries loaded are read from. */
+static int
+linefd(const Session *s)
+{
+	return s->oldfd >= 0 ? s->oldfd : s->fd;
+}
+
 /* The branch, as sessbranch, with the lines its context uses read again
  * if sessdone let them go; 0 entries if they cannot be. */
 size_t
 sesscontext(Session *s, const Entry ***path)
 {
-	if (s->fd >= 0 && keep(s, NULL, s->fd, s->path ? s->path : "session",
-	                       0) < 0) {
+	if (s->fd >= 0 && keep(s, NULL, linefd(s), s->path ? s->path :
+	                       "session", 0) < 0) {
 		*path = NULL;
 		return 0;
 	}
@@ -926,7 +962,7 @@ loadlines(Session *s, Lines *l, const char *text, int fd,
 	int whole, r;
 
 	memset(s, 0, sizeof(*s));
-	s->fd = -1;
+	s->fd = s->oldfd = -1;
 	if ((r = nextline(l, &p, &n, &off, &whole)) < 0) {
 		warn("read %s:", name);
 		return -1;
@@ -974,7 +1010,7 @@ readpath(Session *s, const char *path, int all)
 	int fd, r;
 
 	memset(s, 0, sizeof(*s));
-	s->fd = -1;
+	s->fd = s->oldfd = -1;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		if (errno != ENOENT)
 			warn("open %s:", path);
@@ -1036,7 +1072,7 @@ start(Session *s, const char *dir, const char *cwd, const char *parent)
 	char u[37], ts[32], *p;
 
 	memset(s, 0, sizeof(*s));
-	s->fd = -1;
+	s->fd = s->oldfd = -1;
 	uuid(u);
 	isonow(ts);
 	bufaddf(&b, "{\"type\":\"session\",\"version\":3,\"id\":\"%s\","
@@ -1067,21 +1103,45 @@ sessnew(Session *s, const char *dir, const char *cwd)
 	return 0;
 }
 
-/* Write the header and every entry to a temp file, sync and close it. */
+/* Copy all of file from into fd: 0, or -1. */
 static int
-writetemp(const Session *s, int fd, const char *tmp)
+copyfile(int from, int fd)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t r;
+
+	while ((r = pread(from, buf, sizeof(buf), off)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || writeall(fd, buf, r) < 0)
+			return -1;
+		off += r;
+	}
+	return 0;
+}
+
+/* Write the header and every entry to a temp file, or with from >= 0
+ * all of that file; sync and close it. */
+static int
+writetemp(const Session *s, int fd, const char *tmp, int from)
 {
 	Buf b = { 0 };
 	size_t i;
 	int r;
 
-	bufadds(&b, s->head);
-	bufaddc(&b, '\n');
-	for (i = 0; i < s->n; i++) {
-		bufadds(&b, s->e[i].line);
+	if (from >= 0) {
+		r = copyfile(from, fd);
+	} else {
+		bufadds(&b, s->head);
 		bufaddc(&b, '\n');
+		for (i = 0; i < s->n; i++) {
+			bufadds(&b, s->e[i].line);
+			bufaddc(&b, '\n');
+		}
+		r = writeall(fd, b.p, b.len);
 	}
-	if ((r = writeall(fd, b.p, b.len)) < 0)
+	if (r < 0)
 		warn("write %s:", tmp);
 	else if ((r = fsync(fd)) < 0)
 		warn("fsync %s:", tmp);
@@ -1123,9 +1183,11 @@ place(Session *s, const char *tmp)
 
 /* Make the file of a new session: a temp file, synced, put in place,
  * the directory synced; the temp file's inode is kept open for appends
- * so that nothing can come between. */
+ * so that nothing can come between.  With from >= 0 the file is made
+ * again as a copy of that one, s->fd, and the entries not in it are left
+ * for the caller to append. */
 static int
-create(Session *s)
+create(Session *s, int from)
 {
 	char *dir, *tmp, *bad = NULL;
 	int fd = -1, made = 0, r = -1;
@@ -1142,7 +1204,7 @@ create(Session *s)
 		goto out;
 	}
 	made = 1;
-	if (writetemp(s, fd, tmp) < 0) {
+	if (writetemp(s, fd, tmp, from) < 0) {
 		fd = -1;	/* closed */
 		goto out;
 	}
@@ -1156,9 +1218,13 @@ create(Session *s)
 	if (unlink(tmp) < 0 && errno != ENOENT)
 		warn("unlink %s:", tmp);
 	made = 0;
+	/* a copy: the lines are where they were */
+	if (from >= 0 && close(s->fd) < 0)
+		warn("close %s:", s->path);
 	s->fd = fd;
 	fd = -1;
-	s->saved = s->n;
+	if (from < 0)
+		s->saved = s->n;
 	if ((r = syncdir(dir)) < 0)
 		warn("fsync %s:", dir);
 out:
@@ -1196,7 +1262,7 @@ sessfork(Session *s, const Session *from, const char *frompath,
 	free(path);
 	if (!s->path)
 		return 0;
-	return create(s);
+	return create(s, -1);
 }
 
 /* A new entry id: 8 hex digits unused in s, into id[37]. */
@@ -1364,6 +1430,51 @@ appendlocked(Session *s)
 	return -1;
 }
 
+/* Before each append: whether path still names the file open, s->fd.
+ * An editor's save or sed -i puts a new file in its place by rename(2),
+ * and entries appended to the old one would be lost with it.  If path
+ * names another file, that one is opened and appended to; the file that
+ * was loaded stays open, as its entries' lines are read from it.  If it
+ * names none, it is made again, a copy of the open one.  Either is said
+ * on stderr, once.  0, or -1. */
+static int
+follow(Session *s)
+{
+	struct stat fst, pst;
+	int fd;
+
+	if (fstat(s->fd, &fst) < 0) {
+		warn("fstat %s:", s->path);
+		return -1;
+	}
+	if (stat(s->path, &pst) < 0) {
+		if (errno != ENOENT) {
+			warn("stat %s:", s->path);
+			return -1;
+		}
+		warn("%s: removed since it was opened: made again", s->path);
+		return create(s, s->fd);
+	}
+	if (pst.st_dev == fst.st_dev && pst.st_ino == fst.st_ino)
+		return 0;
+	if (!S_ISREG(pst.st_mode)) {
+		warn("%s: no longer a file: not appended to", s->path);
+		return -1;
+	}
+	if ((fd = open(s->path, O_RDWR | O_APPEND | O_CLOEXEC)) < 0) {
+		warn("open %s:", s->path);
+		return -1;
+	}
+	warn("%s: replaced since it was opened: appending to the new file",
+	     s->path);
+	if (s->oldfd < 0)
+		s->oldfd = s->fd;
+	else if (close(s->fd) < 0)
+		warn("close %s:", s->path);
+	s->fd = fd;
+	return 0;
+}
+
 /* Create the file of a new session, or append the entries not yet in
  * it: the new one, and any a failed write left behind.  A failed append
  * is cut off again, leaving the file as it was. */
@@ -1373,7 +1484,9 @@ writenew(Session *s)
 	int locked, r;
 
 	if (s->fd < 0)
-		return create(s);
+		return create(s, -1);
+	if (follow(s) < 0)
+		return -1;
 	/* without the lock (a file system that has none) appends are
 	 * still whole lines; only the look at the file's end may race */
 	if (!(locked = lockfile(s->fd, F_WRLCK) == 0))
@@ -1633,7 +1746,7 @@ sessusage(Session *s, long long tok[4])
 			continue;
 		if (e->line) {
 			cost += addusage(e->line, tok);
-		} else if (s->fd >= 0 && fetch(e, NULL, s->fd, &w,
+		} else if (s->fd >= 0 && fetch(e, NULL, linefd(s), &w,
 		           s->path ? s->path : "session") == 0) {
 			cost += addusage(e->line, tok);
 			free(e->line);

@@ -796,11 +796,11 @@ touch(const char *path, const char *text, time_t t)
 static void
 testlatest(void)
 {
-	char *dir = pathf("lat"), *p, *l;
+	char *dir = pathf("lat"), *p, *l, *err;
 
-	T(sesslatest(dir) == NULL, "latest: no directory, NULL");
+	T(sesslatest(dir, "/p") == NULL, "latest: no directory, NULL");
 	mkdir(dir, 0700);
-	T(sesslatest(dir) == NULL, "latest: empty directory, NULL");
+	T(sesslatest(dir, "/p") == NULL, "latest: empty directory, NULL");
 	p = pathf("lat/a.jsonl");
 	touch(p, head, 1000);
 	free(p);
@@ -829,7 +829,7 @@ testlatest(void)
 	p = pathf("lat/i.jsonl.Ab9xYz");
 	touch(p, head, time(NULL) - 60);
 	free(p);
-	l = sesslatest(dir);
+	l = sesslatest(dir, "/p");
 	T(l && strstr(l, "/lat/b.jsonl"), "latest: newest session, %s", l);
 	free(l);
 	p = pathf("lat/f.jsonl.Ab9xYz");
@@ -846,6 +846,27 @@ testlatest(void)
 	p = pathf("lat/e.jsonl.x");
 	T(exists(p) && nfiles(dir) == 8, "latest: all else kept");
 	free(p);
+	/* only a session of this directory: names of directories collide */
+	p = pathf("lat/j.jsonl");
+	touch(p, "{\"type\":\"session\",\"version\":3,\"id\":\"j\","
+	      "\"cwd\":\"/q\"}\n", 5000);
+	free(p);
+	p = pathf("lat/k.jsonl");
+	touch(p, "{\"type\":\"session\",\"version\":3,\"id\":\"k\"}\n",
+	      4500);
+	free(p);
+	capture();
+	l = sesslatest(dir, "/p");
+	err = caught();
+	T(l && strstr(l, "/lat/b.jsonl"),
+	  "latest: a newer session of another cwd passed over, %s", l);
+	T(strstr(err, "/lat/j.jsonl: a session of another directory") &&
+	  count(err, "\n") == 1, "latest: said once: %s", err);
+	free(err);
+	free(l);
+	l = sesslatest(dir, "/q");
+	T(l && strstr(l, "/lat/j.jsonl"), "latest: that cwd's own, %s", l);
+	free(l);
 	free(dir);
 }
 
@@ -930,19 +951,119 @@ testnotsession(void)
 }
 
 /* A full disk: warned, the entry kept, the next append on a new line. */
+/* A session file replaced by rename(2) (an editor's save, sed -i) or
+ * removed while open: appends go to what the path names, said once. */
+static void
+testfollow(void)
+{
+	Session s;
+	const Entry **p;
+	Buf b = { 0 };
+	char *path = pathf("follow.jsonl"), *tmp = pathf("follow.new");
+	char *err, *text, *was;
+	size_t n, len;
+
+	bufadds(&b, head);
+	addent(&b, "a1", NULL, "one");
+	addent(&b, "a2", "a1", "two");
+	writefile(path, b.p, 0);
+	capture();
+	T(sessload(&s, path) == 0 && s.n == 2, "follow: loaded");
+	free(caught());
+	n = sesscontext(&s, &p);
+	sessdone(&s, p);
+	/* the same entries, at other offsets */
+	bufreset(&b);
+	bufadds(&b, head);
+	bufadds(&b, "{\"type\":\"custom\",\"id\":\"c0\",\"parentId\":null}\n");
+	addent(&b, "a1", NULL, "one");
+	addent(&b, "a2", "a1", "two");
+	writefile(tmp, b.p, 0);
+	rename(tmp, path);
+	capture();
+	T(sessappend(&s, "message", "\"k\":\"after mv\"") == 0,
+	  "follow: an append after a rename");
+	T(sessappend(&s, "message", "\"k\":\"again\"") == 0,
+	  "follow: and another");
+	err = caught();
+	T(count(err, "replaced") == 1 && count(err, "\n") == 1,
+	  "follow: said once: %s", err);
+	free(err);
+	text = readfile(path, &len);
+	T(text && !strncmp(text, b.p, b.len) && strstr(text, "after mv") &&
+	  strstr(text, "again") && alljson(path, &n) && n == 6,
+	  "follow: both land in the new file, after its lines");
+	free(text);
+	capture();
+	n = sesscontext(&s, &p);
+	err = caught();
+	T(n == 4 && p[0]->line && fieldis(p[1]->line, "id", "a2") && !*err,
+	  "follow: the lines loaded are still read right: %s", err);
+	sessdone(&s, p);
+	/* removed: made again, whole */
+	was = readfile(path, &len);
+	unlink(path);
+	capture();
+	T(sessappend(&s, "message", "\"k\":\"after rm\"") == 0,
+	  "follow: an append after the file was removed");
+	err = caught();
+	T(count(err, "removed") == 1 && count(err, "\n") == 1,
+	  "follow: said once: %s", err);
+	free(err);
+	text = readfile(path, NULL);
+	T(text && was && !strncmp(text, was, len) &&
+	  strstr(text + len, "after rm") && alljson(path, &n) && n == 7,
+	  "follow: made again with all it held, then the entry");
+	free(text);
+	free(was);
+	capture();
+	n = sesscontext(&s, &p);
+	err = caught();
+	T(n == 5 && !*err, "follow: the context still whole: %s", err);
+	sessdone(&s, p);
+	T(sessappend(&s, "message", "") == 0 && alljson(path, &n) && n == 8,
+	  "follow: then appends as before");
+	sessfree(&s);
+	buffree(&b);
+	free(tmp);
+	free(path);
+}
+
+/* While a test puts another file behind s's descriptor, s's path names
+ * whatever the descriptor holds: else the append would take the path for
+ * that of a file replaced, and follow it.  The path to put back. */
+static char *
+fdpath(Session *s)
+{
+	Buf b = { 0 };
+	char *real = s->path;
+
+	bufaddf(&b, "/proc/self/fd/%d", s->fd);
+	s->path = bufdetach(&b);
+	return real;
+}
+
+static void
+pathback(Session *s, char *real)
+{
+	free(s->path);
+	s->path = real;
+}
+
 static void
 testfull(void)
 {
 	Session s;
 	const Entry **p;
-	char *dir = pathf("full"), *err, *path;
+	char *dir = pathf("full"), *err, *path, *real;
 	size_t n;
 	int fd, keep;
 
 	sessnew(&s, dir, "/");
 	sessappend(&s, "message", "");
-	if ((fd = open("/dev/full", O_WRONLY)) < 0) {
-		SKIP("full disk: no /dev/full");
+	if (!exists("/proc/self/fd") ||
+	    (fd = open("/dev/full", O_WRONLY)) < 0) {
+		SKIP("full disk: no /dev/full or /proc/self/fd");
 		sessfree(&s);
 		free(dir);
 		return;
@@ -950,9 +1071,11 @@ testfull(void)
 	keep = dup(s.fd);
 	dup2(fd, s.fd);
 	close(fd);
+	real = fdpath(&s);
 	capture();
 	T(sessappend(&s, "message", "\"n\":2") < 0, "full disk: -1");
 	err = caught();
+	pathback(&s, real);
 	T(strstr(err, "write ") && strstr(err, "No space"), "full disk: warned");
 	free(err);
 	T(s.n == 2 && s.leaf == s.e[1].id, "full disk: entry kept in memory");
@@ -961,7 +1084,7 @@ testfull(void)
 	T(sessappend(&s, "message", "\"n\":3") == 0 && s.n == 3,
 	  "full disk: the next append works");
 	sessfree(&s);
-	path = sesslatest(dir);
+	path = sesslatest(dir, "/");
 	capture();
 	T(path && sessload(&s, path) == 0 && s.n == 3,
 	  "full disk: the lost entry written with the next");
@@ -1311,20 +1434,22 @@ testuncut(void)
 {
 	Session s;
 	Buf f = { 0 };
-	char *dir = pathf("uncut"), buf[4096];
+	char *dir = pathf("uncut"), buf[4096], *real;
 	int pfd[2], keep, full;
 	size_t n, got = 0, fill = 0;
 	ssize_t r;
 
 	sessnew(&s, dir, "/");
 	sessappend(&s, "message", "");
-	if ((full = open("/dev/full", O_WRONLY)) < 0 || pipe(pfd) < 0) {
-		SKIP("uncut: no /dev/full or pipe");
+	if (!exists("/proc/self/fd") ||
+	    (full = open("/dev/full", O_WRONLY)) < 0 || pipe(pfd) < 0) {
+		SKIP("uncut: no /dev/full, /proc/self/fd or pipe");
 		goto out;
 	}
 	keep = dup(s.fd);
 	dup2(full, s.fd);
 	close(full);
+	real = fdpath(&s);
 	capture();
 	T(sessappend(&s, "message", "\"small\":1") < 0 && s.saved == 1,
 	  "uncut: nothing written, nothing saved");
@@ -1353,6 +1478,7 @@ testuncut(void)
 		T(s.saved == 2, "uncut: the small entry saved, the big one "
 		  "not (%zu)", s.saved);
 	}
+	pathback(&s, real);
 	dup2(keep, s.fd);
 	close(keep);
 	close(pfd[0]);
@@ -1644,6 +1770,7 @@ main(void)
 	testnone();
 	testnotsession();
 	testfull();
+	testfollow();
 	testids();
 	testrace();
 	testcreatefail();
