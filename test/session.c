@@ -674,9 +674,10 @@ loadbranch(Session *s, const char *name, const char *text, char **err,
 static void
 testloops(void)
 {
-	Session s;
+	Session s, f;
 	Buf b = { 0 }, ids = { 0 };
-	char *err;
+	char *err, *path, *dir;
+	size_t n;
 	int same;
 
 	bufadds(&b, head);
@@ -709,6 +710,19 @@ testloops(void)
 	T(same, "loops: the file is unchanged");
 	free(err);
 	sessfree(&s);
+	/* -f copies the branch that leads to the root */
+	path = pathf("ab.jsonl");
+	dir = pathf("abfork");
+	capture();
+	T(sessread(&s, path) == 0 && sessfork(&f, &s, path, dir, "/p") == 0,
+	  "loops: forked");
+	free(caught());
+	T(f.n == 2 && !strcmp(f.e[0].id, "a1") && !strcmp(f.e[1].id, "a2") &&
+	  alljson(f.path, &n) && n == 3, "loops: the fork holds a1 a2");
+	sessfree(&f);
+	sessfree(&s);
+	free(dir);
+	free(path);
 
 	/* nothing leads to a root: a new root */
 	bufreset(&b);
