@@ -219,7 +219,7 @@ istemp(const char *name)
  * its stat in st), else NULL.  A temp file that a crash left between
  * mkstemp and link (create) is removed on the way. */
 static char *
-sessfile(const char *dir, const char *name, time_t now, struct stat *st)
+jsonlfile(const char *dir, const char *name, time_t now, struct stat *st)
 {
 	size_t n = strlen(name);
 	char *path;
@@ -254,7 +254,7 @@ sesslatest(const char *dir, const char *cwd)
 	if (!(d = opendir(dir)))
 		return NULL;
 	while ((de = readdir(d))) {
-		if (!(path = sessfile(dir, de->d_name, now, &st)) ||
+		if (!(path = jsonlfile(dir, de->d_name, now, &st)) ||
 		    (found && !newer(&st, path, &best, found)) ||
 		    !(in = headcwd(path))) {
 			free(path);
@@ -1438,7 +1438,7 @@ appendlocked(Session *s)
  * names none, it is made again, a copy of the open one.  Either is said
  * on stderr, once.  0, or -1. */
 static int
-follow(Session *s)
+followpath(Session *s)
 {
 	struct stat fst, pst;
 	int fd;
@@ -1485,7 +1485,7 @@ writenew(Session *s)
 
 	if (s->fd < 0)
 		return create(s, -1);
-	if (follow(s) < 0)
+	if (followpath(s) < 0)
 		return -1;
 	/* without the lock (a file system that has none) appends are
 	 * still whole lines; only the look at the file's end may race */
