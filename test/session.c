@@ -1013,6 +1013,7 @@ testfollow(void)
 	err = caught();
 	T(n == 4 && p[0]->line && fieldis(p[1]->line, "id", "a2") && !*err,
 	  "follow: the lines loaded are still read right: %s", err);
+	free(err);
 	sessdone(&s, p);
 	/* removed: made again, whole */
 	was = readfile(path, &len);
@@ -1034,6 +1035,7 @@ testfollow(void)
 	n = sesscontext(&s, &p);
 	err = caught();
 	T(n == 5 && !*err, "follow: the context still whole: %s", err);
+	free(err);
 	sessdone(&s, p);
 	T(sessappend(&s, "message", "") == 0 && alljson(path, &n) && n == 8,
 	  "follow: then appends as before");
