@@ -382,6 +382,7 @@ typedef struct {
 				 * msgat 0 if it has none or is not known */
 	char *role;		/* that message's role, or NULL */
 	int shared;		/* line lies in the session's block */
+	int hidden;		/* a later entry has the same id */
 } Entry;
 
 typedef struct {

@@ -311,27 +311,46 @@ idslot(const Session *s, const char *id)
 	return i;
 }
 
-/* Index e[k] by its id, the table kept at most half full.  A later entry
- * of the same id takes the place of the earlier, as in pi's map. */
+/* Index e[k] by its id.  A later entry of the same id takes the place
+ * of the earlier, as in pi's map. */
 static void
-indexid(Session *s, size_t k)
+putid(Session *s, size_t k)
+{
+	size_t at = idslot(s, s->e[k].id);
+
+	if (s->ids[at])
+		s->e[s->ids[at] - 1].hidden = 1;
+	s->ids[at] = k + 1;
+}
+
+/* Index e[0..n) anew, in a table at most half full. */
+static void
+indexall(Session *s, size_t n)
 {
 	unsigned char b[8];
 	size_t i;
 
-	if (2 * (k + 1) > s->nids) {
-		if (!s->ids) {
-			randbytes(b, sizeof(b));
-			for (i = 0; i < sizeof(b); i++)
-				s->seed = s->seed << 8 | b[i];
-		}
-		free(s->ids);
-		s->nids = s->nids ? 2 * s->nids : 64;
-		s->ids = xcalloc(s->nids, sizeof(*s->ids));
-		for (i = 0; i < k; i++)
-			s->ids[idslot(s, s->e[i].id)] = i + 1;
+	if (!s->ids) {
+		randbytes(b, sizeof(b));
+		for (i = 0; i < sizeof(b); i++)
+			s->seed = s->seed << 8 | b[i];
 	}
-	s->ids[idslot(s, s->e[k].id)] = k + 1;
+	free(s->ids);
+	for (s->nids = 64; s->nids < 2 * n; s->nids *= 2)
+		;
+	s->ids = xcalloc(s->nids, sizeof(*s->ids));
+	for (i = 0; i < n; i++)
+		putid(s, i);
+}
+
+/* Index an entry added to the end of a session. */
+static void
+indexnew(Session *s)
+{
+	if (2 * s->n > s->nids)
+		indexall(s, s->n);
+	else
+		putid(s, s->n - 1);
 }
 
 /* The index of the entry id (the last of that id), or -1 if none. */
@@ -346,11 +365,19 @@ findid(const Session *s, const char *id)
 	return s->ids[i] ? (long)s->ids[i] - 1 : -1;
 }
 
-/* The index of e[i]'s parent, or -1: none, or none in the file. */
+/* The index of e[i]'s parent, or -1: none, or none in the file.  Most
+ * often the parent is the entry just before: looked at first, it spares
+ * a look in the table, which cost a fifth of a 100 MB resume. */
 static long
 parentof(const Session *s, size_t i)
 {
-	return s->e[i].parent ? findid(s, s->e[i].parent) : -1;
+	const char *id = s->e[i].parent;
+
+	if (!id)
+		return -1;
+	if (i > 0 && !s->e[i - 1].hidden && !strcmp(s->e[i - 1].id, id))
+		return i - 1;
+	return findid(s, id);
 }
 
 /* Add an entry, taking the strings. */
@@ -372,9 +399,8 @@ addentry(Session *s, char *id, char *parent, char *type, char *line)
 	e->len = line ? strlen(line) : 0;
 	e->msgat = e->msglen = 0;
 	e->role = NULL;
-	e->shared = 0;
+	e->shared = e->hidden = 0;
 	s->leaf = id;
-	indexid(s, s->n - 1);
 }
 
 enum { LINEOK, LINEBLANK, LINEJUNK, LINENOTENTRY, LINENOID };
@@ -607,8 +633,8 @@ rootleaf(Session *s, const char *name)
 		for (i = s->n; i-- > 0;) {
 			if (!rooted(s, i, mark, way))
 				lost++;
-			else if (leaf < 0 && findid(s, s->e[i].id) == (long)i)
-				leaf = i;	/* not one a later id hides */
+			else if (leaf < 0 && !s->e[i].hidden)
+				leaf = i;
 		}
 		s->leaf = leaf >= 0 ? s->e[leaf].id : NULL;
 		warn("%s: entries whose parentIds loop are left out (%zu): "
@@ -972,8 +998,11 @@ loadlines(Session *s, Lines *l, const char *text, int fd,
 		return -1;
 	}
 	s->head = xstrndup(p, n);
-	if ((r = parselines(s, l, name, &noid, v == 3)) == 0)
+	/* indexed at once, in a table of the right size */
+	if ((r = parselines(s, l, name, &noid, v == 3)) == 0) {
+		indexall(s, s->n);
 		rootleaf(s, name);
+	}
 	if (r < 0 || keep(s, text, fd, name, all) < 0) {
 		sessfree(s);
 		return -1;
@@ -1260,6 +1289,7 @@ sessfork(Session *s, const Session *from, const char *frompath,
 		         path[i]->parent ? xstrdup(path[i]->parent) : NULL,
 		         xstrdup(path[i]->type), xstrdup(path[i]->line));
 	free(path);
+	indexall(s, s->n);
 	if (!s->path)
 		return 0;
 	return create(s, -1);
@@ -1509,6 +1539,7 @@ sessappend(Session *s, const char *type, const char *fields)
 	}
 	addentry(s, xstrdup(id), s->leaf ? xstrdup(s->leaf) : NULL,
 	         xstrdup(type), line);
+	indexnew(s);
 	if (!s->path)
 		return 0;
 	return writenew(s);
