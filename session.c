@@ -367,7 +367,8 @@ findid(const Session *s, const char *id)
 
 /* The index of e[i]'s parent, or -1: none, or none in the file.  Most
  * often the parent is the entry just before: looked at first, it spares
- * a look in the table, which cost a fifth of a 100 MB resume. */
+ * a look in the table (those took a fifth of the CPU time of make
+ * bench's "resume 100 MB compacted", a few walks of 42,000 entries). */
 static long
 parentof(const Session *s, size_t i)
 {
@@ -998,7 +999,8 @@ loadlines(Session *s, Lines *l, const char *text, int fd,
 		return -1;
 	}
 	s->head = xstrndup(p, n);
-	/* indexed at once, in a table of the right size */
+	/* indexed at once, in a table of its size: grown line by line,
+	 * it was made twice over */
 	if ((r = parselines(s, l, name, &noid, v == 3)) == 0) {
 		indexall(s, s->n);
 		rootleaf(s, name);
