@@ -622,6 +622,7 @@ rooted(const Session *s, size_t i, unsigned char *mark, size_t *way)
 static void
 rootleaf(Session *s, const char *name)
 {
+	Buf id = { 0 };
 	unsigned char *mark;
 	size_t *way, i, lost = 0;
 	long leaf = -1;
@@ -638,9 +639,13 @@ rootleaf(Session *s, const char *name)
 				leaf = i;
 		}
 		s->leaf = leaf >= 0 ? s->e[leaf].id : NULL;
+		/* the id is the file's: no escape reaches the terminal */
+		if (s->leaf)
+			safetext(&id, s->leaf, strlen(s->leaf), 1);
 		warn("%s: entries whose parentIds loop are left out (%zu): "
 		     "the session goes on from %s", name, lost,
-		     s->leaf ? s->leaf : "a new start");
+		     s->leaf ? bstr(&id) : "a new start");
+		buffree(&id);
 	}
 	free(way);
 	free(mark);

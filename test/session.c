@@ -737,6 +737,17 @@ testloops(void)
 	  "loops: then an append is a new root");
 	sessfree(&s);
 
+	/* the id said is the file's: no escape reaches the terminal */
+	bufreset(&b);
+	bufadds(&b, head);
+	addent(&b, "e\\u001b[2J", NULL, "one");
+	addent(&b, "s1", "s1", "self");
+	loadbranch(&s, "esc.jsonl", b.p, &err, &ids);
+	T(!strchr(err, '\033') && strstr(err, "e\\x1b[2J"),
+	  "loops: the id in the warning made safe");
+	free(err);
+	sessfree(&s);
+
 	/* a missing parent is a root, as pi takes it: no warning */
 	bufreset(&b);
 	bufadds(&b, head);
