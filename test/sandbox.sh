@@ -292,3 +292,47 @@ if [ "${abi:-0}" -ge 3 ]; then
 else
 	skip "readonly: nothing left to say" "Landlock ABI ${abi:-?} < 3"
 fi
+
+# A socket agent was given open by its caller (fd 7, a UDP one here) is
+# not passed on to a sandboxed tool: it would send past the filter.
+python3 -c 'import socket, sys
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(("127.0.0.1", 0))
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % u.getsockname()[1])
+import os
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+log = open(sys.argv[2], "a")
+while True:
+    log.write(u.recv(100).decode() + "\n")
+    log.flush()' "$T/uport" "$T/ugot" 2>/dev/null &
+SRV=$!
+i=0
+while [ ! -s "$T/uport" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+read -r UP <"$T/uport"
+cat >"$T/fd7.sh" <<'X'
+python3 -c 'import socket, sys
+socket.socket(fileno=7).send(sys.argv[1].encode())
+print("fd7-sent")' "$1"
+X
+for prof in workspace full; do
+	fresh
+	printf 'tool c1 bash {"command": "sh %s %s"}\nfinish tool_calls\n' \
+	    "$T/fd7.sh" "$prof" >"$T/call"
+	startfake -x "$T/call" "$T/done"
+	(cd "$W" && agentexec setsid -w timeout 30 python3 -c 'import os, socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+os.dup2(s.fileno(), 7)
+os.execv(sys.argv[2], sys.argv[2:])' "$UP" "$ROOT/agent" -y -g $prof go) \
+	    </dev/null >"$T/out" 2>"$T/err"
+	result 2 >"$T/res" 2>&1
+done
+i=0
+while ! grep -qx full "$T/ugot" && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
+grep -qx workspace "$T/ugot" &&
+    fail "workspace: an inherited socket is not the tools'" "$(cat "$T/ugot")" ||
+    ok "workspace: an inherited socket is not the tools'"
+grep -qx full "$T/ugot" && ok "full: the inherited socket sends (the control)" ||
+    fail "full: the inherited socket sends (the control)" "$(cat "$T/res")"
+kill $SRV 2>/dev/null
+wait $SRV 2>/dev/null
