@@ -166,8 +166,9 @@ sandboxruleset(const Toolenv *e)
  * WNONE and WPLAN, and without net every socket but a Unix one (Landlock
  * knows TCP alone), a Unix one too where Landlock cannot tell which
  * named socket it reaches (ABI 9's LANDLOCK_ACCESS_FS_RESOLVE_UNIX).
- * io_uring is refused whenever there is a filter: its operations open
- * sockets and set attributes behind the filter's back.  Classic BPF, as
+ * Under every profile it holds, io_uring is refused (its operations
+ * open sockets and set attributes behind the filter's back), and what
+ * root could do to the machine (scall below).  Classic BPF, as
  * <linux/seccomp.h> and <linux/filter.h> have it, written out as the
  * Landlock ABI is above.  The filter goes with every process the tool
  * starts: no_new_privs is set before it, as the kernel requires.
@@ -252,7 +253,6 @@ static const Scrule scmeta[] = {
 	{ NR(235, -1), SCNULL, 1 },		/* utimes */
 	{ NR(261, -1), SCNULL, 2 },		/* futimesat */
 	{ NR(280, 88), SCNULL, 2 },		/* utimensat */
-	{ NR(16, 29), SCIOCTL, 1 },		/* ioctl: chattr's */
 };
 
 /* Without net.  socketpair(2) makes no way out: it stays. */
@@ -261,11 +261,27 @@ static const Scrule scnet[] = {
 	{ NR(53, 199), SCUNIX, 0 },		/* socketpair */
 };
 
-static const Scrule scuring = { NR(425, 425), SCNO, 0 };	/* io_uring_setup */
+/* Under every filter: io_uring, and what root (as in CI) could do to
+ * the machine or beyond the sandbox that Landlock does not hold: reboot
+ * it, load kernel code, swap, push input into another terminal. */
+static const Scrule scall[] = {
+	{ NR(425, 425), SCNO, 0 },		/* io_uring_setup */
+	{ NR(169, 142), SCNO, 0 },		/* reboot */
+	{ NR(246, 104), SCNO, 0 },		/* kexec_load */
+	{ NR(320, 294), SCNO, 0 },		/* kexec_file_load */
+	{ NR(175, 105), SCNO, 0 },		/* init_module */
+	{ NR(313, 273), SCNO, 0 },		/* finit_module */
+	{ NR(176, 106), SCNO, 0 },		/* delete_module */
+	{ NR(321, 280), SCNO, 0 },		/* bpf */
+	{ NR(167, 224), SCNO, 0 },		/* swapon */
+	{ NR(168, 225), SCNO, 0 },		/* swapoff */
+	{ NR(16, 29), SCIOCTL, 1 },		/* ioctl */
+};
 
-/* FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR: chattr +i */
+/* The ioctls refused: TIOCSTI always; under WNONE and WPLAN chattr's
+ * too, FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS and FS_IOC_FSSETXATTR. */
 static const unsigned int scioctls[] = {
-	0x40086602U, 0x40046602U, 0x401c5820U
+	0x5412U, 0x40086602U, 0x40046602U, 0x401c5820U
 };
 
 /* One instruction at f[*n]. */
@@ -283,10 +299,10 @@ bpfop(Bpf *f, int *n, unsigned short code, int jt, int jf, unsigned int k)
  * accumulator: if it is r's, every path returns; if not, the next rule
  * finds the number where it was. */
 static void
-scrule(Bpf *f, int *n, const Scrule *r, int kind)
+scrule(Bpf *f, int *n, const Scrule *r, int kind, int meta)
 {
 	const unsigned int no = SCERRNO | EPERM;
-	size_t i, m = sizeof(scioctls) / sizeof(scioctls[0]);
+	size_t i, m = meta ? sizeof(scioctls) / sizeof(scioctls[0]) : 1;
 
 	if (r->nr < 0)
 		return;
@@ -330,7 +346,7 @@ static int
 scbuild(const Toolenv *e, Bpf *f)
 {
 	size_t i;
-	int n = 0, kind;
+	int n = 0, kind, meta = e->write == WNONE || e->write == WPLAN;
 
 	bpfop(f, &n, BPFLD, 0, 0, SCARCHOFF);
 	bpfop(f, &n, BPFJEQ, 1, 0, SCARCH);
@@ -340,16 +356,16 @@ scbuild(const Toolenv *e, Bpf *f)
 	bpfop(f, &n, BPFJGE, 0, 1, 0x40000000U);	/* __X32_SYSCALL_BIT */
 	bpfop(f, &n, BPFRET, 0, 0, SCERRNO | ENOSYS);
 #endif
-	if (e->write == WNONE || e->write == WPLAN)
-		for (i = 0; i < sizeof(scmeta) / sizeof(scmeta[0]); i++)
-			scrule(f, &n, &scmeta[i], scmeta[i].kind);
+	for (i = 0; meta && i < sizeof(scmeta) / sizeof(scmeta[0]); i++)
+		scrule(f, &n, &scmeta[i], scmeta[i].kind, meta);
 	for (i = 0; !e->net && i < sizeof(scnet) / sizeof(scnet[0]); i++) {
 		/* socket(AF_UNIX) only where Landlock holds named ones */
 		kind = scnet[i].nr == NR(41, 198) && e->abi < 9 ? SCNO :
 		       scnet[i].kind;
-		scrule(f, &n, &scnet[i], kind);
+		scrule(f, &n, &scnet[i], kind, meta);
 	}
-	scrule(f, &n, &scuring, SCNO);
+	for (i = 0; i < sizeof(scall) / sizeof(scall[0]); i++)
+		scrule(f, &n, &scall[i], scall[i].kind, meta);
 	bpfop(f, &n, BPFRET, 0, 0, SCALLOW);
 	return n;
 }

@@ -293,6 +293,61 @@ else
 	skip "readonly: nothing left to say" "Landlock ABI ${abi:-?} < 3"
 fi
 
+# Root (as in CI) changes nothing of the machine from a sandboxed tool:
+# reboot(2) with no magic (EINVAL where allowed, nothing done),
+# finit_module(2) of no file (EBADF), bpf(2) with no attributes, and
+# TIOCSTI into a terminal not its own (a pty held here, opened for
+# reading: Landlock does not stop that) are all refused, with EPERM.
+python3 -c 'import os, sys, time
+m, s = os.openpty()
+open(sys.argv[1] + ".tmp", "w").write(os.ttyname(s) + "\n")
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(60)' "$T/pts" 2>/dev/null &
+PTY=$!
+i=0
+while [ ! -s "$T/pts" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+cat >"$T/root.sh" <<X
+python3 -c 'import ctypes, errno, fcntl, os, termios
+l = ctypes.CDLL(None, use_errno=True)
+NR = os.uname().machine == "x86_64" and (169, 313, 321) or (142, 273, 280)
+def eperm(r):
+    return r < 0 and ctypes.get_errno() == errno.EPERM
+print("reboot-" + str(eperm(l.syscall(NR[0], 0, 0, 0, 0))))
+print("module-" + str(eperm(l.syscall(NR[1], -1, b"", 0))))
+print("bpf-" + str(eperm(l.syscall(NR[2], 0, None, 0))))
+t = os.open("$(cat "$T/pts")", os.O_RDONLY | os.O_NOCTTY)
+try:
+    fcntl.ioctl(t, termios.TIOCSTI, b"x")
+    print("tiocsti-False")
+except OSError as e:
+    print("tiocsti-" + str(e.errno == errno.EPERM))'
+X
+sh "$T/root.sh" >"$T/res" 2>&1
+if [ "$(id -u)" -ne 0 ]; then
+	skip "root's calls refused" "not root"
+elif ! grep -qx reboot-False "$T/res" || ! grep -qx module-False "$T/res"
+then
+	skip "root's calls refused" "refused here already: $(cat "$T/res")"
+else
+	cp "$T/res" "$T/unsandboxed"
+	for prof in workspace readonly; do
+		fresh
+		bash1 "$T/root.sh" $prof
+		said "$prof: no reboot(2)" reboot-True
+		said "$prof: no kernel module" module-True
+		said "$prof: no bpf(2)" bpf-True
+		if grep -qx tiocsti-False "$T/unsandboxed"; then
+			said "$prof: no TIOCSTI into another terminal" \
+			    tiocsti-True
+		else
+			skip "$prof: no TIOCSTI into another terminal" \
+			    "refused here already: $(cat "$T/unsandboxed")"
+		fi
+	done
+fi
+kill $PTY 2>/dev/null
+wait $PTY 2>/dev/null
+
 # A socket agent was given open by its caller (fd 7, a UDP one here) is
 # not passed on to a sandboxed tool: it would send past the filter.
 python3 -c 'import socket, sys
