@@ -12,8 +12,8 @@ trap 'chattr -i "$O/f" 2>/dev/null; stopfake; rm -rf "$T"' EXIT
 
 # runat args...: the agent in $W, no terminal to ask on.
 runat() {
-	(cd "$W" && agentexec setsid -w timeout 30 "$ROOT/agent" "$@") \
-	    </dev/null >"$T/out" 2>"$T/err"
+	(cd "$W" && agentexec setsid -w timeout 30 "${AGENT:-$ROOT/agent}" \
+	    "$@") </dev/null >"$T/out" 2>"$T/err"
 	RC=$?
 }
 
@@ -469,7 +469,7 @@ for prof in workspace full; do
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.connect(("127.0.0.1", int(sys.argv[1])))
 os.dup2(s.fileno(), 7)
-os.execv(sys.argv[2], sys.argv[2:])' "$UP" "$ROOT/agent" -y -g $prof go) \
+os.execv(sys.argv[2], sys.argv[2:])' "$UP" "${AGENT:-$ROOT/agent}" -y -g $prof go) \
 	    </dev/null >"$T/out" 2>"$T/err"
 	result 2 >"$T/res" 2>&1
 done
