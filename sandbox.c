@@ -216,7 +216,7 @@ enum {
 	SCNO,		/* refused */
 	SCNULL,		/* refused unless argument arg is 0 (NULL) */
 	SCUNIX,		/* refused unless argument arg is AF_UNIX */
-	SCIOCTL		/* refused if argument arg is a set-attributes ioctl */
+	SCIOCTL		/* refused if argument arg is in scioctls */
 };
 
 typedef struct {
@@ -384,7 +384,7 @@ scavail(void)
 static int
 scenter(const Toolenv *e)
 {
-	Bpf f[128];
+	Bpf f[128];	/* 107 at most: 6 + 62 (meta) + 10 (net) + 29 */
 	Bpfprog prog;
 
 	prog.len = scbuild(e, f);
@@ -560,7 +560,7 @@ envset(const char *name)
 /* What the kernel does not hold under the run's profile, each after a
  * ", " in miss: Landlock's gaps and, with no filter, what it holds. */
 static void
-unheld(const Toolenv *e, Buf *miss)
+sandboxgaps(const Toolenv *e, Buf *miss)
 {
 	int meta = e->write == WNONE || e->write == WPLAN;
 
@@ -613,7 +613,7 @@ sandboxinit(Toolenv *e)
 		return 0;
 	}
 	e->filter = !envset("AGENT_NO_SECCOMP") && scavail();
-	unheld(e, &miss);
+	sandboxgaps(e, &miss);
 	if (miss.len)
 		bufaddf(&b, "Landlock ABI %d%s here does not sandbox: %s",
 		        e->abi, e->filter ? "" : " with no seccomp filter",

@@ -491,4 +491,4 @@ grep -qx workspace "$T/ugot" &&
 grep -qx full "$T/ugot" && ok "full: the inherited socket sends (the control)" ||
     fail "full: the inherited socket sends (the control)" "$(cat "$T/res")"
 kill $SRV 2>/dev/null
-wait $SRV 2>/dev/null
+wait $SRV 2>/dev/null || :	# its TERM is not the script's status
