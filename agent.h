@@ -465,6 +465,7 @@ typedef struct {
 	char *planpath;		/* the plan file from the root */
 	char *tmpdir;		/* the run's own temporary directory */
 	int abi;		/* the Landlock ABI in force, 0 for none */
+	int filter;		/* a seccomp filter holds what it does not */
 	char *unheld;		/* what it does not hold, said when a tool
 				 * that it would hold first runs */
 	size_t maximage;	/* bytes of an image file read returns */
@@ -509,7 +510,7 @@ int sandboxinit(Toolenv *e);
 void sandboxsay(Toolenv *e);
 int sandboxheld(const Toolenv *e);
 int sandboxruleset(const Toolenv *e);
-int sandboxenter(int rs);
+int sandboxenter(const Toolenv *e, int rs);
 char *sandboxlanding(const char *path);
 int sandboxwritable(const Toolenv *e, const char *tool, const char *path,
                     Buf *out);

@@ -257,8 +257,18 @@ static const char sysprompt[] =
  *           WALL   anywhere: no sandbox at all, what -y alone once meant.
  *           Besides WALL, a private temporary directory made for the run
  *           (given to tools as TMPDIR, removed at exit) and /dev/null are
- *           always writable.
- *   net     1: tool processes may open TCP connections (Landlock ABI 4)
+ *           always writable.  Under WNONE and WPLAN a seccomp filter
+ *           also refuses tool processes every change of a file's mode,
+ *           owner, times or extended attributes, in TMPDIR too (touch
+ *           of a new file works: it sets no time of its own); WTREE
+ *           cannot refuse them (chmod +x in the project is normal), so
+ *           they stay open on any file the user may change.
+ *   net     1: tool processes may use the network.  0: no TCP (Landlock
+ *           ABI 4), and the seccomp filter refuses socket(2) for every
+ *           family but AF_UNIX, and for AF_UNIX too unless Landlock
+ *           (ABI 9) keeps named Unix sockets to the writable places;
+ *           socketpair(2) stays.  Where there is a filter, io_uring is
+ *           refused: its operations would go around it.
  *   plan    WPLAN: the file, from the working directory
  *   prompt  a paragraph added to the system prompt, or NULL
  * The agent itself is never held: it reaches the provider and writes the

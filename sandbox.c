@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -35,6 +36,10 @@
 #define SYS_landlock_add_rule 445
 #define SYS_landlock_restrict_self 446
 #endif
+#ifndef SYS_close_range	/* close_range(2), numbered alike */
+#define SYS_close_range 436
+#endif
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
 #define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
 #define LANDLOCK_RULE_PATH_BENEATH 1
 #define LANDLOCK_ACCESS_FS_WRITE_FILE (1ULL << 1)
@@ -52,6 +57,7 @@
 #define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)	/* ABI 4 */
 #define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
 #define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)	/* ABI 6 */
+#define LANDLOCK_ACCESS_FS_RESOLVE_UNIX (1ULL << 16)	/* ABI 9 */
 
 /* struct landlock_ruleset_attr as ABI 6 has it; older kernels are given
  * the fields they know. */
@@ -127,6 +133,10 @@ sandboxruleset(const Toolenv *e)
 		a.fs &= ~LANDLOCK_ACCESS_FS_REFER;
 	if (e->abi < 3)
 		a.fs &= ~LANDLOCK_ACCESS_FS_TRUNCATE;
+	/* a named Unix socket is reached where a tool may write, and no
+	 * other: a server's (docker's, D-Bus's) would act for it */
+	if (e->abi >= 9 && !e->net)
+		a.fs |= LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
 	if (e->abi >= 4 && !e->net)
 		a.net = LANDLOCK_ACCESS_NET_BIND_TCP |
 		        LANDLOCK_ACCESS_NET_CONNECT_TCP;
@@ -150,18 +160,291 @@ sandboxruleset(const Toolenv *e)
 	return rs;
 }
 
-/* In a child: under the ruleset for good; no set-id program lifts it. */
+/*
+ * A seccomp filter for what Landlock does not hold: a file's mode, owner,
+ * times and extended attributes (no Landlock right covers them) under
+ * WNONE and WPLAN, and without net every socket but a Unix one (Landlock
+ * knows TCP alone), a Unix one too where Landlock cannot tell which
+ * named socket it reaches (ABI 9's LANDLOCK_ACCESS_FS_RESOLVE_UNIX).
+ * Under every profile it holds, io_uring is refused (its operations
+ * open sockets and set attributes behind the filter's back), and what
+ * root could do to the machine (scall below).  Classic BPF, as
+ * <linux/seccomp.h> and <linux/filter.h> have it, written out as the
+ * Landlock ABI is above.  The filter goes with every process the tool
+ * starts: no_new_privs is set before it, as the kernel requires.
+ */
+#ifndef PR_SET_SECCOMP
+#define PR_SET_SECCOMP 22
+#endif
+#define SECCOMP_MODE_FILTER 2
+#define SCKILL 0x80000000U	/* SECCOMP_RET_KILL_PROCESS */
+#define SCERRNO 0x00050000U	/* SECCOMP_RET_ERRNO, errno in the low bits */
+#define SCALLOW 0x7fff0000U	/* SECCOMP_RET_ALLOW */
+#define BPFLD 0x20		/* BPF_LD | BPF_W | BPF_ABS */
+#define BPFJEQ 0x15		/* BPF_JMP | BPF_JEQ | BPF_K */
+#define BPFJGE 0x35		/* BPF_JMP | BPF_JGE | BPF_K */
+#define BPFRET 0x06		/* BPF_RET | BPF_K */
+/* struct seccomp_data: int nr, __u32 arch, __u64 ip, __u64 args[6];
+ * an argument's low 32 bits first, on the little-endian machines below */
+#define SCNR 0
+#define SCARCHOFF 4
+#define SCARG(i) (16 + 8 * (i))
+
+/* The syscalls' numbers: x86_64's, then the generic table's (aarch64);
+ * -1 where the architecture has none.  An architecture not named here
+ * gets no filter, and sandboxinit says what that leaves. */
+#if defined(__x86_64__)
+#define SCARCH 0xc000003eU	/* AUDIT_ARCH_X86_64 */
+#define NR(x86, gen) (x86)
+#elif defined(__aarch64__) && !defined(__AARCH64EB__)
+#define SCARCH 0xc00000b7U	/* AUDIT_ARCH_AARCH64 */
+#define NR(x86, gen) (gen)
+#endif
+
+typedef struct {
+	unsigned short code;
+	unsigned char jt, jf;	/* forward jumps, if true and if false */
+	unsigned int k;
+} Bpf;				/* struct sock_filter */
+
+typedef struct {
+	unsigned short len;
+	Bpf *filter;
+} Bpfprog;			/* struct sock_fprog */
+
+enum {
+	SCNO,		/* refused */
+	SCNULL,		/* refused unless argument arg is 0 (NULL) */
+	SCUNIX,		/* refused unless argument arg is AF_UNIX */
+	SCIOCTL		/* refused if argument arg is in scioctls */
+};
+
+typedef struct {
+	int nr;
+	int kind;
+	int arg;
+} Scrule;
+
+#ifdef SCARCH
+/* Under WNONE and WPLAN.  utime, utimes, futimesat and utimensat may set
+ * a file's times to now (a NULL times), as touch(1) does to a file it
+ * has made: in TMPDIR it must work, and on any other file that is all
+ * they can do; the times themselves cannot be read here, only whether
+ * the pointer is NULL. */
+static const Scrule scmeta[] = {
+	{ NR(90, -1), SCNO, 0 },		/* chmod */
+	{ NR(91, 52), SCNO, 0 },		/* fchmod */
+	{ NR(268, 53), SCNO, 0 },		/* fchmodat */
+	{ NR(452, 452), SCNO, 0 },		/* fchmodat2 */
+	{ NR(92, -1), SCNO, 0 },		/* chown */
+	{ NR(93, 55), SCNO, 0 },		/* fchown */
+	{ NR(94, -1), SCNO, 0 },		/* lchown */
+	{ NR(260, 54), SCNO, 0 },		/* fchownat */
+	{ NR(188, 5), SCNO, 0 },		/* setxattr */
+	{ NR(189, 6), SCNO, 0 },		/* lsetxattr */
+	{ NR(190, 7), SCNO, 0 },		/* fsetxattr */
+	{ NR(197, 14), SCNO, 0 },		/* removexattr */
+	{ NR(198, 15), SCNO, 0 },		/* lremovexattr */
+	{ NR(199, 16), SCNO, 0 },		/* fremovexattr */
+	{ NR(463, 463), SCNO, 0 },		/* setxattrat */
+	{ NR(466, 466), SCNO, 0 },		/* removexattrat */
+	{ NR(469, 469), SCNO, 0 },		/* file_setattr (chattr) */
+	{ NR(132, -1), SCNULL, 1 },		/* utime */
+	{ NR(235, -1), SCNULL, 1 },		/* utimes */
+	{ NR(261, -1), SCNULL, 2 },		/* futimesat */
+	{ NR(280, 88), SCNULL, 2 },		/* utimensat */
+};
+
+/* Without net.  socketpair(2) makes no way out: it stays. */
+static const Scrule scnet[] = {
+	{ NR(41, 198), SCUNIX, 0 },		/* socket */
+	{ NR(53, 199), SCUNIX, 0 },		/* socketpair */
+};
+
+/* Under every filter: io_uring, and what root (as in CI) could do to
+ * the machine or beyond the sandbox that Landlock does not hold: reboot
+ * it, load kernel code, swap, push input into another terminal. */
+static const Scrule scall[] = {
+	{ NR(425, 425), SCNO, 0 },		/* io_uring_setup */
+	{ NR(169, 142), SCNO, 0 },		/* reboot */
+	{ NR(246, 104), SCNO, 0 },		/* kexec_load */
+	{ NR(320, 294), SCNO, 0 },		/* kexec_file_load */
+	{ NR(175, 105), SCNO, 0 },		/* init_module */
+	{ NR(313, 273), SCNO, 0 },		/* finit_module */
+	{ NR(176, 106), SCNO, 0 },		/* delete_module */
+	{ NR(321, 280), SCNO, 0 },		/* bpf */
+	{ NR(167, 224), SCNO, 0 },		/* swapon */
+	{ NR(168, 225), SCNO, 0 },		/* swapoff */
+	{ NR(16, 29), SCIOCTL, 1 },		/* ioctl */
+};
+
+/* The ioctls refused: TIOCSTI always; under WNONE and WPLAN chattr's
+ * too, FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS and FS_IOC_FSSETXATTR. */
+static const unsigned int scioctls[] = {
+	0x5412U, 0x40086602U, 0x40046602U, 0x401c5820U
+};
+
+/* One instruction at f[*n]. */
+static void
+bpfop(Bpf *f, int *n, unsigned short code, int jt, int jf, unsigned int k)
+{
+	f[*n].code = code;
+	f[*n].jt = jt;
+	f[*n].jf = jf;
+	f[*n].k = k;
+	(*n)++;
+}
+
+/* The instructions of rule r at f[*n], the syscall's number in the
+ * accumulator: if it is r's, every path returns; if not, the next rule
+ * finds the number where it was. */
+static void
+scrule(Bpf *f, int *n, const Scrule *r, int kind, int meta)
+{
+	const unsigned int no = SCERRNO | EPERM;
+	size_t i, m = meta ? sizeof(scioctls) / sizeof(scioctls[0]) : 1;
+
+	if (r->nr < 0)
+		return;
+	switch (kind) {
+	case SCNO:
+		bpfop(f, n, BPFJEQ, 0, 1, r->nr);
+		bpfop(f, n, BPFRET, 0, 0, no);
+		break;
+	case SCNULL:		/* both halves of the pointer */
+		bpfop(f, n, BPFJEQ, 0, 6, r->nr);
+		bpfop(f, n, BPFLD, 0, 0, SCARG(r->arg));
+		bpfop(f, n, BPFJEQ, 0, 3, 0);
+		bpfop(f, n, BPFLD, 0, 0, SCARG(r->arg) + 4);
+		bpfop(f, n, BPFJEQ, 0, 1, 0);
+		bpfop(f, n, BPFRET, 0, 0, SCALLOW);
+		bpfop(f, n, BPFRET, 0, 0, no);
+		break;
+	case SCUNIX:		/* an int: the low half alone counts */
+		bpfop(f, n, BPFJEQ, 0, 4, r->nr);
+		bpfop(f, n, BPFLD, 0, 0, SCARG(r->arg));
+		bpfop(f, n, BPFJEQ, 0, 1, 1);	/* AF_UNIX */
+		bpfop(f, n, BPFRET, 0, 0, SCALLOW);
+		bpfop(f, n, BPFRET, 0, 0, no);
+		break;
+	case SCIOCTL:		/* the request is an unsigned int */
+		bpfop(f, n, BPFJEQ, 0, m + 3, r->nr);
+		bpfop(f, n, BPFLD, 0, 0, SCARG(r->arg));
+		for (i = 0; i < m; i++)
+			bpfop(f, n, BPFJEQ, m - i - 1, i + 1 < m ? 0 : 1,
+			      scioctls[i]);
+		bpfop(f, n, BPFRET, 0, 0, no);
+		bpfop(f, n, BPFRET, 0, 0, SCALLOW);
+		break;
+	}
+}
+
+/* The filter for the run's profile into f, its length returned: a call
+ * from another architecture (i386 on x86_64, arm on aarch64) ends the
+ * process, as its numbers mean other calls; x32's are refused. */
+static int
+scbuild(const Toolenv *e, Bpf *f)
+{
+	size_t i;
+	int n = 0, kind, meta = e->write == WNONE || e->write == WPLAN;
+
+	bpfop(f, &n, BPFLD, 0, 0, SCARCHOFF);
+	bpfop(f, &n, BPFJEQ, 1, 0, SCARCH);
+	bpfop(f, &n, BPFRET, 0, 0, SCKILL);
+	bpfop(f, &n, BPFLD, 0, 0, SCNR);
+#ifdef __x86_64__
+	bpfop(f, &n, BPFJGE, 0, 1, 0x40000000U);	/* __X32_SYSCALL_BIT */
+	bpfop(f, &n, BPFRET, 0, 0, SCERRNO | ENOSYS);
+#endif
+	for (i = 0; meta && i < sizeof(scmeta) / sizeof(scmeta[0]); i++)
+		scrule(f, &n, &scmeta[i], scmeta[i].kind, meta);
+	for (i = 0; !e->net && i < sizeof(scnet) / sizeof(scnet[0]); i++) {
+		/* socket(AF_UNIX) only where Landlock holds named ones */
+		kind = scnet[i].nr == NR(41, 198) && e->abi < 9 ? SCNO :
+		       scnet[i].kind;
+		scrule(f, &n, &scnet[i], kind, meta);
+	}
+	for (i = 0; i < sizeof(scall) / sizeof(scall[0]); i++)
+		scrule(f, &n, &scall[i], scall[i].kind, meta);
+	bpfop(f, &n, BPFRET, 0, 0, SCALLOW);
+	return n;
+}
+
+/* Whether a filter can be installed: the kernel copies the program
+ * before anything else, so a NULL one fails with EFAULT where filters
+ * exist and EINVAL where they do not (or under qemu-user). */
+static int
+scavail(void)
+{
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) < 0 &&
+	       errno == EFAULT;
+}
+
+/* In a child, no_new_privs set: under the filter for good. */
+static int
+scenter(const Toolenv *e)
+{
+	Bpf f[128];	/* 107 at most: 6 + 62 (meta) + 10 (net) + 29 */
+	Bpfprog prog;
+
+	prog.len = scbuild(e, f);
+	prog.filter = f;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+#else
+static int scavail(void) { return 0; }
+static int scenter(const Toolenv *e) { (void)e; errno = ENOSYS; return -1; }
+#endif
+
+/* What agent was given open past stderr by its own caller (a CI
+ * runner's socket, say) closes when the tool runs a program: a socket
+ * would let it send where the filter and Landlock do not look.  Every
+ * kernel with Landlock has close_range's CLOSE_RANGE_CLOEXEC (5.11);
+ * a container's policy may still refuse it: then /proc/self/fd. */
+static int
+sandboxfds(void)
+{
+	DIR *d;
+	struct dirent *de;
+	int fd, rc = 0;
+
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+	if (!(d = opendir("/proc/self/fd")))
+		return -1;
+	while ((de = readdir(d)))
+		if ((fd = atoi(de->d_name)) > 2 && fd != dirfd(d) &&
+		    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+			rc = -1;
+	closedir(d);
+	return rc;
+}
+
+/* In a child: under the ruleset and the filter for good; no set-id
+ * program lifts them. */
 int
-sandboxenter(int rs)
+sandboxenter(const Toolenv *e, int rs)
 {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -1;
-	return syscall(SYS_landlock_restrict_self, rs, 0) < 0 ? -1 : 0;
+	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+		return -1;
+	if (sandboxfds() < 0)
+		return -1;
+	return e->filter ? scenter(e) : 0;
 }
 #else
 static int landlockabi(void) { return 0; }
+static int scavail(void) { return 0; }
 int sandboxruleset(const Toolenv *e) { (void)e; errno = ENOSYS; return -1; }
-int sandboxenter(int rs) { (void)rs; errno = ENOSYS; return -1; }
+int
+sandboxenter(const Toolenv *e, int rs)
+{
+	(void)e;
+	(void)rs;
+	errno = ENOSYS;
+	return -1;
+}
 #endif
 
 /* Whether the kernel holds tool processes of this run. */
@@ -265,15 +548,47 @@ sandboxwritable(const Toolenv *e, const char *tool, const char *path, Buf *out)
 }
 
 
+/* Whether the variable name is set to other than "" or "0". */
+static int
+envset(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0");
+}
+
+/* What the kernel does not hold under the run's profile, each after a
+ * ", " in miss: Landlock's gaps and, with no filter, what it holds. */
+static void
+sandboxgaps(const Toolenv *e, Buf *miss)
+{
+	int meta = e->write == WNONE || e->write == WPLAN;
+
+	if (e->abi < 3)
+		bufadds(miss, ", file truncation");
+	if (meta && !e->filter)
+		bufadds(miss, ", file modes, owners, times and attributes");
+	if (e->net)
+		return;
+	if (e->abi < 4 && !e->filter)
+		bufadds(miss, ", TCP");
+	if (!e->filter)
+		bufadds(miss, ", UDP and other sockets");
+	if (e->abi < 9 && !e->filter)
+		bufadds(miss, ", named Unix sockets");
+	if (e->abi < 6 && !e->filter)
+		bufadds(miss, ", abstract Unix sockets");
+}
+
 /* The run's sandbox: the working directory, a private temporary
  * directory, the plan file, and what the kernel can hold.  What it
  * cannot is said once. */
 int
 sandboxinit(Toolenv *e)
 {
-	const char *tmp = getenv("TMPDIR"), *no = getenv("AGENT_NO_LANDLOCK");
+	const char *tmp = getenv("TMPDIR");
 	Buf b = { 0 }, miss = { 0 };
-	int off = no && *no && strcmp(no, "0");
+	int off = envset("AGENT_NO_LANDLOCK");
 
 	if (e->write == WALL)
 		return 0;
@@ -297,15 +612,12 @@ sandboxinit(Toolenv *e)
 		e->unheld = bufdetach(&miss);
 		return 0;
 	}
-	if (e->abi < 3)
-		bufadds(&miss, ", file truncation");
-	if (e->abi < 4 && !e->net)
-		bufadds(&miss, ", TCP");
-	if (e->abi < 6 && !e->net)
-		bufadds(&miss, ", abstract Unix sockets");
+	e->filter = !envset("AGENT_NO_SECCOMP") && scavail();
+	sandboxgaps(e, &miss);
 	if (miss.len)
-		bufaddf(&b, "Landlock ABI %d here does not sandbox: %s",
-		        e->abi, miss.p + 2);
+		bufaddf(&b, "Landlock ABI %d%s here does not sandbox: %s",
+		        e->abi, e->filter ? "" : " with no seccomp filter",
+		        miss.p + 2);
 	e->unheld = b.len ? bufdetach(&b) : NULL;
 	buffree(&miss);
 	return 0;
@@ -355,7 +667,7 @@ sandboxrun(const Toolenv *e, Jobfn fn, void *arg, Buf *out)
 	if (pid == 0) {
 		close(fds[0]);
 		bufaddc(&got, '1');
-		if (sandboxenter(rs) < 0)
+		if (sandboxenter(e, rs) < 0)
 			bufadds(&got, "Cannot enter the sandbox");
 		else
 			got.p[0] = '0' + (fn(arg, &got) != 0);

@@ -1536,10 +1536,11 @@ cleanenv(const Toolenv *e, Buf *tmp)
  * ^C does not reach it; we kill the whole group instead), default signal
  * dispositions (ours, like SIGPIPE ignored, would be inherited), stdin
  * from in and stdout to out (-1: /dev/null), stderr to err; the
- * sandbox's ruleset rs, if not -1.  The pipes given are close-on-exec:
- * only their copies as 0, 1 and 2 are left. */
+ * sandbox's ruleset rs and e's filter, if rs is not -1.  The pipes
+ * given are close-on-exec: only their copies as 0, 1 and 2 are left. */
 static void
-child(char **argv, char **env, int in, int out, int err, int rs)
+child(const Toolenv *e, char **argv, char **env, int in, int out, int err,
+      int rs)
 {
 	static const char msg[] = "agent: cannot run the shell\n";
 	static const char nosand[] = "agent: cannot enter the sandbox\n";
@@ -1560,7 +1561,7 @@ child(char **argv, char **env, int in, int out, int err, int rs)
 		_exit(126);
 	if (fd > 2)
 		close(fd);
-	if (rs >= 0 && sandboxenter(rs) < 0) {
+	if (rs >= 0 && sandboxenter(e, rs) < 0) {
 		if (write(2, nosand, sizeof(nosand) - 1) < 0)
 			_exit(126);
 		_exit(126);
@@ -1599,7 +1600,7 @@ spawn(const Toolenv *e, const char *sh, const char *cmd, Proc *p, Buf *out)
 	argv[3] = NULL;
 	env = cleanenv(e, &tmp);
 	if ((p->pid = fork()) == 0)
-		child(argv, env, -1, fds[1], fds[1], rs);
+		child(e, argv, env, -1, fds[1], fds[1], rs);
 	if (p->pid > 0 && e->pgid)	/* the child leads its own group */
 		*e->pgid = p->pid;
 	free(env);
@@ -1918,7 +1919,7 @@ toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
 	}
 	env = cleanenv(e, &tmp);
 	if ((pid = fork()) == 0)
-		child(argv, env, ip[0], -1, ep[1], -1);
+		child(e, argv, env, ip[0], -1, ep[1], -1);
 	free(env);
 	buffree(&tmp);
 	close(ip[0]);

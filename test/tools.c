@@ -22,7 +22,7 @@ static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
                                      NULL };
 static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
                        64 << 20, shells, scrub, &intr, &pgid, NULL, 0, 0,
-                       WALL, 0, NULL, NULL, NULL, NULL, 0, NULL,
+                       WALL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL,
                        5 << 20, { NULL, 0, 0 }, NULL, NULL, NULL, 0, NULL, 0 };
 static Buf out;
 static int root;
