@@ -212,7 +212,8 @@ void httpsleep(Httpclient *c, long ms);
 int httpdo(Httpclient *c, Http *h);
 void httpfree(Httpclient *c);
 
-/* wire.c: the providers' wires; no I/O */
+/* wire.c: what the providers' wires share; openai.c and anthropic.c
+ * below it are the wires themselves.  No I/O in any. */
 enum { OPENAI, ANTHROPIC };	/* chat completions, messages */
 
 /* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
@@ -367,6 +368,47 @@ void wireserialize(Buf *b, const char *type, const char *line,
                    size_t maxresult);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
+
+/* wire.c, for the wires: the stream's pieces, passed on and kept */
+int wirepiece(Wire *w, int kind, const Json *j, int i);
+int wirecalldelta(Wire *w, int k, size_t off);
+void wiresetstr(Buf *b, const Json *j, int i);
+Wirecall *wirecallat(Wire *w, int idx);
+int wirebadevent(Wire *w, const char *data, size_t len);
+int wirecount(const Json *j, int i, long long *out);
+/* and the request: stored messages' forms, the body from them */
+int wirethinks(const Wirereq *q);
+int wireanswered(const Json *j);
+void wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
+               const char *close);
+void wireformcall(Wireform *f, char *id);
+int wireidchar(int c);
+int wirehasimage(const Json *j, int content);
+void wiretextpart(Buf *b, const Json *j, int i);
+int wireblank(const Json *j, int i);
+int wirerefer(Wireform *f, Buf *b, const Json *j, int content);
+int wireown(const Json *j, const Wirereq *q, const char *api);
+void wireputform(Wirebody *wb, Buf *b, const Wireform *f);
+
+/* The calls still owed a result, as the forms are put together. */
+typedef struct {
+	const char **id;
+	int n, cap;
+} Wireowed;
+
+void wireowe(Wireowed *o, const Wireform *f);
+void wirepaid(Wireowed *o, const char *id);
+
+/* openai.c: chat completions */
+int openaievent(Wire *w, const char *data, size_t len);
+void openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
+void openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
+
+/* anthropic.c: messages */
+int anthropicevent(Wire *w, const char *data, size_t len);
+void anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
+void anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
+const char *anthropicbeta(const Wirereq *q);
 
 /* session.c: the JSONL session file, pi's format version 3 */
 typedef struct {
