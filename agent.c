@@ -28,8 +28,7 @@ typedef struct {
 	long maxout;		/* output tokens asked for */
 	const char *maxfield;	/* the request field naming maxout */
 	const char *thinking;	/* default thinking level */
-	int think;		/* how it takes one: THNONE ... THBUDGET */
-	const char *adaptive;	/* models that think adaptively: Wirereq */
+	int think;		/* how it takes one: THNONE ... THANTHROPIC */
 	int images;		/* its models take images */
 } Provider;
 
@@ -93,6 +92,40 @@ typedef struct Agent {
 static int compact(Agent *a, const char *why, const char *focus);
 static long contexttokens(const Agent *a);
 static long reserve(const Agent *a);
+
+/* What config.h's models[] says of the model, or NULL. */
+static const Model *
+modelof(const Agent *a)
+{
+	return wiremodel(models, LEN(models), a->model);
+}
+
+/* The model's context window, and the output tokens asked for: its
+ * own, or the provider's. */
+static long
+window(const Agent *a)
+{
+	const Model *m = modelof(a);
+
+	return m && m->context > 0 ? m->context : a->prov->context;
+}
+
+static long
+outlimit(const Agent *a)
+{
+	const Model *m = modelof(a);
+
+	return m && m->maxout > 0 ? m->maxout : a->prov->maxout;
+}
+
+/* The model's tokens for one estimated token of text (sesstokens'). */
+static double
+tokens(const Agent *a)
+{
+	const Model *m = modelof(a);
+
+	return m && m->tokens > 0 ? m->tokens : 1;
+}
 
 static volatile sig_atomic_t intr;	/* SIGINT came: stop the turn */
 static volatile sig_atomic_t toolpg;	/* the running bash group, or 0 */
@@ -415,24 +448,12 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 	Buf auth = { 0 }, url = { 0 };
 	Wirebody body;
 	const char *headers[6];
-	int attempt, rc, n = 0;
+	int attempt, rc, n;
 	long delay;
 
 	wirespans(q, &body);
-	if (a->prov->wire == ANTHROPIC) {
-		bufaddf(&url, "%s/messages", a->url);
-		if (a->key)
-			bufaddf(&auth, "x-api-key: %s", a->key);
-		headers[n++] = "anthropic-version: 2023-06-01";
-		if (wirebeta(q))
-			headers[n++] = wirebeta(q);
-	} else {
-		bufaddf(&url, "%s/chat/completions", a->url);
-		if (a->key)
-			bufaddf(&auth, "Authorization: Bearer %s", a->key);
-	}
-	if (a->key)
-		headers[n++] = auth.p;
+	bufaddf(&url, "%s%s", a->url, wirepath(q));
+	n = wireheaders(q, a->key, &auth, headers);
 	headers[n++] = "Content-Type: application/json";
 	headers[n++] = "Accept: text/event-stream";
 	headers[n] = NULL;
@@ -496,11 +517,12 @@ request(Agent *a, Wirereq *q)
 	q->forms = a->msgs.form;
 	q->tools = a->offer;
 	q->ntools = a->noffer;
-	q->maxout = a->prov->maxout;
+	q->maxout = outlimit(a);
 	q->maxfield = a->prov->maxfield;
 	q->level = a->level;
 	q->think = a->prov->think;
-	q->adaptive = a->prov->adaptive;
+	q->thinkas = modelof(a) ? modelof(a)->thinking : TKADAPTIVE;
+	q->cachehour = cachehour;
 	q->images = a->prov->images;
 }
 
@@ -696,7 +718,7 @@ turn(Agent *a, const char *text, size_t len)
 	notelevel(a);
 	emit(&a->ev, "agent_start", NULL);
 	if (autocompact && a->msgs.n &&
-	    contexttokens(a) > a->prov->context - reserve(a))
+	    contexttokens(a) > window(a) - reserve(a))
 		compact(a, "threshold", NULL);
 	record(a, wireuser(text, len, &a->attach));
 	buffree(&a->attach);
@@ -750,9 +772,6 @@ turn(Agent *a, const char *text, size_t len)
 			if (!strcmp(r.w.finish, "length")) {
 				warn("the answer was cut short: the output "
 				     "token limit was reached");
-				rc = 1;
-			} else if (!strcmp(r.w.finish, "refusal")) {
-				warn("the model refused to answer");
 				rc = 1;
 			}
 			emit(&a->ev, "turn_end", NULL);
@@ -844,7 +863,7 @@ setlevel(Agent *a, const char *name)
 
 	if (l < 0) {
 		warn("no thinking level %s: off, minimal, low, medium, "
-		     "high or xhigh", name);
+		     "high, xhigh or max", name);
 		return -1;
 	}
 	if (l != TOFF && a->prov->think == THNONE)
@@ -1082,13 +1101,13 @@ loadcontext(Agent *a)
 static long
 reserve(const Agent *a)
 {
-	return MAX(reservetokens, a->prov->maxout);
+	return MAX(reservetokens, outlimit(a));
 }
 
 static long
 keepbudget(const Agent *a)
 {
-	return MIN(keeptokens, MAX(a->prov->context - reserve(a), 0) / 2);
+	return MIN(keeptokens, MAX(window(a) - reserve(a), 0) / 2);
 }
 
 /* The tokens the context holds: the usage of the last answer, and an
@@ -1117,7 +1136,7 @@ contexttokens(const Agent *a)
 		if (got < 0)
 			tail += sesstokens(a->msgs.v[i]);
 	}
-	return (got < 0 ? 0 : got) + tail;
+	return (got < 0 ? 0 : got) + (long)(tail * tokens(a));
 }
 
 /* Ask the model for a summary of conv, silently, with the summariser's
@@ -1180,7 +1199,7 @@ compact(Agent *a, const char *why, const char *focus)
 
 	n = (long)sesscontext(&a->sess, &path);
 	last = sesscompaction(path, n, &from, &prev);
-	cut = sesscut(path, n, from, keepbudget(a));
+	cut = sesscut(path, n, from, (long)(keepbudget(a) / tokens(a)));
 	for (k = (long)from; k < cut; k++)
 		if (k != last && sessincontext(path[k]))
 			wireserialize(&conv, path[k]->type, path[k]->line,
@@ -1191,8 +1210,8 @@ compact(Agent *a, const char *why, const char *focus)
 		goto done;
 	}
 	/* the summariser's window is the model's: the oldest part goes */
-	if (conv.len > (size_t)(a->prov->context - reserve(a)) * 3) {
-		k = conv.len - (a->prov->context - reserve(a)) * 3;
+	if (conv.len > (size_t)((window(a) - reserve(a)) * 3 / tokens(a))) {
+		k = conv.len - (long)((window(a) - reserve(a)) * 3 / tokens(a));
 		bufreset(&sum);
 		bufadds(&sum, "[... the oldest part of the conversation left out]\n");
 		bufadd(&sum, conv.p + k, conv.len - k);
@@ -1244,8 +1263,8 @@ rpcmode(Agent *a)
 {
 	Rpc r = { .provider = a->prov->name, .model = &a->model,
 	          .level = &a->level,
-	          .wire = a->prov->wire, .context = a->prov->context,
-	          .maxout = a->prov->maxout, .autocompact = autocompact,
+	          .wire = a->prov->wire, .context = window(a),
+	          .maxout = outlimit(a), .autocompact = autocompact,
 	          .sess = &a->sess, .msgs = &a->msgs.v, .nmsgs = &a->msgs.n,
 	          .tenv = &a->tenv, .intr = &intr, .quit = &quitsig, .out = 1 };
 	Rpccmd c;

@@ -217,11 +217,28 @@ void httpfree(Httpclient *c);
 enum { OPENAI, ANTHROPIC };	/* chat completions, messages */
 
 /* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
- * provider is asked for them: OpenAI's reasoning_effort (xhigh sent as
- * high, or as it is), OpenRouter's reasoning object, Anthropic's thinking
- * (a budget, or adaptive for the models that take that). */
-enum { TOFF, TMINIMAL, TLOW, TMEDIUM, THIGH, TXHIGH };
-enum { THNONE, THEFFORT, THXHIGH, THROUTER, THBUDGET };
+ * provider is asked for them: OpenAI's reasoning_effort (xhigh and max
+ * sent as high, or as xhigh), OpenRouter's reasoning object, Anthropic's
+ * thinking (as the model takes it: TK* below). */
+enum { TOFF, TMINIMAL, TLOW, TMEDIUM, THIGH, TXHIGH, TMAX };
+enum { THNONE, THEFFORT, THXHIGH, THROUTER, THANTHROPIC };
+
+/* How an Anthropic model takes thinking: adaptive with an effort of low
+ * to max (what a model not in config.h's table gets), or low to high;
+ * on a budget of tokens; adaptive even when the request says nothing;
+ * always, refusing to be told otherwise. */
+enum { TKADAPTIVE, TKHIGH, TKBUDGET, TKOMITTED, TKALWAYS };
+
+/* What agent knows of a model, by a part of its name: config.h's
+ * models[]. */
+typedef struct {
+	const char *part;	/* '.' and '-' alike */
+	long context;		/* its window in tokens; 0: the provider's */
+	long maxout;		/* output tokens asked for; 0: likewise */
+	int thinking;		/* Anthropic: TKADAPTIVE ... TKALWAYS */
+	double tokens;		/* its tokens for the text of one of
+				 * agent's estimated tokens (4 bytes) */
+} Model;
 
 /* A stored message's wire form, made once and kept for the requests
  * after; wire.c makes and reads it. */
@@ -249,6 +266,8 @@ typedef struct {
 	char *result;		/* the call a result answers */
 	char *imgs;		/* OpenAI: a result's images, as parts */
 	size_t imglen;
+	size_t mark;		/* OpenAI: where its content, a string, is
+				 * in text (a cache mark may wrap it); 0 */
 } Wireform;
 
 /* A request body in pieces: the big forms are sent from where they are
@@ -275,11 +294,10 @@ typedef struct {
 	int ntools;
 	long maxout;
 	const char *maxfield;	/* OpenAI: the field naming maxout */
-	int level;		/* TOFF ... TXHIGH */
-	int think;		/* THNONE ... THBUDGET */
-	const char *adaptive;	/* Anthropic: the models that think
-				 * adaptively, by parts of their names,
-				 * comma-separated; or NULL */
+	int level;		/* TOFF ... TMAX */
+	int think;		/* THNONE ... THANTHROPIC */
+	int thinkas;		/* Anthropic: TKADAPTIVE ... TKALWAYS */
+	int cachehour;		/* cache marks live an hour, not 5 min */
 	int images;		/* the model takes images: else a note */
 } Wirereq;
 
@@ -346,10 +364,15 @@ typedef struct {
 
 int wirelevel(const char *name);
 const char *wirelevelname(int level);
+const Model *wiremodel(const Model *m, size_t n, const char *model);
 void wirebody(const Wirereq *q, Buf *b);
 void wirespans(const Wirereq *q, Wirebody *wb);
 void wirebodyfree(Wirebody *wb);
 const char *wirebeta(const Wirereq *q);
+const char *wireapi(int wire);
+const char *wirepath(const Wirereq *q);
+int wireheaders(const Wirereq *q, const char *key, Buf *auth,
+                const char **h);
 void wireformfree(Wireform *f);
 void wireinit(Wire *w, int wire, Wirefn fn, void *arg);
 int wireevent(void *w, const char *event, const char *data, size_t len);
@@ -378,9 +401,10 @@ int wirebadevent(Wire *w, const char *data, size_t len);
 int wirecount(const Json *j, int i, long long *out);
 /* and the request: stored messages' forms, the body from them */
 int wirethinks(const Wirereq *q);
+void wirecache(const Wirereq *q, Buf *b);
 int wireanswered(const Json *j);
 void wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
-               const char *close);
+               const char *close, int mark);
 void wireformcall(Wireform *f, char *id);
 int wireidchar(int c);
 int wirehasimage(const Json *j, int content);

@@ -17,6 +17,9 @@ enum { SPANMIN = 64 };
  * wire is one row here and a room of its own. */
 typedef struct {
 	const char *api;	/* pi's name for it, stored with answers */
+	const char *path;	/* the endpoint, after the base URL */
+	const char *auth;	/* the key's header, %s the key */
+	const char *version;	/* a header every request has, or NULL */
 	int (*event)(Wire *w, const char *data, size_t len);
 	void (*form)(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
 	void (*body)(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
@@ -26,10 +29,13 @@ typedef struct {
 } Wireops;
 
 static const Wireops wires[] = {
-	[OPENAI] = { "openai-completions", openaievent, openaiform,
-	             openaibody, NULL, 1, 1 },
-	[ANTHROPIC] = { "anthropic-messages", anthropicevent, anthropicform,
-	                anthropicbody, anthropicbeta, 0, 0 },
+	[OPENAI] = { "openai-completions", "/chat/completions",
+	             "Authorization: Bearer %s", NULL,
+	             openaievent, openaiform, openaibody, NULL, 1, 1 },
+	[ANTHROPIC] = { "anthropic-messages", "/messages", "x-api-key: %s",
+	                "anthropic-version: 2023-06-01",
+	                anthropicevent, anthropicform, anthropicbody,
+	                anthropicbeta, 0, 0 },
 };
 
 /* The row of a wire kind; an unknown one is OpenAI's, as it was. */
@@ -466,8 +472,10 @@ storeparts(Buf *b, const Wire *w)
 
 	for (i = 0; i < w->nparts; i++) {
 		p = &w->parts[i];
-		if ((p->kind != WREDACTED && p->kind != WCALL &&
-		    p->to == p->from) || (p->kind == WREDACTED && p->lost))
+		/* thinking with no text but its signature is kept */
+		if ((p->kind == WTEXT && p->to == p->from) ||
+		    (p->kind == WTHINK && p->to == p->from && !p->sig.len) ||
+		    (p->kind == WREDACTED && p->lost))
 			continue;
 		bufadds(b, n++ ? "," : "");
 		if (p->kind == WTEXT) {
@@ -561,7 +569,7 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	else
 		storemerged(&b, w);
 	bufadds(&b, "],\"api\":");
-	jsonescs(&b, wireops(w->wire)->api);
+	jsonescs(&b, wireapi(w->wire));
 	bufadds(&b, ",\"provider\":");
 	jsonescs(&b, provider);
 	bufadds(&b, ",\"model\":");
@@ -652,8 +660,9 @@ wirebash(const Json *j, int m)
 
 /* The request */
 
+/* pi's names, max as pi 1.5 has it */
 static const char *const levels[] = {
-	"off", "minimal", "low", "medium", "high", "xhigh"
+	"off", "minimal", "low", "medium", "high", "xhigh", "max"
 };
 
 /* A thinking level by name, or -1. */
@@ -671,14 +680,54 @@ wirelevel(const char *name)
 const char *
 wirelevelname(int level)
 {
-	return level > TOFF && level <= TXHIGH ? levels[level] : "off";
+	return level > TOFF && level <= TMAX ? levels[level] : "off";
+}
+
+/* Whether string s holds part, '.' and '-' taken as the same, so that
+ * OpenRouter's claude-opus-4.7 is Anthropic's claude-opus-4-7. */
+static int
+haspart(const char *s, const char *part)
+{
+	size_t i;
+
+	for (; *s; s++) {
+		for (i = 0; part[i] && (s[i] == part[i] ||
+		     (strchr(".-", s[i]) && strchr(".-", part[i]))); i++)
+			;
+		if (!part[i])
+			return 1;
+	}
+	return 0;
+}
+
+/* The first row of a table of n models that has a part of model's
+ * name, or NULL. */
+const Model *
+wiremodel(const Model *m, size_t n, const char *model)
+{
+	size_t i;
+
+	for (i = 0; model && i < n; i++)
+		if (*m[i].part && haspart(model, m[i].part))
+			return &m[i];
+	return NULL;
 }
 
 /* Whether the model is asked to think. */
 int
 wirethinks(const Wirereq *q)
 {
-	return q->level > TOFF && q->level <= TXHIGH && q->think != THNONE;
+	return q->level > TOFF && q->level <= TMAX && q->think != THNONE;
+}
+
+/* A cache mark, Anthropic's cache_control, before the closing brace of
+ * what it marks: five minutes, or with cachehour an hour, whose writes
+ * cost twice the input price rather than 1.25 times. */
+void
+wirecache(const Wirereq *q, Buf *b)
+{
+	bufadds(b, ",\"cache_control\":{\"type\":\"ephemeral\"");
+	bufadds(b, q->cachehour ? ",\"ttl\":\"1h\"}" : "}");
 }
 
 /* A header the request needs, or NULL. */
@@ -688,6 +737,39 @@ wirebeta(const Wirereq *q)
 	const Wireops *o = wireops(q->wire);
 
 	return o->beta ? o->beta(q) : NULL;
+}
+
+/* pi's name of a wire, as answers store it in "api". */
+const char *
+wireapi(int wire)
+{
+	return wireops(wire)->api;
+}
+
+/* The request's endpoint, to follow the base URL. */
+const char *
+wirepath(const Wirereq *q)
+{
+	return wireops(q->wire)->path;
+}
+
+/* The wire's headers into h (room for 3), the key's made in auth when
+ * there is a key; their number. */
+int
+wireheaders(const Wirereq *q, const char *key, Buf *auth, const char **h)
+{
+	const Wireops *o = wireops(q->wire);
+	int n = 0;
+
+	if (o->version)
+		h[n++] = o->version;
+	if (wirebeta(q))
+		h[n++] = wirebeta(q);
+	if (key) {
+		bufaddf(auth, o->auth, key);
+		h[n++] = auth->p;
+	}
+	return n;
 }
 
 /* Whether a stored answer goes back: a failed or interrupted one does
@@ -701,10 +783,12 @@ wireanswered(const Json *j)
 }
 
 /* The offered tools, each as open, name, description, the schema under
- * key, close: the two wires differ only in those. */
+ * key, close: the two wires differ only in those.  With mark, the last
+ * carries a cache mark before its closing brace, as pi puts it there:
+ * the tools are the same each request. */
 void
 wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
-         const char *close)
+          const char *close, int mark)
 {
 	int k;
 
@@ -719,7 +803,13 @@ wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
 		bufadds(b, ",\"description\":");
 		jsonescs(b, q->tools[k].desc);
 		bufaddf(b, ",\"%s\":%s", key, q->tools[k].schema);
-		bufadds(b, close);
+		if (mark && k == q->ntools - 1) {
+			bufadd(b, close, strlen(close) - 1);
+			wirecache(q, b);
+			bufaddc(b, '}');
+		} else {
+			bufadds(b, close);
+		}
 	}
 	bufadds(b, "]");
 }
