@@ -28,7 +28,7 @@ typedef struct {
 	long maxout;		/* output tokens asked for */
 	const char *maxfield;	/* the request field naming maxout */
 	const char *thinking;	/* default thinking level */
-	int think;		/* how it takes one: THNONE ... THANTHROPIC */
+	int think;		/* how it takes one: THNONE, ... */
 	int images;		/* its models take images */
 } Provider;
 
@@ -661,7 +661,7 @@ runcall(Agent *a, Wirecall *c)
 		guardafter(&a->guard, tools[ti].name, &j, &res, iserr);
 	emitcall(&a->ev, c, "tool_execution_end", NULL, &res, &a->tenv.image,
 	         iserr);
-	record(a, wireresult(&c->id, &c->name, &res, iserr, &a->tenv.image));
+	record(a, sessresult(&c->id, &c->name, &res, iserr, &a->tenv.image));
 	bufreset(&a->tenv.image);
 	emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
 	jsonfree(&j);
@@ -720,7 +720,7 @@ turn(Agent *a, const char *text, size_t len)
 	if (autocompact && a->msgs.n &&
 	    contexttokens(a) > window(a) - reserve(a))
 		compact(a, "threshold", NULL);
-	record(a, wireuser(text, len, &a->attach));
+	record(a, sessuser(text, len, &a->attach));
 	buffree(&a->attach);
 	for (round = 0; round < maxrounds; round++) {
 		emit(&a->ev, "turn_start", NULL);
@@ -728,7 +728,7 @@ turn(Agent *a, const char *text, size_t len)
 			emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
 		/* -r: a message sent while the agent works, as pi's */
 		if (a->rpc && (s = rpctake(a->rpc, follow))) {
-			record(a, wireuser(s, strlen(s), NULL));
+			record(a, sessuser(s, strlen(s), NULL));
 			emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
 			free(s);
 		}
@@ -996,7 +996,7 @@ summaryjson(const char *intro, const char *text, const char *outro)
 	bufadds(&t, intro);
 	bufadds(&t, text);
 	bufadds(&t, outro);
-	json = wireuser(t.p, t.len, NULL);
+	json = sessuser(t.p, t.len, NULL);
 	buffree(&t);
 	return json;
 }
@@ -1023,7 +1023,7 @@ entrymsg(Agent *a, const Entry *e)
 		return;
 	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0 &&
 	    jsoneq(&j, jsonget(&j, k, "role"), "bashExecution")) {
-		if ((v = wirebash(&j, k)))
+		if ((v = sessbash(&j, k)))
 			msgadd(&a->msgs, v);
 	} else if (!strcmp(e->type, "message") && k >= 0) {
 		jsonraw(&b, &j, k);
@@ -1036,7 +1036,7 @@ entrymsg(Agent *a, const Entry *e)
 		free(v);
 	} else if (!strcmp(e->type, "custom_message")) {
 		wiretext(&b, &j, jsonget(&j, 0, "content"));
-		msgadd(&a->msgs, wireuser(bstr(&b), b.len, NULL));
+		msgadd(&a->msgs, sessuser(bstr(&b), b.len, NULL));
 	} else if (!strcmp(e->type, "thinking_level_change")) {
 		v = jsonstr(&j, jsonget(&j, 0, "thinkingLevel"));
 		if (!a->levelset && wirelevel(v) >= 0)
@@ -1161,7 +1161,7 @@ summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
 	bufadds(&p, summaryask);
 	if (focus && *focus)
 		bufaddf(&p, "\n\nAdditional focus: %s", focus);
-	msg = wireuser(p.p, p.len, NULL);
+	msg = sessuser(p.p, p.len, NULL);
 	request(a, &q);
 	q.system = summaryprompt;
 	q.msgs = &msg;
@@ -1192,17 +1192,18 @@ compact(Agent *a, const char *why, const char *focus)
 	const Entry **path;
 	long n, k, cut, last;
 	long before = contexttokens(a);
-	size_t from;
+	size_t from, room;
 	Buf conv = { 0 }, sum = { 0 }, f = { 0 };
 	char *prev = NULL, *firstkept = NULL;
 	int rc = -1;
 
 	n = (long)sesscontext(&a->sess, &path);
 	last = sesscompaction(path, n, &from, &prev);
+	/* what is kept is counted in the model's tokens */
 	cut = sesscut(path, n, from, (long)(keepbudget(a) / tokens(a)));
 	for (k = (long)from; k < cut; k++)
 		if (k != last && sessincontext(path[k]))
-			wireserialize(&conv, path[k]->type, path[k]->line,
+			sessserialize(&conv, path[k]->type, path[k]->line,
 			              maxresultsummary);
 	if (cut < 0 || !conv.len) {
 		if (!a->ev.quiet)
@@ -1210,8 +1211,9 @@ compact(Agent *a, const char *why, const char *focus)
 		goto done;
 	}
 	/* the summariser's window is the model's: the oldest part goes */
-	if (conv.len > (size_t)((window(a) - reserve(a)) * 3 / tokens(a))) {
-		k = conv.len - (long)((window(a) - reserve(a)) * 3 / tokens(a));
+	room = (size_t)(MAX(window(a) - reserve(a), 0) * 3 / tokens(a));
+	if (conv.len > room) {
+		k = conv.len - room;
 		bufreset(&sum);
 		bufadds(&sum, "[... the oldest part of the conversation left out]\n");
 		bufadd(&sum, conv.p + k, conv.len - k);

@@ -380,15 +380,9 @@ int wirecomplete(const Wire *w);
 char *wiremessage(const Wire *w, const char *provider, const char *model,
                   const char *stop);
 void wirefree(Wire *w);
-char *wireuser(const char *text, size_t len, const Buf *more);
-char *wireresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-                 const Buf *more);
-char *wirebash(const Json *j, int m);
 const Price *wireprice(const Price *p, size_t n, const char *model);
 double wirecost(const Wire *w, double c[4]);
 void wiretext(Buf *b, const Json *j, int content);
-void wireserialize(Buf *b, const char *type, const char *line,
-                   size_t maxresult);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
 
@@ -399,6 +393,8 @@ void wiresetstr(Buf *b, const Json *j, int i);
 Wirecall *wirecallat(Wire *w, int idx);
 int wirebadevent(Wire *w, const char *data, size_t len);
 int wirecount(const Json *j, int i, long long *out);
+void wirestorecall(Buf *b, const Wirecall *c);
+void wirestorethink(Buf *b, const char *p, size_t n, const Buf *sig);
 /* and the request: stored messages' forms, the body from them */
 int wirethinks(const Wirereq *q);
 void wirecache(const Wirereq *q, Buf *b);
@@ -433,6 +429,7 @@ int anthropicevent(Wire *w, const char *data, size_t len);
 void anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
 void anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
 const char *anthropicbeta(const Wirereq *q);
+int anthropicstore(Buf *b, const Wire *w);
 
 /* session.c: the JSONL session file, pi's format version 3 */
 typedef struct {
@@ -485,6 +482,12 @@ long sesscompaction(const Entry **path, size_t n, size_t *from,
 int sessincontext(const Entry *e);
 long sesscut(const Entry **path, size_t n, size_t from, long keep);
 long sesstokens(const char *json);
+char *sessuser(const char *text, size_t len, const Buf *more);
+char *sessresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+                 const Buf *more);
+char *sessbash(const Json *j, int m);
+void sessserialize(Buf *b, const char *type, const char *line,
+                   size_t maxresult);
 char *sessmodel(const Entry **path, size_t n, const char *provider);
 double sessusage(Session *s, long long tok[4]);
 void sessfree(Session *s);

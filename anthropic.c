@@ -228,6 +228,63 @@ anthropicevent(Wire *w, const char *data, size_t len)
 	return 0;
 }
 
+/* The answer, as pi stores it */
+
+/* Whether the parts hold every byte of text and thinking: a stream
+ * whose deltas came outside a block is stored merged instead. */
+static int
+anthropicwhole(const Wire *w)
+{
+	size_t text = 0, think = 0;
+	int i;
+
+	for (i = 0; i < w->nparts; i++)
+		if (w->parts[i].kind == WTEXT)
+			text += w->parts[i].to - w->parts[i].from;
+		else if (w->parts[i].kind == WTHINK)
+			think += w->parts[i].to - w->parts[i].from;
+	return w->nparts && text == w->text.len && think == w->think.len;
+}
+
+/* Anthropic's blocks one by one, in order, as pi stores them: redacted
+ * thinking as thinking marked redacted, its data as the signature; -1
+ * when the parts do not hold them all. */
+int
+anthropicstore(Buf *b, const Wire *w)
+{
+	const Wirepart *p;
+	int i, n = 0;
+
+	if (!anthropicwhole(w))
+		return -1;
+	for (i = 0; i < w->nparts; i++) {
+		p = &w->parts[i];
+		/* thinking with no text but its signature is kept */
+		if ((p->kind == WTEXT && p->to == p->from) ||
+		    (p->kind == WTHINK && p->to == p->from && !p->sig.len) ||
+		    (p->kind == WREDACTED && p->lost))
+			continue;
+		bufadds(b, n++ ? "," : "");
+		if (p->kind == WTEXT) {
+			bufadds(b, "{\"type\":\"text\",\"text\":");
+			jsonesc(b, w->text.p + p->from, p->to - p->from);
+			bufadds(b, "}");
+		} else if (p->kind == WTHINK) {
+			wirestorethink(b, w->think.p + p->from,
+			               p->to - p->from, &p->sig);
+		} else if (p->kind == WREDACTED) {
+			bufadds(b, "{\"type\":\"thinking\",\"thinking\":"
+			        "\"[Reasoning redacted]\","
+			        "\"thinkingSignature\":");
+			jsonesc(b, bstr(&p->sig), p->sig.len);
+			bufadds(b, ",\"redacted\":true}");
+		} else {
+			wirestorecall(b, &w->calls[p->call]);
+		}
+	}
+	return 0;
+}
+
 /* The request */
 
 /* pi's thinking budgets in tokens, by level (xhigh and max as high) */

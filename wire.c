@@ -24,6 +24,8 @@ typedef struct {
 	void (*form)(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
 	void (*body)(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
 	const char *(*beta)(const Wirereq *q);	/* a header, or NULL */
+	/* the answer's content in its order, or -1: merged, thinking first */
+	int (*store)(Buf *b, const Wire *w);
 	int spans;		/* its body may be sent in spans */
 	int finishends;		/* a finish reason alone may end it */
 } Wireops;
@@ -31,11 +33,11 @@ typedef struct {
 static const Wireops wires[] = {
 	[OPENAI] = { "openai-completions", "/chat/completions",
 	             "Authorization: Bearer %s", NULL,
-	             openaievent, openaiform, openaibody, NULL, 1, 1 },
+	             openaievent, openaiform, openaibody, NULL, NULL, 1, 1 },
 	[ANTHROPIC] = { "anthropic-messages", "/messages", "x-api-key: %s",
 	                "anthropic-version: 2023-06-01",
 	                anthropicevent, anthropicform, anthropicbody,
-	                anthropicbeta, 0, 0 },
+	                anthropicbeta, anthropicstore, 0, 0 },
 };
 
 /* The row of a wire kind; an unknown one is OpenAI's, as it was. */
@@ -75,73 +77,6 @@ wireerror(Buf *out, const Json *j, int i)
 	if (jsonstrbuf(j, jsonget(j, e, "detail"), out) == 0)
 		return;
 	jsonraw(out, j, e);
-}
-
-/* A session entry (its type and line) as text for the summariser; a
- * tool result is cut after maxresult bytes. */
-void
-wireserialize(Buf *b, const char *type, const char *line,
-              size_t maxresult)
-{
-	Json j;
-	Buf t = { 0 }, calls = { 0 };
-	int m, c, blk, ty;
-
-	if (jsonparse(&j, line, strlen(line)) < 0)
-		return;
-	m = jsonget(&j, 0, "message");
-	c = jsonget(&j, m, "content");
-	if (!strcmp(type, "custom_message")) {
-		wiretext(&t, &j, jsonget(&j, 0, "content"));
-		bufaddf(b, "[User]: %s\n\n", bstr(&t));
-	} else if (!strcmp(type, "branch_summary")) {
-		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
-		bufaddf(b, "[Summary of another branch]: %s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
-		jsonstrbuf(&j, jsonget(&j, m, "command"), &t);
-		bufaddf(b, "[User ran]: %s\n", bstr(&t));
-		bufreset(&t);
-		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
-		bufaddf(b, "%s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
-		wiretext(&t, &j, c);
-		bufaddf(b, "[User]: %s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
-		wiretext(&t, &j, c);
-		bufadds(b, "[Tool result]: ");
-		if (t.len > maxresult) {
-			bufadd(b, t.p, utf8back(t.p, maxresult));
-			bufaddf(b, "\n[... %zu more bytes]", t.len -
-			        utf8back(t.p, maxresult));
-		} else {
-			bufadd(b, bstr(&t), t.len);
-		}
-		bufadds(b, "\n\n");
-	}
-	blk = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
-	      jsonat(&j, c, 0) : -1;
-	for (; blk >= 0; blk = jsonnext(&j, blk)) {
-		ty = jsonget(&j, blk, "type");
-		bufreset(&t);
-		if (jsoneq(&j, ty, "thinking")) {
-			jsonstrbuf(&j, jsonget(&j, blk, "thinking"), &t);
-			bufaddf(b, "[Assistant thinking]: %s\n\n", bstr(&t));
-		} else if (jsoneq(&j, ty, "text")) {
-			jsonstrbuf(&j, jsonget(&j, blk, "text"), &t);
-			bufaddf(b, "[Assistant]: %s\n\n", bstr(&t));
-		} else if (jsoneq(&j, ty, "toolCall")) {
-			bufadds(&calls, calls.len ? "; " : "");
-			jsonstrbuf(&j, jsonget(&j, blk, "name"), &calls);
-			bufaddc(&calls, '(');
-			jsonraw(&calls, &j, jsonget(&j, blk, "arguments"));
-			bufaddc(&calls, ')');
-		}
-	}
-	if (calls.len)
-		bufaddf(b, "[Assistant tool calls]: %s\n\n", calls.p);
-	buffree(&t);
-	buffree(&calls);
-	jsonfree(&j);
 }
 
 /* Whether an error says the request is over the context window, in the
@@ -412,8 +347,8 @@ stopreason(const Wire *w)
 	return "stop";
 }
 
-static void
-storecall(Buf *b, const Wirecall *c)
+void
+wirestorecall(Buf *b, const Wirecall *c)
 {
 	Json j;
 
@@ -434,8 +369,8 @@ storecall(Buf *b, const Wirecall *c)
 	bufadds(b, "}");
 }
 
-static void
-storethink(Buf *b, const char *p, size_t n, const Buf *sig)
+void
+wirestorethink(Buf *b, const char *p, size_t n, const Buf *sig)
 {
 	bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
 	jsonesc(b, p, n);
@@ -446,57 +381,6 @@ storethink(Buf *b, const char *p, size_t n, const Buf *sig)
 	bufadds(b, "}");
 }
 
-/* Whether the parts hold every byte of text and thinking: a stream
- * whose deltas came outside a block is stored merged instead. */
-static int
-whole(const Wire *w)
-{
-	size_t text = 0, think = 0;
-	int i;
-
-	for (i = 0; i < w->nparts; i++)
-		if (w->parts[i].kind == WTEXT)
-			text += w->parts[i].to - w->parts[i].from;
-		else if (w->parts[i].kind == WTHINK)
-			think += w->parts[i].to - w->parts[i].from;
-	return w->nparts && text == w->text.len && think == w->think.len;
-}
-
-/* Anthropic's blocks one by one, in order, as pi stores them: redacted
- * thinking as thinking marked redacted, its data as the signature. */
-static void
-storeparts(Buf *b, const Wire *w)
-{
-	const Wirepart *p;
-	int i, n = 0;
-
-	for (i = 0; i < w->nparts; i++) {
-		p = &w->parts[i];
-		/* thinking with no text but its signature is kept */
-		if ((p->kind == WTEXT && p->to == p->from) ||
-		    (p->kind == WTHINK && p->to == p->from && !p->sig.len) ||
-		    (p->kind == WREDACTED && p->lost))
-			continue;
-		bufadds(b, n++ ? "," : "");
-		if (p->kind == WTEXT) {
-			bufadds(b, "{\"type\":\"text\",\"text\":");
-			jsonesc(b, w->text.p + p->from, p->to - p->from);
-			bufadds(b, "}");
-		} else if (p->kind == WTHINK) {
-			storethink(b, w->think.p + p->from, p->to - p->from,
-			           &p->sig);
-		} else if (p->kind == WREDACTED) {
-			bufadds(b, "{\"type\":\"thinking\",\"thinking\":"
-			        "\"[Reasoning redacted]\","
-			        "\"thinkingSignature\":");
-			jsonesc(b, bstr(&p->sig), p->sig.len);
-			bufadds(b, ",\"redacted\":true}");
-		} else {
-			storecall(b, &w->calls[p->call]);
-		}
-	}
-}
-
 /* The answer merged, thinking first: OpenAI's, or a stream whose
  * deltas came outside its blocks. */
 static void
@@ -505,7 +389,7 @@ storemerged(Buf *b, const Wire *w)
 	int i, n = 0;
 
 	if (w->think.len) {
-		storethink(b, w->think.p, w->think.len, &w->sig);
+		wirestorethink(b, w->think.p, w->think.len, &w->sig);
 		n++;
 	}
 	if (w->text.len) {
@@ -516,7 +400,7 @@ storemerged(Buf *b, const Wire *w)
 	}
 	for (i = 0; i < w->ncalls; i++) {
 		bufadds(b, n++ ? "," : "");
-		storecall(b, &w->calls[i]);
+		wirestorecall(b, &w->calls[i]);
 	}
 }
 
@@ -564,9 +448,7 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	double cost[4], total;
 
 	bufadds(&b, "{\"role\":\"assistant\",\"content\":[");
-	if (whole(w))
-		storeparts(&b, w);
-	else
+	if (!wireops(w->wire)->store || wireops(w->wire)->store(&b, w) < 0)
 		storemerged(&b, w);
 	bufadds(&b, "],\"api\":");
 	jsonescs(&b, wireapi(w->wire));
@@ -586,76 +468,6 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	jsonescs(&b, stop ? stop : stopreason(w));
 	bufaddf(&b, ",\"timestamp\":%lld}", nowms());
 	return bufdetach(&b);
-}
-
-/* A user's message as pi stores it: the text, then more content blocks
- * (each with its comma), or NULL. */
-char *
-wireuser(const char *text, size_t len, const Buf *more)
-{
-	Buf b = { 0 };
-
-	bufadds(&b, "{\"role\":\"user\",\"content\":[{\"type\":\"text\","
-	        "\"text\":");
-	jsonesc(&b, text, len);
-	bufaddc(&b, '}');
-	if (more)
-		bufadd(&b, bstr(more), more->len);
-	bufaddf(&b, "],\"timestamp\":%lld}", nowms());
-	return bufdetach(&b);
-}
-
-/* A tool's result as pi stores it: the call's id and name, the text,
- * then more content blocks (an image read), or NULL. */
-char *
-wireresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-           const Buf *more)
-{
-	Buf b = { 0 };
-
-	bufadds(&b, "{\"role\":\"toolResult\",\"toolCallId\":");
-	jsonesc(&b, bstr(id), id->len);
-	bufadds(&b, ",\"toolName\":");
-	jsonesc(&b, bstr(name), name->len);
-	bufadds(&b, ",\"content\":[{\"type\":\"text\",\"text\":");
-	jsonesc(&b, bstr(text), text->len);
-	bufaddc(&b, '}');
-	if (more)
-		bufadd(&b, bstr(more), more->len);
-	bufaddf(&b, "],\"isError\":%s,\"timestamp\":%lld}",
-	        iserr ? "true" : "false", nowms());
-	return bufdetach(&b);
-}
-
-/* A command the user ran in pi (!cmd), message m of j, as pi shows it to
- * the model: a user's message, or NULL when pi keeps it out. */
-char *
-wirebash(const Json *j, int m)
-{
-	Buf t = { 0 }, v = { 0 };
-	double code;
-	char *msg;
-	int no;
-
-	if (jsonbool(j, jsonget(j, m, "excludeFromContext"), &no) == 0 && no)
-		return NULL;
-	jsonstrbuf(j, jsonget(j, m, "command"), &v);
-	bufadds(&t, "Ran `");
-	bufadd(&t, bstr(&v), v.len);
-	bufadds(&t, "`\n```\n");
-	bufreset(&v);
-	jsonstrbuf(j, jsonget(j, m, "output"), &v);
-	bufadd(&t, bstr(&v), v.len);
-	bufadds(&t, v.len && v.p[v.len - 1] != '\n' ? "\n```" : "```");
-	if (jsonnum(j, jsonget(j, m, "exitCode"), &code) == 0 && code != 0 &&
-	    code > -1e9 && code < 1e9)
-		bufaddf(&t, "\n\nCommand exited with code %d", (int)code);
-	if (jsonbool(j, jsonget(j, m, "cancelled"), &no) == 0 && no)
-		bufadds(&t, "\n\n(command cancelled)");
-	msg = wireuser(bstr(&t), t.len, NULL);
-	buffree(&t);
-	buffree(&v);
-	return msg;
 }
 
 /* The request */
