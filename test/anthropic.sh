@@ -234,3 +234,46 @@ runat -s "$T/pi.jsonl" 'more'
 jsontest "pi's OpenAI thinking is not sent as signed thinking" "$REQ/1.json" \
     'all(b["type"] != "thinking" for m in d["messages"] if m["role"] == "assistant"
          for b in m["content"]) and d["messages"][1]["content"][0]["type"] == "text"'
+
+# display omitted (Fable 5 at off, say): a thinking block with no text
+# but its signature is stored, and goes back unchanged to the model that
+# signed it.
+{
+	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
+	event content_block_start '{"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}'
+	event content_block_delta '{"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "RW1wdHlCdXRTaWduZWQ="}}'
+	event content_block_stop '{"type": "content_block_stop", "index": 0}'
+	event content_block_start '{"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}'
+	event content_block_delta '{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "ok"}}'
+	event content_block_stop '{"type": "content_block_stop", "index": 1}'
+	event message_delta '{"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}'
+	event message_stop '{"type": "message_stop"}'
+	echo nodone
+} >"$T/omitted"
+startfake -x "$T/omitted" "$T/fine"
+rm -rf "$T/sessions"
+runat -m claude-fable-5 'one'
+runat -c -m claude-fable-5 'two'
+jsontest "omitted thinking: Fable 5 at off: no thinking field" "$REQ/1.json" \
+    '"thinking" not in d and "output_config" not in d'
+jsontest "omitted thinking: the empty block goes back unchanged" "$REQ/2.json" \
+    'd["messages"][1] == {"role": "assistant", "content": [{"type": "thinking",
+     "thinking": "", "signature": "RW1wdHlCdXRTaWduZWQ="}, {"type": "text", "text": "ok"}]}'
+
+# OpenRouter passes cache marks on to Claude (models-now.md): the system
+# prompt, the last tool and the last user block carry them, as pi marks
+# them; another model there gets none.
+printf 'text ok\nfinish stop\n' >"$T/chat"
+startfake -x "$T/chat" "$T/chat"
+(cd "$W" && agentexec setsid -w timeout 30 "$ROOT/agent" -P openrouter \
+    -m anthropic/claude-sonnet-5 -n 'cache me') </dev/null >"$T/out" 2>"$T/err"
+(cd "$W" && agentexec setsid -w timeout 30 "$ROOT/agent" -P openrouter \
+    -m openai/gpt-6.1-sol -n 'cache me') </dev/null >"$T/out" 2>"$T/err"
+jsontest "openrouter: Claude's system prompt, last tool and last user block marked" "$REQ/1.json" \
+    'd["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"} and
+     d["tools"][-1]["cache_control"] == {"type": "ephemeral"} and
+     all("cache_control" not in t for t in d["tools"][:-1]) and
+     d["messages"][-1] == {"role": "user", "content": [{"type": "text",
+     "text": "cache me", "cache_control": {"type": "ephemeral"}}]}'
+jsontest "openrouter: other models get no cache marks" "$REQ/2.json" \
+    '"cache_control" not in json.dumps(d)'
