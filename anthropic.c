@@ -270,7 +270,7 @@ anthropicstore(Buf *b, const Wire *w)
 			jsonesc(b, w->text.p + p->from, p->to - p->from);
 			bufadds(b, "}");
 		} else if (p->kind == WTHINK) {
-			wirestorethink(b, w->think.p + p->from,
+			wirestorethink(b, bstr(&w->think) + p->from,
 			               p->to - p->from, &p->sig);
 		} else if (p->kind == WREDACTED) {
 			bufadds(b, "{\"type\":\"thinking\",\"thinking\":"
