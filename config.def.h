@@ -65,10 +65,12 @@ static const Provider providers[] = {
  * next year's Claude adaptive, on the new tokenizer.
  *
  * From models-now.md (Anthropic's guide in Claude Code 2.1, late 2026):
- * 1M windows but Haiku's 200K, 128K output streamed (Haiku 64K), the
- * thinking each takes, ~30% more tokens for the same text on Opus 4.7
- * and later and Sonnet 5 (Fable 5's is not said: taken as theirs).  The
- * older models' windows and limits are this file's of late 2025.
+ * 1M windows but Haiku's 200K, 128K output streamed, the thinking each
+ * takes, ~30% more tokens for the same text on Opus 4.7 and later and
+ * Sonnet 5 (Fable 5's is not said: taken as theirs).  A budget goes on
+ * top of max out, so a budget model's max out leaves it room within its
+ * output limit (64K; Opus 4.1 and 4's 32K, Anthropic's pages of 2025).
+ * The older models' windows are this file's of late 2025.
  */
 static const Model models[] = {
 	/* name part            context  max out  thinking     tokens */
@@ -78,12 +80,12 @@ static const Model models[] = {
 	{ "claude-opus-4-7",    1000000, 128000,  TKADAPTIVE,  1.3 },
 	{ "claude-opus-4-6",    1000000, 128000,  TKHIGH,      1 },
 	{ "claude-sonnet-4-6",  1000000, 128000,  TKHIGH,      1 },
-	{ "claude-haiku-4-5",   200000,  64000,   TKBUDGET,    1 },
+	{ "claude-haiku-4-5",   200000,  32000,   TKBUDGET,    1 },
 	{ "claude-opus-4-5",    200000,  32000,   TKBUDGET,    1 },
 	{ "claude-sonnet-4-5",  200000,  32000,   TKBUDGET,    1 },
-	{ "claude-opus-4-1",    200000,  32000,   TKBUDGET,    1 },
-	{ "claude-opus-4-0",    200000,  32000,   TKBUDGET,    1 },
-	{ "claude-opus-4-2",    200000,  32000,   TKBUDGET,    1 },	/* 4-2025... */
+	{ "claude-opus-4-1",    200000,  15000,   TKBUDGET,    1 },
+	{ "claude-opus-4-0",    200000,  15000,   TKBUDGET,    1 },
+	{ "claude-opus-4-2",    200000,  15000,   TKBUDGET,    1 },	/* 4-2025... */
 	{ "claude-sonnet-4-0",  200000,  32000,   TKBUDGET,    1 },
 	{ "claude-sonnet-4-2",  200000,  32000,   TKBUDGET,    1 },
 	{ "claude-3",           200000,  8192,    TKBUDGET,    1 },
