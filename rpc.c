@@ -115,8 +115,7 @@ getstate(Rpc *r, Buf *d)
 	jsonescs(d, *r->model);
 	bufadds(d, ",\"name\":");
 	jsonescs(d, *r->model);
-	bufaddf(d, ",\"api\":\"%s\",\"provider\":", r->wire == ANTHROPIC ?
-	        "anthropic-messages" : "openai-completions");
+	bufaddf(d, ",\"api\":\"%s\",\"provider\":", wireapi(r->wire));
 	jsonescs(d, r->provider);
 	bufaddf(d, ",\"contextWindow\":%ld,\"maxTokens\":%ld},", r->context,
 	        r->maxout);
@@ -493,7 +492,7 @@ begin(Rpc *r, const char *line, Rpccmd *c)
 		respond(r, NULL, c->id, c->type, 0, NULL, "Model not found");
 	else if (!strcmp(c->type, "set_thinking_level") && !ok)
 		respond(r, NULL, c->id, c->type, 0, NULL, "Invalid thinking "
-		        "level: off, minimal, low, medium, high or xhigh");
+		        "level: off, minimal, low, medium, high, xhigh or max");
 	free(p);
 	free(m);
 	jsonfree(&j);

@@ -1,7 +1,9 @@
 /* See LICENSE file for copyright and license details. */
-/* wire.c: the providers' wires, OpenAI chat completions (openai*) and
- * Anthropic messages (anthropic*): a request in, its JSON body out; the
- * stream's events in, deltas and the finished answer out.  No I/O. */
+/* wire.c: what the providers' wires share: the dispatch on the wire,
+ * the stream's pieces and the answer as pi stores it, prices, thinking
+ * levels, the stored messages' forms and the body put together from
+ * them.  Each wire has a room of its own: openai.c (chat completions),
+ * anthropic.c (messages).  No I/O. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,54 @@
 
 /* A form this long is sent from where it is kept, not copied. */
 enum { SPANMIN = 64 };
+
+/* What differs between the wires, by kind (OPENAI, ANTHROPIC): a new
+ * wire is one row here and a room of its own. */
+typedef struct {
+	const char *api;	/* pi's name for it, stored with answers */
+	const char *path;	/* its endpoint under the base URL */
+	const char *auth;	/* the key's header, %s the key */
+	const char *version;	/* a header every request has, or NULL */
+	int (*event)(Wire *w, const char *data, size_t len);
+	void (*form)(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
+	void (*body)(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
+	const char *(*beta)(const Wirereq *q);	/* a header, or NULL */
+	/* the answer's content in its order, or -1: merged, thinking first */
+	int (*store)(Buf *b, const Wire *w);
+	int spans;		/* its body may be sent in spans */
+	int finishends;		/* a finish reason alone may end it */
+} Wireops;
+
+static const Wireops wires[] = {
+	[OPENAI] = { "openai-completions", "chat/completions",
+	             "Authorization: Bearer %s", NULL,
+	             openaievent, openaiform, openaibody, NULL, NULL, 1, 1 },
+	[ANTHROPIC] = { "anthropic-messages", "messages", "x-api-key: %s",
+	                "anthropic-version: 2023-06-01",
+	                anthropicevent, anthropicform, anthropicbody,
+	                anthropicbeta, anthropicstore, 0, 0 },
+};
+
+/* The row of a wire kind; an unknown one is OpenAI's, as it was. */
+static const Wireops *
+wireops(int wire)
+{
+	return &wires[wire >= 0 && wire < (int)LEN(wires) ? wire : OPENAI];
+}
+
+/* The name pi gives the wire in a stored answer's "api". */
+const char *
+wireapi(int wire)
+{
+	return wireops(wire)->api;
+}
+
+/* The wire's endpoint, under the provider's base URL. */
+const char *
+wirepath(int wire)
+{
+	return wireops(wire)->path;
+}
 
 /* Text of a message's content: a string, or the text blocks joined. */
 void
@@ -41,73 +91,6 @@ wireerror(Buf *out, const Json *j, int i)
 	if (jsonstrbuf(j, jsonget(j, e, "detail"), out) == 0)
 		return;
 	jsonraw(out, j, e);
-}
-
-/* A session entry (its type and line) as text for the summariser; a
- * tool result is cut after maxresult bytes. */
-void
-wireserialize(Buf *b, const char *type, const char *line,
-              size_t maxresult)
-{
-	Json j;
-	Buf t = { 0 }, calls = { 0 };
-	int m, c, blk, ty;
-
-	if (jsonparse(&j, line, strlen(line)) < 0)
-		return;
-	m = jsonget(&j, 0, "message");
-	c = jsonget(&j, m, "content");
-	if (!strcmp(type, "custom_message")) {
-		wiretext(&t, &j, jsonget(&j, 0, "content"));
-		bufaddf(b, "[User]: %s\n\n", bstr(&t));
-	} else if (!strcmp(type, "branch_summary")) {
-		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
-		bufaddf(b, "[Summary of another branch]: %s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
-		jsonstrbuf(&j, jsonget(&j, m, "command"), &t);
-		bufaddf(b, "[User ran]: %s\n", bstr(&t));
-		bufreset(&t);
-		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
-		bufaddf(b, "%s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
-		wiretext(&t, &j, c);
-		bufaddf(b, "[User]: %s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
-		wiretext(&t, &j, c);
-		bufadds(b, "[Tool result]: ");
-		if (t.len > maxresult) {
-			bufadd(b, t.p, utf8back(t.p, maxresult));
-			bufaddf(b, "\n[... %zu more bytes]", t.len -
-			        utf8back(t.p, maxresult));
-		} else {
-			bufadd(b, bstr(&t), t.len);
-		}
-		bufadds(b, "\n\n");
-	}
-	blk = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
-	      jsonat(&j, c, 0) : -1;
-	for (; blk >= 0; blk = jsonnext(&j, blk)) {
-		ty = jsonget(&j, blk, "type");
-		bufreset(&t);
-		if (jsoneq(&j, ty, "thinking")) {
-			jsonstrbuf(&j, jsonget(&j, blk, "thinking"), &t);
-			bufaddf(b, "[Assistant thinking]: %s\n\n", bstr(&t));
-		} else if (jsoneq(&j, ty, "text")) {
-			jsonstrbuf(&j, jsonget(&j, blk, "text"), &t);
-			bufaddf(b, "[Assistant]: %s\n\n", bstr(&t));
-		} else if (jsoneq(&j, ty, "toolCall")) {
-			bufadds(&calls, calls.len ? "; " : "");
-			jsonstrbuf(&j, jsonget(&j, blk, "name"), &calls);
-			bufaddc(&calls, '(');
-			jsonraw(&calls, &j, jsonget(&j, blk, "arguments"));
-			bufaddc(&calls, ')');
-		}
-	}
-	if (calls.len)
-		bufaddf(b, "[Assistant tool calls]: %s\n\n", calls.p);
-	buffree(&t);
-	buffree(&calls);
-	jsonfree(&j);
 }
 
 /* Whether an error says the request is over the context window, in the
@@ -207,8 +190,8 @@ delta(Wire *w, int kind, const char *p, size_t n)
 
 /* A piece of call k's arguments, the bytes of args from off on; NULL when
  * the call has only begun. */
-static int
-calldelta(Wire *w, int k, size_t off)
+int
+wirecalldelta(Wire *w, int k, size_t off)
 {
 	const Buf *a = &w->calls[k].args;
 
@@ -240,8 +223,8 @@ uesc(const char *s, size_t n)
  * delta()'s value, 0 if i is no string.  Some servers split an emoji's
  * surrogate pair between two deltas: a high surrogate ending one waits
  * for the low one starting the next. */
-static int
-piece(Wire *w, int kind, const Json *j, int i)
+int
+wirepiece(Wire *w, int kind, const Json *j, int i)
 {
 	Json cut = *j;
 	Jtok t;
@@ -287,26 +270,9 @@ piece(Wire *w, int kind, const Json *j, int i)
 	return rc;
 }
 
-/* A new part of an Anthropic answer, for block. */
-static Wirepart *
-addpart(Wire *w, int kind, int block)
-{
-	Wirepart *p;
-
-	if (w->nparts >= 4096)	/* more blocks than any answer has */
-		return NULL;
-	w->parts = xrealloc(w->parts, (w->nparts + 1) * sizeof(*w->parts));
-	p = &w->parts[w->nparts++];
-	memset(p, 0, sizeof(*p));
-	p->kind = kind;
-	p->block = block;
-	p->from = p->to = kind == WTEXT ? w->text.len : w->think.len;
-	return p;
-}
-
 /* Set b to string token i, unless it is missing or empty. */
-static void
-setstr(Buf *b, const Json *j, int i)
+void
+wiresetstr(Buf *b, const Json *j, int i)
 {
 	if (i < 0 || j->t[i].type != JSTR || j->t[i].end == j->t[i].start)
 		return;
@@ -314,8 +280,8 @@ setstr(Buf *b, const Json *j, int i)
 	jsonstrbuf(j, i, b);
 }
 
-static Wirecall *
-callat(Wire *w, int idx)
+Wirecall *
+wirecallat(Wire *w, int idx)
 {
 	if (idx < 0)
 		return NULL;
@@ -334,8 +300,8 @@ callat(Wire *w, int idx)
 
 /* An event that is not JSON stops the stream: a last one cut short by
  * the connection's end means the answer is incomplete. */
-static int
-badevent(Wire *w, const char *data, size_t len)
+int
+wirebadevent(Wire *w, const char *data, size_t len)
 {
 	if (w->atend) {
 		bufadds(&w->err, "the stream ended before the answer was "
@@ -348,284 +314,14 @@ badevent(Wire *w, const char *data, size_t len)
 }
 
 /* A count from the network: no cast of what does not fit. */
-static int
-count(const Json *j, int i, long long *out)
+int
+wirecount(const Json *j, int i, long long *out)
 {
 	double v;
 
 	if (jsonnum(j, i, &v) < 0 || !(v >= 0 && v < 1e15))
 		return -1;
 	*out = (long long)v;
-	return 0;
-}
-
-/* OpenAI streams tool calls as pieces keyed by index: the id and name
- * come first, the arguments in fragments of a JSON text. */
-static int
-openaicalls(Wire *w, const Json *j, int arr)
-{
-	int k, tc, fn, v, rc = 0;
-	size_t off;
-	double idx;
-	Wirecall *c;
-
-	for (k = 0, tc = jsonat(j, arr, 0); tc >= 0;
-	     k++, tc = jsonnext(j, tc)) {
-		if (jsonnum(j, jsonget(j, tc, "index"), &idx) < 0)
-			idx = k;
-		if (!(idx >= 0 && idx < 1e9) || !(c = callat(w, (int)idx)))
-			continue;
-		setstr(&c->id, j, jsonget(j, tc, "id"));
-		fn = jsonget(j, tc, "function");
-		setstr(&c->name, j, jsonget(j, fn, "name"));
-		v = jsonget(j, fn, "arguments");
-		off = c->args.len;
-		if (v >= 0 && j->t[v].type == JOBJ) {
-			bufreset(&c->args);
-			jsonraw(&c->args, j, v);
-			off = 0;
-		} else {
-			jsonstrbuf(j, v, &c->args);
-		}
-		rc |= calldelta(w, c - w->calls, off);
-	}
-	return rc;
-}
-
-static void
-openaiusage(Wire *w, const Json *j, int u)
-{
-	count(j, jsonget(j, u, "prompt_tokens"), &w->in);
-	count(j, jsonget(j, u, "completion_tokens"), &w->out);
-	count(j, jsonget(j, jsonget(j, u, "prompt_tokens_details"),
-	      "cached_tokens"), &w->cached);
-}
-
-/* The fields servers stream reasoning in; pi keeps the first that is
- * not empty, and its name, to send the reasoning back in it. */
-static const char *const reasonfields[] = {
-	"reasoning_content", "reasoning", "reasoning_text"
-};
-
-static int
-openaievent(Wire *w, const char *data, size_t len)
-{
-	static const char *const top[] = { "error", "usage", "choices" };
-	static const char *const choice[] = { "finish_reason", "delta" };
-	/* reasonfields' first, in their order */
-	static const char *const fields[] = {
-		"reasoning_content", "reasoning", "reasoning_text",
-		"content", "tool_calls"
-	};
-	Json *j = &w->json;
-	int v[LEN(fields)], d, k, rc = 0;
-
-	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
-		w->done = 1;
-		return 0;
-	}
-	if (jsonreparse(j, data, len) < 0)
-		return badevent(w, data, len);
-	/* each object's keys looked up in one walk over them */
-	jsonkeys(j, 0, top, LEN(top), v);
-	if (v[0] >= 0 && !jsonisnull(j, v[0])) {
-		wireerror(&w->err, j, 0);
-		return 1;
-	}
-	if (v[1] >= 0 && j->t[v[1]].type == JOBJ)
-		openaiusage(w, j, v[1]);
-	jsonkeys(j, jsonat(j, v[2], 0), choice, LEN(choice), v);
-	if (v[0] >= 0 && j->t[v[0]].type == JSTR)
-		snprintf(w->finish, sizeof(w->finish), "%.*s",
-		         j->t[v[0]].end - j->t[v[0]].start,
-		         j->s + j->t[v[0]].start);
-	d = v[1];
-	jsonkeys(j, d, fields, LEN(fields), v);
-	for (k = 0; k < (int)LEN(reasonfields); k++) {
-		if (v[k] < 0 || j->t[v[k]].type != JSTR ||
-		    j->t[v[k]].end == j->t[v[k]].start)
-			continue;
-		if (!w->sig.len)
-			bufadds(&w->sig, reasonfields[k]);
-		rc |= piece(w, WTHINK, j, v[k]);
-		break;
-	}
-	rc |= piece(w, WTEXT, j, v[3]);
-	if (v[4] >= 0)
-		rc |= openaicalls(w, j, v[4]);
-	return rc;
-}
-
-/* Anthropic's stream: content blocks by index (thinking with its
- * signature, text, tool_use whose input arrives as partial_json), usage
- * in message_start and message_delta, and an error event at any time. */
-static void
-anthropicusage(Wire *w, const Json *j, int u)
-{
-	long long in = 0, v;
-	int got = 0;
-
-	if (count(j, jsonget(j, u, "input_tokens"), &v) == 0)
-		in += v, got = 1;
-	if (count(j, jsonget(j, u, "cache_creation_input_tokens"), &v) == 0)
-		in += v, w->cachewrite = v;
-	if (count(j, jsonget(j, u, "cache_read_input_tokens"), &v) == 0)
-		in += v, w->cached = v;
-	if (got)
-		w->in = in;
-	count(j, jsonget(j, u, "output_tokens"), &w->out);
-}
-
-static Wirecall *
-callofblock(Wire *w, int block)
-{
-	int i;
-
-	for (i = 0; i < w->ncalls; i++)
-		if (w->calls[i].block == block)
-			return &w->calls[i];
-	return NULL;
-}
-
-/* A signature or redacted data is kept whole or not at all (a cut one
- * would be refused), within maxkeep bytes for all the parts. */
-static void
-keepsig(Wire *w, Wirepart *p, const char *s, size_t n)
-{
-	if (p->lost)
-		return;
-	if (w->sigs + n > w->maxkeep) {
-		w->sigs -= p->sig.len;
-		buffree(&p->sig);
-		p->lost = 1;
-		return;
-	}
-	bufadd(&p->sig, s, n);
-	w->sigs += n;
-}
-
-static int
-anthropicstart(Wire *w, const Json *j, int block)
-{
-	int cb = jsonget(j, 0, "content_block"), t, rc = 0;
-	Buf s = { 0 };
-	Wirecall *c;
-	Wirepart *p;
-
-	t = jsonget(j, cb, "type");
-	if (jsoneq(j, t, "tool_use") && (c = callat(w, w->ncalls))) {
-		c->block = block;
-		setstr(&c->id, j, jsonget(j, cb, "id"));
-		setstr(&c->name, j, jsonget(j, cb, "name"));
-		rc = calldelta(w, c - w->calls, (size_t)-1);
-		if ((p = addpart(w, WCALL, block)))
-			p->call = w->ncalls - 1;
-	} else if (jsoneq(j, t, "redacted_thinking")) {
-		jsonstrbuf(j, jsonget(j, cb, "data"), &s);
-		if ((p = addpart(w, WREDACTED, block)))
-			keepsig(w, p, bstr(&s), s.len);
-	} else if (jsoneq(j, t, "thinking")) {
-		addpart(w, WTHINK, block);
-		rc = piece(w, WTHINK, j, jsonget(j, cb, "thinking"));
-	} else if (jsoneq(j, t, "text")) {
-		addpart(w, WTEXT, block);
-		rc = piece(w, WTEXT, j, jsonget(j, cb, "text"));
-	}
-	buffree(&s);
-	return rc;
-}
-
-/* The part of the stream's block, if it is the last one begun. */
-static Wirepart *
-partof(Wire *w, int block, int kind)
-{
-	Wirepart *p = w->nparts ? &w->parts[w->nparts - 1] : NULL;
-
-	return p && p->block == block && p->kind == kind ? p : NULL;
-}
-
-static int
-anthropicdelta(Wire *w, const Json *j, int block)
-{
-	int d = jsonget(j, 0, "delta"), t = jsonget(j, d, "type"), rc = 0;
-	Buf s = { 0 };
-	Wirecall *c;
-	Wirepart *p;
-	size_t n;
-
-	if (jsoneq(j, t, "text_delta")) {
-		rc = piece(w, WTEXT, j, jsonget(j, d, "text"));
-	} else if (jsoneq(j, t, "thinking_delta")) {
-		rc = piece(w, WTHINK, j, jsonget(j, d, "thinking"));
-	} else if (jsoneq(j, t, "signature_delta")) {
-		jsonstrbuf(j, jsonget(j, d, "signature"), &s);
-		if (w->sig.len + s.len <= w->maxkeep)
-			bufadd(&w->sig, bstr(&s), s.len);
-		if ((p = partof(w, block, WTHINK)))
-			keepsig(w, p, bstr(&s), s.len);
-	} else if (jsoneq(j, t, "input_json_delta") &&
-	           (c = callofblock(w, block))) {
-		n = c->args.len;
-		jsonstrbuf(j, jsonget(j, d, "partial_json"), &c->args);
-		rc = calldelta(w, c - w->calls, n);
-	}
-	buffree(&s);
-	return rc;
-}
-
-/* The stop reason, in OpenAI's words (finish_reason). */
-static void
-anthropicstop(Wire *w, const Json *j)
-{
-	int d = jsonget(j, 0, "delta"), v = jsonget(j, d, "stop_reason");
-
-	if (jsoneq(j, v, "tool_use"))
-		snprintf(w->finish, sizeof(w->finish), "tool_calls");
-	else if (jsoneq(j, v, "max_tokens"))
-		snprintf(w->finish, sizeof(w->finish), "length");
-	else if (jsoneq(j, v, "refusal"))
-		snprintf(w->finish, sizeof(w->finish), "refusal");
-	else if (v >= 0 && !jsonisnull(j, v))
-		snprintf(w->finish, sizeof(w->finish), "stop");
-	if ((v = jsonget(j, 0, "usage")) >= 0)
-		anthropicusage(w, j, v);
-}
-
-static int
-anthropicevent(Wire *w, const char *data, size_t len)
-{
-	static const char *const top[] = { "type", "index" };
-	Json *j = &w->json;
-	double idx = -1;
-	int v[LEN(top)], t;
-
-	if (jsonreparse(j, data, len) < 0)
-		return badevent(w, data, len);
-	jsonkeys(j, 0, top, LEN(top), v);
-	t = v[0];
-	if (jsonnum(j, v[1], &idx) < 0 || !(idx >= 0 && idx <= 1000))
-		idx = -1;
-	if (jsoneq(j, t, "error")) {
-		wireerror(&w->err, j, 0);
-		t = jsonget(j, jsonget(j, 0, "error"), "type");
-		/* Anthropic reports overload this way, often before a word */
-		w->again = !w->text.len && !w->think.len && !w->ncalls &&
-		           (jsoneq(j, t, "overloaded_error") ||
-		            jsoneq(j, t, "api_error") ||
-		            jsoneq(j, t, "rate_limit_error"));
-		return 1;
-	}
-	if (jsoneq(j, t, "message_start"))
-		anthropicusage(w, j, jsonget(j, jsonget(j, 0, "message"),
-		               "usage"));
-	else if (jsoneq(j, t, "content_block_start"))
-		return anthropicstart(w, j, (int)idx);
-	else if (jsoneq(j, t, "content_block_delta"))
-		return anthropicdelta(w, j, (int)idx);
-	else if (jsoneq(j, t, "message_delta"))
-		anthropicstop(w, j);
-	else if (jsoneq(j, t, "message_stop"))
-		w->done = 1;
 	return 0;
 }
 
@@ -638,8 +334,7 @@ wireevent(void *arg, const char *event, const char *data, size_t len)
 	int rc;
 
 	(void)event;	/* the data names its type too */
-	rc = w->wire == ANTHROPIC ? anthropicevent(w, data, len) :
-	     openaievent(w, data, len);
+	rc = wireops(w->wire)->event(w, data, len);
 	/* the tokens stay for the next event, unless a big one grew them */
 	if (w->json.cap > 4096)
 		jsonfree(&w->json);
@@ -653,7 +348,7 @@ int
 wirecomplete(const Wire *w)
 {
 	return !w->err.len &&
-	       (w->done || (w->finish[0] && w->wire == OPENAI));
+	       (w->done || (w->finish[0] && wireops(w->wire)->finishends));
 }
 
 static const char *
@@ -666,8 +361,8 @@ stopreason(const Wire *w)
 	return "stop";
 }
 
-static void
-storecall(Buf *b, const Wirecall *c)
+void
+wirestorecall(Buf *b, const Wirecall *c)
 {
 	Json j;
 
@@ -688,8 +383,8 @@ storecall(Buf *b, const Wirecall *c)
 	bufadds(b, "}");
 }
 
-static void
-storethink(Buf *b, const char *p, size_t n, const Buf *sig)
+void
+wirestorethink(Buf *b, const char *p, size_t n, const Buf *sig)
 {
 	bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
 	jsonesc(b, p, n);
@@ -700,55 +395,6 @@ storethink(Buf *b, const char *p, size_t n, const Buf *sig)
 	bufadds(b, "}");
 }
 
-/* Whether the parts hold every byte of text and thinking: a stream
- * whose deltas came outside a block is stored merged instead. */
-static int
-whole(const Wire *w)
-{
-	size_t text = 0, think = 0;
-	int i;
-
-	for (i = 0; i < w->nparts; i++)
-		if (w->parts[i].kind == WTEXT)
-			text += w->parts[i].to - w->parts[i].from;
-		else if (w->parts[i].kind == WTHINK)
-			think += w->parts[i].to - w->parts[i].from;
-	return w->nparts && text == w->text.len && think == w->think.len;
-}
-
-/* Anthropic's blocks one by one, in order, as pi stores them: redacted
- * thinking as thinking marked redacted, its data as the signature. */
-static void
-storeparts(Buf *b, const Wire *w)
-{
-	const Wirepart *p;
-	int i, n = 0;
-
-	for (i = 0; i < w->nparts; i++) {
-		p = &w->parts[i];
-		if ((p->kind != WREDACTED && p->kind != WCALL &&
-		    p->to == p->from) || (p->kind == WREDACTED && p->lost))
-			continue;
-		bufadds(b, n++ ? "," : "");
-		if (p->kind == WTEXT) {
-			bufadds(b, "{\"type\":\"text\",\"text\":");
-			jsonesc(b, w->text.p + p->from, p->to - p->from);
-			bufadds(b, "}");
-		} else if (p->kind == WTHINK) {
-			storethink(b, w->think.p + p->from, p->to - p->from,
-			           &p->sig);
-		} else if (p->kind == WREDACTED) {
-			bufadds(b, "{\"type\":\"thinking\",\"thinking\":"
-			        "\"[Reasoning redacted]\","
-			        "\"thinkingSignature\":");
-			jsonesc(b, bstr(&p->sig), p->sig.len);
-			bufadds(b, ",\"redacted\":true}");
-		} else {
-			storecall(b, &w->calls[p->call]);
-		}
-	}
-}
-
 /* The answer merged, thinking first: OpenAI's, or a stream whose
  * deltas came outside its blocks. */
 static void
@@ -757,7 +403,7 @@ storemerged(Buf *b, const Wire *w)
 	int i, n = 0;
 
 	if (w->think.len) {
-		storethink(b, w->think.p, w->think.len, &w->sig);
+		wirestorethink(b, w->think.p, w->think.len, &w->sig);
 		n++;
 	}
 	if (w->text.len) {
@@ -768,7 +414,7 @@ storemerged(Buf *b, const Wire *w)
 	}
 	for (i = 0; i < w->ncalls; i++) {
 		bufadds(b, n++ ? "," : "");
-		storecall(b, &w->calls[i]);
+		wirestorecall(b, &w->calls[i]);
 	}
 }
 
@@ -816,13 +462,10 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	double cost[4], total;
 
 	bufadds(&b, "{\"role\":\"assistant\",\"content\":[");
-	if (whole(w))
-		storeparts(&b, w);
-	else
+	if (!wireops(w->wire)->store || wireops(w->wire)->store(&b, w) < 0)
 		storemerged(&b, w);
 	bufadds(&b, "],\"api\":");
-	jsonescs(&b, w->wire == ANTHROPIC ? "anthropic-messages" :
-	         "openai-completions");
+	jsonescs(&b, wireapi(w->wire));
 	bufadds(&b, ",\"provider\":");
 	jsonescs(&b, provider);
 	bufadds(&b, ",\"model\":");
@@ -841,84 +484,12 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	return bufdetach(&b);
 }
 
-/* A user's message as pi stores it: the text, then more content blocks
- * (each with its comma), or NULL. */
-char *
-wireuser(const char *text, size_t len, const Buf *more)
-{
-	Buf b = { 0 };
-
-	bufadds(&b, "{\"role\":\"user\",\"content\":[{\"type\":\"text\","
-	        "\"text\":");
-	jsonesc(&b, text, len);
-	bufaddc(&b, '}');
-	if (more)
-		bufadd(&b, bstr(more), more->len);
-	bufaddf(&b, "],\"timestamp\":%lld}", nowms());
-	return bufdetach(&b);
-}
-
-/* A tool's result as pi stores it: the call's id and name, the text,
- * then more content blocks (an image read), or NULL. */
-char *
-wireresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-           const Buf *more)
-{
-	Buf b = { 0 };
-
-	bufadds(&b, "{\"role\":\"toolResult\",\"toolCallId\":");
-	jsonesc(&b, bstr(id), id->len);
-	bufadds(&b, ",\"toolName\":");
-	jsonesc(&b, bstr(name), name->len);
-	bufadds(&b, ",\"content\":[{\"type\":\"text\",\"text\":");
-	jsonesc(&b, bstr(text), text->len);
-	bufaddc(&b, '}');
-	if (more)
-		bufadd(&b, bstr(more), more->len);
-	bufaddf(&b, "],\"isError\":%s,\"timestamp\":%lld}",
-	        iserr ? "true" : "false", nowms());
-	return bufdetach(&b);
-}
-
-/* A command the user ran in pi (!cmd), message m of j, as pi shows it to
- * the model: a user's message, or NULL when pi keeps it out. */
-char *
-wirebash(const Json *j, int m)
-{
-	Buf t = { 0 }, v = { 0 };
-	double code;
-	char *msg;
-	int no;
-
-	if (jsonbool(j, jsonget(j, m, "excludeFromContext"), &no) == 0 && no)
-		return NULL;
-	jsonstrbuf(j, jsonget(j, m, "command"), &v);
-	bufadds(&t, "Ran `");
-	bufadd(&t, bstr(&v), v.len);
-	bufadds(&t, "`\n```\n");
-	bufreset(&v);
-	jsonstrbuf(j, jsonget(j, m, "output"), &v);
-	bufadd(&t, bstr(&v), v.len);
-	bufadds(&t, v.len && v.p[v.len - 1] != '\n' ? "\n```" : "```");
-	if (jsonnum(j, jsonget(j, m, "exitCode"), &code) == 0 && code != 0 &&
-	    code > -1e9 && code < 1e9)
-		bufaddf(&t, "\n\nCommand exited with code %d", (int)code);
-	if (jsonbool(j, jsonget(j, m, "cancelled"), &no) == 0 && no)
-		bufadds(&t, "\n\n(command cancelled)");
-	msg = wireuser(bstr(&t), t.len, NULL);
-	buffree(&t);
-	buffree(&v);
-	return msg;
-}
-
 /* The request */
 
+/* pi's names, max as pi 1.5 has it */
 static const char *const levels[] = {
-	"off", "minimal", "low", "medium", "high", "xhigh"
+	"off", "minimal", "low", "medium", "high", "xhigh", "max"
 };
-
-/* pi's thinking budgets in tokens, by level (xhigh as high) */
-static const long budgets[] = { 0, 1024, 2048, 8192, 16384, 16384 };
 
 /* A thinking level by name, or -1. */
 int
@@ -935,86 +506,88 @@ wirelevel(const char *name)
 const char *
 wirelevelname(int level)
 {
-	return level > TOFF && level <= TXHIGH ? levels[level] : "off";
+	return level > TOFF && level <= TMAX ? levels[level] : "off";
 }
 
-/* Whether Anthropic is asked to think, and adaptively: the request's
- * model has a part of its name in q->adaptive (pi: Opus and Sonnet 4.6
- * and later take only that). */
+/* Whether string s holds part, '.' and '-' taken as the same, so that
+ * OpenRouter's claude-opus-4.7 is Anthropic's claude-opus-4-7. */
 static int
-thinks(const Wirereq *q)
+haspart(const char *s, const char *part)
 {
-	return q->level > TOFF && q->level <= TXHIGH && q->think != THNONE;
-}
+	size_t i;
 
-static int
-adaptive(const Wirereq *q)
-{
-	const char *p = q->adaptive, *m;
-	size_t n;
-
-	for (; p && *p; p += n + (p[n] == ',')) {
-		n = strcspn(p, ",");
-		for (m = q->model; n && *m; m++)
-			if (!strncmp(m, p, n))
-				return 1;
+	for (; *s; s++) {
+		for (i = 0; part[i] && (s[i] == part[i] ||
+		     (strchr(".-", s[i]) && strchr(".-", part[i]))); i++)
+			;
+		if (!part[i])
+			return 1;
 	}
 	return 0;
 }
 
-/* The header pi adds when a model that thinks on a budget is offered
- * tools: thinking between the calls. */
+/* The first row of a table of n models that has a part of model's
+ * name, or NULL. */
+const Model *
+wiremodel(const Model *m, size_t n, const char *model)
+{
+	size_t i;
+
+	for (i = 0; model && i < n; i++)
+		if (*m[i].part && haspart(model, m[i].part))
+			return &m[i];
+	return NULL;
+}
+
+/* Whether the model is asked to think. */
+int
+wirethinks(const Wirereq *q)
+{
+	return q->level > TOFF && q->level <= TMAX && q->think != THNONE;
+}
+
+/* A cache mark, Anthropic's cache_control, before the closing brace of
+ * what it marks: five minutes, or with cachehour an hour, whose writes
+ * cost twice the input price rather than 1.25 times. */
+void
+wirecache(const Wirereq *q, Buf *b)
+{
+	bufadds(b, ",\"cache_control\":{\"type\":\"ephemeral\"");
+	bufadds(b, q->cachehour ? ",\"ttl\":\"1h\"}" : "}");
+}
+
+/* A header the request needs, or NULL. */
 const char *
 wirebeta(const Wirereq *q)
 {
-	if (q->wire != ANTHROPIC || !thinks(q) || adaptive(q) || !q->ntools)
-		return NULL;
-	return "anthropic-beta: interleaved-thinking-2025-05-14";
+	const Wireops *o = wireops(q->wire);
+
+	return o->beta ? o->beta(q) : NULL;
 }
 
-/* OpenAI-compatible thinking fields: xhigh is high unless the provider
- * takes it. */
-static void
-openaithink(const Wirereq *q, Buf *b)
+/* The wire's headers into h (room for 3), the key's made in auth when
+ * there is a key; their number. */
+int
+wireheaders(const Wirereq *q, const char *key, Buf *auth, const char **h)
 {
-	int l = q->level;
+	const Wireops *o = wireops(q->wire);
+	int n = 0;
 
-	if (!thinks(q) || q->think == THBUDGET)
-		return;
-	if (l == TXHIGH && q->think != THXHIGH)
-		l = THIGH;
-	if (q->think == THROUTER)
-		bufaddf(b, ",\"reasoning\":{\"effort\":\"%s\"}", levels[l]);
-	else
-		bufaddf(b, ",\"reasoning_effort\":\"%s\"", levels[l]);
-}
-
-/* Anthropic's thinking: adaptive with an effort, or a budget that
- * max_tokens holds on top of the answer.  Temperature, which thinking
- * refuses, is never sent. */
-static void
-anthropicthink(const Wirereq *q, Buf *b)
-{
-	static const char *effort[] = {
-		"low", "low", "low", "medium", "high", "high"
-	};
-
-	if (!thinks(q))
-		return;
-	if (adaptive(q))
-		bufaddf(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
-		        "\"summarized\"},\"output_config\":{\"effort\":"
-		        "\"%s\"}", effort[q->level]);
-	else
-		bufaddf(b, ",\"thinking\":{\"type\":\"enabled\","
-		        "\"budget_tokens\":%ld,\"display\":\"summarized\"}",
-		        budgets[q->level]);
+	if (o->version)
+		h[n++] = o->version;
+	if (wirebeta(q))
+		h[n++] = wirebeta(q);
+	if (key) {
+		bufaddf(auth, o->auth, key);
+		h[n++] = auth->p;
+	}
+	return n;
 }
 
 /* Whether a stored answer goes back: a failed or interrupted one does
  * not. */
-static int
-answered(const Json *j)
+int
+wireanswered(const Json *j)
 {
 	int stop = jsonget(j, 0, "stopReason");
 
@@ -1022,10 +595,12 @@ answered(const Json *j)
 }
 
 /* The offered tools, each as open, name, description, the schema under
- * key, close: the two wires differ only in those. */
-static void
-tooldefs(const Wirereq *q, Buf *b, const char *open, const char *key,
-         const char *close)
+ * key, close: the two wires differ only in those.  With mark, the last
+ * carries a cache mark before its closing brace, as pi puts it there:
+ * the tools are the same each request. */
+void
+wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
+          const char *close, int mark)
 {
 	int k;
 
@@ -1040,7 +615,13 @@ tooldefs(const Wirereq *q, Buf *b, const char *open, const char *key,
 		bufadds(b, ",\"description\":");
 		jsonescs(b, q->tools[k].desc);
 		bufaddf(b, ",\"%s\":%s", key, q->tools[k].schema);
-		bufadds(b, close);
+		if (mark && k == q->ntools - 1) {
+			bufadd(b, close, strlen(close) - 1);
+			wirecache(q, b);
+			bufaddc(b, '}');
+		} else {
+			bufadds(b, close);
+		}
 	}
 	bufadds(b, "]");
 }
@@ -1050,72 +631,24 @@ tooldefs(const Wirereq *q, Buf *b, const char *open, const char *key,
  * it copies, not a parse of the whole history; the order of calls and
  * results is settled when the forms are put together. */
 
-static void
-formcall(Wireform *f, char *id)
+void
+wireformcall(Wireform *f, char *id)
 {
 	f->calls = xrealloc(f->calls, (f->ncalls + 1) * sizeof(*f->calls));
 	f->calls[f->ncalls++] = id ? id : xstrdup("");
 }
 
-static int
-idchar(int c)
+int
+wireidchar(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '-' || c == '_';
 }
 
-/* An id as OpenAI takes them, made as pi makes it: a compound id of the
- * responses API (call_x|fc_y, hundreds of bytes) becomes its call, in
- * [A-Za-z0-9_-]; none is over 40 bytes.  A call and its result map the
- * same. */
-static void
-openaiid(Buf *b, const char *id)
-{
-	char safe[41];
-	size_t n = strcspn(id, "|"), i;
-
-	if (!id[n]) {
-		jsonesc(b, id, utf8back(id, MIN(n, 40)));
-		return;
-	}
-	for (i = 0; i < n && i < 40; i++)
-		safe[i] = idchar((unsigned char)id[i]) ? id[i] : '_';
-	safe[i] = '\0';
-	jsonescs(b, safe);
-}
-
-/* An answer's calls as chat completions' tool_calls. */
-static void
-openaitoolcalls(Wireform *f, Buf *b, const Json *j, int content)
-{
-	Buf args = { 0 };
-	int blk, n = 0;
-	char *id;
-
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		if (!jsoneq(j, jsonget(j, blk, "type"), "toolCall"))
-			continue;
-		bufadds(b, n++ ? ",{\"id\":" : ",\"tool_calls\":[{\"id\":");
-		id = jsonstr(j, jsonget(j, blk, "id"));
-		openaiid(b, id ? id : "");
-		bufadds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-		jsonraw(b, j, jsonget(j, blk, "name"));
-		bufadds(b, ",\"arguments\":");
-		bufreset(&args);
-		jsonraw(&args, j, jsonget(j, blk, "arguments"));
-		jsonesc(b, args.p, args.len);
-		bufadds(b, "}}");
-		formcall(f, id);
-	}
-	if (n)
-		bufaddc(b, ']');
-	buffree(&args);
-}
-
 /* Images in a message's content, as pi stores them: {"type":"image",
  * "data":BASE64,"mimeType":TYPE}. */
-static int
-hasimage(const Json *j, int content)
+int
+wirehasimage(const Json *j, int content)
 {
 	int blk;
 
@@ -1126,8 +659,8 @@ hasimage(const Json *j, int content)
 }
 
 /* A text part or block, its text from string token i. */
-static void
-textpart(Buf *b, const Json *j, int i)
+void
+wiretextpart(Buf *b, const Json *j, int i)
 {
 	Buf v = { 0 };
 
@@ -1138,78 +671,10 @@ textpart(Buf *b, const Json *j, int i)
 	buffree(&v);
 }
 
-/* An image block as chat completions' image_url part, a data URI. */
-static void
-openaiimage(Buf *b, const Json *j, int blk)
-{
-	Buf url = { 0 };
-
-	bufadds(&url, "data:");
-	jsonstrbuf(j, jsonget(j, blk, "mimeType"), &url);
-	bufadds(&url, ";base64,");
-	jsonstrbuf(j, jsonget(j, blk, "data"), &url);
-	bufadds(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":");
-	jsonesc(b, url.p, url.len);
-	bufadds(b, "}}");
-	buffree(&url);
-}
-
-/* A user message with images: its blocks as parts, each image as a data
- * URI or, for a model that takes none, a note in its place. */
-static void
-openaiparts(Buf *b, const Json *j, int content, int images)
-{
-	int blk, t, n = 0;
-
-	bufadds(b, ",{\"role\":\"user\",\"content\":[");
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		t = jsonget(j, blk, "type");
-		if (!jsoneq(j, t, "text") && !jsoneq(j, t, "image"))
-			continue;
-		bufadds(b, n++ ? "," : "");
-		if (jsoneq(j, t, "text"))
-			textpart(b, j, jsonget(j, blk, "text"));
-		else if (images)
-			openaiimage(b, j, blk);
-		else
-			bufadds(b, "{\"type\":\"text\",\"text\":\"(image "
-			        "omitted: model does not support images)\"}");
-	}
-	bufadds(b, "]}");
-}
-
-/* A result's images: chat completions takes none in a tool message, so
- * they go in a user message after the round's results, as pi sends
- * them; the parts wait in the form.  A model that takes none gets a
- * note. */
-static void
-openairesultimages(const Wirereq *q, Wireform *f, Buf *text,
-                   const Json *j, int content)
-{
-	Buf parts = { 0 };
-	int blk;
-
-	if (!text->len)
-		bufadds(text, "(see attached image)");
-	if (!q->images) {
-		bufadds(text, "\n(tool image omitted: model does not support "
-		        "images)");
-		return;
-	}
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		if (!jsoneq(j, jsonget(j, blk, "type"), "image"))
-			continue;
-		bufaddc(&parts, ',');
-		openaiimage(&parts, j, blk);
-	}
-	f->imglen = parts.len;
-	f->imgs = bufdetach(&parts);
-}
-
 /* Whether string token i holds nothing but white space: Anthropic refuses
  * such text blocks. */
-static int
-blank(const Json *j, int i)
+int
+wireblank(const Json *j, int i)
 {
 	Buf v = { 0 };
 	size_t k;
@@ -1272,8 +737,8 @@ mayblank(const char *s, size_t n)
  * references to the message's own strings when they are big and plain
  * (each request sends them from there, and no copy is kept); 0 if it is
  * not so, nothing written. */
-static int
-refer(Wireform *f, Buf *b, const Json *j, int content)
+int
+wirerefer(Wireform *f, Buf *b, const Json *j, int content)
 {
 	int str[64], n = 0, blk, v, k;
 	size_t len = 0;
@@ -1316,313 +781,13 @@ refer(Wireform *f, Buf *b, const Json *j, int content)
 /* Whether a stored answer is the request's model's own, as pi tells:
  * the same API, provider and model.  Only its thinking goes back as
  * thinking, the rest as text. */
-static int
-own(const Json *j, const Wirereq *q, const char *api)
+int
+wireown(const Json *j, const Wirereq *q, const char *api)
 {
 	return jsoneq(j, jsonget(j, 0, "api"), api) &&
 	       jsoneq(j, jsonget(j, 0, "model"), q->model) &&
 	       (!q->provider ||
 	        jsoneq(j, jsonget(j, 0, "provider"), q->provider));
-}
-
-/* The field a stored thinking block came in, from pi's signature. */
-static const char *
-reasonfield(const Json *j, int sig)
-{
-	int k;
-
-	for (k = 0; k < (int)LEN(reasonfields); k++)
-		if (jsoneq(j, sig, reasonfields[k]))
-			return reasonfields[k];
-	return NULL;
-}
-
-/* A stored answer as chat completions' assistant message, as pi sends
- * it: the text blocks joined; the model's own thinking in the field it
- * came in, another model's as text. */
-static void
-openaianswer(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
-{
-	Buf text = { 0 }, think = { 0 };
-	const char *field = NULL;
-	int content = jsonget(j, 0, "content"), blk, t, v, mine, red, n = 0;
-
-	mine = own(j, q, "openai-completions");
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		t = jsonget(j, blk, "type");
-		v = jsonget(j, blk, "text");
-		if (jsoneq(j, t, "text") && !blank(j, v))
-			jsonstrbuf(j, v, &text);
-		if (!jsoneq(j, t, "thinking") ||
-		    blank(j, v = jsonget(j, blk, "thinking")) ||
-		    (!jsonbool(j, jsonget(j, blk, "redacted"), &red) && red))
-			continue;
-		if (!mine) {
-			jsonstrbuf(j, v, &text);
-			continue;
-		}
-		if (!n++)	/* the first block's field, as pi does */
-			field = reasonfield(j, jsonget(j, blk,
-			                    "thinkingSignature"));
-		bufadds(&think, think.len ? "\n" : "");
-		jsonstrbuf(j, v, &think);
-	}
-	bufadds(b, ",{\"role\":\"assistant\",\"content\":");
-	if (text.len)
-		jsonesc(b, text.p, text.len);
-	else
-		bufadds(b, "null");
-	if (field) {
-		bufaddf(b, ",\"%s\":", field);
-		jsonesc(b, think.p, think.len);
-	}
-	openaitoolcalls(f, b, j, content);
-	bufadds(b, "}");
-	if (!text.len && !f->ncalls)
-		bufreset(b);
-	buffree(&text);
-	buffree(&think);
-}
-
-/* One stored message in the chat completions form: a message of its
- * own, with its comma. */
-static void
-openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
-{
-	Buf text = { 0 };
-	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
-
-	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
-	if (jsoneq(j, role, "user") && hasimage(j, content)) {
-		openaiparts(b, j, content, q->images);
-	} else if (jsoneq(j, role, "user")) {
-		bufadds(b, ",{\"role\":\"user\",\"content\":");
-		if (!refer(f, b, j, content)) {
-			wiretext(&text, j, content);
-			jsonesc(b, bstr(&text), text.len);
-		}
-		bufadds(b, "}");
-	} else if (jsoneq(j, role, "assistant") && answered(j)) {
-		openaianswer(f, b, j, q);
-	} else if (f->kind == WFRESULT) {
-		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
-		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		openaiid(b, f->result ? f->result : "");
-		bufadds(b, ",\"content\":");
-		if (hasimage(j, content)) {
-			wiretext(&text, j, content);
-			openairesultimages(q, f, &text, j, content);
-			jsonesc(b, bstr(&text), text.len);
-		} else if (!refer(f, b, j, content)) {
-			wiretext(&text, j, content);
-			jsonesc(b, bstr(&text), text.len);
-		}
-		bufadds(b, "}");
-	}
-	buffree(&text);
-}
-
-/* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
- * providers (call_x|fc_y, functions.f:0) map the same way everywhere. */
-static void
-anthropicid(Buf *b, const char *id)
-{
-	char safe[65];
-	size_t i;
-
-	for (i = 0; id[i] && i < 64; i++)
-		safe[i] = idchar((unsigned char)id[i]) ? id[i] : '_';
-	safe[i] = '\0';
-	jsonescs(b, i ? safe : "_");
-}
-
-/* A tool_result block up to its content, which comes next, then its
- * is_error, but not its closing brace: a cache mark may go before it. */
-static void
-anthropicresult(Buf *b, const char *id)
-{
-	bufadds(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
-	anthropicid(b, id);
-	bufadds(b, ",\"content\":");
-}
-
-static void
-anthropictooluse(Wireform *f, Buf *b, const Json *j, int blk)
-{
-	int v = jsonget(j, blk, "arguments");
-	char *id = jsonstr(j, jsonget(j, blk, "id"));
-
-	bufadds(b, b->len ? "," : "");
-	bufadds(b, "{\"type\":\"tool_use\",\"id\":");
-	anthropicid(b, id ? id : "");
-	bufadds(b, ",\"name\":");
-	jsonraw(b, j, jsonget(j, blk, "name"));
-	bufadds(b, ",\"input\":");
-	if (v >= 0 && j->t[v].type == JOBJ)
-		jsonraw(b, j, v);
-	else
-		bufadds(b, "{}");
-	bufadds(b, "}");
-	formcall(f, id);
-}
-
-/* A thinking block of a stored answer, as pi sends it back: whole to
- * the model that signed it, redacted thinking with its data; unsigned or
- * another model's thinking as text, redacted as nothing.  A signature
- * from elsewhere (pi keeps OpenAI's field name there) would be refused. */
-static void
-anthropicthought(Buf *b, const Json *j, int blk, int mine)
-{
-	int v = jsonget(j, blk, "thinking"), sig, red;
-
-	sig = jsonget(j, blk, "thinkingSignature");
-	if (!jsonbool(j, jsonget(j, blk, "redacted"), &red) && red) {
-		if (!mine || blank(j, sig))
-			return;
-		bufadds(b, b->len ? "," : "");
-		bufadds(b, "{\"type\":\"redacted_thinking\",\"data\":");
-		jsonraw(b, j, sig);
-		bufadds(b, "}");
-		return;
-	}
-	if (blank(j, v))
-		return;
-	bufadds(b, b->len ? "," : "");
-	if (mine && !blank(j, sig)) {
-		bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
-		jsonraw(b, j, v);
-		bufadds(b, ",\"signature\":");
-		jsonraw(b, j, sig);
-	} else {
-		bufadds(b, "{\"type\":\"text\",\"text\":");
-		jsonraw(b, j, v);
-	}
-	bufadds(b, "}");
-}
-
-/* A stored answer as Anthropic's assistant message, its blocks in their
- * order. */
-static void
-anthropicassistant(Wireform *f, Buf *out, const Json *j,
-                   const Wirereq *q)
-{
-	Buf blocks = { 0 }, *b = &blocks;
-	int content = jsonget(j, 0, "content"), blk, t, v;
-	int mine = own(j, q, "anthropic-messages");
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		t = jsonget(j, blk, "type");
-		if (jsoneq(j, t, "thinking")) {
-			anthropicthought(b, j, blk, mine);
-		} else if (jsoneq(j, t, "text") &&
-		           !blank(j, v = jsonget(j, blk, "text"))) {
-			bufadds(b, b->len ? "," : "");
-			bufadds(b, "{\"type\":\"text\",\"text\":");
-			jsonraw(b, j, v);
-			bufadds(b, "}");
-		} else if (jsoneq(j, t, "toolCall")) {
-			anthropictooluse(f, b, j, blk);
-		}
-	}
-	if (blocks.len) {
-		bufadds(out, "{\"role\":\"assistant\",\"content\":[");
-		bufadd(out, blocks.p, blocks.len);
-		bufadds(out, "]}");
-	}
-	buffree(&blocks);
-}
-
-/* Content with images as Anthropic's blocks, each but the last closed:
- * text that is not blank, and each image, or for a model that takes
- * none, a note in its place. */
-static void
-anthropicblocks(Buf *b, const Json *j, int content, int images)
-{
-	size_t start = b->len;
-	int blk, t, v;
-
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		t = jsonget(j, blk, "type");
-		v = jsonget(j, blk, "text");
-		if (jsoneq(j, t, "text") && !blank(j, v)) {
-			bufadds(b, b->len > start ? "," : "");
-			textpart(b, j, v);
-		} else if (jsoneq(j, t, "image") && images) {
-			bufadds(b, b->len > start ? "," : "");
-			bufadds(b, "{\"type\":\"image\",\"source\":{\"type\":"
-			        "\"base64\",\"media_type\":");
-			jsonraw(b, j, jsonget(j, blk, "mimeType"));
-			bufadds(b, ",\"data\":");
-			jsonraw(b, j, jsonget(j, blk, "data"));
-			bufadds(b, "}}");
-		} else if (jsoneq(j, t, "image")) {
-			bufadds(b, b->len > start ? "," : "");
-			bufadds(b, "{\"type\":\"text\",\"text\":\"(image "
-			        "omitted: model does not support images)\"}");
-		}
-	}
-	if (b->len > start)
-		b->p[--b->len] = '\0';	/* the last brace */
-}
-
-/* A result's content as a JSON text: its text as a string, or with
- * images, blocks. */
-static void
-anthropiccontent(Wireform *f, Buf *b, const Json *j, int content,
-                 int images)
-{
-	Buf text = { 0 };
-	size_t start = b->len;
-
-	if (hasimage(j, content)) {
-		bufaddc(b, '[');
-		anthropicblocks(b, j, content, images);
-		bufadds(b, b->len > start + 1 ? "}]" : "]");
-		return;
-	}
-	if (refer(f, b, j, content))
-		return;
-	wiretext(&text, j, content);
-	jsonesc(b, bstr(&text), text.len);
-	buffree(&text);
-}
-
-/* One stored message for Anthropic: a user's words or a result as a
- * block of a user message (its closing brace left off), an answer as an
- * assistant message. */
-static void
-anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
-{
-	Buf text = { 0 };
-	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
-	int iserr;
-
-	if (jsoneq(j, role, "user") && hasimage(j, content)) {
-		f->kind = WFUSER;
-		anthropicblocks(b, j, content, q->images);
-	} else if (jsoneq(j, role, "user")) {
-		f->kind = WFUSER;
-		bufadds(b, "{\"type\":\"text\",\"text\":");
-		if (refer(f, b, j, content))
-			return;
-		wiretext(&text, j, content);
-		if (strspn(bstr(&text), " \t\r\n") == text.len) {
-			bufreset(&text);
-			bufadds(&text, "(empty)");
-		}
-		jsonesc(b, text.p, text.len);
-	} else if (jsoneq(j, role, "assistant") && answered(j)) {
-		f->kind = WFANSWER;
-		anthropicassistant(f, b, j, q);
-	} else if (jsoneq(j, role, "toolResult")) {
-		f->kind = WFRESULT;
-		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
-		anthropicresult(b, f->result ? f->result : "");
-		anthropiccontent(f, b, j, content, q->images);
-		if (jsonbool(j, jsonget(j, 0, "isError"), &iserr) < 0)
-			iserr = 0;
-		bufadds(b, iserr ? ",\"is_error\":true" : "");
-	}
-	buffree(&text);
 }
 
 void
@@ -1661,24 +826,15 @@ form(const Wirereq *q, const char *msg, Wireform *f)
 	f->kind = WFNONE;
 	/* each was made from parsed JSON, or checked when it was read */
 	if (jsonparseknown(&j, msg, strlen(msg)) == 0) {
-		if (q->wire == ANTHROPIC)
-			anthropicform(f, &b, &j, q);
-		else
-			openaiform(f, &b, &j, q);
+		wireops(q->wire)->form(f, &b, &j, q);
 		jsonfree(&j);
 	}
 	f->len = b.len;
 	f->text = b.p ? bufdetach(&b) : xstrdup("");
 }
 
-/* The calls still owed a result, as the forms are put together. */
-typedef struct {
-	const char **id;
-	int n, cap;
-} Owed;
-
-static void
-owe(Owed *o, const Wireform *f)
+void
+wireowe(Wireowed *o, const Wireform *f)
 {
 	int i;
 
@@ -1691,8 +847,8 @@ owe(Owed *o, const Wireform *f)
 	}
 }
 
-static void
-paid(Owed *o, const char *id)
+void
+wirepaid(Wireowed *o, const char *id)
 {
 	int i;
 
@@ -1702,34 +858,6 @@ paid(Owed *o, const char *id)
 			return;
 		}
 	}
-}
-
-/* A call left without a result (an interrupted turn) still needs one, or
- * the provider refuses the whole request. */
-static void
-openaiowed(Buf *b, Owed *o)
-{
-	int i;
-
-	for (i = 0; i < o->n; i++) {
-		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		openaiid(b, o->id[i]);
-		bufadds(b, ",\"content\":\"No result provided\"}");
-	}
-	o->n = 0;
-}
-
-/* The images of the results before, in one user message. */
-static void
-openaiattach(Buf *b, Buf *parts)
-{
-	if (!parts->len)
-		return;
-	bufadds(b, ",{\"role\":\"user\",\"content\":[{\"type\":\"text\","
-	        "\"text\":\"Attached image(s) from tool result:\"}");
-	bufadd(b, parts->p, parts->len);
-	bufadds(b, "]}");
-	bufreset(parts);
 }
 
 /* A span of wb: the glue up to end, or p itself. */
@@ -1759,8 +887,8 @@ put(Wirebody *wb, Buf *b, const char *p, size_t n)
 
 /* A form into the body: its own text and the message's texts it
  * refers to, in order. */
-static void
-putform(Wirebody *wb, Buf *b, const Wireform *f)
+void
+wireputform(Wirebody *wb, Buf *b, const Wireform *f)
 {
 	size_t at = 0;
 	int k;
@@ -1771,153 +899,6 @@ putform(Wirebody *wb, Buf *b, const Wireform *f)
 		at = f->refs[k].at;
 	}
 	put(wb, b, f->text + at, f->len - at);
-}
-
-static void
-openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
-{
-	Owed o = { 0 };
-	Buf imgs = { 0 };
-	size_t i;
-
-	bufadds(b, "{\"model\":");
-	jsonescs(b, q->model);
-	bufadds(b, ",\"messages\":[{\"role\":\"system\",\"content\":");
-	jsonescs(b, q->system);
-	bufadds(b, "}");
-	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind != WFRESULT && f[i].kind != WFNONE) {
-			openaiowed(b, &o);
-			openaiattach(b, &imgs);
-		}
-		putform(wb, b, &f[i]);
-		owe(&o, &f[i]);
-		if (f[i].kind == WFRESULT)
-			paid(&o, f[i].result);
-		if (f[i].imgs)
-			bufadd(&imgs, f[i].imgs, f[i].imglen);
-	}
-	openaiowed(b, &o);
-	openaiattach(b, &imgs);
-	buffree(&imgs);
-	free(o.id);
-	bufadds(b, "],\"stream\":true,"
-	        "\"stream_options\":{\"include_usage\":true}");
-	bufaddf(b, ",\"%s\":%ld", q->maxfield ? q->maxfield : "max_tokens",
-	        q->maxout);
-	openaithink(q, b);
-	tooldefs(q, b, "{\"type\":\"function\",\"function\":{",
-	         "parameters", "}}");
-	bufadds(b, "}");
-}
-
-/* Anthropic's messages, from the forms: the results of one round go back
- * as tool_result blocks of a single user message, and a user message may
- * hold several blocks, so one stays open for more. */
-typedef struct {
-	Buf *b;
-	int nmsg;		/* messages written */
-	int open;		/* a user message is open */
-	int nblk;		/* blocks in it */
-	size_t cachepos;	/* where the last user block ends, or 0 */
-	Owed o;
-} Anthropic;
-
-/* A block of the open user message, opening one if need be; f's text
- * is the block but its closing brace. */
-static void
-anthropicblock(Anthropic *a, const Wireform *f)
-{
-	if (!a->open) {
-		bufadds(a->b, a->nmsg++ ? "," : "");
-		bufadds(a->b, "{\"role\":\"user\",\"content\":[");
-		a->open = 1;
-		a->nblk = 0;
-	}
-	bufadds(a->b, a->nblk++ ? "," : "");
-	putform(NULL, a->b, f);
-	a->cachepos = a->b->len;
-	bufaddc(a->b, '}');
-}
-
-static void
-anthropicclose(Anthropic *a)
-{
-	if (a->open)
-		bufadds(a->b, "]}");
-	a->open = 0;
-}
-
-/* Calls left without a result still need one, first thing after them. */
-static void
-anthropicowed(Anthropic *a)
-{
-	Buf r = { 0 };
-	Wireform f = { 0 };
-	int i;
-
-	for (i = 0; i < a->o.n; i++) {
-		bufreset(&r);
-		anthropicresult(&r, a->o.id[i]);
-		bufadds(&r, "\"No result provided\",\"is_error\":true");
-		f.text = r.p;
-		f.len = r.len;
-		anthropicblock(a, &f);
-	}
-	a->o.n = 0;
-	buffree(&r);
-}
-
-static void
-anthropicbody(const Wirereq *q, Wireform *f, Buf *b)
-{
-	static const char cache[] = ",\"cache_control\":{\"type\":\"ephemeral\"}";
-	Buf msgs = { 0 };
-	Anthropic a = { 0 };
-	size_t i;
-
-	a.b = &msgs;
-	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind == WFUSER) {
-			anthropicowed(&a);
-			anthropicblock(&a, &f[i]);
-		} else if (f[i].kind == WFANSWER) {
-			anthropicowed(&a);
-			anthropicclose(&a);
-			if (f[i].len) {
-				bufadds(&msgs, a.nmsg++ ? "," : "");
-				putform(NULL, &msgs, &f[i]);
-			}
-			owe(&a.o, &f[i]);
-		} else if (f[i].kind == WFRESULT) {
-			anthropicblock(&a, &f[i]);
-			paid(&a.o, f[i].result);
-		}
-	}
-	anthropicowed(&a);
-	anthropicclose(&a);
-	free(a.o.id);
-	bufadds(b, "{\"model\":");
-	jsonescs(b, q->model);
-	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout +
-	        (thinks(q) && !adaptive(q) ? budgets[q->level] : 0));
-	anthropicthink(q, b);
-	/* the prompt is cached, and the conversation up to its last turn */
-	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");
-	jsonescs(b, q->system);
-	bufadds(b, cache);
-	bufadds(b, "}]");
-	tooldefs(q, b, "{", "input_schema", "}");
-	bufadds(b, ",\"messages\":[");
-	if (a.cachepos) {
-		bufadd(b, msgs.p, a.cachepos);
-		bufadds(b, cache);
-		bufadd(b, msgs.p + a.cachepos, msgs.len - a.cachepos);
-	} else {
-		bufadd(b, bstr(&msgs), msgs.len);
-	}
-	bufadds(b, "]}");
-	buffree(&msgs);
 }
 
 /* The request's JSON body, appended to b.  The forms of q->forms are
@@ -1939,12 +920,11 @@ body(const Wirereq *q, Buf *b, Wirebody *wb)
 	}
 	/* room for them all at once: a long history is not copied again
 	 * and again as the body doubles */
-	if (!wb || q->wire == ANTHROPIC)
+	if (!wireops(q->wire)->spans)
+		wb = NULL;
+	if (!wb)
 		bufgrow(b, n);
-	if (q->wire == ANTHROPIC)
-		anthropicbody(q, f, b);
-	else
-		openaibody(q, f, b, wb);
+	wireops(q->wire)->body(q, f, b, wb);
 	if (!q->forms) {
 		for (i = 0; i < q->nmsgs; i++)
 			wireformfree(&f[i]);
@@ -1987,3 +967,4 @@ wirebodyfree(Wirebody *wb)
 	free(wb->v);
 	memset(wb, 0, sizeof(*wb));
 }
+
