@@ -5,11 +5,11 @@
 include config.mk
 
 SRC = agent.c events.c guard.c http.c json.c regex.c rpc.c sandbox.c \
-	session.c sse.c tools.c util.c walk.c wire.c
+	session.c sse.c tools.c util.c walk.c wire.c responses.c
 OBJ = agent.o events.o guard.o http.o json.o regex.o rpc.o sandbox.o \
-	session.o sse.o tools.o util.o walk.o wire.o
+	session.o sse.o tools.o util.o walk.o wire.o responses.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
-	test/wire test/regex
+	test/wire test/regex test/responses
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
@@ -56,8 +56,13 @@ test/session: test/session.c test/t.h session.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/session.c session.o json.o util.o $(LDFLAGS)
 test/cut: test/cut.c test/t.h session.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/cut.c session.o json.o util.o $(LDFLAGS)
-test/wire: test/wire.c test/t.h wire.o sse.o json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/wire.c wire.o sse.o json.o util.o $(LDFLAGS)
+test/wire: test/wire.c test/t.h wire.o responses.o sse.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/wire.c wire.o responses.o sse.o json.o \
+	    util.o $(LDFLAGS)
+test/responses: test/responses.c test/t.h wire.o responses.o sse.o json.o \
+	util.o
+	$(CC) $(ACFLAGS) -o $@ test/responses.c wire.o responses.o sse.o \
+	    json.o util.o $(LDFLAGS)
 test/relay: test/relay.c
 	$(CC) $(ACFLAGS) -o $@ test/relay.c $(LDFLAGS)
 test/fake: test/fake.c
@@ -84,7 +89,8 @@ test-asan:
 # Fuzz each parser of outside bytes for FUZZTIME seconds with libFuzzer.
 FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
-	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex
+	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
+	test/fuzz_responses
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -101,18 +107,24 @@ test/fuzz_cert: test/fuzz_cert.c http.c util.c agent.h config.h
 test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -DREADBLOCK=8 -o $@ test/fuzz_session.c session.c \
 	    json.c util.c
-test/fuzz_wire: test/fuzz_wire.c wire.c sse.c json.c util.c agent.h
-	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c wire.c sse.c json.c util.c
+test/fuzz_wire: test/fuzz_wire.c wire.c responses.c sse.c json.c util.c \
+	agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c wire.c responses.c sse.c \
+	    json.c util.c
+test/fuzz_responses: test/fuzz_responses.c wire.c responses.c sse.c json.c \
+	util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c wire.c responses.c \
+	    sse.c json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
 test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c regex.c sandbox.c \
-	walk.c wire.c sse.c json.c util.c agent.h
+	walk.c wire.c responses.c sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
-	    regex.c sandbox.c walk.c wire.c sse.c json.c util.c
+	    regex.c sandbox.c walk.c wire.c responses.c sse.c json.c util.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 
 fuzz: $(FUZZ)
-	for t in json sse http session wire rpc cert regex; do \
+	for t in json sse http session wire rpc cert regex responses; do \
 		mkdir -p .fuzz/$$t && \
 		./test/fuzz_$$t -max_total_time=$(FUZZTIME) -max_len=8192 \
 		    -print_final_stats=0 .fuzz/$$t test/corpus/$$t \

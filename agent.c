@@ -88,6 +88,7 @@ typedef struct Agent {
 	long long turnin, turnout, turncached;
 	double turncost;
 	Rpc *rpc;		/* -r, or NULL */
+	Buf sid;		/* the session's id, a request's cache key */
 } Agent;
 
 static int compact(Agent *a, const char *why, const char *focus);
@@ -427,7 +428,8 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 		if (wirebeta(q))
 			headers[n++] = wirebeta(q);
 	} else {
-		bufaddf(&url, "%s/chat/completions", a->url);
+		bufaddf(&url, "%s/%s", a->url, a->prov->wire == RESPONSES ?
+		        "responses" : "chat/completions");
 		if (a->key)
 			bufaddf(&auth, "Authorization: Bearer %s", a->key);
 	}
@@ -486,6 +488,8 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 static void
 request(Agent *a, Wirereq *q)
 {
+	Json j;
+
 	memset(q, 0, sizeof(*q));
 	q->wire = a->prov->wire;
 	q->model = a->model;
@@ -502,6 +506,14 @@ request(Agent *a, Wirereq *q)
 	q->think = a->prov->think;
 	q->adaptive = a->prov->adaptive;
 	q->images = a->prov->images;
+	/* the same key for a session's requests: they hit one cache */
+	bufreset(&a->sid);
+	if (a->sess.head && jsonparse(&j, a->sess.head,
+	    strlen(a->sess.head)) == 0) {
+		jsonstrbuf(&j, jsonget(&j, 0, "id"), &a->sid);
+		jsonfree(&j);
+	}
+	q->cachekey = a->sid.len ? a->sid.p : NULL;
 }
 
 /* What a call works on: its command, path or pattern, cut to max bytes
@@ -750,6 +762,10 @@ turn(Agent *a, const char *text, size_t len)
 			if (!strcmp(r.w.finish, "length")) {
 				warn("the answer was cut short: the output "
 				     "token limit was reached");
+				rc = 1;
+			} else if (r.w.cut) {
+				warn("the answer was cut short: %s",
+				     r.w.finish);
 				rc = 1;
 			} else if (!strcmp(r.w.finish, "refusal")) {
 				warn("the model refused to answer");
@@ -1152,7 +1168,7 @@ summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
 	q.ntools = 0;
 	q.maxout = reserve(a) * 4 / 5;
 	rc = ask(a, &q, &r, &h, 1);
-	if (rc == 0 && !strcmp(r.w.finish, "length")) {
+	if (rc == 0 && (!strcmp(r.w.finish, "length") || r.w.cut)) {
 		warn("the summary was cut short by the output token limit");
 		rc = -1;
 	}
@@ -1827,6 +1843,7 @@ main(int argc, char *argv[])
 	free(a.key);
 	free(a.model);
 	buffree(&a.attach);
+	buffree(&a.sid);
 	toolcleanup(&a.tenv);
 	return rc;
 }

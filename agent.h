@@ -213,7 +213,8 @@ int httpdo(Httpclient *c, Http *h);
 void httpfree(Httpclient *c);
 
 /* wire.c: the providers' wires; no I/O */
-enum { OPENAI, ANTHROPIC };	/* chat completions, messages */
+enum { OPENAI, ANTHROPIC, RESPONSES };	/* chat completions, messages,
+					 * OpenAI's Responses */
 
 /* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
  * provider is asked for them: OpenAI's reasoning_effort (xhigh sent as
@@ -280,6 +281,8 @@ typedef struct {
 				 * adaptively, by parts of their names,
 				 * comma-separated; or NULL */
 	int images;		/* the model takes images: else a note */
+	const char *cachekey;	/* Responses: the prompt_cache_key (the
+				 * session's id), or NULL */
 } Wirereq;
 
 /* A model's prices in dollars per million tokens, keyed by its name. */
@@ -336,7 +339,10 @@ typedef struct {
 	int dropped;
 	char finish[32];	/* finish_reason, in OpenAI's words */
 	long long in, out, cached, cachewrite;	/* in counts the cache */
+	long long reasoning;	/* of out, the reasoning's (Responses) */
 	int done;		/* the stream said it is over */
+	int cut;		/* Responses: it is over, incomplete (the
+				 * reason in finish) */
 	int again;		/* an error in the stream a retry may mend */
 	Buf err;		/* an error from the stream */
 	Json json;		/* the last event's tokens: their array is
@@ -367,6 +373,39 @@ void wireserialize(Buf *b, const char *type, const char *line,
                    size_t maxresult);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
+const char *wireapi(int wire);
+
+/* wire.c: what the wires' rooms share; see there */
+typedef struct {
+	const char **id;	/* the calls still owed a result */
+	int n, cap;
+} Wireowed;
+
+int wiredelta(Wire *w, int kind, const char *p, size_t n);
+int wirecalldelta(Wire *w, int k, size_t off);
+int wirepiece(Wire *w, int kind, const Json *j, int i);
+Wirepart *wireaddpart(Wire *w, int kind, int block);
+void wiresetstr(Buf *b, const Json *j, int i);
+Wirecall *wirecallat(Wire *w, int idx);
+void wirekeepsig(Wire *w, Wirepart *p, const char *s, size_t n);
+int wirecount(const Json *j, int i, long long *out);
+int wirebadevent(Wire *w, const char *data, size_t len);
+int wirethinks(const Wirereq *q);
+int wireanswered(const Json *j);
+int wireown(const Json *j, const Wirereq *q, const char *api);
+int wirehasimage(const Json *j, int content);
+int wireidchar(int c);
+void wiretooldefs(const Wirereq *q, Buf *b, const char *open,
+                  const char *key, const char *close);
+void wireformcall(Wireform *f, char *id);
+void wireputform(Wirebody *wb, Buf *b, const Wireform *f);
+void wireowe(Wireowed *o, const Wireform *f);
+void wirepaid(Wireowed *o, const char *id);
+
+/* responses.c: OpenAI's Responses wire; no I/O */
+int respevent(Wire *w, const char *data, size_t len);
+void respform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
+void respbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
 
 /* session.c: the JSONL session file, pi's format version 3 */
 typedef struct {

@@ -115,8 +115,7 @@ getstate(Rpc *r, Buf *d)
 	jsonescs(d, *r->model);
 	bufadds(d, ",\"name\":");
 	jsonescs(d, *r->model);
-	bufaddf(d, ",\"api\":\"%s\",\"provider\":", r->wire == ANTHROPIC ?
-	        "anthropic-messages" : "openai-completions");
+	bufaddf(d, ",\"api\":\"%s\",\"provider\":", wireapi(r->wire));
 	jsonescs(d, r->provider);
 	bufaddf(d, ",\"contextWindow\":%ld,\"maxTokens\":%ld},", r->context,
 	        r->maxout);

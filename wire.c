@@ -189,8 +189,8 @@ keep(const Wire *w, Buf *b, const char *p, size_t n)
 
 /* A piece of text or thinking: passed on, then kept.  Nonzero: the
  * callback asks to stop. */
-static int
-delta(Wire *w, int kind, const char *p, size_t n)
+int
+wiredelta(Wire *w, int kind, const char *p, size_t n)
 {
 	int rc;
 
@@ -207,8 +207,8 @@ delta(Wire *w, int kind, const char *p, size_t n)
 
 /* A piece of call k's arguments, the bytes of args from off on; NULL when
  * the call has only begun. */
-static int
-calldelta(Wire *w, int k, size_t off)
+int
+wirecalldelta(Wire *w, int k, size_t off)
 {
 	const Buf *a = &w->calls[k].args;
 
@@ -237,11 +237,11 @@ uesc(const char *s, size_t n)
 }
 
 /* String token i of a streamed piece, unescaped and passed on as kind:
- * delta()'s value, 0 if i is no string.  Some servers split an emoji's
+ * wiredelta()'s value, 0 if i is no string.  Some servers split an emoji's
  * surrogate pair between two deltas: a high surrogate ending one waits
  * for the low one starting the next. */
-static int
-piece(Wire *w, int kind, const Json *j, int i)
+int
+wirepiece(Wire *w, int kind, const Json *j, int i)
 {
 	Json cut = *j;
 	Jtok t;
@@ -257,7 +257,7 @@ piece(Wire *w, int kind, const Json *j, int i)
 		return 0;
 	/* most pieces hold no escape: passed on as they stand, uncopied */
 	if (!hi && !memchr(j->s + t.start, '\\', t.end - t.start))
-		return delta(w, kind, j->s + t.start, t.end - t.start);
+		return wiredelta(w, kind, j->s + t.start, t.end - t.start);
 	w->hi[kind] = 0;
 	v = uesc(j->s + t.start, t.end - t.start);
 	if (hi && v >= 0xdc00 && v <= 0xdfff) {
@@ -282,14 +282,14 @@ piece(Wire *w, int kind, const Json *j, int i)
 	cut.t = &t;
 	cut.n = 1;
 	jsonstrbuf(&cut, 0, &out);
-	rc = delta(w, kind, out.p, out.len);
+	rc = wiredelta(w, kind, out.p, out.len);
 	buffree(&out);
 	return rc;
 }
 
 /* A new part of an Anthropic answer, for block. */
-static Wirepart *
-addpart(Wire *w, int kind, int block)
+Wirepart *
+wireaddpart(Wire *w, int kind, int block)
 {
 	Wirepart *p;
 
@@ -305,8 +305,8 @@ addpart(Wire *w, int kind, int block)
 }
 
 /* Set b to string token i, unless it is missing or empty. */
-static void
-setstr(Buf *b, const Json *j, int i)
+void
+wiresetstr(Buf *b, const Json *j, int i)
 {
 	if (i < 0 || j->t[i].type != JSTR || j->t[i].end == j->t[i].start)
 		return;
@@ -314,8 +314,8 @@ setstr(Buf *b, const Json *j, int i)
 	jsonstrbuf(j, i, b);
 }
 
-static Wirecall *
-callat(Wire *w, int idx)
+Wirecall *
+wirecallat(Wire *w, int idx)
 {
 	if (idx < 0)
 		return NULL;
@@ -334,8 +334,8 @@ callat(Wire *w, int idx)
 
 /* An event that is not JSON stops the stream: a last one cut short by
  * the connection's end means the answer is incomplete. */
-static int
-badevent(Wire *w, const char *data, size_t len)
+int
+wirebadevent(Wire *w, const char *data, size_t len)
 {
 	if (w->atend) {
 		bufadds(&w->err, "the stream ended before the answer was "
@@ -348,8 +348,8 @@ badevent(Wire *w, const char *data, size_t len)
 }
 
 /* A count from the network: no cast of what does not fit. */
-static int
-count(const Json *j, int i, long long *out)
+int
+wirecount(const Json *j, int i, long long *out)
 {
 	double v;
 
@@ -373,11 +373,11 @@ openaicalls(Wire *w, const Json *j, int arr)
 	     k++, tc = jsonnext(j, tc)) {
 		if (jsonnum(j, jsonget(j, tc, "index"), &idx) < 0)
 			idx = k;
-		if (!(idx >= 0 && idx < 1e9) || !(c = callat(w, (int)idx)))
+		if (!(idx >= 0 && idx < 1e9) || !(c = wirecallat(w, (int)idx)))
 			continue;
-		setstr(&c->id, j, jsonget(j, tc, "id"));
+		wiresetstr(&c->id, j, jsonget(j, tc, "id"));
 		fn = jsonget(j, tc, "function");
-		setstr(&c->name, j, jsonget(j, fn, "name"));
+		wiresetstr(&c->name, j, jsonget(j, fn, "name"));
 		v = jsonget(j, fn, "arguments");
 		off = c->args.len;
 		if (v >= 0 && j->t[v].type == JOBJ) {
@@ -387,7 +387,7 @@ openaicalls(Wire *w, const Json *j, int arr)
 		} else {
 			jsonstrbuf(j, v, &c->args);
 		}
-		rc |= calldelta(w, c - w->calls, off);
+		rc |= wirecalldelta(w, c - w->calls, off);
 	}
 	return rc;
 }
@@ -395,9 +395,9 @@ openaicalls(Wire *w, const Json *j, int arr)
 static void
 openaiusage(Wire *w, const Json *j, int u)
 {
-	count(j, jsonget(j, u, "prompt_tokens"), &w->in);
-	count(j, jsonget(j, u, "completion_tokens"), &w->out);
-	count(j, jsonget(j, jsonget(j, u, "prompt_tokens_details"),
+	wirecount(j, jsonget(j, u, "prompt_tokens"), &w->in);
+	wirecount(j, jsonget(j, u, "completion_tokens"), &w->out);
+	wirecount(j, jsonget(j, jsonget(j, u, "prompt_tokens_details"),
 	      "cached_tokens"), &w->cached);
 }
 
@@ -425,7 +425,7 @@ openaievent(Wire *w, const char *data, size_t len)
 		return 0;
 	}
 	if (jsonreparse(j, data, len) < 0)
-		return badevent(w, data, len);
+		return wirebadevent(w, data, len);
 	/* each object's keys looked up in one walk over them */
 	jsonkeys(j, 0, top, LEN(top), v);
 	if (v[0] >= 0 && !jsonisnull(j, v[0])) {
@@ -447,10 +447,10 @@ openaievent(Wire *w, const char *data, size_t len)
 			continue;
 		if (!w->sig.len)
 			bufadds(&w->sig, reasonfields[k]);
-		rc |= piece(w, WTHINK, j, v[k]);
+		rc |= wirepiece(w, WTHINK, j, v[k]);
 		break;
 	}
-	rc |= piece(w, WTEXT, j, v[3]);
+	rc |= wirepiece(w, WTEXT, j, v[3]);
 	if (v[4] >= 0)
 		rc |= openaicalls(w, j, v[4]);
 	return rc;
@@ -465,15 +465,15 @@ anthropicusage(Wire *w, const Json *j, int u)
 	long long in = 0, v;
 	int got = 0;
 
-	if (count(j, jsonget(j, u, "input_tokens"), &v) == 0)
+	if (wirecount(j, jsonget(j, u, "input_tokens"), &v) == 0)
 		in += v, got = 1;
-	if (count(j, jsonget(j, u, "cache_creation_input_tokens"), &v) == 0)
+	if (wirecount(j, jsonget(j, u, "cache_creation_input_tokens"), &v) == 0)
 		in += v, w->cachewrite = v;
-	if (count(j, jsonget(j, u, "cache_read_input_tokens"), &v) == 0)
+	if (wirecount(j, jsonget(j, u, "cache_read_input_tokens"), &v) == 0)
 		in += v, w->cached = v;
 	if (got)
 		w->in = in;
-	count(j, jsonget(j, u, "output_tokens"), &w->out);
+	wirecount(j, jsonget(j, u, "output_tokens"), &w->out);
 }
 
 static Wirecall *
@@ -489,8 +489,8 @@ callofblock(Wire *w, int block)
 
 /* A signature or redacted data is kept whole or not at all (a cut one
  * would be refused), within maxkeep bytes for all the parts. */
-static void
-keepsig(Wire *w, Wirepart *p, const char *s, size_t n)
+void
+wirekeepsig(Wire *w, Wirepart *p, const char *s, size_t n)
 {
 	if (p->lost)
 		return;
@@ -513,23 +513,23 @@ anthropicstart(Wire *w, const Json *j, int block)
 	Wirepart *p;
 
 	t = jsonget(j, cb, "type");
-	if (jsoneq(j, t, "tool_use") && (c = callat(w, w->ncalls))) {
+	if (jsoneq(j, t, "tool_use") && (c = wirecallat(w, w->ncalls))) {
 		c->block = block;
-		setstr(&c->id, j, jsonget(j, cb, "id"));
-		setstr(&c->name, j, jsonget(j, cb, "name"));
-		rc = calldelta(w, c - w->calls, (size_t)-1);
-		if ((p = addpart(w, WCALL, block)))
+		wiresetstr(&c->id, j, jsonget(j, cb, "id"));
+		wiresetstr(&c->name, j, jsonget(j, cb, "name"));
+		rc = wirecalldelta(w, c - w->calls, (size_t)-1);
+		if ((p = wireaddpart(w, WCALL, block)))
 			p->call = w->ncalls - 1;
 	} else if (jsoneq(j, t, "redacted_thinking")) {
 		jsonstrbuf(j, jsonget(j, cb, "data"), &s);
-		if ((p = addpart(w, WREDACTED, block)))
-			keepsig(w, p, bstr(&s), s.len);
+		if ((p = wireaddpart(w, WREDACTED, block)))
+			wirekeepsig(w, p, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "thinking")) {
-		addpart(w, WTHINK, block);
-		rc = piece(w, WTHINK, j, jsonget(j, cb, "thinking"));
+		wireaddpart(w, WTHINK, block);
+		rc = wirepiece(w, WTHINK, j, jsonget(j, cb, "thinking"));
 	} else if (jsoneq(j, t, "text")) {
-		addpart(w, WTEXT, block);
-		rc = piece(w, WTEXT, j, jsonget(j, cb, "text"));
+		wireaddpart(w, WTEXT, block);
+		rc = wirepiece(w, WTEXT, j, jsonget(j, cb, "text"));
 	}
 	buffree(&s);
 	return rc;
@@ -554,20 +554,20 @@ anthropicdelta(Wire *w, const Json *j, int block)
 	size_t n;
 
 	if (jsoneq(j, t, "text_delta")) {
-		rc = piece(w, WTEXT, j, jsonget(j, d, "text"));
+		rc = wirepiece(w, WTEXT, j, jsonget(j, d, "text"));
 	} else if (jsoneq(j, t, "thinking_delta")) {
-		rc = piece(w, WTHINK, j, jsonget(j, d, "thinking"));
+		rc = wirepiece(w, WTHINK, j, jsonget(j, d, "thinking"));
 	} else if (jsoneq(j, t, "signature_delta")) {
 		jsonstrbuf(j, jsonget(j, d, "signature"), &s);
 		if (w->sig.len + s.len <= w->maxkeep)
 			bufadd(&w->sig, bstr(&s), s.len);
 		if ((p = partof(w, block, WTHINK)))
-			keepsig(w, p, bstr(&s), s.len);
+			wirekeepsig(w, p, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "input_json_delta") &&
 	           (c = callofblock(w, block))) {
 		n = c->args.len;
 		jsonstrbuf(j, jsonget(j, d, "partial_json"), &c->args);
-		rc = calldelta(w, c - w->calls, n);
+		rc = wirecalldelta(w, c - w->calls, n);
 	}
 	buffree(&s);
 	return rc;
@@ -600,7 +600,7 @@ anthropicevent(Wire *w, const char *data, size_t len)
 	int v[LEN(top)], t;
 
 	if (jsonreparse(j, data, len) < 0)
-		return badevent(w, data, len);
+		return wirebadevent(w, data, len);
 	jsonkeys(j, 0, top, LEN(top), v);
 	t = v[0];
 	if (jsonnum(j, v[1], &idx) < 0 || !(idx >= 0 && idx <= 1000))
@@ -638,8 +638,12 @@ wireevent(void *arg, const char *event, const char *data, size_t len)
 	int rc;
 
 	(void)event;	/* the data names its type too */
-	rc = w->wire == ANTHROPIC ? anthropicevent(w, data, len) :
-	     openaievent(w, data, len);
+	if (w->wire == RESPONSES)
+		rc = respevent(w, data, len);
+	else if (w->wire == ANTHROPIC)
+		rc = anthropicevent(w, data, len);
+	else
+		rc = openaievent(w, data, len);
 	/* the tokens stay for the next event, unless a big one grew them */
 	if (w->json.cap > 4096)
 		jsonfree(&w->json);
@@ -661,7 +665,7 @@ stopreason(const Wire *w)
 {
 	if (w->ncalls)
 		return "toolUse";
-	if (!strcmp(w->finish, "length"))
+	if (w->cut || !strcmp(w->finish, "length"))
 		return "length";
 	return "stop";
 }
@@ -726,13 +730,19 @@ storeparts(Buf *b, const Wire *w)
 
 	for (i = 0; i < w->nparts; i++) {
 		p = &w->parts[i];
+		/* an empty Responses reasoning item still goes back */
 		if ((p->kind != WREDACTED && p->kind != WCALL &&
-		    p->to == p->from) || (p->kind == WREDACTED && p->lost))
+		    p->to == p->from && !(w->wire == RESPONSES &&
+		    p->sig.len)) || (p->kind == WREDACTED && p->lost))
 			continue;
 		bufadds(b, n++ ? "," : "");
 		if (p->kind == WTEXT) {
 			bufadds(b, "{\"type\":\"text\",\"text\":");
 			jsonesc(b, w->text.p + p->from, p->to - p->from);
+			if (p->sig.len) {	/* Responses: the item */
+				bufadds(b, ",\"textSignature\":");
+				jsonesc(b, p->sig.p, p->sig.len);
+			}
 			bufadds(b, "}");
 		} else if (p->kind == WTHINK) {
 			storethink(b, w->think.p + p->from, p->to - p->from,
@@ -770,6 +780,15 @@ storemerged(Buf *b, const Wire *w)
 		bufadds(b, n++ ? "," : "");
 		storecall(b, &w->calls[i]);
 	}
+}
+
+/* The name pi gives the wire in a stored answer's "api". */
+const char *
+wireapi(int wire)
+{
+	if (wire == RESPONSES)
+		return "openai-responses";
+	return wire == ANTHROPIC ? "anthropic-messages" : "openai-completions";
 }
 
 /* The prices of model in a table of n rows, or NULL. */
@@ -821,8 +840,7 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	else
 		storemerged(&b, w);
 	bufadds(&b, "],\"api\":");
-	jsonescs(&b, w->wire == ANTHROPIC ? "anthropic-messages" :
-	         "openai-completions");
+	jsonescs(&b, wireapi(w->wire));
 	bufadds(&b, ",\"provider\":");
 	jsonescs(&b, provider);
 	bufadds(&b, ",\"model\":");
@@ -831,10 +849,13 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	bufaddf(&b, ",\"usage\":{\"input\":%lld,\"output\":%lld,"
 	        "\"cacheRead\":%lld,\"cacheWrite\":%lld,\"totalTokens\":%lld,"
 	        "\"cost\":{\"input\":%.10g,\"output\":%.10g,"
-	        "\"cacheRead\":%.10g,\"cacheWrite\":%.10g,\"total\":%.10g}}",
+	        "\"cacheRead\":%.10g,\"cacheWrite\":%.10g,\"total\":%.10g}",
 	        w->in - w->cached - w->cachewrite, w->out, w->cached,
 	        w->cachewrite, w->in + w->out, cost[0], cost[1], cost[2],
 	        cost[3], total);
+	if (w->reasoning)	/* pi's too: a part of output */
+		bufaddf(&b, ",\"reasoning\":%lld", w->reasoning);
+	bufaddc(&b, '}');
 	bufadds(&b, ",\"stopReason\":");
 	jsonescs(&b, stop ? stop : stopreason(w));
 	bufaddf(&b, ",\"timestamp\":%lld}", nowms());
@@ -941,8 +962,8 @@ wirelevelname(int level)
 /* Whether Anthropic is asked to think, and adaptively: the request's
  * model has a part of its name in q->adaptive (pi: Opus and Sonnet 4.6
  * and later take only that). */
-static int
-thinks(const Wirereq *q)
+int
+wirethinks(const Wirereq *q)
 {
 	return q->level > TOFF && q->level <= TXHIGH && q->think != THNONE;
 }
@@ -967,7 +988,7 @@ adaptive(const Wirereq *q)
 const char *
 wirebeta(const Wirereq *q)
 {
-	if (q->wire != ANTHROPIC || !thinks(q) || adaptive(q) || !q->ntools)
+	if (q->wire != ANTHROPIC || !wirethinks(q) || adaptive(q) || !q->ntools)
 		return NULL;
 	return "anthropic-beta: interleaved-thinking-2025-05-14";
 }
@@ -979,7 +1000,7 @@ openaithink(const Wirereq *q, Buf *b)
 {
 	int l = q->level;
 
-	if (!thinks(q) || q->think == THBUDGET)
+	if (!wirethinks(q) || q->think == THBUDGET)
 		return;
 	if (l == TXHIGH && q->think != THXHIGH)
 		l = THIGH;
@@ -999,7 +1020,7 @@ anthropicthink(const Wirereq *q, Buf *b)
 		"low", "low", "low", "medium", "high", "high"
 	};
 
-	if (!thinks(q))
+	if (!wirethinks(q))
 		return;
 	if (adaptive(q))
 		bufaddf(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
@@ -1013,8 +1034,8 @@ anthropicthink(const Wirereq *q, Buf *b)
 
 /* Whether a stored answer goes back: a failed or interrupted one does
  * not. */
-static int
-answered(const Json *j)
+int
+wireanswered(const Json *j)
 {
 	int stop = jsonget(j, 0, "stopReason");
 
@@ -1023,9 +1044,9 @@ answered(const Json *j)
 
 /* The offered tools, each as open, name, description, the schema under
  * key, close: the two wires differ only in those. */
-static void
-tooldefs(const Wirereq *q, Buf *b, const char *open, const char *key,
-         const char *close)
+void
+wiretooldefs(const Wirereq *q, Buf *b, const char *open,
+             const char *key, const char *close)
 {
 	int k;
 
@@ -1050,15 +1071,15 @@ tooldefs(const Wirereq *q, Buf *b, const char *open, const char *key,
  * it copies, not a parse of the whole history; the order of calls and
  * results is settled when the forms are put together. */
 
-static void
-formcall(Wireform *f, char *id)
+void
+wireformcall(Wireform *f, char *id)
 {
 	f->calls = xrealloc(f->calls, (f->ncalls + 1) * sizeof(*f->calls));
 	f->calls[f->ncalls++] = id ? id : xstrdup("");
 }
 
-static int
-idchar(int c)
+int
+wireidchar(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '-' || c == '_';
@@ -1079,7 +1100,7 @@ openaiid(Buf *b, const char *id)
 		return;
 	}
 	for (i = 0; i < n && i < 40; i++)
-		safe[i] = idchar((unsigned char)id[i]) ? id[i] : '_';
+		safe[i] = wireidchar((unsigned char)id[i]) ? id[i] : '_';
 	safe[i] = '\0';
 	jsonescs(b, safe);
 }
@@ -1105,7 +1126,7 @@ openaitoolcalls(Wireform *f, Buf *b, const Json *j, int content)
 		jsonraw(&args, j, jsonget(j, blk, "arguments"));
 		jsonesc(b, args.p, args.len);
 		bufadds(b, "}}");
-		formcall(f, id);
+		wireformcall(f, id);
 	}
 	if (n)
 		bufaddc(b, ']');
@@ -1114,8 +1135,8 @@ openaitoolcalls(Wireform *f, Buf *b, const Json *j, int content)
 
 /* Images in a message's content, as pi stores them: {"type":"image",
  * "data":BASE64,"mimeType":TYPE}. */
-static int
-hasimage(const Json *j, int content)
+int
+wirehasimage(const Json *j, int content)
 {
 	int blk;
 
@@ -1316,8 +1337,8 @@ refer(Wireform *f, Buf *b, const Json *j, int content)
 /* Whether a stored answer is the request's model's own, as pi tells:
  * the same API, provider and model.  Only its thinking goes back as
  * thinking, the rest as text. */
-static int
-own(const Json *j, const Wirereq *q, const char *api)
+int
+wireown(const Json *j, const Wirereq *q, const char *api)
 {
 	return jsoneq(j, jsonget(j, 0, "api"), api) &&
 	       jsoneq(j, jsonget(j, 0, "model"), q->model) &&
@@ -1347,7 +1368,7 @@ openaianswer(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 	const char *field = NULL;
 	int content = jsonget(j, 0, "content"), blk, t, v, mine, red, n = 0;
 
-	mine = own(j, q, "openai-completions");
+	mine = wireown(j, q, "openai-completions");
 	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
 		t = jsonget(j, blk, "type");
 		v = jsonget(j, blk, "text");
@@ -1393,7 +1414,7 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
 
 	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
-	if (jsoneq(j, role, "user") && hasimage(j, content)) {
+	if (jsoneq(j, role, "user") && wirehasimage(j, content)) {
 		openaiparts(b, j, content, q->images);
 	} else if (jsoneq(j, role, "user")) {
 		bufadds(b, ",{\"role\":\"user\",\"content\":");
@@ -1402,14 +1423,14 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 			jsonesc(b, bstr(&text), text.len);
 		}
 		bufadds(b, "}");
-	} else if (jsoneq(j, role, "assistant") && answered(j)) {
+	} else if (jsoneq(j, role, "assistant") && wireanswered(j)) {
 		openaianswer(f, b, j, q);
 	} else if (f->kind == WFRESULT) {
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
 		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
 		openaiid(b, f->result ? f->result : "");
 		bufadds(b, ",\"content\":");
-		if (hasimage(j, content)) {
+		if (wirehasimage(j, content)) {
 			wiretext(&text, j, content);
 			openairesultimages(q, f, &text, j, content);
 			jsonesc(b, bstr(&text), text.len);
@@ -1431,7 +1452,7 @@ anthropicid(Buf *b, const char *id)
 	size_t i;
 
 	for (i = 0; id[i] && i < 64; i++)
-		safe[i] = idchar((unsigned char)id[i]) ? id[i] : '_';
+		safe[i] = wireidchar((unsigned char)id[i]) ? id[i] : '_';
 	safe[i] = '\0';
 	jsonescs(b, i ? safe : "_");
 }
@@ -1463,7 +1484,7 @@ anthropictooluse(Wireform *f, Buf *b, const Json *j, int blk)
 	else
 		bufadds(b, "{}");
 	bufadds(b, "}");
-	formcall(f, id);
+	wireformcall(f, id);
 }
 
 /* A thinking block of a stored answer, as pi sends it back: whole to
@@ -1508,7 +1529,7 @@ anthropicassistant(Wireform *f, Buf *out, const Json *j,
 {
 	Buf blocks = { 0 }, *b = &blocks;
 	int content = jsonget(j, 0, "content"), blk, t, v;
-	int mine = own(j, q, "anthropic-messages");
+	int mine = wireown(j, q, "anthropic-messages");
 	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
 		t = jsonget(j, blk, "type");
 		if (jsoneq(j, t, "thinking")) {
@@ -1573,7 +1594,7 @@ anthropiccontent(Wireform *f, Buf *b, const Json *j, int content,
 	Buf text = { 0 };
 	size_t start = b->len;
 
-	if (hasimage(j, content)) {
+	if (wirehasimage(j, content)) {
 		bufaddc(b, '[');
 		anthropicblocks(b, j, content, images);
 		bufadds(b, b->len > start + 1 ? "}]" : "]");
@@ -1596,7 +1617,7 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
 	int iserr;
 
-	if (jsoneq(j, role, "user") && hasimage(j, content)) {
+	if (jsoneq(j, role, "user") && wirehasimage(j, content)) {
 		f->kind = WFUSER;
 		anthropicblocks(b, j, content, q->images);
 	} else if (jsoneq(j, role, "user")) {
@@ -1610,7 +1631,7 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 			bufadds(&text, "(empty)");
 		}
 		jsonesc(b, text.p, text.len);
-	} else if (jsoneq(j, role, "assistant") && answered(j)) {
+	} else if (jsoneq(j, role, "assistant") && wireanswered(j)) {
 		f->kind = WFANSWER;
 		anthropicassistant(f, b, j, q);
 	} else if (jsoneq(j, role, "toolResult")) {
@@ -1663,6 +1684,8 @@ form(const Wirereq *q, const char *msg, Wireform *f)
 	if (jsonparseknown(&j, msg, strlen(msg)) == 0) {
 		if (q->wire == ANTHROPIC)
 			anthropicform(f, &b, &j, q);
+		else if (q->wire == RESPONSES)
+			respform(f, &b, &j, q);
 		else
 			openaiform(f, &b, &j, q);
 		jsonfree(&j);
@@ -1671,14 +1694,8 @@ form(const Wirereq *q, const char *msg, Wireform *f)
 	f->text = b.p ? bufdetach(&b) : xstrdup("");
 }
 
-/* The calls still owed a result, as the forms are put together. */
-typedef struct {
-	const char **id;
-	int n, cap;
-} Owed;
-
-static void
-owe(Owed *o, const Wireform *f)
+void
+wireowe(Wireowed *o, const Wireform *f)
 {
 	int i;
 
@@ -1691,8 +1708,8 @@ owe(Owed *o, const Wireform *f)
 	}
 }
 
-static void
-paid(Owed *o, const char *id)
+void
+wirepaid(Wireowed *o, const char *id)
 {
 	int i;
 
@@ -1707,7 +1724,7 @@ paid(Owed *o, const char *id)
 /* A call left without a result (an interrupted turn) still needs one, or
  * the provider refuses the whole request. */
 static void
-openaiowed(Buf *b, Owed *o)
+openaiowed(Buf *b, Wireowed *o)
 {
 	int i;
 
@@ -1759,8 +1776,8 @@ put(Wirebody *wb, Buf *b, const char *p, size_t n)
 
 /* A form into the body: its own text and the message's texts it
  * refers to, in order. */
-static void
-putform(Wirebody *wb, Buf *b, const Wireform *f)
+void
+wireputform(Wirebody *wb, Buf *b, const Wireform *f)
 {
 	size_t at = 0;
 	int k;
@@ -1776,7 +1793,7 @@ putform(Wirebody *wb, Buf *b, const Wireform *f)
 static void
 openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 {
-	Owed o = { 0 };
+	Wireowed o = { 0 };
 	Buf imgs = { 0 };
 	size_t i;
 
@@ -1790,10 +1807,10 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 			openaiowed(b, &o);
 			openaiattach(b, &imgs);
 		}
-		putform(wb, b, &f[i]);
-		owe(&o, &f[i]);
+		wireputform(wb, b, &f[i]);
+		wireowe(&o, &f[i]);
 		if (f[i].kind == WFRESULT)
-			paid(&o, f[i].result);
+			wirepaid(&o, f[i].result);
 		if (f[i].imgs)
 			bufadd(&imgs, f[i].imgs, f[i].imglen);
 	}
@@ -1806,8 +1823,8 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	bufaddf(b, ",\"%s\":%ld", q->maxfield ? q->maxfield : "max_tokens",
 	        q->maxout);
 	openaithink(q, b);
-	tooldefs(q, b, "{\"type\":\"function\",\"function\":{",
-	         "parameters", "}}");
+	wiretooldefs(q, b, "{\"type\":\"function\",\"function\":{",
+	             "parameters", "}}");
 	bufadds(b, "}");
 }
 
@@ -1820,7 +1837,7 @@ typedef struct {
 	int open;		/* a user message is open */
 	int nblk;		/* blocks in it */
 	size_t cachepos;	/* where the last user block ends, or 0 */
-	Owed o;
+	Wireowed o;
 } Anthropic;
 
 /* A block of the open user message, opening one if need be; f's text
@@ -1835,7 +1852,7 @@ anthropicblock(Anthropic *a, const Wireform *f)
 		a->nblk = 0;
 	}
 	bufadds(a->b, a->nblk++ ? "," : "");
-	putform(NULL, a->b, f);
+	wireputform(NULL, a->b, f);
 	a->cachepos = a->b->len;
 	bufaddc(a->b, '}');
 }
@@ -1886,12 +1903,12 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b)
 			anthropicclose(&a);
 			if (f[i].len) {
 				bufadds(&msgs, a.nmsg++ ? "," : "");
-				putform(NULL, &msgs, &f[i]);
+				wireputform(NULL, &msgs, &f[i]);
 			}
-			owe(&a.o, &f[i]);
+			wireowe(&a.o, &f[i]);
 		} else if (f[i].kind == WFRESULT) {
 			anthropicblock(&a, &f[i]);
-			paid(&a.o, f[i].result);
+			wirepaid(&a.o, f[i].result);
 		}
 	}
 	anthropicowed(&a);
@@ -1900,14 +1917,14 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b)
 	bufadds(b, "{\"model\":");
 	jsonescs(b, q->model);
 	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout +
-	        (thinks(q) && !adaptive(q) ? budgets[q->level] : 0));
+	        (wirethinks(q) && !adaptive(q) ? budgets[q->level] : 0));
 	anthropicthink(q, b);
 	/* the prompt is cached, and the conversation up to its last turn */
 	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");
 	jsonescs(b, q->system);
 	bufadds(b, cache);
 	bufadds(b, "}]");
-	tooldefs(q, b, "{", "input_schema", "}");
+	wiretooldefs(q, b, "{", "input_schema", "}");
 	bufadds(b, ",\"messages\":[");
 	if (a.cachepos) {
 		bufadd(b, msgs.p, a.cachepos);
@@ -1943,6 +1960,8 @@ body(const Wirereq *q, Buf *b, Wirebody *wb)
 		bufgrow(b, n);
 	if (q->wire == ANTHROPIC)
 		anthropicbody(q, f, b);
+	else if (q->wire == RESPONSES)
+		respbody(q, f, b, wb);
 	else
 		openaibody(q, f, b, wb);
 	if (!q->forms) {
