@@ -12,7 +12,9 @@
  * stored on the server, the session's id is the prompt_cache_key) or
  * ANTHROPIC (messages); a provider whose key variable is NULL needs no
  * key (AGENT_API_KEY is still sent if set).  The max tokens field is
- * chat completions' alone: RESPONSES sends max_output_tokens.
+ * chat completions' alone: RESPONSES sends max_output_tokens.  The
+ * openai-chat row is OpenAI's chat completions, for the older models and
+ * the proxies that speak only that.
  *
  * Thinking: the default level (AGENT_THINKING or -T picks another: off,
  * minimal, low, medium, high, xhigh), and how the provider takes one:
@@ -28,6 +30,7 @@
 static const Provider providers[] = {
 	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  adaptive  images */
 	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5-mini",               400000,  32000,  "max_completion_tokens", "off", THEFFORT, NULL, 1 },
+	{ "openai-chat", OPENAI, "https://api.openai.com/v1",      "OPENAI_API_KEY",      "gpt-5-mini",               400000,  32000,  "max_completion_tokens", "off", THEFFORT, NULL, 1 },
 	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-4-5",        200000,  32000,  NULL,                    "off", THBUDGET,
 	  "opus-4-6,opus-4.6,opus-4-7,opus-4.7,sonnet-4-6,sonnet-4.6", 1 },
 	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-4.5", 200000, 32000, "max_tokens",           "off", THROUTER, NULL, 1 },
