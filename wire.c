@@ -733,7 +733,8 @@ storeparts(Buf *b, const Wire *w)
 		/* an empty Responses reasoning item still goes back */
 		if ((p->kind != WREDACTED && p->kind != WCALL &&
 		    p->to == p->from && !(w->wire == RESPONSES &&
-		    p->sig.len)) || (p->kind == WREDACTED && p->lost))
+		    p->kind == WTHINK && p->sig.len)) ||
+		    (p->kind == WREDACTED && p->lost))
 			continue;
 		bufadds(b, n++ ? "," : "");
 		if (p->kind == WTEXT) {
@@ -745,8 +746,8 @@ storeparts(Buf *b, const Wire *w)
 			}
 			bufadds(b, "}");
 		} else if (p->kind == WTHINK) {
-			storethink(b, w->think.p + p->from, p->to - p->from,
-			           &p->sig);
+			storethink(b, bstr(&w->think) + p->from,
+			           p->to - p->from, &p->sig);
 		} else if (p->kind == WREDACTED) {
 			bufadds(b, "{\"type\":\"thinking\",\"thinking\":"
 			        "\"[Reasoning redacted]\","
