@@ -324,31 +324,64 @@ EOF
 [ "$RC" -eq 0 ] && [ $? -eq 0 ] && ok "pi: agent continues pi's Responses session with the items pi sends" ||
     fail "pi: agent continues pi's Responses session with the items pi sends" "rc $RC $(cat "$T/py" "$T/err")"
 
-# pi itself continuing agent's Responses session, where pi is installed
-PI=$ROOT/bench/pi/node_modules/.bin/pi
-if [ ! -x "$PI" ]; then
-	skip "pi continues agent's Responses session" "pi not installed (npm install --prefix bench/pi @mariozechner/pi-coding-agent)"
-else
-	rm -rf "$T/sessions"
-	startfake -x "$T/r1" "$T/r2"
-	runat -T medium 'what is in a.txt?'
-	S=$(lastsession)
+# pi itself, where installed: pi continues agent's Responses session
+# sending the items agent sends, and agent continues pi's sending the
+# items pi sends
+PI=${PI:-$ROOT/bench/pi/node_modules/.bin/pi}
+# pimodels: pi's models.json for the fake as the openai provider
+pimodels() {
 	mkdir -p "$T/pihome/.pi/agent"
 	cat >"$T/pihome/.pi/agent/models.json" <<EOF
 {"providers": {"openai": {"baseUrl": "$URL", "api": "openai-responses",
  "apiKey": "test-key", "models": [{"id": "fake-model", "name": "fake-model",
  "reasoning": true, "input": ["text"], "contextWindow": 200000, "maxTokens": 32000}]}}}
 EOF
-	startfake -x "$T/ok1"
+}
+# pirun SESSION PROMPT: pi -p on that session in $W
+pirun() {
 	(cd "$W" && HOME="$T/pihome" timeout 60 "$PI" --offline --provider openai \
-	    --model fake-model --session "$S" -p 'and now?') >"$T/piout" 2>&1
-	python3 - "$T/round2.json" "$REQ/1.json" >"$T/py" 2>&1 <<'EOF'
+	    --model fake-model --thinking medium --session "$1" -p "$2") \
+	    </dev/null >"$T/piout" 2>&1
+}
+# sameitems NAME A B: the input items of request bodies A and B, but the
+# system prompt, are the same
+sameitems() {
+	python3 - "$2" "$3" >"$T/py" 2>&1 <<'EOF'
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-ours = [i for i in a["input"][1:]]
-theirs = [i for i in b["input"][1:1 + len(ours)]]
-assert ours == theirs, "\n%s\n%s" % (ours, theirs)
+assert a["input"][1:] == b["input"][1:], "\n%s\n%s" % (a["input"][1:], b["input"][1:])
 EOF
-	[ $? -eq 0 ] && ok "pi continues agent's Responses session with the items agent sends" ||
-	    fail "pi continues agent's Responses session with the items agent sends" "$(cat "$T/py" "$T/piout")"
+	[ $? -eq 0 ] && ok "$1" || fail "$1" "$(cat "$T/py" "$T/piout" | cut -c1-3000)"
+}
+if [ ! -x "$PI" ] || ! command -v node >/dev/null 2>&1; then
+	skip "pi continues agent's Responses session" "pi is not installed (set PI, or npm install --prefix bench/pi @mariozechner/pi-coding-agent)"
+	skip "agent continues pi's Responses session" "pi is not installed"
+else
+	rm -rf "$T/sessions"
+	startfake -x "$T/r1" "$T/r2" "$T/ok1"
+	runat -T medium 'what is in a.txt?'
+	runat -c 'and now?'
+	cp "$REQ/3.json" "$T/agent3.json"
+	S=$(lastsession)
+	# pi goes on from the same two turns: the file as it was after one
+	head -n "$(grep -n '"text":"and now?"' "$S" | cut -d: -f1)" "$S" |
+	    sed '$d' >"$T/forpi.jsonl"
+	startfake -x "$T/ok1"
+	pimodels
+	pirun "$T/forpi.jsonl" 'and now?'
+	sameitems "pi continues agent's Responses session, sending the items agent sends (pi $("$PI" --version 2>&1 | tail -1))" \
+	    "$T/agent3.json" "$REQ/1.json"
+	# and pi's own session, continued by each
+	rm -f "$T/pi.jsonl"
+	startfake -x "$T/r1" "$T/r2" "$T/ok1"
+	pimodels
+	pirun "$T/pi.jsonl" 'what is in a.txt?'
+	pirun "$T/pi.jsonl" 'and now?'
+	cp "$REQ/3.json" "$T/pi3.json"
+	head -n "$(grep -n '"text":"and now?"' "$T/pi.jsonl" | cut -d: -f1)" \
+	    "$T/pi.jsonl" | sed '$d' >"$T/foragent.jsonl"
+	startfake -x "$T/ok1"
+	runat -T medium -s "$T/foragent.jsonl" 'and now?'
+	sameitems "agent continues pi's Responses session, sending the items pi sends" \
+	    "$T/pi3.json" "$REQ/1.json"
 fi
