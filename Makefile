@@ -4,10 +4,13 @@
 
 include config.mk
 
+# the wires: wire.c what they share, each wire in its own file
+WIRESRC = wire.c openai.c anthropic.c responses.c
+WIREOBJ = wire.o openai.o anthropic.o responses.o
 SRC = agent.c events.c guard.c http.c json.c regex.c rpc.c sandbox.c \
-	session.c sse.c tools.c util.c walk.c wire.c responses.c
+	session.c sse.c tools.c util.c walk.c $(WIRESRC)
 OBJ = agent.o events.o guard.o http.o json.o regex.o rpc.o sandbox.o \
-	session.o sse.o tools.o util.o walk.o wire.o responses.o
+	session.o sse.o tools.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -56,13 +59,12 @@ test/session: test/session.c test/t.h session.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/session.c session.o json.o util.o $(LDFLAGS)
 test/cut: test/cut.c test/t.h session.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/cut.c session.o json.o util.o $(LDFLAGS)
-test/wire: test/wire.c test/t.h wire.o responses.o sse.o json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/wire.c wire.o responses.o sse.o json.o \
+test/wire: test/wire.c test/t.h $(WIREOBJ) sse.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/wire.c $(WIREOBJ) sse.o json.o util.o \
+	    $(LDFLAGS)
+test/responses: test/responses.c test/t.h $(WIREOBJ) sse.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/responses.c $(WIREOBJ) sse.o json.o \
 	    util.o $(LDFLAGS)
-test/responses: test/responses.c test/t.h wire.o responses.o sse.o json.o \
-	util.o
-	$(CC) $(ACFLAGS) -o $@ test/responses.c wire.o responses.o sse.o \
-	    json.o util.o $(LDFLAGS)
 test/relay: test/relay.c
 	$(CC) $(ACFLAGS) -o $@ test/relay.c $(LDFLAGS)
 test/fake: test/fake.c
@@ -107,19 +109,18 @@ test/fuzz_cert: test/fuzz_cert.c http.c util.c agent.h config.h
 test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -DREADBLOCK=8 -o $@ test/fuzz_session.c session.c \
 	    json.c util.c
-test/fuzz_wire: test/fuzz_wire.c wire.c responses.c sse.c json.c util.c \
+test/fuzz_wire: test/fuzz_wire.c $(WIRESRC) sse.c json.c util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c $(WIRESRC) sse.c json.c \
+	    util.c
+test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
 	agent.h
-	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c wire.c responses.c sse.c \
+	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c $(WIRESRC) sse.c \
 	    json.c util.c
-test/fuzz_responses: test/fuzz_responses.c wire.c responses.c sse.c json.c \
-	util.c agent.h
-	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c wire.c responses.c \
-	    sse.c json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
 test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c regex.c sandbox.c \
-	walk.c wire.c responses.c sse.c json.c util.c agent.h
+	walk.c $(WIRESRC) sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
-	    regex.c sandbox.c walk.c wire.c responses.c sse.c json.c util.c
+	    regex.c sandbox.c walk.c $(WIRESRC) sse.c json.c util.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 

@@ -212,7 +212,8 @@ void httpsleep(Httpclient *c, long ms);
 int httpdo(Httpclient *c, Http *h);
 void httpfree(Httpclient *c);
 
-/* wire.c: the providers' wires; no I/O */
+/* wire.c: what the providers' wires share; openai.c, anthropic.c and
+ * responses.c below it are the wires themselves.  No I/O in any. */
 enum { OPENAI, ANTHROPIC, RESPONSES };	/* chat completions, messages,
 					 * OpenAI's Responses */
 
@@ -375,34 +376,51 @@ void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
 const char *wireapi(int wire);
 
-/* wire.c: what the wires' rooms share; see there */
+/* wire.c, for the wires: the stream's pieces, passed on and kept */
+int wiredelta(Wire *w, int kind, const char *p, size_t n);
+int wirepiece(Wire *w, int kind, const Json *j, int i);
+Wirepart *wireaddpart(Wire *w, int kind, int block);
+void wirekeepsig(Wire *w, Wirepart *p, const char *s, size_t n);
+int wirecalldelta(Wire *w, int k, size_t off);
+void wiresetstr(Buf *b, const Json *j, int i);
+Wirecall *wirecallat(Wire *w, int idx);
+int wirebadevent(Wire *w, const char *data, size_t len);
+int wirecount(const Json *j, int i, long long *out);
+/* and the request: stored messages' forms, the body from them */
+int wirethinks(const Wirereq *q);
+int wireanswered(const Json *j);
+void wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
+               const char *close);
+void wireformcall(Wireform *f, char *id);
+int wireidchar(int c);
+int wirehasimage(const Json *j, int content);
+void wiretextpart(Buf *b, const Json *j, int i);
+int wireblank(const Json *j, int i);
+int wirerefer(Wireform *f, Buf *b, const Json *j, int content);
+int wireown(const Json *j, const Wirereq *q, const char *api);
+void wireputform(Wirebody *wb, Buf *b, const Wireform *f);
+
+/* The calls still owed a result, as the forms are put together. */
 typedef struct {
-	const char **id;	/* the calls still owed a result */
+	const char **id;
 	int n, cap;
 } Wireowed;
 
-int wiredelta(Wire *w, int kind, const char *p, size_t n);
-int wirecalldelta(Wire *w, int k, size_t off);
-int wirepiece(Wire *w, int kind, const Json *j, int i);
-Wirepart *wireaddpart(Wire *w, int kind, int block);
-void wiresetstr(Buf *b, const Json *j, int i);
-Wirecall *wirecallat(Wire *w, int idx);
-void wirekeepsig(Wire *w, Wirepart *p, const char *s, size_t n);
-int wirecount(const Json *j, int i, long long *out);
-int wirebadevent(Wire *w, const char *data, size_t len);
-int wirethinks(const Wirereq *q);
-int wireanswered(const Json *j);
-int wireown(const Json *j, const Wirereq *q, const char *api);
-int wirehasimage(const Json *j, int content);
-int wireidchar(int c);
-void wiretooldefs(const Wirereq *q, Buf *b, const char *open,
-                  const char *key, const char *close);
-void wireformcall(Wireform *f, char *id);
-void wireputform(Wirebody *wb, Buf *b, const Wireform *f);
 void wireowe(Wireowed *o, const Wireform *f);
 void wirepaid(Wireowed *o, const char *id);
 
-/* responses.c: OpenAI's Responses wire; no I/O */
+/* openai.c: chat completions */
+int openaievent(Wire *w, const char *data, size_t len);
+void openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
+void openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
+
+/* anthropic.c: messages */
+int anthropicevent(Wire *w, const char *data, size_t len);
+void anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
+void anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
+const char *anthropicbeta(const Wirereq *q);
+
+/* responses.c: OpenAI's Responses */
 int respevent(Wire *w, const char *data, size_t len);
 void respform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
 void respbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);

@@ -614,8 +614,8 @@ respbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 		jsonescs(b, q->cachekey);
 	}
 	bufaddf(b, ",\"store\":false,\"max_output_tokens\":%ld", q->maxout);
-	wiretooldefs(q, b, "{\"type\":\"function\",", "parameters",
-	             ",\"strict\":false}");
+	wiretools(q, b, "{\"type\":\"function\",", "parameters",
+	          ",\"strict\":false}");
 	respthink(q, b);
 	bufaddc(b, '}');
 }

@@ -1,7 +1,9 @@
 /* See LICENSE file for copyright and license details. */
-/* wire.c: the providers' wires, OpenAI chat completions (openai*) and
- * Anthropic messages (anthropic*): a request in, its JSON body out; the
- * stream's events in, deltas and the finished answer out.  No I/O. */
+/* wire.c: what the providers' wires share: the dispatch on the wire,
+ * the stream's pieces and the answer as pi stores it, prices, thinking
+ * levels, the stored messages' forms and the body put together from
+ * them.  Each wire has a room of its own: openai.c (chat completions),
+ * anthropic.c (messages).  No I/O. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,41 @@
 
 /* A form this long is sent from where it is kept, not copied. */
 enum { SPANMIN = 64 };
+
+/* What differs between the wires, by kind (OPENAI, ANTHROPIC,
+ * RESPONSES): a new wire is one row here and a room of its own. */
+typedef struct {
+	const char *api;	/* pi's name for it, stored with answers */
+	int (*event)(Wire *w, const char *data, size_t len);
+	void (*form)(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
+	void (*body)(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
+	const char *(*beta)(const Wirereq *q);	/* a header, or NULL */
+	int spans;		/* its body may be sent in spans */
+	int finishends;		/* a finish reason alone may end it */
+} Wireops;
+
+static const Wireops wires[] = {
+	[OPENAI] = { "openai-completions", openaievent, openaiform,
+	             openaibody, NULL, 1, 1 },
+	[ANTHROPIC] = { "anthropic-messages", anthropicevent, anthropicform,
+	                anthropicbody, anthropicbeta, 0, 0 },
+	[RESPONSES] = { "openai-responses", respevent, respform, respbody,
+	                NULL, 1, 0 },
+};
+
+/* The row of a wire kind; an unknown one is OpenAI's, as it was. */
+static const Wireops *
+wireops(int wire)
+{
+	return &wires[wire >= 0 && wire < (int)LEN(wires) ? wire : OPENAI];
+}
+
+/* The name pi gives the wire in a stored answer's "api". */
+const char *
+wireapi(int wire)
+{
+	return wireops(wire)->api;
+}
 
 /* Text of a message's content: a string, or the text blocks joined. */
 void
@@ -205,6 +242,41 @@ wiredelta(Wire *w, int kind, const char *p, size_t n)
 	return rc;
 }
 
+/* A new part of the answer, for the stream's block (Anthropic) or
+ * output item (Responses). */
+Wirepart *
+wireaddpart(Wire *w, int kind, int block)
+{
+	Wirepart *p;
+
+	if (w->nparts >= 4096)	/* more blocks than any answer has */
+		return NULL;
+	w->parts = xrealloc(w->parts, (w->nparts + 1) * sizeof(*w->parts));
+	p = &w->parts[w->nparts++];
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	p->block = block;
+	p->from = p->to = kind == WTEXT ? w->text.len : w->think.len;
+	return p;
+}
+
+/* A signature or redacted data is kept whole or not at all (a cut one
+ * would be refused), within maxkeep bytes for all the parts. */
+void
+wirekeepsig(Wire *w, Wirepart *p, const char *s, size_t n)
+{
+	if (p->lost)
+		return;
+	if (w->sigs + n > w->maxkeep) {
+		w->sigs -= p->sig.len;
+		buffree(&p->sig);
+		p->lost = 1;
+		return;
+	}
+	bufadd(&p->sig, s, n);
+	w->sigs += n;
+}
+
 /* A piece of call k's arguments, the bytes of args from off on; NULL when
  * the call has only begun. */
 int
@@ -287,23 +359,6 @@ wirepiece(Wire *w, int kind, const Json *j, int i)
 	return rc;
 }
 
-/* A new part of an Anthropic answer, for block. */
-Wirepart *
-wireaddpart(Wire *w, int kind, int block)
-{
-	Wirepart *p;
-
-	if (w->nparts >= 4096)	/* more blocks than any answer has */
-		return NULL;
-	w->parts = xrealloc(w->parts, (w->nparts + 1) * sizeof(*w->parts));
-	p = &w->parts[w->nparts++];
-	memset(p, 0, sizeof(*p));
-	p->kind = kind;
-	p->block = block;
-	p->from = p->to = kind == WTEXT ? w->text.len : w->think.len;
-	return p;
-}
-
 /* Set b to string token i, unless it is missing or empty. */
 void
 wiresetstr(Buf *b, const Json *j, int i)
@@ -359,276 +414,6 @@ wirecount(const Json *j, int i, long long *out)
 	return 0;
 }
 
-/* OpenAI streams tool calls as pieces keyed by index: the id and name
- * come first, the arguments in fragments of a JSON text. */
-static int
-openaicalls(Wire *w, const Json *j, int arr)
-{
-	int k, tc, fn, v, rc = 0;
-	size_t off;
-	double idx;
-	Wirecall *c;
-
-	for (k = 0, tc = jsonat(j, arr, 0); tc >= 0;
-	     k++, tc = jsonnext(j, tc)) {
-		if (jsonnum(j, jsonget(j, tc, "index"), &idx) < 0)
-			idx = k;
-		if (!(idx >= 0 && idx < 1e9) || !(c = wirecallat(w, (int)idx)))
-			continue;
-		wiresetstr(&c->id, j, jsonget(j, tc, "id"));
-		fn = jsonget(j, tc, "function");
-		wiresetstr(&c->name, j, jsonget(j, fn, "name"));
-		v = jsonget(j, fn, "arguments");
-		off = c->args.len;
-		if (v >= 0 && j->t[v].type == JOBJ) {
-			bufreset(&c->args);
-			jsonraw(&c->args, j, v);
-			off = 0;
-		} else {
-			jsonstrbuf(j, v, &c->args);
-		}
-		rc |= wirecalldelta(w, c - w->calls, off);
-	}
-	return rc;
-}
-
-static void
-openaiusage(Wire *w, const Json *j, int u)
-{
-	wirecount(j, jsonget(j, u, "prompt_tokens"), &w->in);
-	wirecount(j, jsonget(j, u, "completion_tokens"), &w->out);
-	wirecount(j, jsonget(j, jsonget(j, u, "prompt_tokens_details"),
-	      "cached_tokens"), &w->cached);
-}
-
-/* The fields servers stream reasoning in; pi keeps the first that is
- * not empty, and its name, to send the reasoning back in it. */
-static const char *const reasonfields[] = {
-	"reasoning_content", "reasoning", "reasoning_text"
-};
-
-static int
-openaievent(Wire *w, const char *data, size_t len)
-{
-	static const char *const top[] = { "error", "usage", "choices" };
-	static const char *const choice[] = { "finish_reason", "delta" };
-	/* reasonfields' first, in their order */
-	static const char *const fields[] = {
-		"reasoning_content", "reasoning", "reasoning_text",
-		"content", "tool_calls"
-	};
-	Json *j = &w->json;
-	int v[LEN(fields)], d, k, rc = 0;
-
-	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
-		w->done = 1;
-		return 0;
-	}
-	if (jsonreparse(j, data, len) < 0)
-		return wirebadevent(w, data, len);
-	/* each object's keys looked up in one walk over them */
-	jsonkeys(j, 0, top, LEN(top), v);
-	if (v[0] >= 0 && !jsonisnull(j, v[0])) {
-		wireerror(&w->err, j, 0);
-		return 1;
-	}
-	if (v[1] >= 0 && j->t[v[1]].type == JOBJ)
-		openaiusage(w, j, v[1]);
-	jsonkeys(j, jsonat(j, v[2], 0), choice, LEN(choice), v);
-	if (v[0] >= 0 && j->t[v[0]].type == JSTR)
-		snprintf(w->finish, sizeof(w->finish), "%.*s",
-		         j->t[v[0]].end - j->t[v[0]].start,
-		         j->s + j->t[v[0]].start);
-	d = v[1];
-	jsonkeys(j, d, fields, LEN(fields), v);
-	for (k = 0; k < (int)LEN(reasonfields); k++) {
-		if (v[k] < 0 || j->t[v[k]].type != JSTR ||
-		    j->t[v[k]].end == j->t[v[k]].start)
-			continue;
-		if (!w->sig.len)
-			bufadds(&w->sig, reasonfields[k]);
-		rc |= wirepiece(w, WTHINK, j, v[k]);
-		break;
-	}
-	rc |= wirepiece(w, WTEXT, j, v[3]);
-	if (v[4] >= 0)
-		rc |= openaicalls(w, j, v[4]);
-	return rc;
-}
-
-/* Anthropic's stream: content blocks by index (thinking with its
- * signature, text, tool_use whose input arrives as partial_json), usage
- * in message_start and message_delta, and an error event at any time. */
-static void
-anthropicusage(Wire *w, const Json *j, int u)
-{
-	long long in = 0, v;
-	int got = 0;
-
-	if (wirecount(j, jsonget(j, u, "input_tokens"), &v) == 0)
-		in += v, got = 1;
-	if (wirecount(j, jsonget(j, u, "cache_creation_input_tokens"), &v) == 0)
-		in += v, w->cachewrite = v;
-	if (wirecount(j, jsonget(j, u, "cache_read_input_tokens"), &v) == 0)
-		in += v, w->cached = v;
-	if (got)
-		w->in = in;
-	wirecount(j, jsonget(j, u, "output_tokens"), &w->out);
-}
-
-static Wirecall *
-callofblock(Wire *w, int block)
-{
-	int i;
-
-	for (i = 0; i < w->ncalls; i++)
-		if (w->calls[i].block == block)
-			return &w->calls[i];
-	return NULL;
-}
-
-/* A signature or redacted data is kept whole or not at all (a cut one
- * would be refused), within maxkeep bytes for all the parts. */
-void
-wirekeepsig(Wire *w, Wirepart *p, const char *s, size_t n)
-{
-	if (p->lost)
-		return;
-	if (w->sigs + n > w->maxkeep) {
-		w->sigs -= p->sig.len;
-		buffree(&p->sig);
-		p->lost = 1;
-		return;
-	}
-	bufadd(&p->sig, s, n);
-	w->sigs += n;
-}
-
-static int
-anthropicstart(Wire *w, const Json *j, int block)
-{
-	int cb = jsonget(j, 0, "content_block"), t, rc = 0;
-	Buf s = { 0 };
-	Wirecall *c;
-	Wirepart *p;
-
-	t = jsonget(j, cb, "type");
-	if (jsoneq(j, t, "tool_use") && (c = wirecallat(w, w->ncalls))) {
-		c->block = block;
-		wiresetstr(&c->id, j, jsonget(j, cb, "id"));
-		wiresetstr(&c->name, j, jsonget(j, cb, "name"));
-		rc = wirecalldelta(w, c - w->calls, (size_t)-1);
-		if ((p = wireaddpart(w, WCALL, block)))
-			p->call = w->ncalls - 1;
-	} else if (jsoneq(j, t, "redacted_thinking")) {
-		jsonstrbuf(j, jsonget(j, cb, "data"), &s);
-		if ((p = wireaddpart(w, WREDACTED, block)))
-			wirekeepsig(w, p, bstr(&s), s.len);
-	} else if (jsoneq(j, t, "thinking")) {
-		wireaddpart(w, WTHINK, block);
-		rc = wirepiece(w, WTHINK, j, jsonget(j, cb, "thinking"));
-	} else if (jsoneq(j, t, "text")) {
-		wireaddpart(w, WTEXT, block);
-		rc = wirepiece(w, WTEXT, j, jsonget(j, cb, "text"));
-	}
-	buffree(&s);
-	return rc;
-}
-
-/* The part of the stream's block, if it is the last one begun. */
-static Wirepart *
-partof(Wire *w, int block, int kind)
-{
-	Wirepart *p = w->nparts ? &w->parts[w->nparts - 1] : NULL;
-
-	return p && p->block == block && p->kind == kind ? p : NULL;
-}
-
-static int
-anthropicdelta(Wire *w, const Json *j, int block)
-{
-	int d = jsonget(j, 0, "delta"), t = jsonget(j, d, "type"), rc = 0;
-	Buf s = { 0 };
-	Wirecall *c;
-	Wirepart *p;
-	size_t n;
-
-	if (jsoneq(j, t, "text_delta")) {
-		rc = wirepiece(w, WTEXT, j, jsonget(j, d, "text"));
-	} else if (jsoneq(j, t, "thinking_delta")) {
-		rc = wirepiece(w, WTHINK, j, jsonget(j, d, "thinking"));
-	} else if (jsoneq(j, t, "signature_delta")) {
-		jsonstrbuf(j, jsonget(j, d, "signature"), &s);
-		if (w->sig.len + s.len <= w->maxkeep)
-			bufadd(&w->sig, bstr(&s), s.len);
-		if ((p = partof(w, block, WTHINK)))
-			wirekeepsig(w, p, bstr(&s), s.len);
-	} else if (jsoneq(j, t, "input_json_delta") &&
-	           (c = callofblock(w, block))) {
-		n = c->args.len;
-		jsonstrbuf(j, jsonget(j, d, "partial_json"), &c->args);
-		rc = wirecalldelta(w, c - w->calls, n);
-	}
-	buffree(&s);
-	return rc;
-}
-
-/* The stop reason, in OpenAI's words (finish_reason). */
-static void
-anthropicstop(Wire *w, const Json *j)
-{
-	int d = jsonget(j, 0, "delta"), v = jsonget(j, d, "stop_reason");
-
-	if (jsoneq(j, v, "tool_use"))
-		snprintf(w->finish, sizeof(w->finish), "tool_calls");
-	else if (jsoneq(j, v, "max_tokens"))
-		snprintf(w->finish, sizeof(w->finish), "length");
-	else if (jsoneq(j, v, "refusal"))
-		snprintf(w->finish, sizeof(w->finish), "refusal");
-	else if (v >= 0 && !jsonisnull(j, v))
-		snprintf(w->finish, sizeof(w->finish), "stop");
-	if ((v = jsonget(j, 0, "usage")) >= 0)
-		anthropicusage(w, j, v);
-}
-
-static int
-anthropicevent(Wire *w, const char *data, size_t len)
-{
-	static const char *const top[] = { "type", "index" };
-	Json *j = &w->json;
-	double idx = -1;
-	int v[LEN(top)], t;
-
-	if (jsonreparse(j, data, len) < 0)
-		return wirebadevent(w, data, len);
-	jsonkeys(j, 0, top, LEN(top), v);
-	t = v[0];
-	if (jsonnum(j, v[1], &idx) < 0 || !(idx >= 0 && idx <= 1000))
-		idx = -1;
-	if (jsoneq(j, t, "error")) {
-		wireerror(&w->err, j, 0);
-		t = jsonget(j, jsonget(j, 0, "error"), "type");
-		/* Anthropic reports overload this way, often before a word */
-		w->again = !w->text.len && !w->think.len && !w->ncalls &&
-		           (jsoneq(j, t, "overloaded_error") ||
-		            jsoneq(j, t, "api_error") ||
-		            jsoneq(j, t, "rate_limit_error"));
-		return 1;
-	}
-	if (jsoneq(j, t, "message_start"))
-		anthropicusage(w, j, jsonget(j, jsonget(j, 0, "message"),
-		               "usage"));
-	else if (jsoneq(j, t, "content_block_start"))
-		return anthropicstart(w, j, (int)idx);
-	else if (jsoneq(j, t, "content_block_delta"))
-		return anthropicdelta(w, j, (int)idx);
-	else if (jsoneq(j, t, "message_delta"))
-		anthropicstop(w, j);
-	else if (jsoneq(j, t, "message_stop"))
-		w->done = 1;
-	return 0;
-}
-
 /* One event of the stream (sse.c's callback shape): 0 to go on, 1 to
  * stop, with w->err saying why unless the callback asked. */
 int
@@ -638,12 +423,7 @@ wireevent(void *arg, const char *event, const char *data, size_t len)
 	int rc;
 
 	(void)event;	/* the data names its type too */
-	if (w->wire == RESPONSES)
-		rc = respevent(w, data, len);
-	else if (w->wire == ANTHROPIC)
-		rc = anthropicevent(w, data, len);
-	else
-		rc = openaievent(w, data, len);
+	rc = wireops(w->wire)->event(w, data, len);
 	/* the tokens stay for the next event, unless a big one grew them */
 	if (w->json.cap > 4096)
 		jsonfree(&w->json);
@@ -657,7 +437,7 @@ int
 wirecomplete(const Wire *w)
 {
 	return !w->err.len &&
-	       (w->done || (w->finish[0] && w->wire == OPENAI));
+	       (w->done || (w->finish[0] && wireops(w->wire)->finishends));
 }
 
 static const char *
@@ -783,15 +563,6 @@ storemerged(Buf *b, const Wire *w)
 	}
 }
 
-/* The name pi gives the wire in a stored answer's "api". */
-const char *
-wireapi(int wire)
-{
-	if (wire == RESPONSES)
-		return "openai-responses";
-	return wire == ANTHROPIC ? "anthropic-messages" : "openai-completions";
-}
-
 /* The prices of model in a table of n rows, or NULL. */
 const Price *
 wireprice(const Price *p, size_t n, const char *model)
@@ -841,7 +612,7 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	else
 		storemerged(&b, w);
 	bufadds(&b, "],\"api\":");
-	jsonescs(&b, wireapi(w->wire));
+	jsonescs(&b, wireops(w->wire)->api);
 	bufadds(&b, ",\"provider\":");
 	jsonescs(&b, provider);
 	bufadds(&b, ",\"model\":");
@@ -939,9 +710,6 @@ static const char *const levels[] = {
 	"off", "minimal", "low", "medium", "high", "xhigh"
 };
 
-/* pi's thinking budgets in tokens, by level (xhigh as high) */
-static const long budgets[] = { 0, 1024, 2048, 8192, 16384, 16384 };
-
 /* A thinking level by name, or -1. */
 int
 wirelevel(const char *name)
@@ -960,77 +728,20 @@ wirelevelname(int level)
 	return level > TOFF && level <= TXHIGH ? levels[level] : "off";
 }
 
-/* Whether Anthropic is asked to think, and adaptively: the request's
- * model has a part of its name in q->adaptive (pi: Opus and Sonnet 4.6
- * and later take only that). */
+/* Whether the model is asked to think. */
 int
 wirethinks(const Wirereq *q)
 {
 	return q->level > TOFF && q->level <= TXHIGH && q->think != THNONE;
 }
 
-static int
-adaptive(const Wirereq *q)
-{
-	const char *p = q->adaptive, *m;
-	size_t n;
-
-	for (; p && *p; p += n + (p[n] == ',')) {
-		n = strcspn(p, ",");
-		for (m = q->model; n && *m; m++)
-			if (!strncmp(m, p, n))
-				return 1;
-	}
-	return 0;
-}
-
-/* The header pi adds when a model that thinks on a budget is offered
- * tools: thinking between the calls. */
+/* A header the request needs, or NULL. */
 const char *
 wirebeta(const Wirereq *q)
 {
-	if (q->wire != ANTHROPIC || !wirethinks(q) || adaptive(q) || !q->ntools)
-		return NULL;
-	return "anthropic-beta: interleaved-thinking-2025-05-14";
-}
+	const Wireops *o = wireops(q->wire);
 
-/* OpenAI-compatible thinking fields: xhigh is high unless the provider
- * takes it. */
-static void
-openaithink(const Wirereq *q, Buf *b)
-{
-	int l = q->level;
-
-	if (!wirethinks(q) || q->think == THBUDGET)
-		return;
-	if (l == TXHIGH && q->think != THXHIGH)
-		l = THIGH;
-	if (q->think == THROUTER)
-		bufaddf(b, ",\"reasoning\":{\"effort\":\"%s\"}", levels[l]);
-	else
-		bufaddf(b, ",\"reasoning_effort\":\"%s\"", levels[l]);
-}
-
-/* Anthropic's thinking: adaptive with an effort, or a budget that
- * max_tokens holds on top of the answer.  Temperature, which thinking
- * refuses, is never sent. */
-static void
-anthropicthink(const Wirereq *q, Buf *b)
-{
-	static const char *effort[] = {
-		"low", "low", "low", "medium", "high", "high"
-	};
-
-	if (!wirethinks(q))
-		return;
-	if (adaptive(q))
-		bufaddf(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
-		        "\"summarized\"},\"output_config\":{\"effort\":"
-		        "\"%s\"}", effort[q->level]);
-	else
-		bufaddf(b, ",\"thinking\":{\"type\":\"enabled\","
-		        "\"budget_tokens\":%ld,\"display\":\"summarized\"}",
-		        budgets[q->level]);
+	return o->beta ? o->beta(q) : NULL;
 }
 
 /* Whether a stored answer goes back: a failed or interrupted one does
@@ -1046,8 +757,8 @@ wireanswered(const Json *j)
 /* The offered tools, each as open, name, description, the schema under
  * key, close: the two wires differ only in those. */
 void
-wiretooldefs(const Wirereq *q, Buf *b, const char *open,
-             const char *key, const char *close)
+wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
+         const char *close)
 {
 	int k;
 
@@ -1086,54 +797,6 @@ wireidchar(int c)
 	       (c >= '0' && c <= '9') || c == '-' || c == '_';
 }
 
-/* An id as OpenAI takes them, made as pi makes it: a compound id of the
- * responses API (call_x|fc_y, hundreds of bytes) becomes its call, in
- * [A-Za-z0-9_-]; none is over 40 bytes.  A call and its result map the
- * same. */
-static void
-openaiid(Buf *b, const char *id)
-{
-	char safe[41];
-	size_t n = strcspn(id, "|"), i;
-
-	if (!id[n]) {
-		jsonesc(b, id, utf8back(id, MIN(n, 40)));
-		return;
-	}
-	for (i = 0; i < n && i < 40; i++)
-		safe[i] = wireidchar((unsigned char)id[i]) ? id[i] : '_';
-	safe[i] = '\0';
-	jsonescs(b, safe);
-}
-
-/* An answer's calls as chat completions' tool_calls. */
-static void
-openaitoolcalls(Wireform *f, Buf *b, const Json *j, int content)
-{
-	Buf args = { 0 };
-	int blk, n = 0;
-	char *id;
-
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		if (!jsoneq(j, jsonget(j, blk, "type"), "toolCall"))
-			continue;
-		bufadds(b, n++ ? ",{\"id\":" : ",\"tool_calls\":[{\"id\":");
-		id = jsonstr(j, jsonget(j, blk, "id"));
-		openaiid(b, id ? id : "");
-		bufadds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-		jsonraw(b, j, jsonget(j, blk, "name"));
-		bufadds(b, ",\"arguments\":");
-		bufreset(&args);
-		jsonraw(&args, j, jsonget(j, blk, "arguments"));
-		jsonesc(b, args.p, args.len);
-		bufadds(b, "}}");
-		wireformcall(f, id);
-	}
-	if (n)
-		bufaddc(b, ']');
-	buffree(&args);
-}
-
 /* Images in a message's content, as pi stores them: {"type":"image",
  * "data":BASE64,"mimeType":TYPE}. */
 int
@@ -1148,8 +811,8 @@ wirehasimage(const Json *j, int content)
 }
 
 /* A text part or block, its text from string token i. */
-static void
-textpart(Buf *b, const Json *j, int i)
+void
+wiretextpart(Buf *b, const Json *j, int i)
 {
 	Buf v = { 0 };
 
@@ -1160,78 +823,10 @@ textpart(Buf *b, const Json *j, int i)
 	buffree(&v);
 }
 
-/* An image block as chat completions' image_url part, a data URI. */
-static void
-openaiimage(Buf *b, const Json *j, int blk)
-{
-	Buf url = { 0 };
-
-	bufadds(&url, "data:");
-	jsonstrbuf(j, jsonget(j, blk, "mimeType"), &url);
-	bufadds(&url, ";base64,");
-	jsonstrbuf(j, jsonget(j, blk, "data"), &url);
-	bufadds(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":");
-	jsonesc(b, url.p, url.len);
-	bufadds(b, "}}");
-	buffree(&url);
-}
-
-/* A user message with images: its blocks as parts, each image as a data
- * URI or, for a model that takes none, a note in its place. */
-static void
-openaiparts(Buf *b, const Json *j, int content, int images)
-{
-	int blk, t, n = 0;
-
-	bufadds(b, ",{\"role\":\"user\",\"content\":[");
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		t = jsonget(j, blk, "type");
-		if (!jsoneq(j, t, "text") && !jsoneq(j, t, "image"))
-			continue;
-		bufadds(b, n++ ? "," : "");
-		if (jsoneq(j, t, "text"))
-			textpart(b, j, jsonget(j, blk, "text"));
-		else if (images)
-			openaiimage(b, j, blk);
-		else
-			bufadds(b, "{\"type\":\"text\",\"text\":\"(image "
-			        "omitted: model does not support images)\"}");
-	}
-	bufadds(b, "]}");
-}
-
-/* A result's images: chat completions takes none in a tool message, so
- * they go in a user message after the round's results, as pi sends
- * them; the parts wait in the form.  A model that takes none gets a
- * note. */
-static void
-openairesultimages(const Wirereq *q, Wireform *f, Buf *text,
-                   const Json *j, int content)
-{
-	Buf parts = { 0 };
-	int blk;
-
-	if (!text->len)
-		bufadds(text, "(see attached image)");
-	if (!q->images) {
-		bufadds(text, "\n(tool image omitted: model does not support "
-		        "images)");
-		return;
-	}
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		if (!jsoneq(j, jsonget(j, blk, "type"), "image"))
-			continue;
-		bufaddc(&parts, ',');
-		openaiimage(&parts, j, blk);
-	}
-	f->imglen = parts.len;
-	f->imgs = bufdetach(&parts);
-}
-
 /* Whether string token i holds nothing but white space: Anthropic refuses
  * such text blocks. */
-static int
-blank(const Json *j, int i)
+int
+wireblank(const Json *j, int i)
 {
 	Buf v = { 0 };
 	size_t k;
@@ -1294,8 +889,8 @@ mayblank(const char *s, size_t n)
  * references to the message's own strings when they are big and plain
  * (each request sends them from there, and no copy is kept); 0 if it is
  * not so, nothing written. */
-static int
-refer(Wireform *f, Buf *b, const Json *j, int content)
+int
+wirerefer(Wireform *f, Buf *b, const Json *j, int content)
 {
 	int str[64], n = 0, blk, v, k;
 	size_t len = 0;
@@ -1347,306 +942,6 @@ wireown(const Json *j, const Wirereq *q, const char *api)
 	        jsoneq(j, jsonget(j, 0, "provider"), q->provider));
 }
 
-/* The field a stored thinking block came in, from pi's signature. */
-static const char *
-reasonfield(const Json *j, int sig)
-{
-	int k;
-
-	for (k = 0; k < (int)LEN(reasonfields); k++)
-		if (jsoneq(j, sig, reasonfields[k]))
-			return reasonfields[k];
-	return NULL;
-}
-
-/* A stored answer as chat completions' assistant message, as pi sends
- * it: the text blocks joined; the model's own thinking in the field it
- * came in, another model's as text. */
-static void
-openaianswer(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
-{
-	Buf text = { 0 }, think = { 0 };
-	const char *field = NULL;
-	int content = jsonget(j, 0, "content"), blk, t, v, mine, red, n = 0;
-
-	mine = wireown(j, q, "openai-completions");
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		t = jsonget(j, blk, "type");
-		v = jsonget(j, blk, "text");
-		if (jsoneq(j, t, "text") && !blank(j, v))
-			jsonstrbuf(j, v, &text);
-		if (!jsoneq(j, t, "thinking") ||
-		    blank(j, v = jsonget(j, blk, "thinking")) ||
-		    (!jsonbool(j, jsonget(j, blk, "redacted"), &red) && red))
-			continue;
-		if (!mine) {
-			jsonstrbuf(j, v, &text);
-			continue;
-		}
-		if (!n++)	/* the first block's field, as pi does */
-			field = reasonfield(j, jsonget(j, blk,
-			                    "thinkingSignature"));
-		bufadds(&think, think.len ? "\n" : "");
-		jsonstrbuf(j, v, &think);
-	}
-	bufadds(b, ",{\"role\":\"assistant\",\"content\":");
-	if (text.len)
-		jsonesc(b, text.p, text.len);
-	else
-		bufadds(b, "null");
-	if (field) {
-		bufaddf(b, ",\"%s\":", field);
-		jsonesc(b, think.p, think.len);
-	}
-	openaitoolcalls(f, b, j, content);
-	bufadds(b, "}");
-	if (!text.len && !f->ncalls)
-		bufreset(b);
-	buffree(&text);
-	buffree(&think);
-}
-
-/* One stored message in the chat completions form: a message of its
- * own, with its comma. */
-static void
-openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
-{
-	Buf text = { 0 };
-	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
-
-	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
-	if (jsoneq(j, role, "user") && wirehasimage(j, content)) {
-		openaiparts(b, j, content, q->images);
-	} else if (jsoneq(j, role, "user")) {
-		bufadds(b, ",{\"role\":\"user\",\"content\":");
-		if (!refer(f, b, j, content)) {
-			wiretext(&text, j, content);
-			jsonesc(b, bstr(&text), text.len);
-		}
-		bufadds(b, "}");
-	} else if (jsoneq(j, role, "assistant") && wireanswered(j)) {
-		openaianswer(f, b, j, q);
-	} else if (f->kind == WFRESULT) {
-		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
-		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		openaiid(b, f->result ? f->result : "");
-		bufadds(b, ",\"content\":");
-		if (wirehasimage(j, content)) {
-			wiretext(&text, j, content);
-			openairesultimages(q, f, &text, j, content);
-			jsonesc(b, bstr(&text), text.len);
-		} else if (!refer(f, b, j, content)) {
-			wiretext(&text, j, content);
-			jsonesc(b, bstr(&text), text.len);
-		}
-		bufadds(b, "}");
-	}
-	buffree(&text);
-}
-
-/* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
- * providers (call_x|fc_y, functions.f:0) map the same way everywhere. */
-static void
-anthropicid(Buf *b, const char *id)
-{
-	char safe[65];
-	size_t i;
-
-	for (i = 0; id[i] && i < 64; i++)
-		safe[i] = wireidchar((unsigned char)id[i]) ? id[i] : '_';
-	safe[i] = '\0';
-	jsonescs(b, i ? safe : "_");
-}
-
-/* A tool_result block up to its content, which comes next, then its
- * is_error, but not its closing brace: a cache mark may go before it. */
-static void
-anthropicresult(Buf *b, const char *id)
-{
-	bufadds(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
-	anthropicid(b, id);
-	bufadds(b, ",\"content\":");
-}
-
-static void
-anthropictooluse(Wireform *f, Buf *b, const Json *j, int blk)
-{
-	int v = jsonget(j, blk, "arguments");
-	char *id = jsonstr(j, jsonget(j, blk, "id"));
-
-	bufadds(b, b->len ? "," : "");
-	bufadds(b, "{\"type\":\"tool_use\",\"id\":");
-	anthropicid(b, id ? id : "");
-	bufadds(b, ",\"name\":");
-	jsonraw(b, j, jsonget(j, blk, "name"));
-	bufadds(b, ",\"input\":");
-	if (v >= 0 && j->t[v].type == JOBJ)
-		jsonraw(b, j, v);
-	else
-		bufadds(b, "{}");
-	bufadds(b, "}");
-	wireformcall(f, id);
-}
-
-/* A thinking block of a stored answer, as pi sends it back: whole to
- * the model that signed it, redacted thinking with its data; unsigned or
- * another model's thinking as text, redacted as nothing.  A signature
- * from elsewhere (pi keeps OpenAI's field name there) would be refused. */
-static void
-anthropicthought(Buf *b, const Json *j, int blk, int mine)
-{
-	int v = jsonget(j, blk, "thinking"), sig, red;
-
-	sig = jsonget(j, blk, "thinkingSignature");
-	if (!jsonbool(j, jsonget(j, blk, "redacted"), &red) && red) {
-		if (!mine || blank(j, sig))
-			return;
-		bufadds(b, b->len ? "," : "");
-		bufadds(b, "{\"type\":\"redacted_thinking\",\"data\":");
-		jsonraw(b, j, sig);
-		bufadds(b, "}");
-		return;
-	}
-	if (blank(j, v))
-		return;
-	bufadds(b, b->len ? "," : "");
-	if (mine && !blank(j, sig)) {
-		bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
-		jsonraw(b, j, v);
-		bufadds(b, ",\"signature\":");
-		jsonraw(b, j, sig);
-	} else {
-		bufadds(b, "{\"type\":\"text\",\"text\":");
-		jsonraw(b, j, v);
-	}
-	bufadds(b, "}");
-}
-
-/* A stored answer as Anthropic's assistant message, its blocks in their
- * order. */
-static void
-anthropicassistant(Wireform *f, Buf *out, const Json *j,
-                   const Wirereq *q)
-{
-	Buf blocks = { 0 }, *b = &blocks;
-	int content = jsonget(j, 0, "content"), blk, t, v;
-	int mine = wireown(j, q, "anthropic-messages");
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		t = jsonget(j, blk, "type");
-		if (jsoneq(j, t, "thinking")) {
-			anthropicthought(b, j, blk, mine);
-		} else if (jsoneq(j, t, "text") &&
-		           !blank(j, v = jsonget(j, blk, "text"))) {
-			bufadds(b, b->len ? "," : "");
-			bufadds(b, "{\"type\":\"text\",\"text\":");
-			jsonraw(b, j, v);
-			bufadds(b, "}");
-		} else if (jsoneq(j, t, "toolCall")) {
-			anthropictooluse(f, b, j, blk);
-		}
-	}
-	if (blocks.len) {
-		bufadds(out, "{\"role\":\"assistant\",\"content\":[");
-		bufadd(out, blocks.p, blocks.len);
-		bufadds(out, "]}");
-	}
-	buffree(&blocks);
-}
-
-/* Content with images as Anthropic's blocks, each but the last closed:
- * text that is not blank, and each image, or for a model that takes
- * none, a note in its place. */
-static void
-anthropicblocks(Buf *b, const Json *j, int content, int images)
-{
-	size_t start = b->len;
-	int blk, t, v;
-
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
-		t = jsonget(j, blk, "type");
-		v = jsonget(j, blk, "text");
-		if (jsoneq(j, t, "text") && !blank(j, v)) {
-			bufadds(b, b->len > start ? "," : "");
-			textpart(b, j, v);
-		} else if (jsoneq(j, t, "image") && images) {
-			bufadds(b, b->len > start ? "," : "");
-			bufadds(b, "{\"type\":\"image\",\"source\":{\"type\":"
-			        "\"base64\",\"media_type\":");
-			jsonraw(b, j, jsonget(j, blk, "mimeType"));
-			bufadds(b, ",\"data\":");
-			jsonraw(b, j, jsonget(j, blk, "data"));
-			bufadds(b, "}}");
-		} else if (jsoneq(j, t, "image")) {
-			bufadds(b, b->len > start ? "," : "");
-			bufadds(b, "{\"type\":\"text\",\"text\":\"(image "
-			        "omitted: model does not support images)\"}");
-		}
-	}
-	if (b->len > start)
-		b->p[--b->len] = '\0';	/* the last brace */
-}
-
-/* A result's content as a JSON text: its text as a string, or with
- * images, blocks. */
-static void
-anthropiccontent(Wireform *f, Buf *b, const Json *j, int content,
-                 int images)
-{
-	Buf text = { 0 };
-	size_t start = b->len;
-
-	if (wirehasimage(j, content)) {
-		bufaddc(b, '[');
-		anthropicblocks(b, j, content, images);
-		bufadds(b, b->len > start + 1 ? "}]" : "]");
-		return;
-	}
-	if (refer(f, b, j, content))
-		return;
-	wiretext(&text, j, content);
-	jsonesc(b, bstr(&text), text.len);
-	buffree(&text);
-}
-
-/* One stored message for Anthropic: a user's words or a result as a
- * block of a user message (its closing brace left off), an answer as an
- * assistant message. */
-static void
-anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
-{
-	Buf text = { 0 };
-	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
-	int iserr;
-
-	if (jsoneq(j, role, "user") && wirehasimage(j, content)) {
-		f->kind = WFUSER;
-		anthropicblocks(b, j, content, q->images);
-	} else if (jsoneq(j, role, "user")) {
-		f->kind = WFUSER;
-		bufadds(b, "{\"type\":\"text\",\"text\":");
-		if (refer(f, b, j, content))
-			return;
-		wiretext(&text, j, content);
-		if (strspn(bstr(&text), " \t\r\n") == text.len) {
-			bufreset(&text);
-			bufadds(&text, "(empty)");
-		}
-		jsonesc(b, text.p, text.len);
-	} else if (jsoneq(j, role, "assistant") && wireanswered(j)) {
-		f->kind = WFANSWER;
-		anthropicassistant(f, b, j, q);
-	} else if (jsoneq(j, role, "toolResult")) {
-		f->kind = WFRESULT;
-		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
-		anthropicresult(b, f->result ? f->result : "");
-		anthropiccontent(f, b, j, content, q->images);
-		if (jsonbool(j, jsonget(j, 0, "isError"), &iserr) < 0)
-			iserr = 0;
-		bufadds(b, iserr ? ",\"is_error\":true" : "");
-	}
-	buffree(&text);
-}
-
 void
 wireformfree(Wireform *f)
 {
@@ -1683,12 +978,7 @@ form(const Wirereq *q, const char *msg, Wireform *f)
 	f->kind = WFNONE;
 	/* each was made from parsed JSON, or checked when it was read */
 	if (jsonparseknown(&j, msg, strlen(msg)) == 0) {
-		if (q->wire == ANTHROPIC)
-			anthropicform(f, &b, &j, q);
-		else if (q->wire == RESPONSES)
-			respform(f, &b, &j, q);
-		else
-			openaiform(f, &b, &j, q);
+		wireops(q->wire)->form(f, &b, &j, q);
 		jsonfree(&j);
 	}
 	f->len = b.len;
@@ -1720,34 +1010,6 @@ wirepaid(Wireowed *o, const char *id)
 			return;
 		}
 	}
-}
-
-/* A call left without a result (an interrupted turn) still needs one, or
- * the provider refuses the whole request. */
-static void
-openaiowed(Buf *b, Wireowed *o)
-{
-	int i;
-
-	for (i = 0; i < o->n; i++) {
-		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		openaiid(b, o->id[i]);
-		bufadds(b, ",\"content\":\"No result provided\"}");
-	}
-	o->n = 0;
-}
-
-/* The images of the results before, in one user message. */
-static void
-openaiattach(Buf *b, Buf *parts)
-{
-	if (!parts->len)
-		return;
-	bufadds(b, ",{\"role\":\"user\",\"content\":[{\"type\":\"text\","
-	        "\"text\":\"Attached image(s) from tool result:\"}");
-	bufadd(b, parts->p, parts->len);
-	bufadds(b, "]}");
-	bufreset(parts);
 }
 
 /* A span of wb: the glue up to end, or p itself. */
@@ -1791,153 +1053,6 @@ wireputform(Wirebody *wb, Buf *b, const Wireform *f)
 	put(wb, b, f->text + at, f->len - at);
 }
 
-static void
-openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
-{
-	Wireowed o = { 0 };
-	Buf imgs = { 0 };
-	size_t i;
-
-	bufadds(b, "{\"model\":");
-	jsonescs(b, q->model);
-	bufadds(b, ",\"messages\":[{\"role\":\"system\",\"content\":");
-	jsonescs(b, q->system);
-	bufadds(b, "}");
-	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind != WFRESULT && f[i].kind != WFNONE) {
-			openaiowed(b, &o);
-			openaiattach(b, &imgs);
-		}
-		wireputform(wb, b, &f[i]);
-		wireowe(&o, &f[i]);
-		if (f[i].kind == WFRESULT)
-			wirepaid(&o, f[i].result);
-		if (f[i].imgs)
-			bufadd(&imgs, f[i].imgs, f[i].imglen);
-	}
-	openaiowed(b, &o);
-	openaiattach(b, &imgs);
-	buffree(&imgs);
-	free(o.id);
-	bufadds(b, "],\"stream\":true,"
-	        "\"stream_options\":{\"include_usage\":true}");
-	bufaddf(b, ",\"%s\":%ld", q->maxfield ? q->maxfield : "max_tokens",
-	        q->maxout);
-	openaithink(q, b);
-	wiretooldefs(q, b, "{\"type\":\"function\",\"function\":{",
-	             "parameters", "}}");
-	bufadds(b, "}");
-}
-
-/* Anthropic's messages, from the forms: the results of one round go back
- * as tool_result blocks of a single user message, and a user message may
- * hold several blocks, so one stays open for more. */
-typedef struct {
-	Buf *b;
-	int nmsg;		/* messages written */
-	int open;		/* a user message is open */
-	int nblk;		/* blocks in it */
-	size_t cachepos;	/* where the last user block ends, or 0 */
-	Wireowed o;
-} Anthropic;
-
-/* A block of the open user message, opening one if need be; f's text
- * is the block but its closing brace. */
-static void
-anthropicblock(Anthropic *a, const Wireform *f)
-{
-	if (!a->open) {
-		bufadds(a->b, a->nmsg++ ? "," : "");
-		bufadds(a->b, "{\"role\":\"user\",\"content\":[");
-		a->open = 1;
-		a->nblk = 0;
-	}
-	bufadds(a->b, a->nblk++ ? "," : "");
-	wireputform(NULL, a->b, f);
-	a->cachepos = a->b->len;
-	bufaddc(a->b, '}');
-}
-
-static void
-anthropicclose(Anthropic *a)
-{
-	if (a->open)
-		bufadds(a->b, "]}");
-	a->open = 0;
-}
-
-/* Calls left without a result still need one, first thing after them. */
-static void
-anthropicowed(Anthropic *a)
-{
-	Buf r = { 0 };
-	Wireform f = { 0 };
-	int i;
-
-	for (i = 0; i < a->o.n; i++) {
-		bufreset(&r);
-		anthropicresult(&r, a->o.id[i]);
-		bufadds(&r, "\"No result provided\",\"is_error\":true");
-		f.text = r.p;
-		f.len = r.len;
-		anthropicblock(a, &f);
-	}
-	a->o.n = 0;
-	buffree(&r);
-}
-
-static void
-anthropicbody(const Wirereq *q, Wireform *f, Buf *b)
-{
-	static const char cache[] = ",\"cache_control\":{\"type\":\"ephemeral\"}";
-	Buf msgs = { 0 };
-	Anthropic a = { 0 };
-	size_t i;
-
-	a.b = &msgs;
-	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind == WFUSER) {
-			anthropicowed(&a);
-			anthropicblock(&a, &f[i]);
-		} else if (f[i].kind == WFANSWER) {
-			anthropicowed(&a);
-			anthropicclose(&a);
-			if (f[i].len) {
-				bufadds(&msgs, a.nmsg++ ? "," : "");
-				wireputform(NULL, &msgs, &f[i]);
-			}
-			wireowe(&a.o, &f[i]);
-		} else if (f[i].kind == WFRESULT) {
-			anthropicblock(&a, &f[i]);
-			wirepaid(&a.o, f[i].result);
-		}
-	}
-	anthropicowed(&a);
-	anthropicclose(&a);
-	free(a.o.id);
-	bufadds(b, "{\"model\":");
-	jsonescs(b, q->model);
-	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout +
-	        (wirethinks(q) && !adaptive(q) ? budgets[q->level] : 0));
-	anthropicthink(q, b);
-	/* the prompt is cached, and the conversation up to its last turn */
-	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");
-	jsonescs(b, q->system);
-	bufadds(b, cache);
-	bufadds(b, "}]");
-	wiretooldefs(q, b, "{", "input_schema", "}");
-	bufadds(b, ",\"messages\":[");
-	if (a.cachepos) {
-		bufadd(b, msgs.p, a.cachepos);
-		bufadds(b, cache);
-		bufadd(b, msgs.p + a.cachepos, msgs.len - a.cachepos);
-	} else {
-		bufadd(b, bstr(&msgs), msgs.len);
-	}
-	bufadds(b, "]}");
-	buffree(&msgs);
-}
-
 /* The request's JSON body, appended to b.  The forms of q->forms are
  * made where missing and kept for the next request; without them, they
  * are made for this one alone. */
@@ -1957,14 +1072,11 @@ body(const Wirereq *q, Buf *b, Wirebody *wb)
 	}
 	/* room for them all at once: a long history is not copied again
 	 * and again as the body doubles */
-	if (!wb || q->wire == ANTHROPIC)
+	if (!wireops(q->wire)->spans)
+		wb = NULL;
+	if (!wb)
 		bufgrow(b, n);
-	if (q->wire == ANTHROPIC)
-		anthropicbody(q, f, b);
-	else if (q->wire == RESPONSES)
-		respbody(q, f, b, wb);
-	else
-		openaibody(q, f, b, wb);
+	wireops(q->wire)->body(q, f, b, wb);
 	if (!q->forms) {
 		for (i = 0; i < q->nmsgs; i++)
 			wireformfree(&f[i]);
@@ -2007,3 +1119,4 @@ wirebodyfree(Wirebody *wb)
 	free(wb->v);
 	memset(wb, 0, sizeof(*wb));
 }
+

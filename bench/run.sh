@@ -15,7 +15,7 @@ B=$(mktemp -d "${TMPDIR:-/tmp}/agent-bench.XXXXXX") || exit 1
 ${CC:-cc} -O2 -o "$B/peak" bench/peak.c || exit 1
 # built as agent is (config.mk's flags)
 ${CC:-cc} -std=c99 -Os -D_POSIX_C_SOURCE=200809L -o "$B/sse" bench/sse.c \
-    sse.c wire.c responses.c json.c util.c || exit 1
+    sse.c wire.c openai.c anthropic.c responses.c json.c util.c || exit 1
 trap 'kill $FAKE $SOCAT $RELAY 2>/dev/null; rm -rf "$B"' EXIT INT TERM
 unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
 

@@ -1,0 +1,536 @@
+/* See LICENSE file for copyright and license details. */
+/* anthropic.c: Anthropic's messages: the stream's events in, pieces
+ * out; stored messages in, the request's body out.  No I/O. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+/* The stream */
+
+/* Anthropic's stream: content blocks by index (thinking with its
+ * signature, text, tool_use whose input arrives as partial_json), usage
+ * in message_start and message_delta, and an error event at any time. */
+static void
+anthropicusage(Wire *w, const Json *j, int u)
+{
+	long long in = 0, v;
+	int got = 0;
+
+	if (wirecount(j, jsonget(j, u, "input_tokens"), &v) == 0)
+		in += v, got = 1;
+	if (wirecount(j, jsonget(j, u, "cache_creation_input_tokens"),
+	    &v) == 0)
+		in += v, w->cachewrite = v;
+	if (wirecount(j, jsonget(j, u, "cache_read_input_tokens"), &v) == 0)
+		in += v, w->cached = v;
+	if (got)
+		w->in = in;
+	wirecount(j, jsonget(j, u, "output_tokens"), &w->out);
+}
+
+static Wirecall *
+callofblock(Wire *w, int block)
+{
+	int i;
+
+	for (i = 0; i < w->ncalls; i++)
+		if (w->calls[i].block == block)
+			return &w->calls[i];
+	return NULL;
+}
+
+static int
+anthropicstart(Wire *w, const Json *j, int block)
+{
+	int cb = jsonget(j, 0, "content_block"), t, rc = 0;
+	Buf s = { 0 };
+	Wirecall *c;
+	Wirepart *p;
+
+	t = jsonget(j, cb, "type");
+	if (jsoneq(j, t, "tool_use") && (c = wirecallat(w, w->ncalls))) {
+		c->block = block;
+		wiresetstr(&c->id, j, jsonget(j, cb, "id"));
+		wiresetstr(&c->name, j, jsonget(j, cb, "name"));
+		rc = wirecalldelta(w, c - w->calls, (size_t)-1);
+		if ((p = wireaddpart(w, WCALL, block)))
+			p->call = w->ncalls - 1;
+	} else if (jsoneq(j, t, "redacted_thinking")) {
+		jsonstrbuf(j, jsonget(j, cb, "data"), &s);
+		if ((p = wireaddpart(w, WREDACTED, block)))
+			wirekeepsig(w, p, bstr(&s), s.len);
+	} else if (jsoneq(j, t, "thinking")) {
+		wireaddpart(w, WTHINK, block);
+		rc = wirepiece(w, WTHINK, j, jsonget(j, cb, "thinking"));
+	} else if (jsoneq(j, t, "text")) {
+		wireaddpart(w, WTEXT, block);
+		rc = wirepiece(w, WTEXT, j, jsonget(j, cb, "text"));
+	}
+	buffree(&s);
+	return rc;
+}
+
+/* The part of the stream's block, if it is the last one begun. */
+static Wirepart *
+partof(Wire *w, int block, int kind)
+{
+	Wirepart *p = w->nparts ? &w->parts[w->nparts - 1] : NULL;
+
+	return p && p->block == block && p->kind == kind ? p : NULL;
+}
+
+static int
+anthropicdelta(Wire *w, const Json *j, int block)
+{
+	int d = jsonget(j, 0, "delta"), t = jsonget(j, d, "type"), rc = 0;
+	Buf s = { 0 };
+	Wirecall *c;
+	Wirepart *p;
+	size_t n;
+
+	if (jsoneq(j, t, "text_delta")) {
+		rc = wirepiece(w, WTEXT, j, jsonget(j, d, "text"));
+	} else if (jsoneq(j, t, "thinking_delta")) {
+		rc = wirepiece(w, WTHINK, j, jsonget(j, d, "thinking"));
+	} else if (jsoneq(j, t, "signature_delta")) {
+		jsonstrbuf(j, jsonget(j, d, "signature"), &s);
+		if (w->sig.len + s.len <= w->maxkeep)
+			bufadd(&w->sig, bstr(&s), s.len);
+		if ((p = partof(w, block, WTHINK)))
+			wirekeepsig(w, p, bstr(&s), s.len);
+	} else if (jsoneq(j, t, "input_json_delta") &&
+	           (c = callofblock(w, block))) {
+		n = c->args.len;
+		jsonstrbuf(j, jsonget(j, d, "partial_json"), &c->args);
+		rc = wirecalldelta(w, c - w->calls, n);
+	}
+	buffree(&s);
+	return rc;
+}
+
+/* The stop reason, in OpenAI's words (finish_reason). */
+static void
+anthropicstop(Wire *w, const Json *j)
+{
+	int d = jsonget(j, 0, "delta"), v = jsonget(j, d, "stop_reason");
+
+	if (jsoneq(j, v, "tool_use"))
+		snprintf(w->finish, sizeof(w->finish), "tool_calls");
+	else if (jsoneq(j, v, "max_tokens"))
+		snprintf(w->finish, sizeof(w->finish), "length");
+	else if (jsoneq(j, v, "refusal"))
+		snprintf(w->finish, sizeof(w->finish), "refusal");
+	else if (v >= 0 && !jsonisnull(j, v))
+		snprintf(w->finish, sizeof(w->finish), "stop");
+	if ((v = jsonget(j, 0, "usage")) >= 0)
+		anthropicusage(w, j, v);
+}
+
+int
+anthropicevent(Wire *w, const char *data, size_t len)
+{
+	static const char *const top[] = { "type", "index" };
+	Json *j = &w->json;
+	double idx = -1;
+	int v[LEN(top)], t;
+
+	if (jsonreparse(j, data, len) < 0)
+		return wirebadevent(w, data, len);
+	jsonkeys(j, 0, top, LEN(top), v);
+	t = v[0];
+	if (jsonnum(j, v[1], &idx) < 0 || !(idx >= 0 && idx <= 1000))
+		idx = -1;
+	if (jsoneq(j, t, "error")) {
+		wireerror(&w->err, j, 0);
+		t = jsonget(j, jsonget(j, 0, "error"), "type");
+		/* Anthropic reports overload this way, often before a word */
+		w->again = !w->text.len && !w->think.len && !w->ncalls &&
+		           (jsoneq(j, t, "overloaded_error") ||
+		            jsoneq(j, t, "api_error") ||
+		            jsoneq(j, t, "rate_limit_error"));
+		return 1;
+	}
+	if (jsoneq(j, t, "message_start"))
+		anthropicusage(w, j, jsonget(j, jsonget(j, 0, "message"),
+		               "usage"));
+	else if (jsoneq(j, t, "content_block_start"))
+		return anthropicstart(w, j, (int)idx);
+	else if (jsoneq(j, t, "content_block_delta"))
+		return anthropicdelta(w, j, (int)idx);
+	else if (jsoneq(j, t, "message_delta"))
+		anthropicstop(w, j);
+	else if (jsoneq(j, t, "message_stop"))
+		w->done = 1;
+	return 0;
+}
+
+/* The request */
+
+/* pi's thinking budgets in tokens, by level (xhigh as high) */
+static const long budgets[] = { 0, 1024, 2048, 8192, 16384, 16384 };
+
+/* Whether the model thinks adaptively: it has a part of its name in
+ * q->adaptive (pi: Opus and Sonnet 4.6 and later take only that). */
+static int
+anthropicadaptive(const Wirereq *q)
+{
+	const char *p = q->adaptive, *m;
+	size_t n;
+
+	for (; p && *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		for (m = q->model; n && *m; m++)
+			if (!strncmp(m, p, n))
+				return 1;
+	}
+	return 0;
+}
+
+/* The header pi adds when a model that thinks on a budget is offered
+ * tools: thinking between the calls. */
+const char *
+anthropicbeta(const Wirereq *q)
+{
+	if (!wirethinks(q) || anthropicadaptive(q) || !q->ntools)
+		return NULL;
+	return "anthropic-beta: interleaved-thinking-2025-05-14";
+}
+
+/* Anthropic's thinking: adaptive with an effort, or a budget that
+ * max_tokens holds on top of the answer.  Temperature, which thinking
+ * refuses, is never sent. */
+static void
+anthropicthink(const Wirereq *q, Buf *b)
+{
+	static const char *effort[] = {
+		"low", "low", "low", "medium", "high", "high"
+	};
+
+	if (!wirethinks(q))
+		return;
+	if (anthropicadaptive(q))
+		bufaddf(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
+		        "\"summarized\"},\"output_config\":{\"effort\":"
+		        "\"%s\"}", effort[q->level]);
+	else
+		bufaddf(b, ",\"thinking\":{\"type\":\"enabled\","
+		        "\"budget_tokens\":%ld,\"display\":\"summarized\"}",
+		        budgets[q->level]);
+}
+
+/* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
+ * providers (call_x|fc_y, functions.f:0) map the same way everywhere. */
+static void
+anthropicid(Buf *b, const char *id)
+{
+	char safe[65];
+	size_t i;
+
+	for (i = 0; id[i] && i < 64; i++)
+		safe[i] = wireidchar((unsigned char)id[i]) ? id[i] : '_';
+	safe[i] = '\0';
+	jsonescs(b, i ? safe : "_");
+}
+
+/* A tool_result block up to its content, which comes next, then its
+ * is_error, but not its closing brace: a cache mark may go before it. */
+static void
+anthropicresult(Buf *b, const char *id)
+{
+	bufadds(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
+	anthropicid(b, id);
+	bufadds(b, ",\"content\":");
+}
+
+static void
+anthropictooluse(Wireform *f, Buf *b, const Json *j, int blk)
+{
+	int v = jsonget(j, blk, "arguments");
+	char *id = jsonstr(j, jsonget(j, blk, "id"));
+
+	bufadds(b, b->len ? "," : "");
+	bufadds(b, "{\"type\":\"tool_use\",\"id\":");
+	anthropicid(b, id ? id : "");
+	bufadds(b, ",\"name\":");
+	jsonraw(b, j, jsonget(j, blk, "name"));
+	bufadds(b, ",\"input\":");
+	if (v >= 0 && j->t[v].type == JOBJ)
+		jsonraw(b, j, v);
+	else
+		bufadds(b, "{}");
+	bufadds(b, "}");
+	wireformcall(f, id);
+}
+
+/* A thinking block of a stored answer, as pi sends it back: whole to
+ * the model that signed it, redacted thinking with its data; unsigned or
+ * another model's thinking as text, redacted as nothing.  A signature
+ * from elsewhere (pi keeps OpenAI's field name there) would be refused. */
+static void
+anthropicthought(Buf *b, const Json *j, int blk, int mine)
+{
+	int v = jsonget(j, blk, "thinking"), sig, red;
+
+	sig = jsonget(j, blk, "thinkingSignature");
+	if (!jsonbool(j, jsonget(j, blk, "redacted"), &red) && red) {
+		if (!mine || wireblank(j, sig))
+			return;
+		bufadds(b, b->len ? "," : "");
+		bufadds(b, "{\"type\":\"redacted_thinking\",\"data\":");
+		jsonraw(b, j, sig);
+		bufadds(b, "}");
+		return;
+	}
+	if (wireblank(j, v))
+		return;
+	bufadds(b, b->len ? "," : "");
+	if (mine && !wireblank(j, sig)) {
+		bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
+		jsonraw(b, j, v);
+		bufadds(b, ",\"signature\":");
+		jsonraw(b, j, sig);
+	} else {
+		bufadds(b, "{\"type\":\"text\",\"text\":");
+		jsonraw(b, j, v);
+	}
+	bufadds(b, "}");
+}
+
+/* A stored answer as Anthropic's assistant message, its blocks in their
+ * order. */
+static void
+anthropicassistant(Wireform *f, Buf *out, const Json *j,
+                   const Wirereq *q)
+{
+	Buf blocks = { 0 }, *b = &blocks;
+	int content = jsonget(j, 0, "content"), blk, t, v;
+	int mine = wireown(j, q, "anthropic-messages");
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		t = jsonget(j, blk, "type");
+		if (jsoneq(j, t, "thinking")) {
+			anthropicthought(b, j, blk, mine);
+		} else if (jsoneq(j, t, "text") &&
+		           !wireblank(j, v = jsonget(j, blk, "text"))) {
+			bufadds(b, b->len ? "," : "");
+			bufadds(b, "{\"type\":\"text\",\"text\":");
+			jsonraw(b, j, v);
+			bufadds(b, "}");
+		} else if (jsoneq(j, t, "toolCall")) {
+			anthropictooluse(f, b, j, blk);
+		}
+	}
+	if (blocks.len) {
+		bufadds(out, "{\"role\":\"assistant\",\"content\":[");
+		bufadd(out, blocks.p, blocks.len);
+		bufadds(out, "]}");
+	}
+	buffree(&blocks);
+}
+
+/* Content with images as Anthropic's blocks, each but the last closed:
+ * text that is not blank, and each image, or for a model that takes
+ * none, a note in its place. */
+static void
+anthropicblocks(Buf *b, const Json *j, int content, int images)
+{
+	size_t start = b->len;
+	int blk, t, v;
+
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		t = jsonget(j, blk, "type");
+		v = jsonget(j, blk, "text");
+		if (jsoneq(j, t, "text") && !wireblank(j, v)) {
+			bufadds(b, b->len > start ? "," : "");
+			wiretextpart(b, j, v);
+		} else if (jsoneq(j, t, "image") && images) {
+			bufadds(b, b->len > start ? "," : "");
+			bufadds(b, "{\"type\":\"image\",\"source\":{\"type\":"
+			        "\"base64\",\"media_type\":");
+			jsonraw(b, j, jsonget(j, blk, "mimeType"));
+			bufadds(b, ",\"data\":");
+			jsonraw(b, j, jsonget(j, blk, "data"));
+			bufadds(b, "}}");
+		} else if (jsoneq(j, t, "image")) {
+			bufadds(b, b->len > start ? "," : "");
+			bufadds(b, "{\"type\":\"text\",\"text\":\"(image "
+			        "omitted: model does not support images)\"}");
+		}
+	}
+	if (b->len > start)
+		b->p[--b->len] = '\0';	/* the last brace */
+}
+
+/* A result's content as a JSON text: its text as a string, or with
+ * images, blocks. */
+static void
+anthropiccontent(Wireform *f, Buf *b, const Json *j, int content,
+                 int images)
+{
+	Buf text = { 0 };
+	size_t start = b->len;
+
+	if (wirehasimage(j, content)) {
+		bufaddc(b, '[');
+		anthropicblocks(b, j, content, images);
+		bufadds(b, b->len > start + 1 ? "}]" : "]");
+		return;
+	}
+	if (wirerefer(f, b, j, content))
+		return;
+	wiretext(&text, j, content);
+	jsonesc(b, bstr(&text), text.len);
+	buffree(&text);
+}
+
+/* One stored message for Anthropic: a user's words or a result as a
+ * block of a user message (its closing brace left off), an answer as an
+ * assistant message. */
+void
+anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
+{
+	Buf text = { 0 };
+	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
+	int iserr;
+
+	if (jsoneq(j, role, "user") && wirehasimage(j, content)) {
+		f->kind = WFUSER;
+		anthropicblocks(b, j, content, q->images);
+	} else if (jsoneq(j, role, "user")) {
+		f->kind = WFUSER;
+		bufadds(b, "{\"type\":\"text\",\"text\":");
+		if (wirerefer(f, b, j, content))
+			return;
+		wiretext(&text, j, content);
+		if (strspn(bstr(&text), " \t\r\n") == text.len) {
+			bufreset(&text);
+			bufadds(&text, "(empty)");
+		}
+		jsonesc(b, text.p, text.len);
+	} else if (jsoneq(j, role, "assistant") && wireanswered(j)) {
+		f->kind = WFANSWER;
+		anthropicassistant(f, b, j, q);
+	} else if (jsoneq(j, role, "toolResult")) {
+		f->kind = WFRESULT;
+		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
+		anthropicresult(b, f->result ? f->result : "");
+		anthropiccontent(f, b, j, content, q->images);
+		if (jsonbool(j, jsonget(j, 0, "isError"), &iserr) < 0)
+			iserr = 0;
+		bufadds(b, iserr ? ",\"is_error\":true" : "");
+	}
+	buffree(&text);
+}
+
+/* Anthropic's messages, from the forms: the results of one round go back
+ * as tool_result blocks of a single user message, and a user message may
+ * hold several blocks, so one stays open for more. */
+typedef struct {
+	Buf *b;
+	int nmsg;		/* messages written */
+	int open;		/* a user message is open */
+	int nblk;		/* blocks in it */
+	size_t cachepos;	/* where the last user block ends, or 0 */
+	Wireowed o;
+} Anthropic;
+
+/* A block of the open user message, opening one if need be; f's text
+ * is the block but its closing brace. */
+static void
+anthropicblock(Anthropic *a, const Wireform *f)
+{
+	if (!a->open) {
+		bufadds(a->b, a->nmsg++ ? "," : "");
+		bufadds(a->b, "{\"role\":\"user\",\"content\":[");
+		a->open = 1;
+		a->nblk = 0;
+	}
+	bufadds(a->b, a->nblk++ ? "," : "");
+	wireputform(NULL, a->b, f);
+	a->cachepos = a->b->len;
+	bufaddc(a->b, '}');
+}
+
+static void
+anthropicclose(Anthropic *a)
+{
+	if (a->open)
+		bufadds(a->b, "]}");
+	a->open = 0;
+}
+
+/* Calls left without a result still need one, first thing after them. */
+static void
+anthropicowed(Anthropic *a)
+{
+	Buf r = { 0 };
+	Wireform f = { 0 };
+	int i;
+
+	for (i = 0; i < a->o.n; i++) {
+		bufreset(&r);
+		anthropicresult(&r, a->o.id[i]);
+		bufadds(&r, "\"No result provided\",\"is_error\":true");
+		f.text = r.p;
+		f.len = r.len;
+		anthropicblock(a, &f);
+	}
+	a->o.n = 0;
+	buffree(&r);
+}
+
+void
+anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
+{
+	static const char cache[] = ",\"cache_control\":{\"type\":\"ephemeral\"}";
+	Buf msgs = { 0 };
+	Anthropic a = { 0 };
+	size_t i;
+
+	(void)wb;	/* copied whole, for now */
+	a.b = &msgs;
+	for (i = 0; i < q->nmsgs; i++) {
+		if (f[i].kind == WFUSER) {
+			anthropicowed(&a);
+			anthropicblock(&a, &f[i]);
+		} else if (f[i].kind == WFANSWER) {
+			anthropicowed(&a);
+			anthropicclose(&a);
+			if (f[i].len) {
+				bufadds(&msgs, a.nmsg++ ? "," : "");
+				wireputform(NULL, &msgs, &f[i]);
+			}
+			wireowe(&a.o, &f[i]);
+		} else if (f[i].kind == WFRESULT) {
+			anthropicblock(&a, &f[i]);
+			wirepaid(&a.o, f[i].result);
+		}
+	}
+	anthropicowed(&a);
+	anthropicclose(&a);
+	free(a.o.id);
+	bufadds(b, "{\"model\":");
+	jsonescs(b, q->model);
+	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout +
+	        (wirethinks(q) && !anthropicadaptive(q) ?
+	         budgets[q->level] : 0));
+	anthropicthink(q, b);
+	/* the prompt is cached, and the conversation up to its last turn */
+	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");
+	jsonescs(b, q->system);
+	bufadds(b, cache);
+	bufadds(b, "}]");
+	wiretools(q, b, "{", "input_schema", "}");
+	bufadds(b, ",\"messages\":[");
+	if (a.cachepos) {
+		bufadd(b, msgs.p, a.cachepos);
+		bufadds(b, cache);
+		bufadd(b, msgs.p + a.cachepos, msgs.len - a.cachepos);
+	} else {
+		bufadd(b, bstr(&msgs), msgs.len);
+	}
+	bufadds(b, "]}");
+	buffree(&msgs);
+}
+
