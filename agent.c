@@ -420,16 +420,14 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 	long delay;
 
 	wirespans(q, &body);
+	bufaddf(&url, "%s/%s", a->url, wirepath(a->prov->wire));
 	if (a->prov->wire == ANTHROPIC) {
-		bufaddf(&url, "%s/messages", a->url);
 		if (a->key)
 			bufaddf(&auth, "x-api-key: %s", a->key);
 		headers[n++] = "anthropic-version: 2023-06-01";
 		if (wirebeta(q))
 			headers[n++] = wirebeta(q);
 	} else {
-		bufaddf(&url, "%s/%s", a->url, a->prov->wire == RESPONSES ?
-		        "responses" : "chat/completions");
 		if (a->key)
 			bufaddf(&auth, "Authorization: Bearer %s", a->key);
 	}

@@ -375,6 +375,7 @@ void wireserialize(Buf *b, const char *type, const char *line,
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
 const char *wireapi(int wire);
+const char *wirepath(int wire);
 
 /* wire.c, for the wires: the stream's pieces, passed on and kept */
 int wiredelta(Wire *w, int kind, const char *p, size_t n);

@@ -17,6 +17,7 @@ enum { SPANMIN = 64 };
  * RESPONSES): a new wire is one row here and a room of its own. */
 typedef struct {
 	const char *api;	/* pi's name for it, stored with answers */
+	const char *path;	/* its endpoint under the base URL */
 	int (*event)(Wire *w, const char *data, size_t len);
 	void (*form)(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
 	void (*body)(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
@@ -26,12 +27,12 @@ typedef struct {
 } Wireops;
 
 static const Wireops wires[] = {
-	[OPENAI] = { "openai-completions", openaievent, openaiform,
-	             openaibody, NULL, 1, 1 },
-	[ANTHROPIC] = { "anthropic-messages", anthropicevent, anthropicform,
-	                anthropicbody, anthropicbeta, 0, 0 },
-	[RESPONSES] = { "openai-responses", respevent, respform, respbody,
-	                NULL, 1, 0 },
+	[OPENAI] = { "openai-completions", "chat/completions", openaievent,
+	             openaiform, openaibody, NULL, 1, 1 },
+	[ANTHROPIC] = { "anthropic-messages", "messages", anthropicevent,
+	                anthropicform, anthropicbody, anthropicbeta, 0, 0 },
+	[RESPONSES] = { "openai-responses", "responses", respevent, respform,
+	                respbody, NULL, 1, 0 },
 };
 
 /* The row of a wire kind; an unknown one is OpenAI's, as it was. */
@@ -46,6 +47,13 @@ const char *
 wireapi(int wire)
 {
 	return wireops(wire)->api;
+}
+
+/* The wire's endpoint, under the provider's base URL. */
+const char *
+wirepath(int wire)
+{
+	return wireops(wire)->path;
 }
 
 /* Text of a message's content: a string, or the text blocks joined. */

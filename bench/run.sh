@@ -18,6 +18,9 @@ ${CC:-cc} -std=c99 -Os -D_POSIX_C_SOURCE=200809L -o "$B/sse" bench/sse.c \
     sse.c wire.c openai.c anthropic.c responses.c json.c util.c || exit 1
 trap 'kill $FAKE $SOCAT $RELAY 2>/dev/null; rm -rf "$B"' EXIT INT TERM
 unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
+# the fake's scripts here are chat completions (bench/responses.sh has
+# the Responses wire)
+export AGENT_PROVIDER=openai-chat
 
 PI=${PI:-$(command -v pi || echo "$ROOT/bench/pi/node_modules/.bin/pi")}
 [ -x "$PI" ] || PI=
@@ -307,4 +310,6 @@ printf '%-26s %9s ms workspace, %s ms full: %s ms a call\n' \
 
 echo
 sh bench/read.sh | tail -2
+echo
+sh bench/responses.sh
 sh bench/claude.sh
