@@ -251,8 +251,9 @@ resperror(Wire *w, const Json *j, int e)
 int
 respevent(Wire *w, const char *data, size_t len)
 {
+	/* the many deltas need only the first two */
 	static const char *const keys[] = {
-		"type", "output_index", "delta", "item", "response", "error",
+		"type", "delta", "output_index", "item", "response", "error",
 		"arguments"
 	};
 	Json *j = &w->json;
@@ -263,23 +264,23 @@ respevent(Wire *w, const char *data, size_t len)
 
 	if (jsonreparse(j, data, len) < 0)
 		return wirebadevent(w, data, len);
-	jsonkeys(j, 0, keys, LEN(keys), v);
+	jsonkeys(j, 0, keys, 2, v);
 	t = v[0];
-	if (jsonnum(j, v[1], &x) < 0 || !(x >= 0 && x <= 4096))
-		x = -1;
-	idx = (int)x;
-	/* the many deltas first */
 	if (jsoneq(j, t, "response.output_text.delta") ||
 	    jsoneq(j, t, "response.refusal.delta"))
-		return wirepiece(w, WTEXT, j, v[2]);
+		return wirepiece(w, WTEXT, j, v[1]);
 	if (jsoneq(j, t, "response.reasoning_summary_text.delta") ||
 	    jsoneq(j, t, "response.reasoning_text.delta"))
-		return wirepiece(w, WTHINK, j, v[2]);
+		return wirepiece(w, WTHINK, j, v[1]);
+	jsonkeys(j, 0, keys, LEN(keys), v);
+	if (jsonnum(j, v[2], &x) < 0 || !(x >= 0 && x <= 4096))
+		x = -1;
+	idx = (int)x;
 	if (jsoneq(j, t, "response.function_call_arguments.delta")) {
 		if (!(c = respcall(w, idx)))
 			return 0;
 		n = c->args.len;
-		jsonstrbuf(j, v[2], &c->args);
+		jsonstrbuf(j, v[1], &c->args);
 		return wirecalldelta(w, c - w->calls, n);
 	}
 	if (jsoneq(j, t, "response.function_call_arguments.done")) {

@@ -16,6 +16,7 @@ ${CC:-cc} -O2 -o "$B/peak" bench/peak.c || exit 1
 trap 'kill $FAKE 2>/dev/null; rm -rf "$B"' EXIT INT TERM
 unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
 CODEX=${CODEX:-$(command -v codex)}
+[ -x "$CODEX" ] || CODEX=
 PI=${PI:-$(command -v pi || echo "$ROOT/bench/pi/node_modules/.bin/pi")}
 [ -x "$PI" ] || PI=
 N=${N:-10}

@@ -137,6 +137,10 @@ done
 # SSE+JSON: an OpenAI stream through sse.c and wire.c, MB per CPU second.
 printf '%-26s %9s MB/s  (bench/sse.c; pi has no such part)\n' \
     "SSE+JSON throughput" "$("$B/sse" 20 5 | cut -d' ' -f1)"
+# the same text in Responses events: per delta, no dearer than chat's
+printf '%-26s %s, on chat completions %s\n' "Responses deltas" \
+    "$("$B/sse" 20 5 r | cut -d' ' -f3-5)" \
+    "$("$B/sse" 20 5 | cut -d' ' -f3-5)"
 
 # Line mode with a long history: each request sends the messages' wire
 # forms, made once, from where they are kept, so 4 times the messages
