@@ -36,17 +36,21 @@ main(int argc, char *argv[])
 
 	for (; s.len < mb * 1000000; n++)
 		if (resp)	/* as OpenAI sends them, sequence number too */
-			bufaddf(&s, "event: response.output_text.delta\ndata: "
-			        "{\"type\":\"response.output_text.delta\","
-			        "\"item_id\":\"msg_0a1b2c3d4e5f60718293a4b5c6d7"
-			        "e8f9\",\"output_index\":0,\"content_index\":0,"
-			        "\"delta\":\" the quick brown fox\",\"logprobs\":"
-			        "[],\"obfuscation\":\"a1b8bf7433\","
+			bufaddf(&s, "event: response.output_text.delta\n"
+			        "data: {\"type\":"
+			        "\"response.output_text.delta\",\"item_id\":"
+			        "\"msg_0a1b2c3d4e5f60718293a4b5c6d7e8f9\","
+			        "\"output_index\":0,"
+			        "\"content_index\":0,"
+			        "\"delta\":\" the quick brown fox\","
+			        "\"logprobs\":[],"
+			        "\"obfuscation\":\"a1b8bf7433\","
 			        "\"sequence_number\":%ld}\n\n", n + 3);
 		else
-			bufadds(&s, "data: {\"id\":\"chatcmpl-9f2c\",\"object\":"
-			        "\"chat.completion.chunk\",\"created\":"
-			        "1761483740,\"model\":\"fake-model\",\"choices\":"
+			bufadds(&s, "data: {\"id\":\"chatcmpl-9f2c\","
+			        "\"object\":\"chat.completion.chunk\","
+			        "\"created\":1761483740,"
+			        "\"model\":\"fake-model\",\"choices\":"
 			        "[{\"index\":0,\"delta\":{\"content\":"
 			        "\" the quick brown fox\"},\"finish_reason\":"
 			        "null}]}\n\n");

@@ -413,7 +413,8 @@ prescan(const char *path, Reply *r)
 		else if (!strcmp(kw, "usage")) {
 			bad = number(word(&arg), &n) || number(word(&arg), &m);
 			if (!bad && *arg)	/* cached and reasoning */
-				bad = number(word(&arg), &n) || number(arg, &m);
+				bad = number(word(&arg), &n) ||
+				    number(arg, &m);
 		} else if (!strcmp(kw, "responses"))
 			r->responses = 1;
 		else if (!strcmp(kw, "incomplete"))
@@ -816,8 +817,9 @@ rclose(Out *o, const char *status)
 		bufs(b, "\",\"logprobs\":[]");
 		revent(o, "response.output_text.done", b->p);
 		ritemhead(o, b);
-		bufs(b, ",\"content_index\":0,\"part\":{\"type\":\"output_text\","
-		    "\"annotations\":[],\"logprobs\":[],\"text\":\"");
+		bufs(b, ",\"content_index\":0,\"part\":{\"type\":"
+		    "\"output_text\",\"annotations\":[],\"logprobs\":[],"
+		    "\"text\":\"");
 		bufesc(b, o->acc.p ? o->acc.p : "", o->acc.len);
 		bufs(b, "\"}");
 		revent(o, "response.content_part.done", b->p);
@@ -878,12 +880,13 @@ ropen(Out *o, int k)
 	b->len = 0;
 	bufs(b, s);
 	if (k == 'm') {
-		bufs(b, "\"message\",\"status\":\"in_progress\",\"content\":[],"
-		    "\"role\":\"assistant\"}");
+		bufs(b, "\"message\",\"status\":\"in_progress\","
+		    "\"content\":[],\"role\":\"assistant\"}");
 		revent(o, "response.output_item.added", b->p);
 		ritemhead(o, b);
-		bufs(b, ",\"content_index\":0,\"part\":{\"type\":\"output_text\","
-		    "\"annotations\":[],\"logprobs\":[],\"text\":\"\"}");
+		bufs(b, ",\"content_index\":0,\"part\":{\"type\":"
+		    "\"output_text\",\"annotations\":[],\"logprobs\":[],"
+		    "\"text\":\"\"}");
 		revent(o, "response.content_part.added", b->p);
 		return;
 	}

@@ -86,8 +86,8 @@ rsplits(const char *name, const char *s, size_t n, Wire *w, Buf *whole)
 		rfeed(s, n, k, &v, &b);
 		if (b.len != whole->len || memcmp(b.p, whole->p, b.len)) {
 			if (!bad)
-				printf("# %s split at %zu:\n%s\n# whole:\n%s\n",
-				       name, k, b.p, whole->p);
+				printf("# %s split at %zu:\n%s\n# whole:\n"
+				       "%s\n", name, k, b.p, whole->p);
 			bad++;
 		}
 		wirefree(&v);
@@ -202,15 +202,17 @@ teststreams(void)
 {
 	static const char *const text[] = {
 		"text=Hello, caf\xc3\xa9 \xf0\x9f\x98\x80 world.\n",
-		"finish=stop in=24 out=6 cached=0 reasoning=0 done=1 cut=0 "
-		"again=0 err= complete=1",
+		("finish=stop in=24 out=6 cached=0 reasoning=0 done=1 cut=0 "
+		 "again=0 err= complete=1"),
 		"part 0 0 0-24 {\"v\":1,\"id\":\"msg_t1a\"}",
 	};
 	static const char *const reasoning[] = {
-		"think=**Reading**\n\nOpen a.txt.\n\n**Plan**\n\nThen answer.\n",
+		"think=**Reading**\n\nOpen a.txt.\n\n"
+		"**Plan**\n\nThen answer.\n",
 		"text=Let me read it.\n",
 		"call call_r1|fc_r1c read {\"path\":\"a.txt\"}\n",
-		"finish=tool_calls in=120 out=30 cached=100 reasoning=18 done=1 "
+		"finish=tool_calls in=120 out=30 cached=100 reasoning=18 "
+		"done=1 "
 		"cut=0 again=0 err= complete=1",
 		"part 0 1 0-15 {\"v\":1,\"id\":\"msg_r1b\",\"phase\":"
 		"\"commentary\"}",
@@ -231,7 +233,8 @@ teststreams(void)
 		"again=0 err= complete=1",
 	};
 	static const char *const failed[] = {
-		"again=1 err=server_error: The server had an error. complete=0",
+		"again=1 err=server_error: The server had an error. "
+		"complete=0",
 	};
 	static const char *const error[] = {
 		"again=0 err=insufficient_quota: You exceeded your current "
@@ -329,7 +332,8 @@ testlate(void)
 	static const char s[] =
 		"data: {\"type\":\"response.output_item.done\","
 		"\"output_index\":0,\"item\":{\"id\":\"rs_1\",\"type\":"
-		"\"reasoning\",\"summary\":[],\"encrypted_content\":\"E1\"}}\n\n"
+		"\"reasoning\",\"summary\":[],"
+		"\"encrypted_content\":\"E1\"}}\n\n"
 		"data: {\"type\":\"response.output_item.done\","
 		"\"output_index\":1,\"item\":{\"id\":\"msg_1\",\"type\":"
 		"\"message\",\"content\":[{\"type\":\"output_text\",\"text\":"
@@ -413,8 +417,10 @@ testroundtrip(void)
 	T(rhas(&j, "content.2.id", "call_r1|fc_r1c") &&
 	  rhas(&j, "content.2.arguments", "{\"path\":\"a.txt\"}"),
 	  "the call's id is call_id|item id");
-	T(rhas(&j, "usage.input", "20") && rhas(&j, "usage.cacheRead", "100") &&
-	  rhas(&j, "usage.output", "30") && rhas(&j, "usage.reasoning", "18") &&
+	T(rhas(&j, "usage.input", "20") &&
+	  rhas(&j, "usage.cacheRead", "100") &&
+	  rhas(&j, "usage.output", "30") &&
+	  rhas(&j, "usage.reasoning", "18") &&
 	  rhas(&j, "usage.totalTokens", "150"),
 	  "usage: input without the cache, cached and reasoning tokens");
 	jsonfree(&j);
@@ -432,11 +438,13 @@ testroundtrip(void)
 	        "\"input_text\",\"text\":\"what is in a.txt?\"}]},");
 	bufadd(&want, item.p, item.len);
 	bufadds(&want, ",{\"type\":\"message\",\"role\":\"assistant\","
-	        "\"content\":[{\"type\":\"output_text\",\"text\":\"Let me read "
+	        "\"content\":[{\"type\":\"output_text\","
+	        "\"text\":\"Let me read "
 	        "it.\",\"annotations\":[]}],\"status\":\"completed\",\"id\":"
 	        "\"msg_r1b\",\"phase\":\"commentary\"},{\"type\":"
 	        "\"function_call\",\"id\":\"fc_r1c\",\"call_id\":\"call_r1\","
-	        "\"name\":\"read\",\"arguments\":\"{\\\"path\\\":\\\"a.txt\\\"}"
+	        "\"name\":\"read\","
+	        "\"arguments\":\"{\\\"path\\\":\\\"a.txt\\\"}"
 	        "\"},{\"type\":\"function_call_output\",\"call_id\":"
 	        "\"call_r1\",\"output\":\"alpha\\n\"}]");
 	T(strstr(bstr(&body), bstr(&want)) != NULL,
@@ -486,20 +494,25 @@ testforeign(void)
 	static char *msgs[] = {
 		"{\"role\":\"user\",\"content\":\"hi\"}",
 		"{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\","
-		"\"thinking\":\"hmm\",\"thinkingSignature\":\"c2ln\"},{\"type\":"
+		"\"thinking\":\"hmm\",\"thinkingSignature\":\"c2ln\"},"
+		"{\"type\":"
 		"\"text\",\"text\":\"look\"},{\"type\":\"toolCall\",\"id\":"
-		"\"toolu_01:x\",\"name\":\"read\",\"arguments\":{\"path\":\"a\"}}"
+		"\"toolu_01:x\",\"name\":\"read\","
+		"\"arguments\":{\"path\":\"a\"}}"
 		"],\"api\":\"anthropic-messages\",\"provider\":\"anthropic\","
 		"\"model\":\"claude\",\"stopReason\":\"toolUse\"}",
 		"{\"role\":\"toolResult\",\"toolCallId\":\"toolu_01:x\","
-		"\"toolName\":\"read\",\"content\":[{\"type\":\"text\",\"text\":"
+		"\"toolName\":\"read\",\"content\":[{\"type\":\"text\","
+		"\"text\":"
 		"\"data\"}],\"isError\":false}",
-		"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":"
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\","
+		"\"text\":"
 		"\"broken\"}],\"api\":\"openai-responses\",\"stopReason\":"
 		"\"error\"}",
 		"{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\","
 		"\"id\":\"call_9|fc_9\",\"name\":\"ls\",\"arguments\":{}}],"
-		"\"api\":\"openai-responses\",\"provider\":\"openai\",\"model\":"
+		"\"api\":\"openai-responses\",\"provider\":\"openai\","
+		"\"model\":"
 		"\"gpt-6.1-sol\",\"stopReason\":\"toolUse\"}",
 		"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":"
 		"\"see\"},{\"type\":\"image\",\"data\":\"QUJD\",\"mimeType\":"
@@ -521,7 +534,8 @@ testforeign(void)
 	  rhas(&j, "input.3.content.0.text", "look"),
 	  "another API's thinking goes back as text");
 	T(rhas(&j, "input.4.type", "function_call") &&
-	  rhas(&j, "input.4.call_id", "toolu_01_x") && rat(&j, "input.4.id") < 0,
+	  rhas(&j, "input.4.call_id", "toolu_01_x") &&
+	  rat(&j, "input.4.id") < 0,
 	  "another API's call: its id made safe, no item id");
 	T(rhas(&j, "input.5.call_id", "toolu_01_x") &&
 	  rhas(&j, "input.5.output", "data"), "its result maps the same");
@@ -532,7 +546,8 @@ testforeign(void)
 	  rhas(&j, "input.7.output", "No result provided"),
 	  "a failed answer is left out; a call without result gets one");
 	T(rhas(&j, "input.8.content.1.type", "input_image") &&
-	  rhas(&j, "input.8.content.1.image_url", "data:image/png;base64,QUJD"),
+	  rhas(&j, "input.8.content.1.image_url",
+	       "data:image/png;base64,QUJD"),
 	  "an image as input_image, a data URL");
 	T(rhas(&j, "reasoning.effort", "high"), "xhigh is high for THEFFORT");
 	jsonfree(&j);
