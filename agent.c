@@ -28,8 +28,7 @@ typedef struct {
 	long maxout;		/* output tokens asked for */
 	const char *maxfield;	/* the request field naming maxout */
 	const char *thinking;	/* default thinking level */
-	int think;		/* how it takes one: THNONE ... THBUDGET */
-	const char *adaptive;	/* models that think adaptively: Wirereq */
+	int think;		/* how it takes one: THNONE, ... */
 	int images;		/* its models take images */
 } Provider;
 
@@ -94,6 +93,40 @@ typedef struct Agent {
 static int compact(Agent *a, const char *why, const char *focus);
 static long contexttokens(const Agent *a);
 static long reserve(const Agent *a);
+
+/* What config.h's models[] says of the model, or NULL. */
+static const Model *
+modelof(const Agent *a)
+{
+	return wiremodel(models, LEN(models), a->model);
+}
+
+/* The model's context window, and the output tokens asked for: its
+ * own, or the provider's. */
+static long
+window(const Agent *a)
+{
+	const Model *m = modelof(a);
+
+	return m && m->context > 0 ? m->context : a->prov->context;
+}
+
+static long
+outlimit(const Agent *a)
+{
+	const Model *m = modelof(a);
+
+	return m && m->maxout > 0 ? m->maxout : a->prov->maxout;
+}
+
+/* The model's tokens for one estimated token of text (sesstokens'). */
+static double
+tokens(const Agent *a)
+{
+	const Model *m = modelof(a);
+
+	return m && m->tokens > 0 ? m->tokens : 1;
+}
 
 static volatile sig_atomic_t intr;	/* SIGINT came: stop the turn */
 static volatile sig_atomic_t toolpg;	/* the running bash group, or 0 */
@@ -416,23 +449,12 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 	Buf auth = { 0 }, url = { 0 };
 	Wirebody body;
 	const char *headers[6];
-	int attempt, rc, n = 0;
+	int attempt, rc, n;
 	long delay;
 
 	wirespans(q, &body);
-	bufaddf(&url, "%s/%s", a->url, wirepath(a->prov->wire));
-	if (a->prov->wire == ANTHROPIC) {
-		if (a->key)
-			bufaddf(&auth, "x-api-key: %s", a->key);
-		headers[n++] = "anthropic-version: 2023-06-01";
-		if (wirebeta(q))
-			headers[n++] = wirebeta(q);
-	} else {
-		if (a->key)
-			bufaddf(&auth, "Authorization: Bearer %s", a->key);
-	}
-	if (a->key)
-		headers[n++] = auth.p;
+	bufaddf(&url, "%s%s", a->url, wirepath(q));
+	n = wireheaders(q, a->key, &auth, headers);
 	headers[n++] = "Content-Type: application/json";
 	headers[n++] = "Accept: text/event-stream";
 	headers[n] = NULL;
@@ -498,11 +520,12 @@ request(Agent *a, Wirereq *q)
 	q->forms = a->msgs.form;
 	q->tools = a->offer;
 	q->ntools = a->noffer;
-	q->maxout = a->prov->maxout;
+	q->maxout = outlimit(a);
 	q->maxfield = a->prov->maxfield;
 	q->level = a->level;
 	q->think = a->prov->think;
-	q->adaptive = a->prov->adaptive;
+	q->thinkas = modelof(a) ? modelof(a)->thinking : TKADAPTIVE;
+	q->cachehour = cachehour;
 	q->images = a->prov->images;
 	/* the same key for a session's requests: they hit one cache */
 	bufreset(&a->sid);
@@ -649,7 +672,7 @@ runcall(Agent *a, Wirecall *c)
 		guardafter(&a->guard, tools[ti].name, &j, &res, iserr);
 	emitcall(&a->ev, c, "tool_execution_end", NULL, &res, &a->tenv.image,
 	         iserr);
-	record(a, wireresult(&c->id, &c->name, &res, iserr, &a->tenv.image));
+	record(a, sessresult(&c->id, &c->name, &res, iserr, &a->tenv.image));
 	bufreset(&a->tenv.image);
 	emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
 	jsonfree(&j);
@@ -706,9 +729,9 @@ turn(Agent *a, const char *text, size_t len)
 	notelevel(a);
 	emit(&a->ev, "agent_start", NULL);
 	if (autocompact && a->msgs.n &&
-	    contexttokens(a) > a->prov->context - reserve(a))
+	    contexttokens(a) > window(a) - reserve(a))
 		compact(a, "threshold", NULL);
-	record(a, wireuser(text, len, &a->attach));
+	record(a, sessuser(text, len, &a->attach));
 	buffree(&a->attach);
 	for (round = 0; round < maxrounds; round++) {
 		emit(&a->ev, "turn_start", NULL);
@@ -716,7 +739,7 @@ turn(Agent *a, const char *text, size_t len)
 			emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
 		/* -r: a message sent while the agent works, as pi's */
 		if (a->rpc && (s = rpctake(a->rpc, follow))) {
-			record(a, wireuser(s, strlen(s), NULL));
+			record(a, sessuser(s, strlen(s), NULL));
 			emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
 			free(s);
 		}
@@ -764,9 +787,6 @@ turn(Agent *a, const char *text, size_t len)
 			} else if (r.w.cut) {
 				warn("the answer was cut short: %s",
 				     r.w.finish);
-				rc = 1;
-			} else if (!strcmp(r.w.finish, "refusal")) {
-				warn("the model refused to answer");
 				rc = 1;
 			}
 			emit(&a->ev, "turn_end", NULL);
@@ -858,7 +878,7 @@ setlevel(Agent *a, const char *name)
 
 	if (l < 0) {
 		warn("no thinking level %s: off, minimal, low, medium, "
-		     "high or xhigh", name);
+		     "high, xhigh or max", name);
 		return -1;
 	}
 	if (l != TOFF && a->prov->think == THNONE)
@@ -991,7 +1011,7 @@ summaryjson(const char *intro, const char *text, const char *outro)
 	bufadds(&t, intro);
 	bufadds(&t, text);
 	bufadds(&t, outro);
-	json = wireuser(t.p, t.len, NULL);
+	json = sessuser(t.p, t.len, NULL);
 	buffree(&t);
 	return json;
 }
@@ -1018,7 +1038,7 @@ entrymsg(Agent *a, const Entry *e)
 		return;
 	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0 &&
 	    jsoneq(&j, jsonget(&j, k, "role"), "bashExecution")) {
-		if ((v = wirebash(&j, k)))
+		if ((v = sessbash(&j, k)))
 			msgadd(&a->msgs, v);
 	} else if (!strcmp(e->type, "message") && k >= 0) {
 		jsonraw(&b, &j, k);
@@ -1031,7 +1051,7 @@ entrymsg(Agent *a, const Entry *e)
 		free(v);
 	} else if (!strcmp(e->type, "custom_message")) {
 		wiretext(&b, &j, jsonget(&j, 0, "content"));
-		msgadd(&a->msgs, wireuser(bstr(&b), b.len, NULL));
+		msgadd(&a->msgs, sessuser(bstr(&b), b.len, NULL));
 	} else if (!strcmp(e->type, "thinking_level_change")) {
 		v = jsonstr(&j, jsonget(&j, 0, "thinkingLevel"));
 		if (!a->levelset && wirelevel(v) >= 0)
@@ -1096,13 +1116,13 @@ loadcontext(Agent *a)
 static long
 reserve(const Agent *a)
 {
-	return MAX(reservetokens, a->prov->maxout);
+	return MAX(reservetokens, outlimit(a));
 }
 
 static long
 keepbudget(const Agent *a)
 {
-	return MIN(keeptokens, MAX(a->prov->context - reserve(a), 0) / 2);
+	return MIN(keeptokens, MAX(window(a) - reserve(a), 0) / 2);
 }
 
 /* The tokens the context holds: the usage of the last answer, and an
@@ -1131,7 +1151,7 @@ contexttokens(const Agent *a)
 		if (got < 0)
 			tail += sesstokens(a->msgs.v[i]);
 	}
-	return (got < 0 ? 0 : got) + tail;
+	return (got < 0 ? 0 : got) + (long)(tail * tokens(a));
 }
 
 /* Ask the model for a summary of conv, silently, with the summariser's
@@ -1156,7 +1176,7 @@ summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
 	bufadds(&p, summaryask);
 	if (focus && *focus)
 		bufaddf(&p, "\n\nAdditional focus: %s", focus);
-	msg = wireuser(p.p, p.len, NULL);
+	msg = sessuser(p.p, p.len, NULL);
 	request(a, &q);
 	q.system = summaryprompt;
 	q.msgs = &msg;
@@ -1187,17 +1207,18 @@ compact(Agent *a, const char *why, const char *focus)
 	const Entry **path;
 	long n, k, cut, last;
 	long before = contexttokens(a);
-	size_t from;
+	size_t from, room;
 	Buf conv = { 0 }, sum = { 0 }, f = { 0 };
 	char *prev = NULL, *firstkept = NULL;
 	int rc = -1;
 
 	n = (long)sesscontext(&a->sess, &path);
 	last = sesscompaction(path, n, &from, &prev);
-	cut = sesscut(path, n, from, keepbudget(a));
+	/* what is kept is counted in the model's tokens */
+	cut = sesscut(path, n, from, (long)(keepbudget(a) / tokens(a)));
 	for (k = (long)from; k < cut; k++)
 		if (k != last && sessincontext(path[k]))
-			wireserialize(&conv, path[k]->type, path[k]->line,
+			sessserialize(&conv, path[k]->type, path[k]->line,
 			              maxresultsummary);
 	if (cut < 0 || !conv.len) {
 		if (!a->ev.quiet)
@@ -1205,8 +1226,9 @@ compact(Agent *a, const char *why, const char *focus)
 		goto done;
 	}
 	/* the summariser's window is the model's: the oldest part goes */
-	if (conv.len > (size_t)(a->prov->context - reserve(a)) * 3) {
-		k = conv.len - (a->prov->context - reserve(a)) * 3;
+	room = (size_t)(MAX(window(a) - reserve(a), 0) * 3 / tokens(a));
+	if (conv.len > room) {
+		k = conv.len - room;
 		bufreset(&sum);
 		bufadds(&sum, "[... the oldest part of the conversation left out]\n");
 		bufadd(&sum, conv.p + k, conv.len - k);
@@ -1258,8 +1280,8 @@ rpcmode(Agent *a)
 {
 	Rpc r = { .provider = a->prov->name, .model = &a->model,
 	          .level = &a->level,
-	          .wire = a->prov->wire, .context = a->prov->context,
-	          .maxout = a->prov->maxout, .autocompact = autocompact,
+	          .wire = a->prov->wire, .context = window(a),
+	          .maxout = outlimit(a), .autocompact = autocompact,
 	          .sess = &a->sess, .msgs = &a->msgs.v, .nmsgs = &a->msgs.n,
 	          .tenv = &a->tenv, .intr = &intr, .quit = &quitsig, .out = 1 };
 	Rpccmd c;

@@ -218,11 +218,28 @@ enum { OPENAI, ANTHROPIC, RESPONSES };	/* chat completions, messages,
 					 * OpenAI's Responses */
 
 /* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
- * provider is asked for them: OpenAI's reasoning_effort (xhigh sent as
- * high, or as it is), OpenRouter's reasoning object, Anthropic's thinking
- * (a budget, or adaptive for the models that take that). */
-enum { TOFF, TMINIMAL, TLOW, TMEDIUM, THIGH, TXHIGH };
-enum { THNONE, THEFFORT, THXHIGH, THROUTER, THBUDGET };
+ * provider is asked for them: OpenAI's reasoning_effort (xhigh and max
+ * sent as high, or as xhigh), OpenRouter's reasoning object, Anthropic's
+ * thinking (as the model takes it: TK* below). */
+enum { TOFF, TMINIMAL, TLOW, TMEDIUM, THIGH, TXHIGH, TMAX };
+enum { THNONE, THEFFORT, THXHIGH, THROUTER, THANTHROPIC };
+
+/* How an Anthropic model takes thinking: adaptive with an effort of low
+ * to max (what a model not in config.h's table gets), or low to high;
+ * on a budget of tokens; adaptive even when the request says nothing;
+ * always, refusing to be told otherwise. */
+enum { TKADAPTIVE, TKHIGH, TKBUDGET, TKOMITTED, TKALWAYS };
+
+/* What agent knows of a model, by a part of its name: config.h's
+ * models[]. */
+typedef struct {
+	const char *part;	/* '.' and '-' alike */
+	long context;		/* its window in tokens; 0: the provider's */
+	long maxout;		/* output tokens asked for; 0: likewise */
+	int thinking;		/* Anthropic: TKADAPTIVE ... TKALWAYS */
+	double tokens;		/* its tokens for the text of one of
+				 * agent's estimated tokens (4 bytes) */
+} Model;
 
 /* A stored message's wire form, made once and kept for the requests
  * after; wire.c makes and reads it. */
@@ -250,6 +267,8 @@ typedef struct {
 	char *result;		/* the call a result answers */
 	char *imgs;		/* OpenAI: a result's images, as parts */
 	size_t imglen;
+	size_t mark;		/* OpenAI: where its content, a string, is
+				 * in text (a cache mark may wrap it); 0 */
 } Wireform;
 
 /* A request body in pieces: the big forms are sent from where they are
@@ -276,11 +295,10 @@ typedef struct {
 	int ntools;
 	long maxout;
 	const char *maxfield;	/* OpenAI: the field naming maxout */
-	int level;		/* TOFF ... TXHIGH */
-	int think;		/* THNONE ... THBUDGET */
-	const char *adaptive;	/* Anthropic: the models that think
-				 * adaptively, by parts of their names,
-				 * comma-separated; or NULL */
+	int level;		/* TOFF ... TMAX */
+	int think;		/* THNONE ... THANTHROPIC */
+	int thinkas;		/* Anthropic: TKADAPTIVE ... TKALWAYS */
+	int cachehour;		/* cache marks live an hour, not 5 min */
 	int images;		/* the model takes images: else a note */
 	const char *cachekey;	/* Responses: the prompt_cache_key (the
 				 * session's id), or NULL */
@@ -352,10 +370,15 @@ typedef struct {
 
 int wirelevel(const char *name);
 const char *wirelevelname(int level);
+const Model *wiremodel(const Model *m, size_t n, const char *model);
 void wirebody(const Wirereq *q, Buf *b);
 void wirespans(const Wirereq *q, Wirebody *wb);
 void wirebodyfree(Wirebody *wb);
 const char *wirebeta(const Wirereq *q);
+const char *wireapi(int wire);
+const char *wirepath(const Wirereq *q);
+int wireheaders(const Wirereq *q, const char *key, Buf *auth,
+                const char **h);
 void wireformfree(Wireform *f);
 void wireinit(Wire *w, int wire, Wirefn fn, void *arg);
 int wireevent(void *w, const char *event, const char *data, size_t len);
@@ -363,19 +386,11 @@ int wirecomplete(const Wire *w);
 char *wiremessage(const Wire *w, const char *provider, const char *model,
                   const char *stop);
 void wirefree(Wire *w);
-char *wireuser(const char *text, size_t len, const Buf *more);
-char *wireresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-                 const Buf *more);
-char *wirebash(const Json *j, int m);
 const Price *wireprice(const Price *p, size_t n, const char *model);
 double wirecost(const Wire *w, double c[4]);
 void wiretext(Buf *b, const Json *j, int content);
-void wireserialize(Buf *b, const char *type, const char *line,
-                   size_t maxresult);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
-const char *wireapi(int wire);
-const char *wirepath(int wire);
 
 /* wire.c, for the wires: the stream's pieces, passed on and kept */
 int wiredelta(Wire *w, int kind, const char *p, size_t n);
@@ -387,11 +402,14 @@ void wiresetstr(Buf *b, const Json *j, int i);
 Wirecall *wirecallat(Wire *w, int idx);
 int wirebadevent(Wire *w, const char *data, size_t len);
 int wirecount(const Json *j, int i, long long *out);
+void wirestorecall(Buf *b, const Wirecall *c);
+void wirestorethink(Buf *b, const char *p, size_t n, const Buf *sig);
 /* and the request: stored messages' forms, the body from them */
 int wirethinks(const Wirereq *q);
+void wirecache(const Wirereq *q, Buf *b);
 int wireanswered(const Json *j);
 void wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
-               const char *close);
+               const char *close, int mark);
 void wireformcall(Wireform *f, char *id);
 int wireidchar(int c);
 int wirehasimage(const Json *j, int content);
@@ -420,11 +438,13 @@ int anthropicevent(Wire *w, const char *data, size_t len);
 void anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
 void anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
 const char *anthropicbeta(const Wirereq *q);
+int anthropicstore(Buf *b, const Wire *w);
 
 /* responses.c: OpenAI's Responses */
 int respevent(Wire *w, const char *data, size_t len);
 void respform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
 void respbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
+int respstore(Buf *b, const Wire *w);
 
 /* session.c: the JSONL session file, pi's format version 3 */
 typedef struct {
@@ -477,6 +497,12 @@ long sesscompaction(const Entry **path, size_t n, size_t *from,
 int sessincontext(const Entry *e);
 long sesscut(const Entry **path, size_t n, size_t from, long keep);
 long sesstokens(const char *json);
+char *sessuser(const char *text, size_t len, const Buf *more);
+char *sessresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+                 const Buf *more);
+char *sessbash(const Json *j, int m);
+void sessserialize(Buf *b, const char *type, const char *line,
+                   size_t maxresult);
 char *sessmodel(const Entry **path, size_t n, const char *provider);
 double sessusage(Session *s, long long tok[4]);
 void sessfree(Session *s);

@@ -110,20 +110,48 @@ anthropicdelta(Wire *w, const Json *j, int block)
 	return rc;
 }
 
+/* A stop that is a failure, said in w->err: a refusal (HTTP 200, its
+ * category in stop_details), or an answer that filled the context
+ * window.  The answer then ends as an error, as pi ends it. */
+static void
+anthropicfailed(Wire *w, const Json *j, int d, int v)
+{
+	int sd = jsonget(j, d, "stop_details"), c;
+
+	if (sd < 0)
+		sd = jsonget(j, 0, "stop_details");
+	c = jsonget(j, sd, "category");
+	if (jsoneq(j, v, "refusal")) {
+		bufadds(&w->err, "the model refused to answer");
+		if (c >= 0 && j->t[c].type == JSTR) {
+			bufadds(&w->err, " (");
+			jsonstrbuf(j, c, &w->err);
+			bufadds(&w->err, ")");
+		}
+	} else {
+		bufadds(&w->err, "the answer filled the model's context "
+		        "window (model_context_window_exceeded)");
+	}
+}
+
 /* The stop reason, in OpenAI's words (finish_reason). */
 static void
 anthropicstop(Wire *w, const Json *j)
 {
 	int d = jsonget(j, 0, "delta"), v = jsonget(j, d, "stop_reason");
 
-	if (jsoneq(j, v, "tool_use"))
+	if (jsoneq(j, v, "tool_use")) {
 		snprintf(w->finish, sizeof(w->finish), "tool_calls");
-	else if (jsoneq(j, v, "max_tokens"))
+	} else if (jsoneq(j, v, "max_tokens")) {
 		snprintf(w->finish, sizeof(w->finish), "length");
-	else if (jsoneq(j, v, "refusal"))
-		snprintf(w->finish, sizeof(w->finish), "refusal");
-	else if (v >= 0 && !jsonisnull(j, v))
+	} else if (jsoneq(j, v, "refusal") ||
+	           jsoneq(j, v, "model_context_window_exceeded")) {
+		snprintf(w->finish, sizeof(w->finish), "error");
+		if (!w->err.len)
+			anthropicfailed(w, j, d, v);
+	} else if (v >= 0 && !jsonisnull(j, v)) {
 		snprintf(w->finish, sizeof(w->finish), "stop");
+	}
 	if ((v = jsonget(j, 0, "usage")) >= 0)
 		anthropicusage(w, j, v);
 }
@@ -166,58 +194,117 @@ anthropicevent(Wire *w, const char *data, size_t len)
 	return 0;
 }
 
-/* The request */
+/* The answer, as pi stores it */
 
-/* pi's thinking budgets in tokens, by level (xhigh as high) */
-static const long budgets[] = { 0, 1024, 2048, 8192, 16384, 16384 };
-
-/* Whether the model thinks adaptively: it has a part of its name in
- * q->adaptive (pi: Opus and Sonnet 4.6 and later take only that). */
+/* Whether the parts hold every byte of text and thinking: a stream
+ * whose deltas came outside a block is stored merged instead. */
 static int
-anthropicadaptive(const Wirereq *q)
+anthropicwhole(const Wire *w)
 {
-	const char *p = q->adaptive, *m;
-	size_t n;
+	size_t text = 0, think = 0;
+	int i;
 
-	for (; p && *p; p += n + (p[n] == ',')) {
-		n = strcspn(p, ",");
-		for (m = q->model; n && *m; m++)
-			if (!strncmp(m, p, n))
-				return 1;
+	for (i = 0; i < w->nparts; i++)
+		if (w->parts[i].kind == WTEXT)
+			text += w->parts[i].to - w->parts[i].from;
+		else if (w->parts[i].kind == WTHINK)
+			think += w->parts[i].to - w->parts[i].from;
+	return w->nparts && text == w->text.len && think == w->think.len;
+}
+
+/* Anthropic's blocks one by one, in order, as pi stores them: redacted
+ * thinking as thinking marked redacted, its data as the signature; -1
+ * when the parts do not hold them all. */
+int
+anthropicstore(Buf *b, const Wire *w)
+{
+	const Wirepart *p;
+	int i, n = 0;
+
+	if (!anthropicwhole(w))
+		return -1;
+	for (i = 0; i < w->nparts; i++) {
+		p = &w->parts[i];
+		/* thinking with no text but its signature is kept */
+		if ((p->kind == WTEXT && p->to == p->from) ||
+		    (p->kind == WTHINK && p->to == p->from && !p->sig.len) ||
+		    (p->kind == WREDACTED && p->lost))
+			continue;
+		bufadds(b, n++ ? "," : "");
+		if (p->kind == WTEXT) {
+			bufadds(b, "{\"type\":\"text\",\"text\":");
+			jsonesc(b, w->text.p + p->from, p->to - p->from);
+			bufadds(b, "}");
+		} else if (p->kind == WTHINK) {
+			wirestorethink(b, bstr(&w->think) + p->from,
+			               p->to - p->from, &p->sig);
+		} else if (p->kind == WREDACTED) {
+			bufadds(b, "{\"type\":\"thinking\",\"thinking\":"
+			        "\"[Reasoning redacted]\","
+			        "\"thinkingSignature\":");
+			jsonesc(b, bstr(&p->sig), p->sig.len);
+			bufadds(b, ",\"redacted\":true}");
+		} else {
+			wirestorecall(b, &w->calls[p->call]);
+		}
 	}
 	return 0;
 }
 
+/* The request */
+
+/* pi's thinking budgets in tokens, by level (xhigh and max as high) */
+static const long budgets[] = { 0, 1024, 2048, 8192, 16384, 16384, 16384 };
+
+/* Whether the model thinks on a budget of tokens (the older ones). */
+static int
+anthropicbudget(const Wirereq *q)
+{
+	return wirethinks(q) && q->thinkas == TKBUDGET;
+}
+
 /* The header pi adds when a model that thinks on a budget is offered
- * tools: thinking between the calls. */
+ * tools: thinking between the calls.  Adaptive thinking interleaves of
+ * itself: it gets no beta header at all. */
 const char *
 anthropicbeta(const Wirereq *q)
 {
-	if (!wirethinks(q) || anthropicadaptive(q) || !q->ntools)
+	if (!anthropicbudget(q) || !q->ntools)
 		return NULL;
 	return "anthropic-beta: interleaved-thinking-2025-05-14";
 }
 
-/* Anthropic's thinking: adaptive with an effort, or a budget that
- * max_tokens holds on top of the answer.  Temperature, which thinking
- * refuses, is never sent. */
+/* Anthropic's thinking, as the model takes it (models-now.md, late
+ * 2026): adaptive, the levels as efforts (minimal as low; xhigh and max
+ * as high on the models that take no more); or, on the older models, a
+ * budget that max_tokens holds on top of the answer.  Off sends nothing,
+ * but "disabled" to a model that thinks unless told, and nothing to one
+ * that always thinks (disabled is a 400 there).  No sampling parameter
+ * is ever sent: thinking refuses them, the newest models refuse any. */
 static void
 anthropicthink(const Wirereq *q, Buf *b)
 {
-	static const char *effort[] = {
-		"low", "low", "low", "medium", "high", "high"
+	static const char *const effort[] = {
+		"", "low", "low", "medium", "high", "xhigh", "max"
 	};
+	int l = q->level;
 
-	if (!wirethinks(q))
+	if (!wirethinks(q)) {
+		if (q->thinkas == TKOMITTED)
+			bufadds(b, ",\"thinking\":{\"type\":\"disabled\"}");
 		return;
-	if (anthropicadaptive(q))
-		bufaddf(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
-		        "\"summarized\"},\"output_config\":{\"effort\":"
-		        "\"%s\"}", effort[q->level]);
-	else
+	}
+	if (anthropicbudget(q)) {
 		bufaddf(b, ",\"thinking\":{\"type\":\"enabled\","
 		        "\"budget_tokens\":%ld,\"display\":\"summarized\"}",
-		        budgets[q->level]);
+		        budgets[l]);
+		return;
+	}
+	if (q->thinkas == TKHIGH && l > THIGH)
+		l = THIGH;
+	bufaddf(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
+	        "\"summarized\"},\"output_config\":{\"effort\":\"%s\"}",
+	        effort[l]);
 }
 
 /* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
@@ -283,12 +370,16 @@ anthropicthought(Buf *b, const Json *j, int blk, int mine)
 		bufadds(b, "}");
 		return;
 	}
-	if (wireblank(j, v))
+	/* an empty one with its signature (display omitted) goes back too */
+	if (wireblank(j, v) && (!mine || wireblank(j, sig)))
 		return;
 	bufadds(b, b->len ? "," : "");
 	if (mine && !wireblank(j, sig)) {
 		bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
-		jsonraw(b, j, v);
+		if (v >= 0 && j->t[v].type == JSTR)
+			jsonraw(b, j, v);
+		else
+			bufadds(b, "\"\"");
 		bufadds(b, ",\"signature\":");
 		jsonraw(b, j, sig);
 	} else {
@@ -483,7 +574,6 @@ anthropicowed(Anthropic *a)
 void
 anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 {
-	static const char cache[] = ",\"cache_control\":{\"type\":\"ephemeral\"}";
 	Buf msgs = { 0 };
 	Anthropic a = { 0 };
 	size_t i;
@@ -513,19 +603,19 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	bufadds(b, "{\"model\":");
 	jsonescs(b, q->model);
 	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout +
-	        (wirethinks(q) && !anthropicadaptive(q) ?
-	         budgets[q->level] : 0));
+	        (anthropicbudget(q) ? budgets[q->level] : 0));
 	anthropicthink(q, b);
-	/* the prompt is cached, and the conversation up to its last turn */
+	/* as pi marks them: the prompt, the tools, and the conversation up
+	 * to its last user block are cached */
 	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");
 	jsonescs(b, q->system);
-	bufadds(b, cache);
+	wirecache(q, b);
 	bufadds(b, "}]");
-	wiretools(q, b, "{", "input_schema", "}");
+	wiretools(q, b, "{", "input_schema", "}", 1);
 	bufadds(b, ",\"messages\":[");
 	if (a.cachepos) {
 		bufadd(b, msgs.p, a.cachepos);
-		bufadds(b, cache);
+		wirecache(q, b);
 		bufadd(b, msgs.p + a.cachepos, msgs.len - a.cachepos);
 	} else {
 		bufadd(b, bstr(&msgs), msgs.len);

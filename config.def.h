@@ -14,43 +14,111 @@
  * key (AGENT_API_KEY is still sent if set).  The max tokens field is
  * chat completions' alone: RESPONSES sends max_output_tokens.  The
  * openai-chat row is OpenAI's chat completions, for the older models and
- * the proxies that speak only that.
+ * the proxies that speak only that.  The context window and the
+ * output tokens asked for are the row's, for a model models[] below has
+ * no figure for.
  *
  * Thinking: the default level (AGENT_THINKING or -T picks another: off,
- * minimal, low, medium, high, xhigh), and how the provider takes one:
- * THEFFORT, OpenAI's reasoning_effort with xhigh sent as high; THXHIGH,
- * the same with xhigh as it is; THROUTER, OpenRouter's reasoning object;
- * THBUDGET, Anthropic's thinking with a budget of tokens, or adaptive
- * thinking for the models named (by parts of their names) in the next
- * column; THNONE, not at all.
+ * minimal, low, medium, high, xhigh, max), and how the provider takes
+ * one: THEFFORT, OpenAI's reasoning_effort with xhigh and max sent as
+ * high; THXHIGH, the same with them sent as xhigh; THROUTER,
+ * OpenRouter's reasoning object (xhigh and max as high), and on Claude
+ * models cache marks as pi sends them; THANTHROPIC, Anthropic's
+ * thinking, as models[] says the model takes it; THNONE, not at all.
  *
  * images: 1 if its models take images (read's, -i's); with 0 they get
  * a note in the image's place.
+ *
+ * The defaults and their figures: models-now.md, late 2026.  GPT-6's
+ * window and output limit are in none of its sources: GPT-5's are kept.
  */
 static const Provider providers[] = {
-	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  adaptive  images */
-	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5-mini",               400000,  32000,  "max_completion_tokens", "off", THEFFORT, NULL, 1 },
-	{ "openai-chat", OPENAI, "https://api.openai.com/v1",      "OPENAI_API_KEY",      "gpt-5-mini",               400000,  32000,  "max_completion_tokens", "off", THEFFORT, NULL, 1 },
-	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-4-5",        200000,  32000,  NULL,                    "off", THBUDGET,
-	  "opus-4-6,opus-4.6,opus-4-7,opus-4.7,sonnet-4-6,sonnet-4.6", 1 },
-	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-4.5", 200000, 32000, "max_tokens",           "off", THROUTER, NULL, 1 },
-	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   NULL, 0 },
-	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, NULL, 0 },
-	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   NULL, 0 },
-	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, NULL, 0 },
-	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   NULL, 0 },
-	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, NULL, 0 },
+	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images */
+	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1 },
+	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1 },
+	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-5",          1000000, 128000, NULL,                    "off", THANTHROPIC, 1 },
+	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-5", 1000000, 128000, "max_tokens",          "off", THROUTER, 1 },
+	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   0 },
+	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, 0 },
+	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   0 },
+	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, 0 },
+	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   0 },
+	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, 0 },
 };
+
+/*
+ * Models, by a part of the name as sent (the first row whose part is in
+ * it; '.' and '-' alike, so that OpenRouter's anthropic/claude-opus-4.7
+ * is claude-opus-4-7): the context window and output tokens asked for
+ * (0: the provider row's), how Anthropic's API takes its thinking, and
+ * tokens, how many of its tokens the text of one of agent's estimated
+ * tokens (4 bytes) makes: compaction is set off by that estimate for
+ * what came after the last answer's usage, and keeps its keeptokens so.
+ *
+ * thinking (THANTHROPIC rows alone; -T off sends no thinking field but
+ * where said):
+ *   TKADAPTIVE  adaptive, -T minimal and low as effort low, medium,
+ *               high, xhigh, max as they are
+ *   TKHIGH      the same, xhigh and max as high
+ *   TKBUDGET    budget_tokens (pi's: 1024 to 16384, xhigh and max as
+ *               high) on top of max_tokens, and the interleaved-thinking
+ *               beta header with tools
+ *   TKOMITTED   TKADAPTIVE, and off sends thinking disabled: the model
+ *               thinks when the field is left out
+ *   TKALWAYS    TKADAPTIVE, and off sends no field: the model always
+ *               thinks and refuses disabled
+ * A model in no row is TKADAPTIVE, its tokens 1: the last row makes
+ * next year's Claude adaptive, on the new tokenizer.
+ *
+ * From models-now.md (Anthropic's guide in Claude Code 2.1, late 2026):
+ * 1M windows but Haiku's 200K, 128K output streamed, the thinking each
+ * takes, ~30% more tokens for the same text on Opus 4.7 and later and
+ * Sonnet 5 (Fable 5's is not said: taken as theirs).  A budget goes on
+ * top of max out, so a budget model's max out leaves it room within its
+ * output limit (64K; Opus 4.1 and 4's 32K, Anthropic's pages of 2025).
+ * The older models' windows are this file's of late 2025.
+ */
+static const Model models[] = {
+	/* name part            context  max out  thinking     tokens */
+	{ "claude-fable-5",     1000000, 128000,  TKALWAYS,    1.3 },
+	{ "claude-sonnet-5",    1000000, 128000,  TKOMITTED,   1.3 },
+	{ "claude-opus-4-8",    1000000, 128000,  TKADAPTIVE,  1.3 },
+	{ "claude-opus-4-7",    1000000, 128000,  TKADAPTIVE,  1.3 },
+	{ "claude-opus-4-6",    1000000, 128000,  TKHIGH,      1 },
+	{ "claude-sonnet-4-6",  1000000, 128000,  TKHIGH,      1 },
+	{ "claude-haiku-4-5",   200000,  32000,   TKBUDGET,    1 },
+	{ "claude-opus-4-5",    200000,  32000,   TKBUDGET,    1 },
+	{ "claude-sonnet-4-5",  200000,  32000,   TKBUDGET,    1 },
+	{ "claude-opus-4-1",    200000,  15000,   TKBUDGET,    1 },
+	{ "claude-opus-4-0",    200000,  15000,   TKBUDGET,    1 },
+	{ "claude-opus-4-2",    200000,  15000,   TKBUDGET,    1 },	/* 4-2025... */
+	{ "claude-sonnet-4-0",  200000,  32000,   TKBUDGET,    1 },
+	{ "claude-sonnet-4-2",  200000,  32000,   TKBUDGET,    1 },
+	{ "claude-3",           200000,  8192,    TKBUDGET,    1 },
+	{ "claude",             0,       0,       TKADAPTIVE,  1.3 },
+};
+
+/* 1: cache marks live an hour ("ttl":"1h"), not five minutes, on both
+ * Anthropic's wire and OpenRouter's Claude; a write then costs twice the
+ * input price, not 1.25 times (the prices below are the 5-minute ones). */
+static const int cachehour = 0;
 
 /*
  * Prices in dollars per million tokens, by the model's name as sent:
  * input (not from the cache), output, cache read, cache write.  The usage
  * line and each answer's usage.cost in the session come from them; a
- * model not here costs 0.  These are the providers' list prices of late
- * 2025: check your provider's page, they change.
+ * model not here costs 0.  The Claude 5 and 4.8 rows are models-now.md's
+ * (late 2026), cache reads and writes at Anthropic's 0.1 and 1.25 times
+ * the input price; GPT-6's are in none of its sources, so not here.  The
+ * rest are the providers' list prices of late 2025: check your
+ * provider's page, they change.
  */
 static const Price prices[] = {
 	/* model                          input  output  cache read  cache write */
+	{ "claude-fable-5",               10,    50,     1,          12.5 },
+	{ "claude-opus-4-8",              5,     25,     0.5,        6.25 },
+	{ "claude-sonnet-5",              3,     15,     0.3,        3.75 },
+	{ "anthropic/claude-sonnet-5",    3,     15,     0.3,        3.75 },
 	{ "gpt-5",                        1.25,  10,     0.125,      0 },
 	{ "gpt-5-mini",                   0.25,  2,      0.025,      0 },
 	{ "gpt-5-nano",                   0.05,  0.4,    0.005,      0 },

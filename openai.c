@@ -107,17 +107,17 @@ openaievent(Wire *w, const char *data, size_t len)
 	return rc;
 }
 
-/* OpenAI-compatible thinking fields: xhigh is high unless the provider
- * takes it. */
+/* OpenAI-compatible thinking fields: xhigh and max are high, or xhigh
+ * where the provider takes that. */
 static void
 openaithink(const Wirereq *q, Buf *b)
 {
 	int l = q->level;
 
-	if (!wirethinks(q) || q->think == THBUDGET)
+	if (!wirethinks(q) || q->think == THANTHROPIC)
 		return;
-	if (l == TXHIGH && q->think != THXHIGH)
-		l = THIGH;
+	if (l >= TXHIGH)
+		l = q->think == THXHIGH ? TXHIGH : THIGH;
 	if (q->think == THROUTER)
 		bufaddf(b, ",\"reasoning\":{\"effort\":\"%s\"}",
 		        wirelevelname(l));
@@ -313,6 +313,7 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 		openaiparts(b, j, content, q->images);
 	} else if (jsoneq(j, role, "user")) {
 		bufadds(b, ",{\"role\":\"user\",\"content\":");
+		f->mark = b->len;
 		if (!wirerefer(f, b, j, content)) {
 			wiretext(&text, j, content);
 			jsonesc(b, bstr(&text), text.len);
@@ -325,6 +326,7 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
 		openaiid(b, f->result ? f->result : "");
 		bufadds(b, ",\"content\":");
+		f->mark = b->len;
 		if (wirehasimage(j, content)) {
 			wiretext(&text, j, content);
 			openairesultimages(q, f, &text, j, content);
@@ -366,24 +368,68 @@ openaiattach(Buf *b, Buf *parts)
 	bufreset(parts);
 }
 
+/* Whether the request carries cache marks: OpenRouter passes them on to
+ * Claude models, which cache nothing without them (models-now.md). */
+static int
+openaimarks(const Wirereq *q)
+{
+	return q->think == THROUTER && strstr(q->model, "claude");
+}
+
+/* Form f with its content, a string, as a text part with a cache mark,
+ * as pi marks the last user block for OpenRouter's Claude. */
+static void
+openaimarked(const Wirereq *q, Buf *b, const Wireform *f)
+{
+	Buf t = { 0 };
+
+	wireputform(NULL, &t, f);
+	bufadd(b, t.p, f->mark);
+	bufadds(b, "[{\"type\":\"text\",\"text\":");
+	bufadd(b, t.p + f->mark, t.len - f->mark - 1);
+	wirecache(q, b);
+	bufadds(b, "}]}");
+	buffree(&t);
+}
+
+/* The system prompt, marked for the cache where it takes marks. */
+static void
+openaisystem(const Wirereq *q, Buf *b, int marks)
+{
+	bufadds(b, ",\"messages\":[{\"role\":\"system\",\"content\":");
+	if (marks)
+		bufadds(b, "[{\"type\":\"text\",\"text\":");
+	jsonescs(b, q->system);
+	if (marks) {
+		wirecache(q, b);
+		bufadds(b, "}]");
+	}
+	bufadds(b, "}");
+}
+
 void
 openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 {
 	Wireowed o = { 0 };
 	Buf imgs = { 0 };
-	size_t i;
+	size_t i, last = q->nmsgs;
+	int marks = openaimarks(q);
 
 	bufadds(b, "{\"model\":");
 	jsonescs(b, q->model);
-	bufadds(b, ",\"messages\":[{\"role\":\"system\",\"content\":");
-	jsonescs(b, q->system);
-	bufadds(b, "}");
+	openaisystem(q, b, marks);
+	for (i = 0; marks && i < q->nmsgs; i++)
+		if (f[i].mark && f[i].len)
+			last = i;
 	for (i = 0; i < q->nmsgs; i++) {
 		if (f[i].kind != WFRESULT && f[i].kind != WFNONE) {
 			openaiowed(b, &o);
 			openaiattach(b, &imgs);
 		}
-		wireputform(wb, b, &f[i]);
+		if (i == last)
+			openaimarked(q, b, &f[i]);
+		else
+			wireputform(wb, b, &f[i]);
 		wireowe(&o, &f[i]);
 		if (f[i].kind == WFRESULT)
 			wirepaid(&o, f[i].result);
@@ -400,7 +446,7 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	        q->maxout);
 	openaithink(q, b);
 	wiretools(q, b, "{\"type\":\"function\",\"function\":{",
-	         "parameters", "}}");
+	          "parameters", "}}", marks);
 	bufadds(b, "}");
 }
 

@@ -307,6 +307,48 @@ respevent(Wire *w, const char *data, size_t len)
 	return 0;
 }
 
+/* The answer as pi stores it: its parts in their order, the text's with
+ * textSignature; -1 when the parts do not hold every byte (deltas that
+ * came outside an item): stored merged. */
+int
+respstore(Buf *b, const Wire *w)
+{
+	const Wirepart *p;
+	size_t text = 0, think = 0;
+	int i, n = 0;
+
+	for (i = 0; i < w->nparts; i++)
+		if (w->parts[i].kind == WTEXT)
+			text += w->parts[i].to - w->parts[i].from;
+		else if (w->parts[i].kind == WTHINK)
+			think += w->parts[i].to - w->parts[i].from;
+	if (!w->nparts || text != w->text.len || think != w->think.len)
+		return -1;
+	for (i = 0; i < w->nparts; i++) {
+		p = &w->parts[i];
+		/* a reasoning item with no summary still goes back */
+		if ((p->kind == WTEXT && p->to == p->from) ||
+		    (p->kind == WTHINK && p->to == p->from && !p->sig.len))
+			continue;
+		bufadds(b, n++ ? "," : "");
+		if (p->kind == WTHINK) {
+			wirestorethink(b, bstr(&w->think) + p->from,
+			               p->to - p->from, &p->sig);
+		} else if (p->kind == WCALL) {
+			wirestorecall(b, &w->calls[p->call]);
+		} else {
+			bufadds(b, "{\"type\":\"text\",\"text\":");
+			jsonesc(b, w->text.p + p->from, p->to - p->from);
+			if (p->sig.len) {
+				bufadds(b, ",\"textSignature\":");
+				jsonesc(b, p->sig.p, p->sig.len);
+			}
+			bufaddc(b, '}');
+		}
+	}
+	return 0;
+}
+
 /* The request: the system prompt, then each stored message as input
  * items, as pi sends them (section 3 of the reference): a user's text
  * and images; an answer's reasoning items as they came, its texts as
@@ -568,7 +610,8 @@ respowed(Buf *b, Wireowed *o)
 	o->n = 0;
 }
 
-/* Reasoning effort: xhigh is high unless the provider takes it; with
+/* Reasoning effort: xhigh and max are high unless the provider takes
+ * xhigh; with
  * it, the summaries (the only thinking shown) and the encrypted
  * reasoning, to go back with the items since nothing is stored. */
 static void
@@ -578,8 +621,8 @@ respthink(const Wirereq *q, Buf *b)
 
 	if (!wirethinks(q))
 		return;
-	if (l == TXHIGH && q->think != THXHIGH)
-		l = THIGH;
+	if (l >= TXHIGH)
+		l = q->think == THXHIGH ? TXHIGH : THIGH;
 	bufaddf(b, ",\"reasoning\":{\"effort\":\"%s\",\"summary\":\"auto\"},"
 	        "\"include\":[\"reasoning.encrypted_content\"]",
 	        wirelevelname(l));
@@ -616,7 +659,7 @@ respbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	}
 	bufaddf(b, ",\"store\":false,\"max_output_tokens\":%ld", q->maxout);
 	wiretools(q, b, "{\"type\":\"function\",", "parameters",
-	          ",\"strict\":false}");
+	          ",\"strict\":false}", 0);
 	respthink(q, b);
 	bufaddc(b, '}');
 }

@@ -492,7 +492,7 @@ begin(Rpc *r, const char *line, Rpccmd *c)
 		respond(r, NULL, c->id, c->type, 0, NULL, "Model not found");
 	else if (!strcmp(c->type, "set_thinking_level") && !ok)
 		respond(r, NULL, c->id, c->type, 0, NULL, "Invalid thinking "
-		        "level: off, minimal, low, medium, high or xhigh");
+		        "level: off, minimal, low, medium, high, xhigh or max");
 	free(p);
 	free(m);
 	jsonfree(&j);

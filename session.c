@@ -1394,6 +1394,159 @@ cutpoint(const Entry *e)
 	return ok;
 }
 
+/* Messages as pi stores them */
+
+/* A user's message as pi stores it: the text, then more content blocks
+ * (each with its comma), or NULL. */
+char *
+sessuser(const char *text, size_t len, const Buf *more)
+{
+	Buf b = { 0 };
+
+	bufadds(&b, "{\"role\":\"user\",\"content\":[{\"type\":\"text\","
+	        "\"text\":");
+	jsonesc(&b, text, len);
+	bufaddc(&b, '}');
+	if (more)
+		bufadd(&b, bstr(more), more->len);
+	bufaddf(&b, "],\"timestamp\":%lld}", nowms());
+	return bufdetach(&b);
+}
+
+/* A tool's result as pi stores it: the call's id and name, the text,
+ * then more content blocks (an image read), or NULL. */
+char *
+sessresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+           const Buf *more)
+{
+	Buf b = { 0 };
+
+	bufadds(&b, "{\"role\":\"toolResult\",\"toolCallId\":");
+	jsonesc(&b, bstr(id), id->len);
+	bufadds(&b, ",\"toolName\":");
+	jsonesc(&b, bstr(name), name->len);
+	bufadds(&b, ",\"content\":[{\"type\":\"text\",\"text\":");
+	jsonesc(&b, bstr(text), text->len);
+	bufaddc(&b, '}');
+	if (more)
+		bufadd(&b, bstr(more), more->len);
+	bufaddf(&b, "],\"isError\":%s,\"timestamp\":%lld}",
+	        iserr ? "true" : "false", nowms());
+	return bufdetach(&b);
+}
+
+/* A command the user ran in pi (!cmd), message m of j, as pi shows it to
+ * the model: a user's message, or NULL when pi keeps it out. */
+char *
+sessbash(const Json *j, int m)
+{
+	Buf t = { 0 }, v = { 0 };
+	double code;
+	char *msg;
+	int no;
+
+	if (jsonbool(j, jsonget(j, m, "excludeFromContext"), &no) == 0 && no)
+		return NULL;
+	jsonstrbuf(j, jsonget(j, m, "command"), &v);
+	bufadds(&t, "Ran `");
+	bufadd(&t, bstr(&v), v.len);
+	bufadds(&t, "`\n```\n");
+	bufreset(&v);
+	jsonstrbuf(j, jsonget(j, m, "output"), &v);
+	bufadd(&t, bstr(&v), v.len);
+	bufadds(&t, v.len && v.p[v.len - 1] != '\n' ? "\n```" : "```");
+	if (jsonnum(j, jsonget(j, m, "exitCode"), &code) == 0 && code != 0 &&
+	    code > -1e9 && code < 1e9)
+		bufaddf(&t, "\n\nCommand exited with code %d", (int)code);
+	if (jsonbool(j, jsonget(j, m, "cancelled"), &no) == 0 && no)
+		bufadds(&t, "\n\n(command cancelled)");
+	msg = sessuser(bstr(&t), t.len, NULL);
+	buffree(&t);
+	buffree(&v);
+	return msg;
+}
+
+/* Text of a message's content: a string, or the text blocks joined (the
+ * wires' wiretext, here for the summariser alone). */
+static void
+contenttext(Buf *b, const Json *j, int content)
+{
+	int blk;
+
+	if (jsonstrbuf(j, content, b) == 0)
+		return;
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
+		if (jsoneq(j, jsonget(j, blk, "type"), "text"))
+			jsonstrbuf(j, jsonget(j, blk, "text"), b);
+}
+
+/* A session entry (its type and line) as text for the summariser; a
+ * tool result is cut after maxresult bytes. */
+void
+sessserialize(Buf *b, const char *type, const char *line,
+              size_t maxresult)
+{
+	Json j;
+	Buf t = { 0 }, calls = { 0 };
+	int m, c, blk, ty;
+
+	if (jsonparse(&j, line, strlen(line)) < 0)
+		return;
+	m = jsonget(&j, 0, "message");
+	c = jsonget(&j, m, "content");
+	if (!strcmp(type, "custom_message")) {
+		contenttext(&t, &j, jsonget(&j, 0, "content"));
+		bufaddf(b, "[User]: %s\n\n", bstr(&t));
+	} else if (!strcmp(type, "branch_summary")) {
+		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
+		bufaddf(b, "[Summary of another branch]: %s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
+		jsonstrbuf(&j, jsonget(&j, m, "command"), &t);
+		bufaddf(b, "[User ran]: %s\n", bstr(&t));
+		bufreset(&t);
+		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
+		bufaddf(b, "%s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
+		contenttext(&t, &j, c);
+		bufaddf(b, "[User]: %s\n\n", bstr(&t));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
+		contenttext(&t, &j, c);
+		bufadds(b, "[Tool result]: ");
+		if (t.len > maxresult) {
+			bufadd(b, t.p, utf8back(t.p, maxresult));
+			bufaddf(b, "\n[... %zu more bytes]", t.len -
+			        utf8back(t.p, maxresult));
+		} else {
+			bufadd(b, bstr(&t), t.len);
+		}
+		bufadds(b, "\n\n");
+	}
+	blk = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
+	      jsonat(&j, c, 0) : -1;
+	for (; blk >= 0; blk = jsonnext(&j, blk)) {
+		ty = jsonget(&j, blk, "type");
+		bufreset(&t);
+		if (jsoneq(&j, ty, "thinking")) {
+			jsonstrbuf(&j, jsonget(&j, blk, "thinking"), &t);
+			bufaddf(b, "[Assistant thinking]: %s\n\n", bstr(&t));
+		} else if (jsoneq(&j, ty, "text")) {
+			jsonstrbuf(&j, jsonget(&j, blk, "text"), &t);
+			bufaddf(b, "[Assistant]: %s\n\n", bstr(&t));
+		} else if (jsoneq(&j, ty, "toolCall")) {
+			bufadds(&calls, calls.len ? "; " : "");
+			jsonstrbuf(&j, jsonget(&j, blk, "name"), &calls);
+			bufaddc(&calls, '(');
+			jsonraw(&calls, &j, jsonget(&j, blk, "arguments"));
+			bufaddc(&calls, ')');
+		}
+	}
+	if (calls.len)
+		bufaddf(b, "[Assistant tool calls]: %s\n\n", calls.p);
+	buffree(&t);
+	buffree(&calls);
+	jsonfree(&j);
+}
+
 /* The tokens an entry or a message holds, estimated from its bytes; an
  * image's data counts as pi counts an image, 4800 bytes. */
 long

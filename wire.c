@@ -17,22 +17,30 @@ enum { SPANMIN = 64 };
  * RESPONSES): a new wire is one row here and a room of its own. */
 typedef struct {
 	const char *api;	/* pi's name for it, stored with answers */
-	const char *path;	/* its endpoint under the base URL */
+	const char *path;	/* the endpoint, after the base URL */
+	const char *auth;	/* the key's header, %s the key */
+	const char *version;	/* a header every request has, or NULL */
 	int (*event)(Wire *w, const char *data, size_t len);
 	void (*form)(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
 	void (*body)(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
 	const char *(*beta)(const Wirereq *q);	/* a header, or NULL */
+	/* the answer's content in its order, or -1: merged, thinking first */
+	int (*store)(Buf *b, const Wire *w);
 	int spans;		/* its body may be sent in spans */
 	int finishends;		/* a finish reason alone may end it */
 } Wireops;
 
 static const Wireops wires[] = {
-	[OPENAI] = { "openai-completions", "chat/completions", openaievent,
-	             openaiform, openaibody, NULL, 1, 1 },
-	[ANTHROPIC] = { "anthropic-messages", "messages", anthropicevent,
-	                anthropicform, anthropicbody, anthropicbeta, 0, 0 },
-	[RESPONSES] = { "openai-responses", "responses", respevent, respform,
-	                respbody, NULL, 1, 0 },
+	[OPENAI] = { "openai-completions", "/chat/completions",
+	             "Authorization: Bearer %s", NULL,
+	             openaievent, openaiform, openaibody, NULL, NULL, 1, 1 },
+	[ANTHROPIC] = { "anthropic-messages", "/messages", "x-api-key: %s",
+	                "anthropic-version: 2023-06-01",
+	                anthropicevent, anthropicform, anthropicbody,
+	                anthropicbeta, anthropicstore, 0, 0 },
+	[RESPONSES] = { "openai-responses", "/responses",
+	                "Authorization: Bearer %s", NULL,
+	                respevent, respform, respbody, NULL, respstore, 1, 0 },
 };
 
 /* The row of a wire kind; an unknown one is OpenAI's, as it was. */
@@ -40,20 +48,6 @@ static const Wireops *
 wireops(int wire)
 {
 	return &wires[wire >= 0 && wire < (int)LEN(wires) ? wire : OPENAI];
-}
-
-/* The name pi gives the wire in a stored answer's "api". */
-const char *
-wireapi(int wire)
-{
-	return wireops(wire)->api;
-}
-
-/* The wire's endpoint, under the provider's base URL. */
-const char *
-wirepath(int wire)
-{
-	return wireops(wire)->path;
 }
 
 /* Text of a message's content: a string, or the text blocks joined. */
@@ -86,73 +80,6 @@ wireerror(Buf *out, const Json *j, int i)
 	if (jsonstrbuf(j, jsonget(j, e, "detail"), out) == 0)
 		return;
 	jsonraw(out, j, e);
-}
-
-/* A session entry (its type and line) as text for the summariser; a
- * tool result is cut after maxresult bytes. */
-void
-wireserialize(Buf *b, const char *type, const char *line,
-              size_t maxresult)
-{
-	Json j;
-	Buf t = { 0 }, calls = { 0 };
-	int m, c, blk, ty;
-
-	if (jsonparse(&j, line, strlen(line)) < 0)
-		return;
-	m = jsonget(&j, 0, "message");
-	c = jsonget(&j, m, "content");
-	if (!strcmp(type, "custom_message")) {
-		wiretext(&t, &j, jsonget(&j, 0, "content"));
-		bufaddf(b, "[User]: %s\n\n", bstr(&t));
-	} else if (!strcmp(type, "branch_summary")) {
-		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
-		bufaddf(b, "[Summary of another branch]: %s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
-		jsonstrbuf(&j, jsonget(&j, m, "command"), &t);
-		bufaddf(b, "[User ran]: %s\n", bstr(&t));
-		bufreset(&t);
-		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
-		bufaddf(b, "%s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
-		wiretext(&t, &j, c);
-		bufaddf(b, "[User]: %s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
-		wiretext(&t, &j, c);
-		bufadds(b, "[Tool result]: ");
-		if (t.len > maxresult) {
-			bufadd(b, t.p, utf8back(t.p, maxresult));
-			bufaddf(b, "\n[... %zu more bytes]", t.len -
-			        utf8back(t.p, maxresult));
-		} else {
-			bufadd(b, bstr(&t), t.len);
-		}
-		bufadds(b, "\n\n");
-	}
-	blk = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
-	      jsonat(&j, c, 0) : -1;
-	for (; blk >= 0; blk = jsonnext(&j, blk)) {
-		ty = jsonget(&j, blk, "type");
-		bufreset(&t);
-		if (jsoneq(&j, ty, "thinking")) {
-			jsonstrbuf(&j, jsonget(&j, blk, "thinking"), &t);
-			bufaddf(b, "[Assistant thinking]: %s\n\n", bstr(&t));
-		} else if (jsoneq(&j, ty, "text")) {
-			jsonstrbuf(&j, jsonget(&j, blk, "text"), &t);
-			bufaddf(b, "[Assistant]: %s\n\n", bstr(&t));
-		} else if (jsoneq(&j, ty, "toolCall")) {
-			bufadds(&calls, calls.len ? "; " : "");
-			jsonstrbuf(&j, jsonget(&j, blk, "name"), &calls);
-			bufaddc(&calls, '(');
-			jsonraw(&calls, &j, jsonget(&j, blk, "arguments"));
-			bufaddc(&calls, ')');
-		}
-	}
-	if (calls.len)
-		bufaddf(b, "[Assistant tool calls]: %s\n\n", calls.p);
-	buffree(&t);
-	buffree(&calls);
-	jsonfree(&j);
 }
 
 /* Whether an error says the request is over the context window, in the
@@ -458,8 +385,8 @@ stopreason(const Wire *w)
 	return "stop";
 }
 
-static void
-storecall(Buf *b, const Wirecall *c)
+void
+wirestorecall(Buf *b, const Wirecall *c)
 {
 	Json j;
 
@@ -480,8 +407,8 @@ storecall(Buf *b, const Wirecall *c)
 	bufadds(b, "}");
 }
 
-static void
-storethink(Buf *b, const char *p, size_t n, const Buf *sig)
+void
+wirestorethink(Buf *b, const char *p, size_t n, const Buf *sig)
 {
 	bufadds(b, "{\"type\":\"thinking\",\"thinking\":");
 	jsonesc(b, p, n);
@@ -492,62 +419,6 @@ storethink(Buf *b, const char *p, size_t n, const Buf *sig)
 	bufadds(b, "}");
 }
 
-/* Whether the parts hold every byte of text and thinking: a stream
- * whose deltas came outside a block is stored merged instead. */
-static int
-whole(const Wire *w)
-{
-	size_t text = 0, think = 0;
-	int i;
-
-	for (i = 0; i < w->nparts; i++)
-		if (w->parts[i].kind == WTEXT)
-			text += w->parts[i].to - w->parts[i].from;
-		else if (w->parts[i].kind == WTHINK)
-			think += w->parts[i].to - w->parts[i].from;
-	return w->nparts && text == w->text.len && think == w->think.len;
-}
-
-/* Anthropic's blocks one by one, in order, as pi stores them: redacted
- * thinking as thinking marked redacted, its data as the signature. */
-static void
-storeparts(Buf *b, const Wire *w)
-{
-	const Wirepart *p;
-	int i, n = 0;
-
-	for (i = 0; i < w->nparts; i++) {
-		p = &w->parts[i];
-		/* an empty Responses reasoning item still goes back */
-		if ((p->kind != WREDACTED && p->kind != WCALL &&
-		    p->to == p->from && !(w->wire == RESPONSES &&
-		    p->kind == WTHINK && p->sig.len)) ||
-		    (p->kind == WREDACTED && p->lost))
-			continue;
-		bufadds(b, n++ ? "," : "");
-		if (p->kind == WTEXT) {
-			bufadds(b, "{\"type\":\"text\",\"text\":");
-			jsonesc(b, w->text.p + p->from, p->to - p->from);
-			if (p->sig.len) {	/* Responses: the item */
-				bufadds(b, ",\"textSignature\":");
-				jsonesc(b, p->sig.p, p->sig.len);
-			}
-			bufadds(b, "}");
-		} else if (p->kind == WTHINK) {
-			storethink(b, bstr(&w->think) + p->from,
-			           p->to - p->from, &p->sig);
-		} else if (p->kind == WREDACTED) {
-			bufadds(b, "{\"type\":\"thinking\",\"thinking\":"
-			        "\"[Reasoning redacted]\","
-			        "\"thinkingSignature\":");
-			jsonesc(b, bstr(&p->sig), p->sig.len);
-			bufadds(b, ",\"redacted\":true}");
-		} else {
-			storecall(b, &w->calls[p->call]);
-		}
-	}
-}
-
 /* The answer merged, thinking first: OpenAI's, or a stream whose
  * deltas came outside its blocks. */
 static void
@@ -556,7 +427,7 @@ storemerged(Buf *b, const Wire *w)
 	int i, n = 0;
 
 	if (w->think.len) {
-		storethink(b, w->think.p, w->think.len, &w->sig);
+		wirestorethink(b, w->think.p, w->think.len, &w->sig);
 		n++;
 	}
 	if (w->text.len) {
@@ -567,7 +438,7 @@ storemerged(Buf *b, const Wire *w)
 	}
 	for (i = 0; i < w->ncalls; i++) {
 		bufadds(b, n++ ? "," : "");
-		storecall(b, &w->calls[i]);
+		wirestorecall(b, &w->calls[i]);
 	}
 }
 
@@ -615,12 +486,10 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	double cost[4], total;
 
 	bufadds(&b, "{\"role\":\"assistant\",\"content\":[");
-	if (whole(w))
-		storeparts(&b, w);
-	else
+	if (!wireops(w->wire)->store || wireops(w->wire)->store(&b, w) < 0)
 		storemerged(&b, w);
 	bufadds(&b, "],\"api\":");
-	jsonescs(&b, wireops(w->wire)->api);
+	jsonescs(&b, wireapi(w->wire));
 	bufadds(&b, ",\"provider\":");
 	jsonescs(&b, provider);
 	bufadds(&b, ",\"model\":");
@@ -642,80 +511,11 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	return bufdetach(&b);
 }
 
-/* A user's message as pi stores it: the text, then more content blocks
- * (each with its comma), or NULL. */
-char *
-wireuser(const char *text, size_t len, const Buf *more)
-{
-	Buf b = { 0 };
-
-	bufadds(&b, "{\"role\":\"user\",\"content\":[{\"type\":\"text\","
-	        "\"text\":");
-	jsonesc(&b, text, len);
-	bufaddc(&b, '}');
-	if (more)
-		bufadd(&b, bstr(more), more->len);
-	bufaddf(&b, "],\"timestamp\":%lld}", nowms());
-	return bufdetach(&b);
-}
-
-/* A tool's result as pi stores it: the call's id and name, the text,
- * then more content blocks (an image read), or NULL. */
-char *
-wireresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-           const Buf *more)
-{
-	Buf b = { 0 };
-
-	bufadds(&b, "{\"role\":\"toolResult\",\"toolCallId\":");
-	jsonesc(&b, bstr(id), id->len);
-	bufadds(&b, ",\"toolName\":");
-	jsonesc(&b, bstr(name), name->len);
-	bufadds(&b, ",\"content\":[{\"type\":\"text\",\"text\":");
-	jsonesc(&b, bstr(text), text->len);
-	bufaddc(&b, '}');
-	if (more)
-		bufadd(&b, bstr(more), more->len);
-	bufaddf(&b, "],\"isError\":%s,\"timestamp\":%lld}",
-	        iserr ? "true" : "false", nowms());
-	return bufdetach(&b);
-}
-
-/* A command the user ran in pi (!cmd), message m of j, as pi shows it to
- * the model: a user's message, or NULL when pi keeps it out. */
-char *
-wirebash(const Json *j, int m)
-{
-	Buf t = { 0 }, v = { 0 };
-	double code;
-	char *msg;
-	int no;
-
-	if (jsonbool(j, jsonget(j, m, "excludeFromContext"), &no) == 0 && no)
-		return NULL;
-	jsonstrbuf(j, jsonget(j, m, "command"), &v);
-	bufadds(&t, "Ran `");
-	bufadd(&t, bstr(&v), v.len);
-	bufadds(&t, "`\n```\n");
-	bufreset(&v);
-	jsonstrbuf(j, jsonget(j, m, "output"), &v);
-	bufadd(&t, bstr(&v), v.len);
-	bufadds(&t, v.len && v.p[v.len - 1] != '\n' ? "\n```" : "```");
-	if (jsonnum(j, jsonget(j, m, "exitCode"), &code) == 0 && code != 0 &&
-	    code > -1e9 && code < 1e9)
-		bufaddf(&t, "\n\nCommand exited with code %d", (int)code);
-	if (jsonbool(j, jsonget(j, m, "cancelled"), &no) == 0 && no)
-		bufadds(&t, "\n\n(command cancelled)");
-	msg = wireuser(bstr(&t), t.len, NULL);
-	buffree(&t);
-	buffree(&v);
-	return msg;
-}
-
 /* The request */
 
+/* pi's names, max as pi 1.5 has it */
 static const char *const levels[] = {
-	"off", "minimal", "low", "medium", "high", "xhigh"
+	"off", "minimal", "low", "medium", "high", "xhigh", "max"
 };
 
 /* A thinking level by name, or -1. */
@@ -733,14 +533,54 @@ wirelevel(const char *name)
 const char *
 wirelevelname(int level)
 {
-	return level > TOFF && level <= TXHIGH ? levels[level] : "off";
+	return level > TOFF && level <= TMAX ? levels[level] : "off";
+}
+
+/* Whether string s holds part, '.' and '-' taken as the same, so that
+ * OpenRouter's claude-opus-4.7 is Anthropic's claude-opus-4-7. */
+static int
+haspart(const char *s, const char *part)
+{
+	size_t i;
+
+	for (; *s; s++) {
+		for (i = 0; part[i] && (s[i] == part[i] ||
+		     (strchr(".-", s[i]) && strchr(".-", part[i]))); i++)
+			;
+		if (!part[i])
+			return 1;
+	}
+	return 0;
+}
+
+/* The first row of a table of n models that has a part of model's
+ * name, or NULL. */
+const Model *
+wiremodel(const Model *m, size_t n, const char *model)
+{
+	size_t i;
+
+	for (i = 0; model && i < n; i++)
+		if (*m[i].part && haspart(model, m[i].part))
+			return &m[i];
+	return NULL;
 }
 
 /* Whether the model is asked to think. */
 int
 wirethinks(const Wirereq *q)
 {
-	return q->level > TOFF && q->level <= TXHIGH && q->think != THNONE;
+	return q->level > TOFF && q->level <= TMAX && q->think != THNONE;
+}
+
+/* A cache mark, Anthropic's cache_control, before the closing brace of
+ * what it marks: five minutes, or with cachehour an hour, whose writes
+ * cost twice the input price rather than 1.25 times. */
+void
+wirecache(const Wirereq *q, Buf *b)
+{
+	bufadds(b, ",\"cache_control\":{\"type\":\"ephemeral\"");
+	bufadds(b, q->cachehour ? ",\"ttl\":\"1h\"}" : "}");
 }
 
 /* A header the request needs, or NULL. */
@@ -750,6 +590,39 @@ wirebeta(const Wirereq *q)
 	const Wireops *o = wireops(q->wire);
 
 	return o->beta ? o->beta(q) : NULL;
+}
+
+/* pi's name of a wire, as answers store it in "api". */
+const char *
+wireapi(int wire)
+{
+	return wireops(wire)->api;
+}
+
+/* The request's endpoint, to follow the base URL. */
+const char *
+wirepath(const Wirereq *q)
+{
+	return wireops(q->wire)->path;
+}
+
+/* The wire's headers into h (room for 3), the key's made in auth when
+ * there is a key; their number. */
+int
+wireheaders(const Wirereq *q, const char *key, Buf *auth, const char **h)
+{
+	const Wireops *o = wireops(q->wire);
+	int n = 0;
+
+	if (o->version)
+		h[n++] = o->version;
+	if (wirebeta(q))
+		h[n++] = wirebeta(q);
+	if (key) {
+		bufaddf(auth, o->auth, key);
+		h[n++] = auth->p;
+	}
+	return n;
 }
 
 /* Whether a stored answer goes back: a failed or interrupted one does
@@ -763,10 +636,12 @@ wireanswered(const Json *j)
 }
 
 /* The offered tools, each as open, name, description, the schema under
- * key, close: the two wires differ only in those. */
+ * key, close: the two wires differ only in those.  With mark, the last
+ * carries a cache mark before its closing brace, as pi puts it there:
+ * the tools are the same each request. */
 void
 wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
-         const char *close)
+          const char *close, int mark)
 {
 	int k;
 
@@ -781,7 +656,13 @@ wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
 		bufadds(b, ",\"description\":");
 		jsonescs(b, q->tools[k].desc);
 		bufaddf(b, ",\"%s\":%s", key, q->tools[k].schema);
-		bufadds(b, close);
+		if (mark && k == q->ntools - 1) {
+			bufadd(b, close, strlen(close) - 1);
+			wirecache(q, b);
+			bufaddc(b, '}');
+		} else {
+			bufadds(b, close);
+		}
 	}
 	bufadds(b, "]");
 }

@@ -58,6 +58,12 @@ jsontest "request: model, limits, system cached, tools with input_schema" "$REQ/
      all(t["input_schema"]["type"] == "object" for t in d["tools"]) and
      d["messages"] == [{"role": "user", "content": [{"type": "text",
      "text": "what does my note say?", "cache_control": {"type": "ephemeral"}}]}]'
+jsontest "request: the last tool cached, as pi marks it; no sampling parameters" "$REQ/1.json" \
+    'd["tools"][-1]["cache_control"] == {"type": "ephemeral"} and
+     all("cache_control" not in t for t in d["tools"][:-1]) and
+     not set(d) & {"temperature", "top_p", "top_k"}'
+grep -qi '^anthropic-beta' "$REQ/1.head" && fail "request: no beta header when not thinking on a budget" "$(cat "$REQ/1.head")" ||
+    ok "request: no beta header when not thinking on a budget"
 jsontest "round 2: thinking sent back with its signature" "$REQ/2.json" \
     'd["messages"][1]["role"] == "assistant" and d["messages"][1]["content"][0] ==
      {"type": "thinking", "thinking": "The user asks what the note says; read it before answering.",
@@ -141,6 +147,56 @@ startfake -x "$T/refuse"
 runat -n 'hi'
 [ "$RC" -eq 1 ] && grep -q 'refused' "$T/err" && ok "refusal: exit 1" ||
     fail "refusal: exit 1" "rc $RC: $(cat "$T/err")"
+
+# stopped STOP DETAILS: an answer begun, then a stop that is a failure.
+stopped() {
+	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
+	event content_block_start '{"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}'
+	event content_block_delta '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "I will not"}}'
+	event content_block_stop '{"type": "content_block_stop", "index": 0}'
+	event message_delta '{"type": "message_delta", "delta": {"stop_reason": "'"$1"'"'"$2"'}, "usage": {"output_tokens": 5}}'
+	event message_stop '{"type": "message_stop"}'
+	echo nodone
+}
+# A refusal (HTTP 200) says which, with its category; the session stays
+# one the next run continues, the refused answer not sent back; -j ends
+# the message with its errorMessage.
+stopped refusal ', "stop_details": {"type": "refusal", "category": "cyber"}' >"$T/refuse2"
+stopped model_context_window_exceeded >"$T/window"
+text "fine" >"$T/fine"
+startfake -x "$T/refuse2" "$T/fine" "$T/window" "$T/window"
+rm -rf "$T/sessions"
+runat 'first'
+[ "$RC" -eq 1 ] && grep -q 'anthropic: the model refused to answer (cyber)' "$T/err" &&
+    ok "refusal: stderr says so, its category, exit 1" ||
+    fail "refusal: stderr says so, its category, exit 1" "rc $RC: $(cat "$T/err")"
+F=$(find "$T/sessions" -name '*.jsonl' | head -1)
+grep -q '"stopReason":"error","timestamp":[0-9]*,"errorMessage":"anthropic: the model refused to answer (cyber)"' "$F" &&
+    ok "refusal: stored as an error with its errorMessage, as pi stores one" ||
+    fail "refusal: stored as an error with its errorMessage, as pi stores one" "$(tail -1 "$F")"
+runat -c 'second'
+[ "$RC" -eq 0 ] && [ "$(cat "$T/out")" = fine ] && ok "refusal: the session continues" ||
+    fail "refusal: the session continues" "rc $RC: $(cat "$T/err")"
+jsontest "refusal: the refused answer is not sent back" "$REQ/2.json" \
+    'd["messages"] == [{"role": "user", "content": [{"type": "text", "text": "first"},
+     {"type": "text", "text": "second", "cache_control": {"type": "ephemeral"}}]}]'
+runat -c 'third'
+[ "$RC" -eq 1 ] && grep -q "anthropic: the answer filled the model's context window (model_context_window_exceeded)" "$T/err" &&
+    ok "context window exceeded: stderr says so, exit 1" ||
+    fail "context window exceeded: stderr says so, exit 1" "rc $RC: $(cat "$T/err")"
+runat -n -j 'fourth'
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "context window exceeded: -j message_end has its errorMessage" "no python3"
+else
+python3 - "$T/out" <<'X' >"$T/py.err" 2>&1 && ok "context window exceeded: -j message_end has its errorMessage" ||
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+m = [e["message"] for e in ev if e["type"] == "message_end" and e["message"]["role"] == "assistant"]
+assert m and m[-1]["stopReason"] == "error", m
+assert "model_context_window_exceeded" in m[-1]["errorMessage"], m
+X
+    fail "context window exceeded: -j message_end has its errorMessage" "$(cat "$T/py.err")"
+fi
 {
 	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 50, "output_tokens": 1}}}'
 	text "cached" | grep -v message_start
@@ -178,3 +234,46 @@ runat -s "$T/pi.jsonl" 'more'
 jsontest "pi's OpenAI thinking is not sent as signed thinking" "$REQ/1.json" \
     'all(b["type"] != "thinking" for m in d["messages"] if m["role"] == "assistant"
          for b in m["content"]) and d["messages"][1]["content"][0]["type"] == "text"'
+
+# display omitted (Fable 5 at off, say): a thinking block with no text
+# but its signature is stored, and goes back unchanged to the model that
+# signed it.
+{
+	event message_start '{"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}'
+	event content_block_start '{"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}'
+	event content_block_delta '{"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "RW1wdHlCdXRTaWduZWQ="}}'
+	event content_block_stop '{"type": "content_block_stop", "index": 0}'
+	event content_block_start '{"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}'
+	event content_block_delta '{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "ok"}}'
+	event content_block_stop '{"type": "content_block_stop", "index": 1}'
+	event message_delta '{"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}'
+	event message_stop '{"type": "message_stop"}'
+	echo nodone
+} >"$T/omitted"
+startfake -x "$T/omitted" "$T/fine"
+rm -rf "$T/sessions"
+runat -m claude-fable-5 'one'
+runat -c -m claude-fable-5 'two'
+jsontest "omitted thinking: Fable 5 at off: no thinking field" "$REQ/1.json" \
+    '"thinking" not in d and "output_config" not in d'
+jsontest "omitted thinking: the empty block goes back unchanged" "$REQ/2.json" \
+    'd["messages"][1] == {"role": "assistant", "content": [{"type": "thinking",
+     "thinking": "", "signature": "RW1wdHlCdXRTaWduZWQ="}, {"type": "text", "text": "ok"}]}'
+
+# OpenRouter passes cache marks on to Claude (models-now.md): the system
+# prompt, the last tool and the last user block carry them, as pi marks
+# them; another model there gets none.
+printf 'text ok\nfinish stop\n' >"$T/chat"
+startfake -x "$T/chat" "$T/chat"
+(cd "$W" && agentexec setsid -w timeout 30 "$ROOT/agent" -P openrouter \
+    -m anthropic/claude-sonnet-5 -n 'cache me') </dev/null >"$T/out" 2>"$T/err"
+(cd "$W" && agentexec setsid -w timeout 30 "$ROOT/agent" -P openrouter \
+    -m openai/gpt-6.1-sol -n 'cache me') </dev/null >"$T/out" 2>"$T/err"
+jsontest "openrouter: Claude's system prompt, last tool and last user block marked" "$REQ/1.json" \
+    'd["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"} and
+     d["tools"][-1]["cache_control"] == {"type": "ephemeral"} and
+     all("cache_control" not in t for t in d["tools"][:-1]) and
+     d["messages"][-1] == {"role": "user", "content": [{"type": "text",
+     "text": "cache me", "cache_control": {"type": "ephemeral"}}]}'
+jsontest "openrouter: other models get no cache marks" "$REQ/2.json" \
+    '"cache_control" not in json.dumps(d)'

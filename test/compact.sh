@@ -188,3 +188,37 @@ jsontest "pi's entries: a !cmd run and a custom message reach the summariser" "$
     '"[User ran]: make check" in d["messages"][1]["content"] and
      "all 12 pass" in d["messages"][1]["content"] and
      "[User]: REMEMBER-THIS" in d["messages"][1]["content"]'
+
+# The token estimate by the model's tokenizer: Sonnet 5 counts ~30% more
+# tokens for the same text (models-now.md), so that text after the last
+# usage sets compaction off sooner there than on an older model with the
+# same window (1M; 128K kept for the answer: 872K).  800K by the last
+# usage, then 240 KB of text: 60K tokens by bytes, 78K on Sonnet 5.
+python3 - "$T/tok.jsonl" <<'X'
+import json, sys
+lines = [{"type": "session", "version": 3, "id": "11111111-2222-4333-8444-666666666666",
+          "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/tmp"}]
+def add(i, **kw):
+    e = {"id": "t%07d" % i, "parentId": "t%07d" % (i - 1) if i else None,
+         "timestamp": "2026-01-01T00:00:01.000Z"}
+    e.update(kw)
+    lines.append(e)
+add(0, type="message", message={"role": "user", "content": "start"})
+add(1, type="message", message={"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+    "stopReason": "stop", "usage": {"totalTokens": 800000}})
+add(2, type="message", message={"role": "user", "content": "y" * 240000})
+with open(sys.argv[1], "w") as f:
+    for l in lines:
+        f.write(json.dumps(l) + "\n")
+X
+cp "$T/tok.jsonl" "$T/tok2.jsonl"
+startfake -x "$T/third"
+runs "$T/tok.jsonl" /dev/null -m claude-opus-4-6 'go'
+[ "$RC" -eq 0 ] && ! grep -q 'compacting' "$T/err" &&
+    ok "token estimate: 60K estimated tokens under the threshold on Opus 4.6" ||
+    fail "token estimate: 60K estimated tokens under the threshold on Opus 4.6" "rc $RC: $(cat "$T/err")"
+startfake -x "$T/summary" "$T/third"
+runs "$T/tok2.jsonl" /dev/null -m claude-sonnet-5 'go'
+[ "$RC" -eq 0 ] && grep -q 'compacting the conversation (threshold' "$T/err" &&
+    ok "token estimate: the same text over it on Sonnet 5, its tokenizer's" ||
+    fail "token estimate: the same text over it on Sonnet 5, its tokenizer's" "rc $RC: $(cat "$T/err")"

@@ -26,14 +26,15 @@ text ok
 finish stop
 X
 printf 'raw %s\n' "$DATA/anthropic-text.sse" >"$T/a"
-LEVELS="off minimal low medium high xhigh"
+LEVELS="off minimal low medium high xhigh max"
 
 # levels KIND SCRIPT args...: one request a level; then the bodies and
 # heads are checked against what KIND of provider wants.
 levels() {
 	_kind=$1 _s=$2
 	shift 2
-	startfake -x "$T/$_s" "$T/$_s" "$T/$_s" "$T/$_s" "$T/$_s" "$T/$_s"
+	startfake -x "$T/$_s" "$T/$_s" "$T/$_s" "$T/$_s" "$T/$_s" "$T/$_s" \
+	    "$T/$_s"
 	: >"$T/errs"
 	for l in $LEVELS; do
 		run -n -T "$l" "$@" hi
@@ -42,11 +43,14 @@ levels() {
 	python3 - "$_kind" "$REQ" <<'X' >"$T/py.err" 2>&1 &&
 import json, sys
 kind, req = sys.argv[1], sys.argv[2]
-levels = ["off", "minimal", "low", "medium", "high", "xhigh"]
+levels = ["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 budget = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384,
-          "xhigh": 16384}
+          "xhigh": 16384, "max": 16384}
 effort = {"minimal": "low", "low": "low", "medium": "medium",
-          "high": "high", "xhigh": "high"}
+          "high": "high", "xhigh": "high", "max": "high"}
+# Opus 4.7 and later, Sonnet 5, Fable 5 take xhigh and max as they are
+effortmax = dict(effort, xhigh="xhigh", max="max")
+high = lambda l: "high" if l in ("xhigh", "max") else l
 for n, l in enumerate(levels, 1):
     d = json.load(open("%s/%d.json" % (req, n)))
     head = open("%s/%d.head" % (req, n)).read().lower()
@@ -55,22 +59,25 @@ for n, l in enumerate(levels, 1):
              "tools", "system")}
     on = l != "off"
     if kind == "openai":
-        want = {"reasoning_effort": "high" if l == "xhigh" else l}
+        want = {"reasoning_effort": high(l)}
     elif kind == "openrouter":
-        want = {"reasoning": {"effort": "high" if l == "xhigh" else l}}
+        want = {"reasoning": {"effort": high(l)}}
     elif kind == "budget":
         want = {"thinking": {"type": "enabled", "budget_tokens": budget.get(l),
                 "display": "summarized"}}
         assert d["max_tokens"] == 32000 + budget.get(l, 0), d["max_tokens"]
         assert ("anthropic-beta: interleaved-thinking-2025-05-14" in
                 head) == on, head
-    elif kind == "adaptive":
+    elif kind in ("adaptive", "adaptivemax", "sonnet5", "fable5"):
         want = {"thinking": {"type": "adaptive", "display": "summarized"},
-                "output_config": {"effort": effort.get(l)}}
-        assert d["max_tokens"] == 32000 and "anthropic-beta" not in head
+                "output_config": {"effort": (effort if kind == "adaptive"
+                                             else effortmax).get(l)}}
+        # the models' output limit, 128K (models-now.md)
+        assert d["max_tokens"] == 128000 and "anthropic-beta" not in head
     else:
         want = {}
-    assert extra == (want if on else {}), (l, extra)
+    off = {"thinking": {"type": "disabled"}} if kind == "sonnet5" else {}
+    assert extra == (want if on else off), (l, extra)
 X
 	ok "levels: $_kind: each level's fields, off none" ||
 	    fail "levels: $_kind: each level's fields, off none" "$(cat "$T/py.err")"
@@ -79,8 +86,13 @@ levels openai o
 levels openrouter o -P openrouter
 levels budget a -P anthropic -m claude-sonnet-4-5
 levels adaptive a -P anthropic -m claude-opus-4-6
+levels adaptivemax a -P anthropic -m claude-opus-4-8
+# Sonnet 5 thinks when the field is left out: off says disabled; Fable 5
+# always thinks and refuses disabled: off sends no field
+levels sonnet5 a -P anthropic -m claude-sonnet-5
+levels fable5 a -P anthropic -m claude-fable-5
 levels none o -P deepseek
-[ "$(grep -c 'deepseek takes no thinking level' "$T/errs")" -eq 5 ] &&
+[ "$(grep -c 'deepseek takes no thinking level' "$T/errs")" -eq 6 ] &&
     ok "levels: a provider that takes none says so once a run" ||
     fail "levels: a provider that takes none says so once a run" "$(cat "$T/errs")"
 
@@ -91,8 +103,8 @@ AGENT_THINKING=low run -n hi
 jsontest "AGENT_THINKING: its level sent" "$REQ/2.json" 'd["reasoning_effort"] == "low"'
 AGENT_THINKING=low run -n -T high hi
 jsontest "-T: over AGENT_THINKING" "$REQ/3.json" 'd["reasoning_effort"] == "high"'
-run -n -T max hi
-[ "$RC" -eq 2 ] && grep -q 'no thinking level max' "$T/err" && [ ! -e "$REQ/4.json" ] &&
+run -n -T huge hi
+[ "$RC" -eq 2 ] && grep -q 'no thinking level huge' "$T/err" && [ ! -e "$REQ/4.json" ] &&
     ok "-T: a level that is none: exit 2, nothing sent" ||
     fail "-T: a level that is none: exit 2, nothing sent" "rc $RC: $(cat "$T/err")"
 

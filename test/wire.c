@@ -933,9 +933,10 @@ testlevels(void)
 	int l, ok[8] = { 0 }, i;
 
 	T(wirelevel("off") == TOFF && wirelevel("xhigh") == TXHIGH &&
-	  wirelevel("max") < 0 && wirelevel(NULL) < 0 &&
-	  !strcmp(wirelevelname(TMEDIUM), "medium"),
-	  "levels: pi's names, and no others");
+	  wirelevel("max") == TMAX && wirelevel("huge") < 0 &&
+	  wirelevel(NULL) < 0 && !strcmp(wirelevelname(TMEDIUM), "medium") &&
+	  !strcmp(wirelevelname(TMAX), "max"),
+	  "levels: pi's names (max as pi 1.5's), and no others");
 	for (l = TOFF; l <= TXHIGH; l++) {
 		request(&q, OPENAI, "gpt");
 		q.level = l;
@@ -972,8 +973,8 @@ testlevels(void)
 
 		request(&q, ANTHROPIC, "claude-sonnet-4-5");
 		q.level = l;
-		q.think = THBUDGET;
-		q.adaptive = "opus-4-6,sonnet-4-6";
+		q.think = THANTHROPIC;
+		q.thinkas = TKBUDGET;
 		bufreset(&b);
 		wirebody(&q, &b);
 		jsonparse(&j, b.p, b.len);
@@ -993,6 +994,7 @@ testlevels(void)
 		                        "interleaved-thinking-2025-05-14"));
 		jsonfree(&j);
 		q.model = "claude-sonnet-4-6-20260101";
+		q.thinkas = TKHIGH;
 		bufreset(&b);
 		wirebody(&q, &b);
 		jsonparse(&j, b.p, b.len);
@@ -1005,6 +1007,7 @@ testlevels(void)
 		jsonfree(&j);
 		q.ntools = 0;
 		q.model = "claude-sonnet-4-5";
+		q.thinkas = TKBUDGET;
 		ok[7] += !wirebeta(&q);
 	}
 	for (i = 0; i < 8; i++)
@@ -1026,6 +1029,318 @@ testlevels(void)
 	T(ok[7] == 6, "levels: no beta without tools");
 	buffree(&b);
 	buffree(&v);
+}
+
+/* The body of q as JSON in j (the caller frees j), b its text. */
+static void
+bodyof(const Wirereq *q, Buf *b, Json *j)
+{
+	bufreset(b);
+	wirebody(q, b);
+	if (jsonparse(j, b->p, b->len) < 0) {
+		printf("# not JSON: %s\n", b->p);
+		jsonparse(j, "{}", 2);
+	}
+}
+
+/* No sampling parameter in a body: the newest Claude refuses them. */
+static int
+nosampling(const Json *j)
+{
+	return at(j, "temperature") < 0 && at(j, "top_p") < 0 &&
+	       at(j, "top_k") < 0;
+}
+
+/* Anthropic's thinking as each kind of model takes it (models-now.md,
+ * late 2026), at every level -T has. */
+static void
+testclaude(void)
+{
+	static const char *effort[] = {
+		NULL, "low", "low", "medium", "high", "xhigh", "max"
+	};
+	static const char *high[] = {
+		NULL, "low", "low", "medium", "high", "high", "high"
+	};
+	static const long budget[] = {
+		0, 1024, 2048, 8192, 16384, 16384, 16384
+	};
+	Wirereq q;
+	Buf b = { 0 }, v = { 0 };
+	Json j;
+	int l, ok[6] = { 0 };
+
+	for (l = TOFF; l <= TMAX; l++) {
+		request(&q, ANTHROPIC, "claude-haiku-4-5");
+		q.think = THANTHROPIC;
+		q.thinkas = TKBUDGET;
+		q.level = l;
+		bodyof(&q, &b, &j);
+		bufreset(&v);
+		bufaddf(&v, "%ld", 4096 + budget[l]);
+		ok[0] += (l ? has(&j, "thinking.type", "enabled") &&
+		          at(&j, "output_config") < 0 &&
+		          !strcmp(wirebeta(&q), "anthropic-beta: "
+		                  "interleaved-thinking-2025-05-14") :
+		          at(&j, "thinking") < 0 && !wirebeta(&q)) &&
+		         has(&j, "max_tokens", v.p) && nosampling(&j);
+		if (l) {
+			bufreset(&v);
+			bufaddf(&v, "%ld", budget[l]);
+			ok[0] -= !has(&j, "thinking.budget_tokens", v.p);
+		}
+		jsonfree(&j);
+		q.model = "claude-opus-4-8";
+		q.thinkas = TKADAPTIVE;
+		bodyof(&q, &b, &j);
+		ok[1] += (l ? has(&j, "thinking.type", "adaptive") &&
+		          has(&j, "thinking.display", "summarized") &&
+		          has(&j, "output_config.effort", effort[l]) &&
+		          at(&j, "thinking.budget_tokens") < 0 :
+		          at(&j, "thinking") < 0 &&
+		          at(&j, "output_config") < 0) &&
+		         has(&j, "max_tokens", "4096") && !wirebeta(&q) &&
+		         nosampling(&j);
+		jsonfree(&j);
+		q.model = "claude-opus-4-6";
+		q.thinkas = TKHIGH;
+		bodyof(&q, &b, &j);
+		ok[2] += l ? has(&j, "output_config.effort", high[l]) :
+		         at(&j, "thinking") < 0;
+		jsonfree(&j);
+		q.model = "claude-sonnet-5";
+		q.thinkas = TKOMITTED;
+		bodyof(&q, &b, &j);
+		ok[3] += (l ? has(&j, "output_config.effort", effort[l]) &&
+		          has(&j, "thinking.type", "adaptive") :
+		          has(&j, "thinking", "{\"type\":\"disabled\"}") &&
+		          at(&j, "output_config") < 0) && !wirebeta(&q);
+		jsonfree(&j);
+		q.model = "claude-fable-5";
+		q.thinkas = TKALWAYS;
+		bodyof(&q, &b, &j);
+		ok[4] += (l ? has(&j, "output_config.effort", effort[l]) &&
+		          has(&j, "thinking.type", "adaptive") :
+		          at(&j, "thinking") < 0 &&
+		          at(&j, "output_config") < 0) && !wirebeta(&q) &&
+		         nosampling(&j);
+		jsonfree(&j);
+		/* a provider row that takes no thinking sends none */
+		q.think = THNONE;
+		q.thinkas = TKADAPTIVE;
+		bodyof(&q, &b, &j);
+		ok[5] += at(&j, "thinking") < 0 && at(&j, "output_config") < 0;
+		jsonfree(&j);
+	}
+	T(ok[0] == 7, "claude: a budget model, pi's budgets on top of "
+	  "max_tokens (max as high), the interleaved beta, off none");
+	T(ok[1] == 7, "claude: an adaptive model, minimal and low as low, "
+	  "xhigh and max as they are, no beta, off none");
+	T(ok[2] == 7, "claude: a 4.6 model, xhigh and max as high");
+	T(ok[3] == 7, "claude: Sonnet 5 at off: thinking disabled, as it "
+	  "thinks when the field is left out");
+	T(ok[4] == 7, "claude: Fable 5 at off: no thinking field at all");
+	T(ok[5] == 7, "claude: a row that takes none: none");
+	buffree(&b);
+	buffree(&v);
+}
+
+/* Which row of a table of models a name finds. */
+static void
+testmodels(void)
+{
+	static const Model m[] = {
+		{ "claude-sonnet-5", 1000000, 0, TKOMITTED, 1.3 },
+		{ "claude-sonnet-4-5", 200000, 0, TKBUDGET, 1 },
+		{ "claude", 0, 0, TKADAPTIVE, 1.3 },
+	};
+
+	T(wiremodel(m, LEN(m), "claude-sonnet-5") == &m[0] &&
+	  wiremodel(m, LEN(m), "anthropic/claude-sonnet-5") == &m[0] &&
+	  wiremodel(m, LEN(m), "claude-sonnet-4-5-20250929") == &m[1] &&
+	  wiremodel(m, LEN(m), "anthropic/claude-sonnet-4.5") == &m[1] &&
+	  wiremodel(m, LEN(m), "claude-opus-9") == &m[2] &&
+	  wiremodel(m, LEN(m), "gpt-6.1-sol") == NULL &&
+	  wiremodel(m, LEN(m), NULL) == NULL,
+	  "models: by a part of the name, '.' as '-', the first row");
+}
+
+/* Where the cache marks go: Anthropic's system, last tool and last user
+ * block, an hour with cachehour; OpenRouter's Claude the same, in chat
+ * completions' parts; nothing for any other model there. */
+static void
+testcache(void)
+{
+	static const char mark[] = "{\"type\":\"ephemeral\"}";
+	static const char hour[] = "{\"type\":\"ephemeral\",\"ttl\":\"1h\"}";
+	static const Tool two[] = {
+		{ "read", NULL, 0, "Read a file", "{\"type\":\"object\"}" },
+		{ "ls", NULL, 0, "List", "{\"type\":\"object\"}" },
+	};
+	Wirereq q;
+	Buf b = { 0 };
+	Json j;
+	int n;
+
+	request(&q, ANTHROPIC, "claude-sonnet-5");
+	q.tools = two;
+	q.ntools = 2;
+	bodyof(&q, &b, &j);
+	n = count(&j, "messages");
+	T(has(&j, "system.0.cache_control", mark) &&
+	  at(&j, "tools.0.cache_control") < 0 &&
+	  has(&j, "tools.1.cache_control", mark) &&
+	  has(&j, "tools.1.name", "ls") &&
+	  n > 0 && count(&j, "tools") == 2 &&
+	  strstr(b.p, "\"text\":\"next\",\"cache_control\":") != NULL,
+	  "cache: anthropic marks the system prompt, the last tool and the "
+	  "last user block");
+	jsonfree(&j);
+	q.cachehour = 1;
+	bodyof(&q, &b, &j);
+	T(has(&j, "system.0.cache_control", hour) &&
+	  has(&j, "tools.1.cache_control", hour) &&
+	  strstr(b.p, "\"text\":\"next\",\"cache_control\":{\"type\":"
+	         "\"ephemeral\",\"ttl\":\"1h\"}") != NULL,
+	  "cache: cachehour makes each mark an hour's");
+	jsonfree(&j);
+
+	request(&q, OPENAI, "anthropic/claude-sonnet-5");
+	q.think = THROUTER;
+	q.tools = two;
+	q.ntools = 2;
+	bodyof(&q, &b, &j);
+	n = count(&j, "messages");
+	T(has(&j, "messages.0.content.0.text", "be brief") &&
+	  has(&j, "messages.0.content.0.cache_control", mark) &&
+	  has(&j, "tools.1.cache_control", mark) &&
+	  has(&j, "tools.1.function.name", "ls") &&
+	  at(&j, "tools.0.cache_control") < 0 && n > 1,
+	  "cache: openrouter's claude gets the system prompt and the last "
+	  "tool marked");
+	bufreset(&b);
+	bufaddf(&b, "messages.%d.content.0.cache_control", n - 1);
+	T(has(&j, b.p, mark) && (b.len = 0, bufaddf(&b, "messages.%d.content"
+	  ".0.text", n - 1), has(&j, b.p, "next")),
+	  "cache: openrouter's claude gets the last user block marked, as a "
+	  "text part");
+	jsonfree(&j);
+	q.model = "openai/gpt-6.1-sol";
+	bodyof(&q, &b, &j);
+	T(!strstr(b.p, "cache_control") &&
+	  has(&j, "messages.0.content", "be brief"),
+	  "cache: openrouter's other models get no marks");
+	jsonfree(&j);
+	q.model = "claude-sonnet-5";
+	q.think = THEFFORT;
+	bodyof(&q, &b, &j);
+	T(!strstr(b.p, "cache_control"), "cache: chat completions elsewhere "
+	  "gets no marks");
+	jsonfree(&j);
+	/* the last message a tool result: its content marked */
+	request(&q, OPENAI, "anthropic/claude-opus-4.8");
+	q.think = THROUTER;
+	q.nmsgs = 3;
+	bodyof(&q, &b, &j);
+	n = count(&j, "messages");
+	bufreset(&b);
+	bufaddf(&b, "messages.%d.content.0.cache_control", n - 1);
+	T(has(&j, b.p, mark) && (b.len = 0, bufaddf(&b, "messages.%d.role",
+	  n - 1), has(&j, b.p, "tool")),
+	  "cache: openrouter's claude: a last tool result marked");
+	jsonfree(&j);
+	buffree(&b);
+}
+
+/* display omitted: thinking blocks stream with no text but a signature,
+ * and go back unchanged, empty text and all. */
+static const char omitstream[] =
+	"data: {\"type\":\"message_start\",\"message\":{\"usage\":"
+	"{\"input_tokens\":10,\"output_tokens\":1}}}\n\n"
+	"data: {\"type\":\"content_block_start\",\"index\":0,"
+	"\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{"
+	"\"type\":\"signature_delta\",\"signature\":\"RW1wdHk=\"}}\n\n"
+	"data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+	"data: {\"type\":\"content_block_start\",\"index\":1,"
+	"\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+	"data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{"
+	"\"type\":\"text_delta\",\"text\":\"done\"}}\n\n"
+	"data: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
+	"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+	"\"end_turn\"},\"usage\":{\"output_tokens\":5}}\n\n"
+	"data: {\"type\":\"message_stop\"}\n\n";
+
+static void
+testomitted(void)
+{
+	Wire w;
+	Wirereq q;
+	Buf b = { 0 };
+	Json j;
+	char *msgs[2];
+
+	run(ANTHROPIC, omitstream, &w);
+	msgs[0] = "{\"role\":\"user\",\"content\":\"hi\"}";
+	msgs[1] = wiremessage(&w, "anthropic", "claude-fable-5", NULL);
+	T(strstr(msgs[1], "{\"type\":\"thinking\",\"thinking\":\"\","
+	         "\"thinkingSignature\":\"RW1wdHk=\"}") != NULL,
+	  "omitted: an empty thinking block is stored with its signature");
+	request(&q, ANTHROPIC, "claude-fable-5");
+	q.msgs = msgs;
+	q.nmsgs = 2;
+	q.think = THANTHROPIC;
+	q.thinkas = TKALWAYS;
+	bodyof(&q, &b, &j);
+	T(has(&j, "messages.1.content.0", "{\"type\":\"thinking\","
+	      "\"thinking\":\"\",\"signature\":\"RW1wdHk=\"}") &&
+	  has(&j, "messages.1.content.1.text", "done"),
+	  "omitted: it goes back unchanged, empty text and all");
+	jsonfree(&j);
+	q.model = "claude-opus-4-8";
+	bodyof(&q, &b, &j);
+	T(has(&j, "messages.1.content.0.text", "done") &&
+	  count(&j, "messages.1.content") == 1,
+	  "omitted: another model's empty thinking is left out");
+	jsonfree(&j);
+	free(msgs[1]);
+	wirefree(&w);
+	buffree(&b);
+}
+
+/* A refusal and an answer over the context window: failures, said. */
+static void
+teststops(void)
+{
+	static const char refusal[] =
+		"data: {\"type\":\"message_start\",\"message\":{\"usage\":"
+		"{\"input_tokens\":10,\"output_tokens\":1}}}\n\n"
+		"data: {\"type\":\"content_block_start\",\"index\":0,"
+		"\"content_block\":{\"type\":\"text\",\"text\":\"I\"}}\n\n"
+		"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+		"\"refusal\",\"stop_details\":{\"type\":\"refusal\","
+		"\"category\":\"cyber\"}},\"usage\":{\"output_tokens\":2}}\n\n"
+		"data: {\"type\":\"message_stop\"}\n\n";
+	static const char window[] =
+		"data: {\"type\":\"message_start\",\"message\":{\"usage\":"
+		"{\"input_tokens\":10,\"output_tokens\":1}}}\n\n"
+		"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+		"\"model_context_window_exceeded\"},\"usage\":"
+		"{\"output_tokens\":2}}\n\n"
+		"data: {\"type\":\"message_stop\"}\n\n";
+	Wire w;
+
+	run(ANTHROPIC, refusal, &w);
+	T(!wirecomplete(&w) && w.done && strstr(bstr(&w.err), "refused") &&
+	  strstr(bstr(&w.err), "(cyber)") && w.out == 2,
+	  "stops: a refusal is a failure that says so, with its category");
+	wirefree(&w);
+	run(ANTHROPIC, window, &w);
+	T(!wirecomplete(&w) &&
+	  strstr(bstr(&w.err), "model_context_window_exceeded") &&
+	  strstr(bstr(&w.err), "context window"),
+	  "stops: model_context_window_exceeded is a failure that says so");
+	wirefree(&w);
 }
 
 /* thinking, redacted_thinking, text, thinking, tool_use: stored in that
@@ -1378,6 +1693,11 @@ main(void)
 	testcost();
 	testmessage();
 	testlevels();
+	testclaude();
+	testmodels();
+	testcache();
+	testomitted();
+	teststops();
 	testblocks();
 	testsurrogates();
 	testids();
