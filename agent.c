@@ -453,7 +453,7 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 	long delay;
 
 	wirespans(q, &body);
-	bufaddf(&url, "%s%s", a->url, wirepath(q));
+	bufaddf(&url, "%s/%s", a->url, wirepath(a->prov->wire));
 	n = wireheaders(q, a->key, &auth, headers);
 	headers[n++] = "Content-Type: application/json";
 	headers[n++] = "Accept: text/event-stream";

@@ -375,8 +375,6 @@ void wirebody(const Wirereq *q, Buf *b);
 void wirespans(const Wirereq *q, Wirebody *wb);
 void wirebodyfree(Wirebody *wb);
 const char *wirebeta(const Wirereq *q);
-const char *wireapi(int wire);
-const char *wirepath(const Wirereq *q);
 int wireheaders(const Wirereq *q, const char *key, Buf *auth,
                 const char **h);
 void wireformfree(Wireform *f);
@@ -391,6 +389,8 @@ double wirecost(const Wire *w, double c[4]);
 void wiretext(Buf *b, const Json *j, int content);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
+const char *wireapi(int wire);
+const char *wirepath(int wire);
 
 /* wire.c, for the wires: the stream's pieces, passed on and kept */
 int wiredelta(Wire *w, int kind, const char *p, size_t n);

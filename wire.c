@@ -17,7 +17,7 @@ enum { SPANMIN = 64 };
  * RESPONSES): a new wire is one row here and a room of its own. */
 typedef struct {
 	const char *api;	/* pi's name for it, stored with answers */
-	const char *path;	/* the endpoint, after the base URL */
+	const char *path;	/* its endpoint under the base URL */
 	const char *auth;	/* the key's header, %s the key */
 	const char *version;	/* a header every request has, or NULL */
 	int (*event)(Wire *w, const char *data, size_t len);
@@ -31,10 +31,10 @@ typedef struct {
 } Wireops;
 
 static const Wireops wires[] = {
-	[OPENAI] = { "openai-completions", "/chat/completions",
+	[OPENAI] = { "openai-completions", "chat/completions",
 	             "Authorization: Bearer %s", NULL,
 	             openaievent, openaiform, openaibody, NULL, NULL, 1, 1 },
-	[ANTHROPIC] = { "anthropic-messages", "/messages", "x-api-key: %s",
+	[ANTHROPIC] = { "anthropic-messages", "messages", "x-api-key: %s",
 	                "anthropic-version: 2023-06-01",
 	                anthropicevent, anthropicform, anthropicbody,
 	                anthropicbeta, anthropicstore, 0, 0 },
@@ -48,6 +48,20 @@ static const Wireops *
 wireops(int wire)
 {
 	return &wires[wire >= 0 && wire < (int)LEN(wires) ? wire : OPENAI];
+}
+
+/* The name pi gives the wire in a stored answer's "api". */
+const char *
+wireapi(int wire)
+{
+	return wireops(wire)->api;
+}
+
+/* The wire's endpoint, under the provider's base URL. */
+const char *
+wirepath(int wire)
+{
+	return wireops(wire)->path;
 }
 
 /* Text of a message's content: a string, or the text blocks joined. */
@@ -590,20 +604,6 @@ wirebeta(const Wirereq *q)
 	const Wireops *o = wireops(q->wire);
 
 	return o->beta ? o->beta(q) : NULL;
-}
-
-/* pi's name of a wire, as answers store it in "api". */
-const char *
-wireapi(int wire)
-{
-	return wireops(wire)->api;
-}
-
-/* The request's endpoint, to follow the base URL. */
-const char *
-wirepath(const Wirereq *q)
-{
-	return wireops(q->wire)->path;
 }
 
 /* The wire's headers into h (room for 3), the key's made in auth when
