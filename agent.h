@@ -395,8 +395,6 @@ const char *wirepath(int wire);
 /* wire.c, for the wires: the stream's pieces, passed on and kept */
 int wiredelta(Wire *w, int kind, const char *p, size_t n);
 int wirepiece(Wire *w, int kind, const Json *j, int i);
-Wirepart *wireaddpart(Wire *w, int kind, int block);
-void wirekeepsig(Wire *w, Wirepart *p, const char *s, size_t n);
 int wirecalldelta(Wire *w, int k, size_t off);
 void wiresetstr(Buf *b, const Json *j, int i);
 Wirecall *wirecallat(Wire *w, int idx);

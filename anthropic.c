@@ -9,6 +9,23 @@
 
 /* The stream */
 
+/* A new part of an Anthropic answer, for block. */
+static Wirepart *
+addpart(Wire *w, int kind, int block)
+{
+	Wirepart *p;
+
+	if (w->nparts >= 4096)	/* more blocks than any answer has */
+		return NULL;
+	w->parts = xrealloc(w->parts, (w->nparts + 1) * sizeof(*w->parts));
+	p = &w->parts[w->nparts++];
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	p->block = block;
+	p->from = p->to = kind == WTEXT ? w->text.len : w->think.len;
+	return p;
+}
+
 /* Anthropic's stream: content blocks by index (thinking with its
  * signature, text, tool_use whose input arrives as partial_json), usage
  * in message_start and message_delta, and an error event at any time. */
@@ -41,6 +58,23 @@ callofblock(Wire *w, int block)
 	return NULL;
 }
 
+/* A signature or redacted data is kept whole or not at all (a cut one
+ * would be refused), within maxkeep bytes for all the parts. */
+static void
+keepsig(Wire *w, Wirepart *p, const char *s, size_t n)
+{
+	if (p->lost)
+		return;
+	if (w->sigs + n > w->maxkeep) {
+		w->sigs -= p->sig.len;
+		buffree(&p->sig);
+		p->lost = 1;
+		return;
+	}
+	bufadd(&p->sig, s, n);
+	w->sigs += n;
+}
+
 static int
 anthropicstart(Wire *w, const Json *j, int block)
 {
@@ -55,17 +89,17 @@ anthropicstart(Wire *w, const Json *j, int block)
 		wiresetstr(&c->id, j, jsonget(j, cb, "id"));
 		wiresetstr(&c->name, j, jsonget(j, cb, "name"));
 		rc = wirecalldelta(w, c - w->calls, (size_t)-1);
-		if ((p = wireaddpart(w, WCALL, block)))
+		if ((p = addpart(w, WCALL, block)))
 			p->call = w->ncalls - 1;
 	} else if (jsoneq(j, t, "redacted_thinking")) {
 		jsonstrbuf(j, jsonget(j, cb, "data"), &s);
-		if ((p = wireaddpart(w, WREDACTED, block)))
-			wirekeepsig(w, p, bstr(&s), s.len);
+		if ((p = addpart(w, WREDACTED, block)))
+			keepsig(w, p, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "thinking")) {
-		wireaddpart(w, WTHINK, block);
+		addpart(w, WTHINK, block);
 		rc = wirepiece(w, WTHINK, j, jsonget(j, cb, "thinking"));
 	} else if (jsoneq(j, t, "text")) {
-		wireaddpart(w, WTEXT, block);
+		addpart(w, WTEXT, block);
 		rc = wirepiece(w, WTEXT, j, jsonget(j, cb, "text"));
 	}
 	buffree(&s);
@@ -99,7 +133,7 @@ anthropicdelta(Wire *w, const Json *j, int block)
 		if (w->sig.len + s.len <= w->maxkeep)
 			bufadd(&w->sig, bstr(&s), s.len);
 		if ((p = partof(w, block, WTHINK)))
-			wirekeepsig(w, p, bstr(&s), s.len);
+			keepsig(w, p, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "input_json_delta") &&
 	           (c = callofblock(w, block))) {
 		n = c->args.len;

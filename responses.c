@@ -15,6 +15,36 @@
  * as its part's signature, to go back as it came; a message keeps its id
  * (and phase) as pi's textSignature; a call's id is call_id|item id. */
 
+/* A new part of the answer for output item idx (anthropic.c has the
+ * like for its blocks). */
+static Wirepart *
+respnewpart(Wire *w, int kind, int idx)
+{
+	Wirepart *p;
+
+	if (w->nparts >= 4096)	/* more items than any answer has */
+		return NULL;
+	w->parts = xrealloc(w->parts, (w->nparts + 1) * sizeof(*w->parts));
+	p = &w->parts[w->nparts++];
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	p->block = idx;
+	p->from = p->to = kind == WTEXT ? w->text.len : w->think.len;
+	return p;
+}
+
+/* A part's item (a reasoning item's JSON, a message's id) is kept whole
+ * or not at all, within maxkeep bytes for all the parts: a cut one would
+ * be refused when it goes back. */
+static void
+respsig(Wire *w, Wirepart *p, const char *s, size_t n)
+{
+	if (p->sig.len || w->sigs + n > w->maxkeep)
+		return;
+	bufadd(&p->sig, s, n);
+	w->sigs += n;
+}
+
 /* The part of output item idx, if it is the last one begun. */
 static Wirepart *
 resppart(Wire *w, int idx)
@@ -57,9 +87,9 @@ respadded(Wire *w, const Json *j, int item, int idx)
 	Wirepart *p;
 
 	if (jsoneq(j, t, "reasoning")) {
-		wireaddpart(w, WTHINK, idx);
+		respnewpart(w, WTHINK, idx);
 	} else if (jsoneq(j, t, "message")) {
-		wireaddpart(w, WTEXT, idx);
+		respnewpart(w, WTEXT, idx);
 	} else if (jsoneq(j, t, "function_call") &&
 	           (c = wirecallat(w, w->ncalls))) {
 		c->block = idx;
@@ -67,7 +97,7 @@ respadded(Wire *w, const Json *j, int item, int idx)
 		wiresetstr(&c->name, j, jsonget(j, item, "name"));
 		jsonstrbuf(j, jsonget(j, item, "arguments"), &c->args);
 		rc = wirecalldelta(w, c - w->calls, (size_t)-1);
-		if ((p = wireaddpart(w, WCALL, idx)))
+		if ((p = respnewpart(w, WCALL, idx)))
 			p->call = c - w->calls;
 	}
 	return rc;
@@ -122,7 +152,7 @@ resptextsig(Wire *w, Wirepart *p, const Json *j, int item)
 		jsonraw(&s, j, ph);
 	}
 	bufaddc(&s, '}');
-	wirekeepsig(w, p, s.p, s.len);
+	respsig(w, p, s.p, s.len);
 	buffree(&s);
 }
 
@@ -158,7 +188,7 @@ respdone(Wire *w, const Json *j, int item, int idx)
 		resptextsig(w, p, j, item);
 	} else {
 		jsonraw(&raw, j, item);
-		wirekeepsig(w, p, raw.p, raw.len);
+		respsig(w, p, raw.p, raw.len);
 		buffree(&raw);
 	}
 	return rc;

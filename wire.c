@@ -38,7 +38,7 @@ static const Wireops wires[] = {
 	                "anthropic-version: 2023-06-01",
 	                anthropicevent, anthropicform, anthropicbody,
 	                anthropicbeta, anthropicstore, 0, 0 },
-	[RESPONSES] = { "openai-responses", "/responses",
+	[RESPONSES] = { "openai-responses", "responses",
 	                "Authorization: Bearer %s", NULL,
 	                respevent, respform, respbody, NULL, respstore, 1, 0 },
 };
@@ -189,41 +189,6 @@ wiredelta(Wire *w, int kind, const char *p, size_t n)
 		w->parts[w->nparts - 1].to = kind == WTEXT ? w->text.len :
 		                             w->think.len;
 	return rc;
-}
-
-/* A new part of the answer, for the stream's block (Anthropic) or
- * output item (Responses). */
-Wirepart *
-wireaddpart(Wire *w, int kind, int block)
-{
-	Wirepart *p;
-
-	if (w->nparts >= 4096)	/* more blocks than any answer has */
-		return NULL;
-	w->parts = xrealloc(w->parts, (w->nparts + 1) * sizeof(*w->parts));
-	p = &w->parts[w->nparts++];
-	memset(p, 0, sizeof(*p));
-	p->kind = kind;
-	p->block = block;
-	p->from = p->to = kind == WTEXT ? w->text.len : w->think.len;
-	return p;
-}
-
-/* A signature or redacted data is kept whole or not at all (a cut one
- * would be refused), within maxkeep bytes for all the parts. */
-void
-wirekeepsig(Wire *w, Wirepart *p, const char *s, size_t n)
-{
-	if (p->lost)
-		return;
-	if (w->sigs + n > w->maxkeep) {
-		w->sigs -= p->sig.len;
-		buffree(&p->sig);
-		p->lost = 1;
-		return;
-	}
-	bufadd(&p->sig, s, n);
-	w->sigs += n;
 }
 
 /* A piece of call k's arguments, the bytes of args from off on; NULL when
