@@ -189,6 +189,34 @@ EOF
 [ $? -eq 0 ] && ok "-j: the same events as on chat completions, the answer as stored" ||
     fail "-j: the same events as on chat completions, the answer as stored" "$(cat "$T/py")"
 
+# -r: the same events too, and get_state names the API
+printf '%s\n' '{"id":"1","type":"prompt","message":"what is in a.txt?"}' >"$T/rpcin"
+startfake -x "$T/c1" "$T/c2"
+(cd "$W" && agentexec timeout 30 "$ROOT/agent" -n -r -T medium) <"$T/rpcin" >"$T/chat.rpc" 2>"$T/err"
+startfake -x "$T/j1" "$T/j2"
+printf '%s\n' '{"id":"2","type":"get_state"}' >>"$T/rpcin"
+(cd "$W" && agentexec timeout 30 "$ROOT/agent" -P openai -n -r -T medium) <"$T/rpcin" >"$T/resp.rpc" 2>"$T/err"
+python3 - "$T/chat.rpc" "$T/resp.rpc" >"$T/py" 2>&1 <<'EOF'
+import json, sys
+def shape(path):
+    out = []
+    for l in open(path):
+        e = json.loads(l)
+        if e["type"] == "response":
+            continue
+        k = (e["type"], e.get("assistantMessageEvent", {}).get("type"))
+        if out and k[1] and k[1].endswith("_delta") and out[-1] == k:
+            continue
+        out.append(k)
+    return out
+a, b = shape(sys.argv[1]), shape(sys.argv[2])
+assert a == b, "\n%s\n%s" % (a, b)
+st = [json.loads(l) for l in open(sys.argv[2]) if '"get_state"' in l][0]
+assert st["data"]["model"]["api"] == "openai-responses", st
+EOF
+[ $? -eq 0 ] && ok "-r: the same events as on chat completions; get_state says openai-responses" ||
+    fail "-r: the same events as on chat completions; get_state says openai-responses" "$(cat "$T/py" "$T/err")"
+
 # Failures: each with its exit status and message; the session stays
 # valid, and goes on.
 script ok1 <<'EOF'
