@@ -5,14 +5,14 @@
 include config.mk
 
 # the wires: wire.c what they share, each wire in its own file
-WIRESRC = wire.c openai.c anthropic.c
-WIREOBJ = wire.o openai.o anthropic.o
+WIRESRC = wire.c openai.c anthropic.c responses.c
+WIREOBJ = wire.o openai.o anthropic.o responses.o
 SRC = agent.c events.c guard.c http.c json.c regex.c rpc.c sandbox.c \
 	session.c sse.c tools.c util.c walk.c $(WIRESRC)
 OBJ = agent.o events.o guard.o http.o json.o regex.o rpc.o sandbox.o \
 	session.o sse.o tools.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
-	test/wire test/regex
+	test/wire test/regex test/responses
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
@@ -62,6 +62,9 @@ test/cut: test/cut.c test/t.h session.o json.o util.o
 test/wire: test/wire.c test/t.h $(WIREOBJ) sse.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/wire.c $(WIREOBJ) sse.o json.o util.o \
 	    $(LDFLAGS)
+test/responses: test/responses.c test/t.h $(WIREOBJ) sse.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/responses.c $(WIREOBJ) sse.o json.o \
+	    util.o $(LDFLAGS)
 test/relay: test/relay.c
 	$(CC) $(ACFLAGS) -o $@ test/relay.c $(LDFLAGS)
 test/fake: test/fake.c
@@ -88,7 +91,8 @@ test-asan:
 # Fuzz each parser of outside bytes for FUZZTIME seconds with libFuzzer.
 FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
-	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex
+	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
+	test/fuzz_responses
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -108,6 +112,10 @@ test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
 test/fuzz_wire: test/fuzz_wire.c $(WIRESRC) sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c $(WIRESRC) sse.c json.c \
 	    util.c
+test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
+	agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c $(WIRESRC) sse.c \
+	    json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
 test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c regex.c sandbox.c \
 	walk.c $(WIRESRC) sse.c json.c util.c agent.h
@@ -117,7 +125,7 @@ test/fuzz_regex: test/fuzz_regex.c regex.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 
 fuzz: $(FUZZ)
-	for t in json sse http session wire rpc cert regex; do \
+	for t in json sse http session wire rpc cert regex responses; do \
 		mkdir -p .fuzz/$$t && \
 		./test/fuzz_$$t -max_total_time=$(FUZZTIME) -max_len=8192 \
 		    -print_final_stats=0 .fuzz/$$t test/corpus/$$t \

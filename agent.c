@@ -87,6 +87,7 @@ typedef struct Agent {
 	long long turnin, turnout, turncached;
 	double turncost;
 	Rpc *rpc;		/* -r, or NULL */
+	Buf sid;		/* the session's id, a request's cache key */
 } Agent;
 
 static int compact(Agent *a, const char *why, const char *focus);
@@ -507,6 +508,8 @@ ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
 static void
 request(Agent *a, Wirereq *q)
 {
+	Json j;
+
 	memset(q, 0, sizeof(*q));
 	q->wire = a->prov->wire;
 	q->model = a->model;
@@ -524,6 +527,14 @@ request(Agent *a, Wirereq *q)
 	q->thinkas = modelof(a) ? modelof(a)->thinking : TKADAPTIVE;
 	q->cachehour = cachehour;
 	q->images = a->prov->images;
+	/* the same key for a session's requests: they hit one cache */
+	bufreset(&a->sid);
+	if (a->sess.head && jsonparse(&j, a->sess.head,
+	    strlen(a->sess.head)) == 0) {
+		jsonstrbuf(&j, jsonget(&j, 0, "id"), &a->sid);
+		jsonfree(&j);
+	}
+	q->cachekey = a->sid.len ? a->sid.p : NULL;
 }
 
 /* What a call works on: its command, path or pattern, cut to max bytes
@@ -772,6 +783,10 @@ turn(Agent *a, const char *text, size_t len)
 			if (!strcmp(r.w.finish, "length")) {
 				warn("the answer was cut short: the output "
 				     "token limit was reached");
+				rc = 1;
+			} else if (r.w.cut) {
+				warn("the answer was cut short: %s",
+				     r.w.finish);
 				rc = 1;
 			}
 			emit(&a->ev, "turn_end", NULL);
@@ -1171,7 +1186,7 @@ summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
 	q.ntools = 0;
 	q.maxout = reserve(a) * 4 / 5;
 	rc = ask(a, &q, &r, &h, 1);
-	if (rc == 0 && !strcmp(r.w.finish, "length")) {
+	if (rc == 0 && (!strcmp(r.w.finish, "length") || r.w.cut)) {
 		warn("the summary was cut short by the output token limit");
 		rc = -1;
 	}
@@ -1848,6 +1863,7 @@ main(int argc, char *argv[])
 	free(a.key);
 	free(a.model);
 	buffree(&a.attach);
+	buffree(&a.sid);
 	toolcleanup(&a.tenv);
 	return rc;
 }

@@ -212,9 +212,10 @@ void httpsleep(Httpclient *c, long ms);
 int httpdo(Httpclient *c, Http *h);
 void httpfree(Httpclient *c);
 
-/* wire.c: what the providers' wires share; openai.c and anthropic.c
- * below it are the wires themselves.  No I/O in any. */
-enum { OPENAI, ANTHROPIC };	/* chat completions, messages */
+/* wire.c: what the providers' wires share; openai.c, anthropic.c and
+ * responses.c below it are the wires themselves.  No I/O in any. */
+enum { OPENAI, ANTHROPIC, RESPONSES };	/* chat completions, messages,
+					 * OpenAI's Responses */
 
 /* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
  * provider is asked for them: OpenAI's reasoning_effort (xhigh and max
@@ -299,6 +300,8 @@ typedef struct {
 	int thinkas;		/* Anthropic: TKADAPTIVE ... TKALWAYS */
 	int cachehour;		/* cache marks live an hour, not 5 min */
 	int images;		/* the model takes images: else a note */
+	const char *cachekey;	/* Responses: the prompt_cache_key (the
+				 * session's id), or NULL */
 } Wirereq;
 
 /* A model's prices in dollars per million tokens, keyed by its name. */
@@ -355,7 +358,10 @@ typedef struct {
 	int dropped;
 	char finish[32];	/* finish_reason, in OpenAI's words */
 	long long in, out, cached, cachewrite;	/* in counts the cache */
+	long long reasoning;	/* of out, the reasoning's (Responses) */
 	int done;		/* the stream said it is over */
+	int cut;		/* Responses: it is over, incomplete (the
+				 * reason in finish) */
 	int again;		/* an error in the stream a retry may mend */
 	Buf err;		/* an error from the stream */
 	Json json;		/* the last event's tokens: their array is
@@ -387,6 +393,7 @@ const char *wireapi(int wire);
 const char *wirepath(int wire);
 
 /* wire.c, for the wires: the stream's pieces, passed on and kept */
+int wiredelta(Wire *w, int kind, const char *p, size_t n);
 int wirepiece(Wire *w, int kind, const Json *j, int i);
 int wirecalldelta(Wire *w, int k, size_t off);
 void wiresetstr(Buf *b, const Json *j, int i);
@@ -430,6 +437,12 @@ void anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
 void anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
 const char *anthropicbeta(const Wirereq *q);
 int anthropicstore(Buf *b, const Wire *w);
+
+/* responses.c: OpenAI's Responses */
+int respevent(Wire *w, const char *data, size_t len);
+void respform(Wireform *f, Buf *b, const Json *j, const Wirereq *q);
+void respbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb);
+int respstore(Buf *b, const Wire *w);
 
 /* session.c: the JSONL session file, pi's format version 3 */
 typedef struct {

@@ -7,9 +7,14 @@
 
 /*
  * Providers.  The first row is the default (AGENT_PROVIDER or -P picks
- * another).  The wire is OPENAI (chat completions) or ANTHROPIC
- * (messages); a provider whose key variable is NULL needs no key
- * (AGENT_API_KEY is still sent if set).  The context window and the
+ * another).  The wire is OPENAI (chat completions), RESPONSES (OpenAI's
+ * Responses API: its newest models take tools nowhere else; nothing is
+ * stored on the server, the session's id is the prompt_cache_key) or
+ * ANTHROPIC (messages); a provider whose key variable is NULL needs no
+ * key (AGENT_API_KEY is still sent if set).  The max tokens field is
+ * chat completions' alone: RESPONSES sends max_output_tokens.  The
+ * openai-chat row is OpenAI's chat completions, for the older models and
+ * the proxies that speak only that.  The context window and the
  * output tokens asked for are the row's, for a model models[] below has
  * no figure for.
  *
@@ -29,7 +34,8 @@
  */
 static const Provider providers[] = {
 	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images */
-	{ "openai",     OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1 },
+	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1 },
+	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1 },
 	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-5",          1000000, 128000, NULL,                    "off", THANTHROPIC, 1 },
 	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-5", 1000000, 128000, "max_tokens",          "off", THROUTER, 1 },
 	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   0 },

@@ -13,8 +13,8 @@
 /* A form this long is sent from where it is kept, not copied. */
 enum { SPANMIN = 64 };
 
-/* What differs between the wires, by kind (OPENAI, ANTHROPIC): a new
- * wire is one row here and a room of its own. */
+/* What differs between the wires, by kind (OPENAI, ANTHROPIC,
+ * RESPONSES): a new wire is one row here and a room of its own. */
 typedef struct {
 	const char *api;	/* pi's name for it, stored with answers */
 	const char *path;	/* its endpoint under the base URL */
@@ -38,6 +38,9 @@ static const Wireops wires[] = {
 	                "anthropic-version: 2023-06-01",
 	                anthropicevent, anthropicform, anthropicbody,
 	                anthropicbeta, anthropicstore, 0, 0 },
+	[RESPONSES] = { "openai-responses", "responses",
+	                "Authorization: Bearer %s", NULL,
+	                respevent, respform, respbody, NULL, respstore, 1, 0 },
 };
 
 /* The row of a wire kind; an unknown one is OpenAI's, as it was. */
@@ -172,8 +175,8 @@ keep(const Wire *w, Buf *b, const char *p, size_t n)
 
 /* A piece of text or thinking: passed on, then kept.  Nonzero: the
  * callback asks to stop. */
-static int
-delta(Wire *w, int kind, const char *p, size_t n)
+int
+wiredelta(Wire *w, int kind, const char *p, size_t n)
 {
 	int rc;
 
@@ -220,7 +223,7 @@ uesc(const char *s, size_t n)
 }
 
 /* String token i of a streamed piece, unescaped and passed on as kind:
- * delta()'s value, 0 if i is no string.  Some servers split an emoji's
+ * wiredelta()'s value, 0 if i is no string.  Some servers split an emoji's
  * surrogate pair between two deltas: a high surrogate ending one waits
  * for the low one starting the next. */
 int
@@ -240,7 +243,7 @@ wirepiece(Wire *w, int kind, const Json *j, int i)
 		return 0;
 	/* most pieces hold no escape: passed on as they stand, uncopied */
 	if (!hi && !memchr(j->s + t.start, '\\', t.end - t.start))
-		return delta(w, kind, j->s + t.start, t.end - t.start);
+		return wiredelta(w, kind, j->s + t.start, t.end - t.start);
 	w->hi[kind] = 0;
 	v = uesc(j->s + t.start, t.end - t.start);
 	if (hi && v >= 0xdc00 && v <= 0xdfff) {
@@ -265,7 +268,7 @@ wirepiece(Wire *w, int kind, const Json *j, int i)
 	cut.t = &t;
 	cut.n = 1;
 	jsonstrbuf(&cut, 0, &out);
-	rc = delta(w, kind, out.p, out.len);
+	rc = wiredelta(w, kind, out.p, out.len);
 	buffree(&out);
 	return rc;
 }
@@ -356,7 +359,7 @@ stopreason(const Wire *w)
 {
 	if (w->ncalls)
 		return "toolUse";
-	if (!strcmp(w->finish, "length"))
+	if (w->cut || !strcmp(w->finish, "length"))
 		return "length";
 	return "stop";
 }
@@ -474,10 +477,13 @@ wiremessage(const Wire *w, const char *provider, const char *model,
 	bufaddf(&b, ",\"usage\":{\"input\":%lld,\"output\":%lld,"
 	        "\"cacheRead\":%lld,\"cacheWrite\":%lld,\"totalTokens\":%lld,"
 	        "\"cost\":{\"input\":%.10g,\"output\":%.10g,"
-	        "\"cacheRead\":%.10g,\"cacheWrite\":%.10g,\"total\":%.10g}}",
+	        "\"cacheRead\":%.10g,\"cacheWrite\":%.10g,\"total\":%.10g}",
 	        w->in - w->cached - w->cachewrite, w->out, w->cached,
 	        w->cachewrite, w->in + w->out, cost[0], cost[1], cost[2],
 	        cost[3], total);
+	if (w->reasoning)	/* pi's too: a part of output */
+		bufaddf(&b, ",\"reasoning\":%lld", w->reasoning);
+	bufaddc(&b, '}');
 	bufadds(&b, ",\"stopReason\":");
 	jsonescs(&b, stop ? stop : stopreason(w));
 	bufaddf(&b, ",\"timestamp\":%lld}", nowms());

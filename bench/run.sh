@@ -15,9 +15,12 @@ B=$(mktemp -d "${TMPDIR:-/tmp}/agent-bench.XXXXXX") || exit 1
 ${CC:-cc} -O2 -o "$B/peak" bench/peak.c || exit 1
 # built as agent is (config.mk's flags)
 ${CC:-cc} -std=c99 -Os -D_POSIX_C_SOURCE=200809L -o "$B/sse" bench/sse.c \
-    sse.c wire.c openai.c anthropic.c json.c util.c || exit 1
+    sse.c wire.c openai.c anthropic.c responses.c json.c util.c || exit 1
 trap 'kill $FAKE $SOCAT $RELAY 2>/dev/null; rm -rf "$B"' EXIT INT TERM
 unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
+# the fake's scripts here are chat completions (bench/responses.sh has
+# the Responses wire)
+export AGENT_PROVIDER=openai-chat
 
 PI=${PI:-$(command -v pi || echo "$ROOT/bench/pi/node_modules/.bin/pi")}
 [ -x "$PI" ] || PI=
@@ -134,6 +137,10 @@ done
 # SSE+JSON: an OpenAI stream through sse.c and wire.c, MB per CPU second.
 printf '%-26s %9s MB/s  (bench/sse.c; pi has no such part)\n' \
     "SSE+JSON throughput" "$("$B/sse" 20 5 | cut -d' ' -f1)"
+# the same text in Responses events: per delta, no dearer than chat's
+printf '%-26s %s, on chat completions %s\n' "Responses deltas" \
+    "$("$B/sse" 20 5 r | cut -d' ' -f3-5)" \
+    "$("$B/sse" 20 5 | cut -d' ' -f3-5)"
 
 # Line mode with a long history: each request sends the messages' wire
 # forms, made once, from where they are kept, so 4 times the messages
@@ -307,4 +314,6 @@ printf '%-26s %9s ms workspace, %s ms full: %s ms a call\n' \
 
 echo
 sh bench/read.sh | tail -2
+echo
+sh bench/responses.sh
 sh bench/claude.sh

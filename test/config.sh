@@ -62,5 +62,5 @@ badbuild number 's|cut at ${greplimit} matches|cut at ${greplimits} matches|' &&
         'tool grep: ${greplimits} is no number of config.h'
 badbuild field 's|"max_completion_tokens",|"max_tokens\\":1,\\"x",|' &&
     refused field "a field name with quotes" \
-        'provider openai: the max tokens field must be a plain name'
+        'provider openai-chat: the max tokens field must be a plain name'
 true

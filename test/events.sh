@@ -121,7 +121,7 @@ st = [e["message"] for e in ev if e["type"] == "message_start" and
 assert len(st) == 3
 for m in st:
     assert m["content"] == [] and m["api"] == "openai-completions", m
-    assert m["provider"] == "openai" and m["model"] == "fake-model", m
+    assert m["provider"] == "openai-chat" and m["model"] == "fake-model", m
     assert m["stopReason"] == "stop" and m["timestamp"] > 0, m
     assert m["usage"] == {"input": 0, "output": 0, "cacheRead": 0,
         "cacheWrite": 0, "totalTokens": 0, "cost": {"input": 0, "output": 0,

@@ -68,6 +68,25 @@
  *                    idle connection just as the client sent
  *   http10           answer as HTTP/1.0, and close after the reply
  *
+ * A script with the line `responses` is a reply of OpenAI's Responses API
+ * instead (event: and data: lines, no [DONE]): response.created and
+ * response.in_progress, then output items at output_index 0, 1, ...: a
+ * `think` line is a summary part of the open reasoning item (opened by
+ * the first, with encrypted_content "gAAAAB" + base64 of "partial:ID" in
+ * output_item.added and of "final:ID:SUMMARIES" in output_item.done), a
+ * `text` line more of the open message item, a `tool` line a whole
+ * function_call item (ID its call_id); ids are rs_fakeN_I, msg_fakeN_I,
+ * fc_fakeN_I for request N, item I.  The stream ends with
+ * response.completed (its output and usage), unless the script says:
+ *   usage IN OUT [CACHED REASONING]   the usage of the end
+ *   incomplete REASON  the open item done "incomplete", then
+ *                    response.incomplete with that reason
+ *   failed CODE MSG  response.failed with that error
+ *   errevent CODE MSG   an error event {code, message} (flat, as
+ *                    documented); errnested the same nested in "error"
+ *                    as recorded; the script goes on after it
+ *   nodone           no end at all
+ *
  * The first generated chunk is preceded by one with the delta
  * {"role":"assistant","content":""}, as real servers send.  Every chunk has
  * id "chatcmpl-fake", object "chat.completion.chunk", created 1 and model
@@ -121,6 +140,7 @@ typedef struct {
 	long retry;		/* -1: no Retry-After */
 	long long drop;		/* -1: never */
 	int rst, nodone, raw, hangup, early, close, http10, forget;
+	int responses;		/* the Responses stream, not chat chunks */
 	int bytes, delay, framing, crlf, comments, bom;
 	char type[128];		/* Content-Type of a 2xx reply */
 	char header[512];	/* one more header line, or "" */
@@ -138,6 +158,14 @@ typedef struct {
 	int keep;		/* the connection may serve another request */
 	Reply r;
 	Buf delta, chunk, ev, unit;
+	/* the Responses stream */
+	int reqno;		/* the request's number, in the ids */
+	int seq, nitem;		/* sequence_number, output_index */
+	int open, nsum;		/* the open item ('r', 'm' or 0), its parts */
+	char cur[64];		/* its id */
+	Buf items, acc, sums;	/* the items done; the open one's text and
+				 * summaries */
+	long long use[4];	/* usage: in, out, cached, reasoning */
 } Out;
 
 static int bytes, delay, framing = CHUNKED, crlf, comments, bom;
@@ -382,8 +410,20 @@ prescan(const char *path, Reply *r)
 			r->comments = 1;
 		else if (!strcmp(kw, "bom"))
 			r->bom = 1;
-		else if (!strcmp(kw, "usage"))
-			bad = number(word(&arg), &n) || number(arg, &m);
+		else if (!strcmp(kw, "usage")) {
+			bad = number(word(&arg), &n) || number(word(&arg), &m);
+			if (!bad && *arg)	/* cached and reasoning */
+				bad = number(word(&arg), &n) ||
+				    number(arg, &m);
+		} else if (!strcmp(kw, "responses"))
+			r->responses = 1;
+		else if (!strcmp(kw, "incomplete"))
+			bad = !*arg;
+		else if (!strcmp(kw, "failed") || !strcmp(kw, "errevent") ||
+		    !strcmp(kw, "errnested")) {
+			a = arg;
+			bad = !*word(&a);
+		}
 		else if (!strcmp(kw, "big") || !strcmp(kw, "sleep"))
 			bad = number(arg, &n);
 		else if (!strcmp(kw, "tool")) {
@@ -660,6 +700,387 @@ stall(Out *o)
 	o->dead = 1;
 }
 
+/*
+ * The Responses stream (a script with `responses`), in the order and
+ * shapes OpenAI sends: response.created and response.in_progress, then
+ * each output item (added, its parts and deltas, done), then the end.
+ */
+
+/* b64 of s, as encrypted_content looks */
+static void
+buf64(Buf *b, const char *s, size_t n)
+{
+	static const char abc[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned long v;
+	size_t i, k, m;
+	char q[4];
+
+	for (i = 0; i < n; i += 3) {
+		m = n - i < 3 ? n - i : 3;
+		v = 0;
+		for (k = 0; k < 3; k++)
+			v = v << 8 | (k < m ? (unsigned char)s[i + k] : 0);
+		for (k = 0; k < 4; k++)
+			q[k] = k <= m ? abc[v >> (18 - 6 * k) & 63] : '=';
+		bufadd(b, q, 4);
+	}
+}
+
+/* One event: "event: TYPE" and its data, the type and sequence number
+ * put in the JSON object whose members (after the type) are in m. */
+static void
+revent(Out *o, const char *type, const char *m)
+{
+	Buf *b = &o->chunk;
+	char seq[32];
+
+	b->len = 0;
+	bufs(b, "{\"type\":\"");
+	bufs(b, type);
+	bufs(b, "\"");
+	if (*m)
+		bufs(b, ",");
+	bufs(b, m);
+	snprintf(seq, sizeof(seq), ",\"sequence_number\":%d}", o->seq++);
+	bufs(b, seq);
+	o->ev.len = 0;
+	if (o->r.comments) {
+		bufs(&o->ev, ": keep-alive");
+		bufs(&o->ev, eol(o));
+	}
+	bufs(&o->ev, "event: ");
+	bufs(&o->ev, type);
+	bufs(&o->ev, eol(o));
+	bufs(&o->ev, "data: ");
+	bufadd(&o->ev, b->p, b->len);
+	bufs(&o->ev, eol(o));
+	bufs(&o->ev, eol(o));
+	body(o, o->ev.p, o->ev.len);
+}
+
+/* The response object, with status, the items done so far and usage. */
+static void
+rresponse(Out *o, Buf *b, const char *status, const char *extra)
+{
+	char s[512];
+
+	snprintf(s, sizeof(s), "\"response\":{\"id\":\"resp_fake%d\","
+	    "\"object\":\"response\",\"created_at\":1,\"status\":\"%s\","
+	    "\"model\":\"fake-model\",\"store\":false,\"output\":[", o->reqno,
+	    status);
+	bufs(b, s);
+	if (strcmp(status, "in_progress") && o->items.len)
+		bufadd(b, o->items.p, o->items.len);
+	bufs(b, "]");
+	if (!strcmp(status, "completed") || !strcmp(status, "incomplete")) {
+		snprintf(s, sizeof(s), ",\"usage\":{\"input_tokens\":%lld,"
+		    "\"input_tokens_details\":{\"cached_tokens\":%lld},"
+		    "\"output_tokens\":%lld,\"output_tokens_details\":{"
+		    "\"reasoning_tokens\":%lld},\"total_tokens\":%lld}",
+		    o->use[0], o->use[2], o->use[1], o->use[3],
+		    o->use[0] + o->use[1]);
+		bufs(b, s);
+	} else {
+		bufs(b, ",\"usage\":null");
+	}
+	bufs(b, extra);
+	bufs(b, "}");
+}
+
+/* Where the item at output_index now is, as members. */
+static void
+ritemhead(Out *o, Buf *b)
+{
+	char s[96];
+
+	snprintf(s, sizeof(s), "\"item_id\":\"%s\",\"output_index\":%d",
+	    o->cur, o->nitem);
+	b->len = 0;
+	bufs(b, s);
+}
+
+/* The open item, done: its whole JSON sent and kept for the end. */
+static void
+rclose(Out *o, const char *status)
+{
+	Buf *b = &o->delta, item = {0};
+	char s[64];
+
+	if (!o->open)
+		return;
+	if (o->open == 'm') {
+		b->len = 0;
+		ritemhead(o, b);
+		bufs(b, ",\"content_index\":0,\"text\":\"");
+		bufesc(b, o->acc.p ? o->acc.p : "", o->acc.len);
+		bufs(b, "\",\"logprobs\":[]");
+		revent(o, "response.output_text.done", b->p);
+		ritemhead(o, b);
+		bufs(b, ",\"content_index\":0,\"part\":{\"type\":"
+		    "\"output_text\",\"annotations\":[],\"logprobs\":[],"
+		    "\"text\":\"");
+		bufesc(b, o->acc.p ? o->acc.p : "", o->acc.len);
+		bufs(b, "\"}");
+		revent(o, "response.content_part.done", b->p);
+		bufs(&item, "{\"id\":\"");
+		bufs(&item, o->cur);
+		bufs(&item, "\",\"type\":\"message\",\"status\":\"");
+		bufs(&item, status);
+		bufs(&item, "\",\"content\":[{\"type\":\"output_text\","
+		    "\"annotations\":[],\"logprobs\":[],\"text\":\"");
+		bufesc(&item, o->acc.p ? o->acc.p : "", o->acc.len);
+		bufs(&item, "\"}],\"role\":\"assistant\"}");
+	} else {
+		/* encrypted_content differs from the one in added, as the
+		 * platform's does: a client must keep done's */
+		bufs(&item, "{\"id\":\"");
+		bufs(&item, o->cur);
+		bufs(&item, "\",\"type\":\"reasoning\",\"summary\":[");
+		bufadd(&item, o->sums.p ? o->sums.p : "", o->sums.len);
+		bufs(&item, "],\"encrypted_content\":\"gAAAAB");
+		b->len = 0;
+		bufs(b, "final:");
+		bufs(b, o->cur);
+		bufs(b, ":");
+		bufadd(b, o->acc.p ? o->acc.p : "", o->acc.len);
+		buf64(&item, b->p, b->len);
+		bufs(&item, "\"}");
+	}
+	snprintf(s, sizeof(s), "\"output_index\":%d,\"item\":", o->nitem);
+	b->len = 0;
+	bufs(b, s);
+	bufadd(b, item.p, item.len);
+	revent(o, "response.output_item.done", b->p);
+	if (o->items.len)
+		bufs(&o->items, ",");
+	bufadd(&o->items, item.p, item.len);
+	free(item.p);
+	o->open = 0;
+	o->nitem++;
+	o->acc.len = o->sums.len = 0;
+}
+
+/* Open an item of kind k ('r' reasoning, 'm' message) unless open. */
+static void
+ropen(Out *o, int k)
+{
+	Buf *b = &o->delta;
+	char s[160];
+
+	if (o->open == k)
+		return;
+	rclose(o, "completed");
+	o->open = k;
+	o->nsum = 0;
+	snprintf(o->cur, sizeof(o->cur), "%s_fake%d_%d", k == 'm' ? "msg" :
+	    "rs", o->reqno, o->nitem);
+	snprintf(s, sizeof(s), "\"output_index\":%d,\"item\":{\"id\":\"%s\","
+	    "\"type\":", o->nitem, o->cur);
+	b->len = 0;
+	bufs(b, s);
+	if (k == 'm') {
+		bufs(b, "\"message\",\"status\":\"in_progress\","
+		    "\"content\":[],\"role\":\"assistant\"}");
+		revent(o, "response.output_item.added", b->p);
+		ritemhead(o, b);
+		bufs(b, ",\"content_index\":0,\"part\":{\"type\":"
+		    "\"output_text\",\"annotations\":[],\"logprobs\":[],"
+		    "\"text\":\"\"}");
+		revent(o, "response.content_part.added", b->p);
+		return;
+	}
+	bufs(b, "\"reasoning\",\"summary\":[],\"encrypted_content\":\"gAAAAB");
+	snprintf(s, sizeof(s), "partial:%s", o->cur);
+	buf64(b, s, strlen(s));
+	bufs(b, "\"}");
+	revent(o, "response.output_item.added", b->p);
+}
+
+/* Deltas of s in pieces of about n bytes, whole UTF-8 sequences. */
+static void
+rdeltas(Out *o, const char *type, const char *head, const char *s,
+    size_t len, size_t part)
+{
+	Buf *b = &o->delta;
+	size_t i, n;
+
+	for (i = 0; i < len && !o->dead; i += n) {
+		n = part;
+		while (i + n < len && (s[i + n] & 0xC0) == 0x80)
+			n++;
+		if (i + n > len)
+			n = len - i;
+		ritemhead(o, b);
+		bufs(b, head);
+		bufs(b, ",\"delta\":\"");
+		bufesc(b, s + i, n);
+		bufs(b, "\"");
+		revent(o, type, b->p);
+	}
+}
+
+/* A summary part of the open reasoning item. */
+static void
+rthink(Out *o, const char *s, size_t len)
+{
+	Buf *b = &o->delta;
+	char head[64];
+
+	ropen(o, 'r');
+	snprintf(head, sizeof(head), ",\"summary_index\":%d", o->nsum++);
+	ritemhead(o, b);
+	bufs(b, head);
+	bufs(b, ",\"part\":{\"type\":\"summary_text\",\"text\":\"\"}");
+	revent(o, "response.reasoning_summary_part.added", b->p);
+	rdeltas(o, "response.reasoning_summary_text.delta", head, s, len, 6);
+	ritemhead(o, b);
+	bufs(b, head);
+	bufs(b, ",\"text\":\"");
+	bufesc(b, s, len);
+	bufs(b, "\"");
+	revent(o, "response.reasoning_summary_text.done", b->p);
+	ritemhead(o, b);
+	bufs(b, head);
+	bufs(b, ",\"part\":{\"type\":\"summary_text\",\"text\":\"");
+	bufesc(b, s, len);
+	bufs(b, "\"}");
+	revent(o, "response.reasoning_summary_part.done", b->p);
+	if (o->sums.len) {
+		bufs(&o->sums, ",");
+		bufs(&o->acc, "\n\n");
+	}
+	bufs(&o->sums, "{\"type\":\"summary_text\",\"text\":\"");
+	bufesc(&o->sums, s, len);
+	bufs(&o->sums, "\"}");
+	bufadd(&o->acc, s, len);
+}
+
+static void
+rtext(Out *o, const char *s, size_t len)
+{
+	ropen(o, 'm');
+	rdeltas(o, "response.output_text.delta", ",\"content_index\":0", s,
+	    len, 5);
+	bufadd(&o->acc, s, len);
+}
+
+/* A function_call item: added, its arguments in pieces, done. */
+static void
+rtool(Out *o, char *arg)
+{
+	Buf *b = &o->delta, item = {0};
+	char *id, *name, s[64];
+
+	rclose(o, "completed");
+	id = word(&arg);
+	name = word(&arg);
+	snprintf(o->cur, sizeof(o->cur), "fc_fake%d_%d", o->reqno, o->nitem);
+	bufs(&item, "{\"id\":\"");
+	bufs(&item, o->cur);
+	bufs(&item, "\",\"type\":\"function_call\",\"status\":\"");
+	b->len = 0;
+	snprintf(s, sizeof(s), "\"output_index\":%d,\"item\":", o->nitem);
+	bufs(b, s);
+	bufadd(b, item.p, item.len);
+	bufs(b, "in_progress\",\"arguments\":\"\",\"call_id\":\"");
+	bufesc(b, id, strlen(id));
+	bufs(b, "\",\"name\":\"");
+	bufesc(b, name, strlen(name));
+	bufs(b, "\"}");
+	revent(o, "response.output_item.added", b->p);
+	rdeltas(o, "response.function_call_arguments.delta", "", arg,
+	    strlen(arg), ARGPART);
+	ritemhead(o, b);
+	bufs(b, ",\"arguments\":\"");
+	bufesc(b, arg, strlen(arg));
+	bufs(b, "\"");
+	revent(o, "response.function_call_arguments.done", b->p);
+	bufs(&item, "completed\",\"arguments\":\"");
+	bufesc(&item, arg, strlen(arg));
+	bufs(&item, "\",\"call_id\":\"");
+	bufesc(&item, id, strlen(id));
+	bufs(&item, "\",\"name\":\"");
+	bufesc(&item, name, strlen(name));
+	bufs(&item, "\"}");
+	snprintf(s, sizeof(s), "\"output_index\":%d,\"item\":", o->nitem);
+	b->len = 0;
+	bufs(b, s);
+	bufadd(b, item.p, item.len);
+	revent(o, "response.output_item.done", b->p);
+	if (o->items.len)
+		bufs(&o->items, ",");
+	bufadd(&o->items, item.p, item.len);
+	free(item.p);
+	o->nitem++;
+}
+
+/* An error: {code, message} as members of b, after a comma. */
+static void
+rerrorof(Buf *b, char *arg)
+{
+	char *code = word(&arg);
+
+	bufs(b, "\"code\":\"");
+	bufesc(b, code, strlen(code));
+	bufs(b, "\",\"message\":\"");
+	bufesc(b, arg, unescape(arg));
+	bufs(b, "\"");
+}
+
+/* The end of a Responses stream: kw is what the script said (NULL: the
+ * script ended), arg its argument. */
+static void
+rend(Out *o, const char *kw, char *arg)
+{
+	Buf *b = &o->delta, e = {0};
+
+	if (!kw || !strcmp(kw, "finish") || !strcmp(kw, "incomplete"))
+		rclose(o, kw && kw[0] == 'i' ? "incomplete" : "completed");
+	b->len = 0;
+	if (!kw || !strcmp(kw, "finish")) {
+		rresponse(o, b, "completed", "");
+		revent(o, "response.completed", b->p);
+	} else if (!strcmp(kw, "incomplete")) {
+		bufs(&e, ",\"incomplete_details\":{\"reason\":\"");
+		bufesc(&e, arg, strlen(arg));
+		bufs(&e, "\"}");
+		rresponse(o, b, "incomplete", e.p);
+		revent(o, "response.incomplete", b->p);
+	} else if (!strcmp(kw, "failed")) {
+		bufs(&e, ",\"error\":{");
+		rerrorof(&e, arg);
+		bufs(&e, "}");
+		rresponse(o, b, "failed", e.p);
+		revent(o, "response.failed", b->p);
+	} else if (!strcmp(kw, "errevent")) {
+		rerrorof(b, arg);
+		bufs(b, ",\"param\":null");
+		revent(o, "error", b->p);
+	} else {	/* errnested */
+		bufs(b, "\"error\":{\"type\":\"invalid_request_error\",");
+		rerrorof(b, arg);
+		bufs(b, ",\"param\":null}");
+		revent(o, "error", b->p);
+	}
+	free(e.p);
+}
+
+static void
+rstart(Out *o)
+{
+	Buf *b = &o->delta;
+
+	o->seq = o->nitem = o->open = 0;
+	o->items.len = o->acc.len = o->sums.len = 0;
+	b->len = 0;
+	rresponse(o, b, "in_progress", "");
+	revent(o, "response.created", b->p);
+	b->len = 0;
+	rresponse(o, b, "in_progress", "");
+	revent(o, "response.in_progress", b->p);
+}
+
 /* The events of a 2xx reply. */
 static void
 events(Out *o, const char *path)
@@ -668,6 +1089,7 @@ events(Out *o, const char *path)
 	char *line = NULL, *kw, *arg, use[128];
 	size_t cap = 0, n;
 	long long x, y;
+	int ended = 0;
 
 	o->started = 0;
 	o->ntool = 0;
@@ -678,10 +1100,32 @@ events(Out *o, const char *path)
 		cut(o);
 		return;
 	}
+	memset(o->use, 0, sizeof(o->use));
+	if (o->r.responses)
+		rstart(o);
 	while (!o->dead && getline(&line, &cap, f) > 0) {
 		if (!scriptline(line, &kw, &arg))
 			continue;
-		if (!strcmp(kw, "text") || !strcmp(kw, "think")) {
+		if (o->r.responses && (!strcmp(kw, "text") ||
+		    !strcmp(kw, "think"))) {
+			n = unescape(arg);
+			if (kw[1] == 'e')
+				rtext(o, arg, n);
+			else
+				rthink(o, arg, n);
+		} else if (o->r.responses && !strcmp(kw, "tool")) {
+			rtool(o, arg);
+		} else if (o->r.responses && !strcmp(kw, "usage")) {
+			for (n = 0; n < 4 && *arg; n++)
+				number(word(&arg), &o->use[n]);
+		} else if (o->r.responses && (!strcmp(kw, "incomplete") ||
+		    !strcmp(kw, "failed") || !strcmp(kw, "finish"))) {
+			rend(o, kw, arg);
+			ended = 1;
+		} else if (!strcmp(kw, "errevent") ||
+		    !strcmp(kw, "errnested")) {
+			rend(o, kw, arg);
+		} else if (!strcmp(kw, "text") || !strcmp(kw, "think")) {
 			n = unescape(arg);
 			strdelta(o, kw[1] == 'e' ? "content" :
 			    "reasoning_content", arg, n);
@@ -720,7 +1164,9 @@ events(Out *o, const char *path)
 	}
 	free(line);
 	fclose(f);
-	if (!o->r.nodone && !o->r.raw)
+	if (o->r.responses && !ended && !o->r.nodone && !o->r.raw)
+		rend(o, NULL, NULL);
+	else if (!o->r.nodone && !o->r.raw && !o->r.responses)
 		event(o, "[DONE]", 6);
 }
 
@@ -980,6 +1426,7 @@ serve(Out *o, const char *script, int n)
 
 	o->sent = o->total = 0;
 	o->dead = o->counting = o->nwrites = 0;
+	o->reqno = n;
 	if (!script) {
 		prescan("/dev/null", &o->r);
 		o->r.status = 500;

@@ -81,7 +81,7 @@ agentexec() {
 	mkdir -p "$T/sessions"
 	exec env HOME="$T" AGENT_SESSION_DIR="$T/sessions" \
 	    AGENT_BASE_URL="$URL" AGENT_API_KEY=test-key \
-	    AGENT_PROVIDER=openai AGENT_MODEL=fake-model "$@"
+	    AGENT_PROVIDER=openai-chat AGENT_MODEL=fake-model "$@"
 }
 
 # runin FILE args...: ./agent against the fake with stdin from FILE, stdout

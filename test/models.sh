@@ -159,14 +159,14 @@ printf 'hi\n/model\n/model other-model\nhi\n' >"$T/in"
 IN=$T/in runat
 jsontest "/model: the next request uses it" "$REQ/2.json" \
     'd["model"] == "other-model" and d["messages"][2]["content"] == "one"'
-grep -q '^openai/fake-model$' "$T/err" && grep -q '^openai/other-model$' "$T/err" &&
+grep -q '^openai-chat/fake-model$' "$T/err" && grep -q '^openai-chat/other-model$' "$T/err" &&
     ok "/model: says the model" || fail "/model: says the model" "$(cat "$T/err")"
 F=$(find "$T/sessions" -name '*.jsonl' -newer "$T/in" | head -1)
 python3 - "$F" <<'X' && ok "/model: saved as pi's model_change" || fail "/model: saved as pi's model_change" "$(cat "$F")"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])][1:]
 mc = [(l["provider"], l["modelId"]) for l in lines if l["type"] == "model_change"]
-assert mc == [("openai", "fake-model"), ("openai", "other-model")], mc
+assert mc == [("openai-chat", "fake-model"), ("openai-chat", "other-model")], mc
 assert lines[-1]["message"]["model"] == "other-model"
 X
 IN= runat -s "$F" 'again'

@@ -188,7 +188,7 @@ runat -f "$T/nosuch.jsonl" 'hi'
 # A session that cannot be written fails the run, though the answer came.
 startfake -x "$T/a1"
 (cd "$W" && env HOME="$T" AGENT_SESSION_DIR=/proc/agent-no-such-dir \
-    AGENT_BASE_URL="$URL" AGENT_API_KEY=k AGENT_PROVIDER=openai \
+    AGENT_BASE_URL="$URL" AGENT_API_KEY=k AGENT_PROVIDER=openai-chat \
     timeout 30 "$ROOT/agent" 'hi') </dev/null >"$T/out" 2>"$T/err"
 RC=$?
 [ "$RC" -eq 1 ] && [ "$(cat "$T/out")" = "answer one" ] && ok "unwritable session: the answer, then exit 1" ||

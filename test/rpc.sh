@@ -98,7 +98,7 @@ until(lambda e: e["type"] == "message_update")
 timed({"id": "16", "type": "abort"})
 ask({"id": "17", "type": "get_state"})
 ask({"id": "18", "type": "set_model", "provider": "nope", "modelId": "x"})
-ask({"id": "19", "type": "set_model", "provider": "openai",
+ask({"id": "19", "type": "set_model", "provider": "openai-chat",
      "modelId": "other-model"})
 ask({"id": "20", "type": "new_session"})
 ask({"id": "21", "type": "get_state"})
