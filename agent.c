@@ -1685,6 +1685,8 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	a->tenv.maximage = maximage;
 	a->tenv.shells = shells;
 	a->tenv.scrubenv = a->scrub;
+	a->tenv.secretwords = secretwords;
+	a->tenv.keepenv = keepenv;
 	a->tenv.intr = &intr;
 	a->tenv.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,

@@ -440,6 +440,8 @@ typedef struct {
 	size_t maxlog;		/* bytes of bash output saved to a file */
 	const char *const *shells;	/* first that exists runs bash */
 	const char *const *scrubenv;	/* variables removed for bash */
+	const char *const *secretwords;	/* and those whose names hold one */
+	const char *const *keepenv;	/* unless named here */
 	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */
 	volatile sig_atomic_t *pgid;	/* the running bash group, or 0: a
 					 * second SIGINT kills it and exits */

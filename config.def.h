@@ -54,11 +54,26 @@ static const Price prices[] = {
 	{ "anthropic/claude-sonnet-4.5",  3,     15,     0.3,        3.75 },
 };
 
-/* Variables never passed to a tool, besides AGENT_API_KEY and the key
- * variables of the providers above. */
+/*
+ * The environment of tool processes (bash, and the hooks below).  Never
+ * passed: AGENT_API_KEY, the key variables of the providers above and
+ * the names in secretenv.  Nor is a variable whose name holds one of
+ * secretwords, in any case (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
+ * DB_PASSWORD, npm_config__authToken), unless keepenv names it exactly.
+ * Proxy variables (names ending in proxy, any case: HTTPS_PROXY,
+ * all_proxy) are passed without the user:password@ of their URL.
+ */
 static const char *const secretenv[] = {
 	"ANTHROPIC_OAUTH_TOKEN", "GEMINI_API_KEY", "XAI_API_KEY", "HF_TOKEN",
 	NULL
+};
+static const char *const secretwords[] = {
+	"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", NULL
+};
+/* names that hold a word above but no secret: zsh's key delay, Hugging
+ * Face's tokenizer threads, pass(1)'s directory */
+static const char *const keepenv[] = {
+	"KEYTIMEOUT", "TOKENIZERS_PARALLELISM", "PASSWORD_STORE_DIR", NULL
 };
 
 /* CA bundles tried in order when SSL_CERT_FILE is not set. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1507,27 +1508,101 @@ scrubbed(const char *var, const char *const *drop)
 	return 0;
 }
 
+/* Whether the name of var holds one of words, in any case: CI puts its
+ * secrets in variables of every name (GITHUB_TOKEN, DB_PASSWORD...). */
+static int
+secretname(const char *var, const char *const *words)
+{
+	size_t n = strcspn(var, "="), w, i;
+
+	for (; words && *words; words++) {
+		w = strlen(*words);
+		for (i = 0; w && i + w <= n; i++)
+			if (!strncasecmp(var + i, *words, w))
+				return 1;
+	}
+	return 0;
+}
+
+/* Whether var is a proxy's, as HTTPS_PROXY or npm_config_proxy: the
+ * name ends in "proxy", in any case. */
+static int
+proxyname(const char *var)
+{
+	size_t n = strcspn(var, "=");
+
+	return n >= 5 && !strncasecmp(var + n - 5, "proxy", 5);
+}
+
+/* Append var to b without the "user:pass@" of its URL, with its NUL;
+ * 0 if it has none (nothing appended). */
+static int
+stripuser(const char *var, Buf *b)
+{
+	const char *v, *auth, *end, *at = NULL, *p;
+
+	if (!(v = strchr(var, '=')))
+		return 0;
+	v++;
+	auth = strstr(v, "://") ? strstr(v, "://") + 3 : v;
+	end = auth + strcspn(auth, "/?#");
+	for (p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return 0;
+	bufadd(b, var, auth - var);
+	bufadds(b, at + 1);
+	bufaddc(b, '\0');
+	return 1;
+}
+
+/* Whether var is left out of the tools' environment: a key of ours
+ * (scrubenv), a name that says it holds a secret unless keepenv names
+ * it, or TMPDIR when the run has its own. */
+static int
+secretvar(const Toolenv *e, const char *var)
+{
+	static const char *const tmpdir[] = { "TMPDIR", NULL };
+
+	if (scrubbed(var, e->scrubenv) ||
+	    (e->tmpdir && scrubbed(var, tmpdir)))
+		return 1;
+	return !scrubbed(var, e->keepenv) && secretname(var, e->secretwords);
+}
+
 /* The environment of tool processes: without the variables that hold
- * keys, and with TMPDIR the run's own directory when it has one (tmp
- * holds that variable). */
+ * secrets, proxies without their credentials, and with TMPDIR the run's
+ * own directory when it has one.  tmp holds the strings made here, one
+ * after the other in the order of env, which points into it once tmp
+ * has stopped growing. */
 static char **
 cleanenv(const Toolenv *e, Buf *tmp)
 {
-	static const char *const tmpdir[] = { "TMPDIR", NULL };
-	char **env;
+	char **env, *p;
 	size_t n, i, k = 0;
 
 	for (n = 0; environ[n]; n++)
 		;
 	env = xmalloc((n + 2) * sizeof(*env));
-	for (i = 0; i < n; i++)
-		if (!scrubbed(environ[i], e->scrubenv) &&
-		    !(e->tmpdir && scrubbed(environ[i], tmpdir)))
+	for (i = 0; i < n; i++) {
+		if (secretvar(e, environ[i]))
+			continue;
+		if (proxyname(environ[i]) && stripuser(environ[i], tmp))
+			env[k++] = NULL;	/* in tmp: set below */
+		else
 			env[k++] = environ[i];
+	}
 	if (e->tmpdir) {
 		bufaddf(tmp, "TMPDIR=%s", e->tmpdir);
-		env[k++] = tmp->p;
+		bufaddc(tmp, '\0');
+		env[k++] = NULL;
 	}
+	for (i = 0, p = tmp->p; i < k; i++)
+		if (!env[i]) {
+			env[i] = p;
+			p += strlen(p) + 1;
+		}
 	env[k] = NULL;
 	return env;
 }
