@@ -1908,9 +1908,20 @@ proxyfor(Conn *c, const Url *u, Url *p)
 		no = getenv("no_proxy");
 	if (no && httpnoproxy(no, u->host))
 		return 0;
+	/* host:port alone is http://host:port, as curl, pip and npm take
+	 * it */
+	if (!(start = strstr(s, "://"))) {
+		bufadds(&url, "http://");
+		start = s;
+	} else if (!(start - s == 4 && !strncasecmp(s, "http", 4)) &&
+	    !(start - s == 5 && !strncasecmp(s, "https", 5))) {
+		return cfail(c, "proxy: %.*s:// proxies are not supported, "
+		             "only http://", (int)MIN(start - s, 16), s);
+	} else {
+		start += 3;
+	}
 	/* user:password@ is taken out, for Proxy-Authorization, and is
 	 * never shown */
-	start = strstr(s, "://") ? strstr(s, "://") + 3 : s;
 	for (at = NULL, e = start; e < start + strcspn(start, "/?#"); e++)
 		if (*e == '@')
 			at = e;	/* the last: a password may hold one */
