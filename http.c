@@ -1432,7 +1432,10 @@ dial(Conn *c, const Url *u)
 	/* a request, a TLS flight, goes out whole at once: nothing is
 	 * held back waiting for an ACK */
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	c->h->err[0] = '\0';	/* a failed earlier address is forgotten */
+	/* a failed earlier address is forgotten, and whether its failure
+	 * could pass next time: the reason is now what this one meets */
+	c->h->err[0] = '\0';
+	c->h->transient = 0;
 	return 0;
 }
 
@@ -1521,6 +1524,7 @@ tlsfail(Conn *c, int e)
 	const char *s;
 	int a;
 
+	c->h->transient = 0;	/* a refusal is final, whatever came before */
 	if (e == BR_ERR_X509_NOT_TRUSTED && c->tls && c->tls->ch.lonely)
 		return cfail(c, "%s: certificate is not trusted (unknown CA): "
 		             "the server sent no issuer with it, and its "
