@@ -440,8 +440,6 @@ typedef struct {
 	size_t maxlog;		/* bytes of bash output saved to a file */
 	const char *const *shells;	/* first that exists runs bash */
 	const char *const *scrubenv;	/* variables removed for bash */
-	const char *const *secretwords;	/* and those whose names hold one */
-	const char *const *keepenv;	/* unless named here */
 	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */
 	volatile sig_atomic_t *pgid;	/* the running bash group, or 0: a
 					 * second SIGINT kills it and exits */
@@ -472,6 +470,9 @@ typedef struct {
 	void *watcharg;
 	int keepnl;		/* bash's output ends as printed, with its
 				 * last newline: the user's, not the model's */
+	const char *const *secretwords;	/* variables whose names hold one
+					 * are removed for bash too, */
+	const char *const *keepenv;	/* unless named here */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an

@@ -23,7 +23,8 @@ static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
 static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
                        64 << 20, shells, scrub, &intr, &pgid, NULL, 0, 0,
                        WALL, 0, NULL, NULL, NULL, NULL, 0, NULL,
-                       5 << 20, { NULL, 0, 0 }, NULL, NULL, NULL, 0, NULL, 0 };
+                       5 << 20, { NULL, 0, 0 }, NULL, NULL, NULL, 0, NULL, 0,
+                       NULL, NULL };
 static Buf out;
 static int root;
 
