@@ -144,6 +144,18 @@ static const int greplimit = 100;	/* default grep matches */
 static const int findlimit = 1000;	/* default find results */
 static const int lslimit = 500;	/* default ls entries */
 static const int bashtimeout = 0;	/* default bash timeout in seconds, 0 none */
+static const int searchtime = 10;	/* seconds grep, find and ls search:
+					 * then they return what they found,
+					 * with a note; 0 for no limit */
+/* .gitignore files come with the repository, and each path grep and
+ * find meet is matched against every pattern in force (those of the
+ * files from the top of the work tree down to its directory), at a
+ * cost of up to the pattern's bytes times the name's: */
+static const size_t ignorebytes = 256 << 10;	/* bytes read of one file */
+static const int ignorelines = 10000;	/* lines read of one file */
+static const int maxrules = 10000;	/* patterns in force, past which
+					 * the rest are not read */
+static const size_t rulebytes = 64 << 10;	/* and their bytes */
 static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
 static const size_t maxedit = 16 << 20;	/* bytes of a file edit changes, of
 					 * the content write writes: both are

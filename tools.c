@@ -29,6 +29,7 @@ enum {
 	IDLEMS = 150,		/* bash: idle pipe after the shell exited */
 	DRAINMS = 1000,		/* bash: read no longer than this after exit */
 	POLLMS = 100,		/* bash: how often to look at the child */
+	POLLGAP = 50,		/* grep, find, ls: ms between looks at stdin */
 	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
 	MAXINT = 1000000000,	/* the largest offset, limit or context */
 };
@@ -81,6 +82,16 @@ typedef struct {
 	int held;		/* the shell exited, others hold the pipe */
 } Proc;
 
+/* When grep, find and ls stop before the end: SIGINT or RPC abort set
+ * e->intr, or the time budget is spent. */
+typedef struct {
+	const Toolenv *e;
+	long long end;		/* monoms() when the time is up, 0: never */
+	long long polled;	/* when stdin was last looked at */
+	int nowatch;		/* it ended: no more to look at */
+	int timeout;		/* the time was up */
+} Halt;
+
 /* One .gitignore line; the newest (deepest, latest) rule comes first. */
 
 typedef struct {
@@ -91,6 +102,7 @@ typedef struct {
 	Buf line, text;
 	Buf *ring;		/* the last context lines, cut for output */
 	Rd *rd;
+	Halt halt;
 } Grep;
 
 typedef struct {
@@ -98,6 +110,7 @@ typedef struct {
 	Glob glob;
 	int limit, n, more;
 	Head h;
+	Halt halt;
 } Find;
 
 typedef struct {
@@ -346,6 +359,66 @@ flushnotes(Buf *out, Buf *nb)
 	if (nb->len)
 		bufaddf(out, "\n\n[%s]", nb->p);
 	buffree(nb);
+}
+
+static void
+haltinit(Halt *h, const Toolenv *e)
+{
+	memset(h, 0, sizeof(*h));
+	h->e = e;
+	if (e->searchtime > 0)
+		h->end = monoms() + e->searchtime * 1000LL;
+}
+
+/* Whether to stop now (the walk's and rematch's stop).  In -r, stdin
+ * is read as the bash tool reads it, for an abort: no more often than
+ * every POLLGAP ms. */
+static int
+halted(void *arg)
+{
+	Halt *h = arg;
+	const Toolenv *e = h->e;
+	struct pollfd pf;
+	long long now;
+
+	if ((e->intr && *e->intr) || h->timeout)
+		return 1;
+	now = monoms();
+	if (e->watch && !h->nowatch && now - h->polled >= POLLGAP) {
+		h->polled = now;
+		pf.fd = e->watchfd;
+		pf.events = POLLIN;
+		if (poll(&pf, 1, 0) > 0 && e->watch(e->watcharg))
+			h->nowatch = 1;
+		if (e->intr && *e->intr)
+			return 1;
+	}
+	if (h->end && now >= h->end)
+		h->timeout = 1;
+	return h->timeout;
+}
+
+/* The note of a search the time budget stopped. */
+static void
+timenote(const Halt *h, const char *hint, Buf *nb)
+{
+	if (!h->timeout)
+		return;
+	notesep(nb);
+	bufaddf(nb, "Search stopped after %d s, its time limit: results "
+	        "are incomplete; %s", h->e->searchtime, hint);
+}
+
+/* The walk of grep and find: config.h's bounds, and h to stop it. */
+static void
+walkopt(Walkopt *o, const Toolenv *e, Halt *h)
+{
+	o->ignorebytes = e->ignorebytes;
+	o->ignorelines = e->ignorelines;
+	o->maxrules = e->maxrules;
+	o->rulebytes = e->rulebytes;
+	o->stop = halted;
+	o->stoparg = h;
 }
 
 /* A search cut short by SIGINT is an error: what it found so far with a
@@ -2114,11 +2187,19 @@ greplines(Grep *g, const char *rel)
 	long ln = 0, shown = 0, after = 0;
 	size_t n;
 
+	int m;
+
 	while (!g->h.cut && rdline(g->rd, &g->line, LINECAP, &n) == 1) {
 		ln++;
 		if (g->line.len && g->line.p[g->line.len - 1] == '\r')
 			g->line.p[--g->line.len] = '\0';
-		if (!g->done && rematch(&g->re, g->line.p, g->line.len)) {
+		if (!(ln % 64) && halted(&g->halt))
+			break;
+		m = g->done ? 0 : rematch(&g->re, g->line.p, g->line.len,
+		                          halted, &g->halt);
+		if (m < 0)
+			break;
+		if (m) {
 			before(g, rel, ln, shown);
 			grepout(g, rel, ln, ':', g->line.p, g->line.len);
 			shown = ln;
@@ -2160,7 +2241,7 @@ grepvisit(void *arg, const char *path, const char *rel, const struct stat *st)
 
 	if (S_ISREG(st->st_mode))
 		grepfile(g, path, rel);
-	return g->done || g->h.cut;
+	return g->done || g->h.cut || halted(&g->halt);
 }
 
 static int
@@ -2218,6 +2299,8 @@ grepnotes(Grep *g, Buf *out)
 
 	if (!g->matches) {
 		bufadds(out, "No matches found");
+		timenote(&g->halt, "narrow the path or glob", &nb);
+		flushnotes(out, &nb);
 		return;
 	}
 	if (g->done) {
@@ -2225,6 +2308,7 @@ grepnotes(Grep *g, Buf *out)
 		        "more, or refine pattern", g->limit, 2 * g->limit);
 	}
 	headnote(g->e, &g->h, "narrow the path, glob or pattern", &nb);
+	timenote(&g->halt, "narrow the path or glob", &nb);
 	if (g->linecut) {
 		notesep(&nb);
 		bufaddf(&nb, "Some lines truncated to %d bytes. Use read tool "
@@ -2256,11 +2340,14 @@ toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Grep g = { 0 };
 	Grepglob gg = { 0 };
+	Walkopt o;
 	struct stat st;
 	char *path, *glob = NULL, *name;
 	int rc = 1;
 
 	g.e = e;
+	haltinit(&g.halt, e);
+	walkopt(&o, e, &g.halt);
 	if (patharg(j, args, "grep", 0, &path, out) < 0)
 		return 1;
 	if (grepinit(&g, j, args, &glob, out) < 0) {
@@ -2276,7 +2363,7 @@ toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
 	gg.g = &g;
 	if (S_ISDIR(st.st_mode)) {
 		walk(path, glob ? grepglob : grepvisit, glob ? (void *)&gg :
-		     (void *)&g, e->intr);
+		     (void *)&g, &o);
 	} else if (!S_ISREG(st.st_mode)) {
 		bufaddf(out, "Not a regular file: %s", path);
 		goto done;
@@ -2326,6 +2413,7 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Find f = { 0 };
 	Buf nb = { 0 };
+	Walkopt o;
 	struct stat st;
 	char *path = NULL, *pat;
 	long lim = e->findlimit;
@@ -2347,7 +2435,9 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 	f.limit = lim > 0 ? lim : e->findlimit;
 	f.h.out = out;
 	f.h.base = out->len;
-	walk(path, findvisit, &f, e->intr);
+	haltinit(&f.halt, e);
+	walkopt(&o, e, &f.halt);
+	walk(path, findvisit, &f, &o);
 	if (stopped(e, &f.h))
 		goto done;
 	if (!f.n)
@@ -2356,6 +2446,7 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 		bufaddf(&nb, "%d results limit reached. Use limit=%d for "
 		        "more, or refine pattern", f.limit, 2 * f.limit);
 	headnote(e, &f.h, "narrow the path or pattern", &nb);
+	timenote(&f.halt, "narrow the path", &nb);
 	flushnotes(out, &nb);
 	rc = 0;
 done:
@@ -2390,13 +2481,15 @@ lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
        Buf *out)
 {
 	Head h = { 0 };
+	Halt halt;
 	Buf b = { 0 }, nb = { 0 };
 	struct stat st;
 	size_t i;
 
 	h.out = out;
 	h.base = out->len;
-	for (i = 0; i < n && i < (size_t)lim; i++) {
+	haltinit(&halt, e);
+	for (i = 0; i < n && i < (size_t)lim && !halted(&halt); i++) {
 		bufreset(&b);
 		bufaddf(&b, "%s/%s", path, v[i]);
 		st.st_mode = 0;
@@ -2414,6 +2507,7 @@ lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
 		bufaddf(&nb, "%ld entries limit reached. Use limit=%ld for "
 		        "more", lim, 2 * lim);
 	headnote(e, &h, "list a subdirectory or use find", &nb);
+	timenote(&halt, "list a subdirectory or use find", &nb);
 	flushnotes(out, &nb);
 }
 

@@ -593,14 +593,20 @@ nextcomp(const char *p)
 static const char *
 bracketend(const char *p)
 {
-	const char *e;
+	const char *e = p;
 
 	if (*p == '!' || *p == '^')
 		p++;
 	if (*p == ']')
 		p++;
 	for (; *p && *p != ']'; p++) {
-		if (*p == '[' && p[1] == ':' && (e = strstr(p + 2, ":]")))
+		/* the first ":]" from p + 2, kept while it lies ahead:
+		 * searched again at every "[:" it took time in the square
+		 * of the pattern's length, 250 ms a file from a .gitignore
+		 * line of "[:[:[:..." */
+		if (*p == '[' && p[1] == ':' && e && e < p + 2)
+			e = strstr(p + 2, ":]");
+		if (*p == '[' && p[1] == ':' && e)
 			p = e + 1;
 		else if (*p == '\\' && p[1])
 			p++;
@@ -622,14 +628,15 @@ inbracket(const char *p, const char *e, int c)
 		{ "space", isspace }, { "upper", isupper }, { "xdigit", isxdigit },
 	};
 	int neg = 0, in = 0, lo, hi;
-	const char *end;
+	const char *end = p;
 	size_t k;
 
 	if (*p == '!' || *p == '^')
 		neg = 1, p++;
 	while (p < e) {
-		if (*p == '[' && p[1] == ':' && (end = strstr(p + 2, ":]")) &&
-		    end < e) {
+		if (*p == '[' && p[1] == ':' && end && end < p + 2)
+			end = strstr(p + 2, ":]");	/* as bracketend */
+		if (*p == '[' && p[1] == ':' && end && end < e) {
 			for (k = 0; k < LEN(classes); k++)
 				if (!strncmp(p + 2, classes[k].name, end - p - 2) &&
 				    !classes[k].name[end - p - 2])
