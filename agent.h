@@ -52,6 +52,7 @@ int samefile(int fd1, int fd2);
 void hidesecrets(const char *const *names);
 int pathmatch(const char *pattern, const char *path);
 int namematch(const char *pat, const char *name);
+void globprep(Buf *b, const char *pat);
 void utcdate(long long sec, int f[6]);
 char *abspath(const char *path);
 int linktarget(const char *path, char **real);

@@ -155,7 +155,7 @@ static const size_t ignorebytes = 256 << 10;	/* bytes read of one file */
 static const int ignorelines = 10000;	/* lines read of one file */
 static const int maxrules = 10000;	/* patterns in force, past which
 					 * the rest are not read */
-static const size_t rulebytes = 64 << 10;	/* and their bytes */
+static const size_t rulebytes = 32 << 10;	/* and their bytes */
 static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
 static const size_t maxedit = 16 << 20;	/* bytes of a file edit changes, of
 					 * the content write writes: both are

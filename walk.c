@@ -72,7 +72,7 @@ globadd(Glob *gl, const char *g)
 		g += 2;
 	if (strchr(g, '/'))
 		bufadds(&b, "**/");
-	bufadds(&b, g);
+	globprep(&b, g);
 	gl->v = xrealloc(gl->v, (gl->n + 1) * sizeof(*gl->v));
 	gl->v[gl->n++] = bufdetach(&b);
 	return 0;
@@ -129,6 +129,8 @@ static Ignore *
 parserule(const char *s, size_t n, size_t base)
 {
 	Ignore *r;
+	Buf b = { 0 };
+	char *raw;
 	int neg = 0, dir = 0;
 
 	while (n && (s[n - 1] == '\r' || (s[n - 1] == ' ' &&
@@ -153,7 +155,10 @@ parserule(const char *s, size_t n, size_t base)
 	r->anchored = memchr(s, '/', n) != NULL;
 	if (s[0] == '/')
 		s++, n--;
-	r->pat = xstrndup(s, n);
+	raw = xstrndup(s, n);
+	globprep(&b, raw);
+	free(raw);
+	r->pat = bufdetach(&b);
 	return r;
 }
 
