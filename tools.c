@@ -2299,7 +2299,7 @@ grepnotes(Grep *g, Buf *out)
 
 	if (!g->matches) {
 		bufadds(out, "No matches found");
-		timenote(&g->halt, "narrow the path or glob", &nb);
+		timenote(&g->halt, "narrow the path, glob or pattern", &nb);
 		flushnotes(out, &nb);
 		return;
 	}
@@ -2308,7 +2308,7 @@ grepnotes(Grep *g, Buf *out)
 		        "more, or refine pattern", g->limit, 2 * g->limit);
 	}
 	headnote(g->e, &g->h, "narrow the path, glob or pattern", &nb);
-	timenote(&g->halt, "narrow the path or glob", &nb);
+	timenote(&g->halt, "narrow the path, glob or pattern", &nb);
 	if (g->linecut) {
 		notesep(&nb);
 		bufaddf(&nb, "Some lines truncated to %d bytes. Use read tool "

@@ -1217,6 +1217,76 @@ testsandbox(void)
 		T(0, "sandbox: back");
 }
 
+/* A pattern that keeps every NFA thread alive over a line of "a"s: a
+ * 4 MB line takes it many seconds. */
+#define SLOWRE "(a*a*a*a*a*a*a*a*a*a*){50}b"
+
+/* grep, find and ls stop in time: a hostile .gitignore, a slow line,
+ * an interrupt inside a line, a time budget spent. */
+static void
+testbounds(void)
+{
+	Buf b = { 0 };
+	long long t0;
+	int i, n;
+
+	/* 1 MB of "*[[:[:[:..." lines, 200 names of 200 bytes: each '['
+	 * was looked at to the end of its line at each try of each name,
+	 * 150 ms a name */
+	mkdir("hostile", 0755);
+	bufadds(&b, "*[");
+	for (i = 0; i < 2046; i++)
+		bufadds(&b, "[:");
+	bufaddc(&b, '\n');
+	for (i = 1; i < 256; i++)
+		bufadd(&b, b.p, 4096);
+	put("hostile/.gitignore", b.p, b.len);
+	for (i = 0; i < 200; i++) {
+		bufreset(&b);
+		bufadds(&b, "hostile/");
+		while (b.len < 208)
+			bufaddc(&b, 'a');
+		bufaddf(&b, "%03d", i);
+		puts0(b.p, "x\n");
+	}
+	t0 = ms();
+	n = run(toolfind, "{\"pattern\":\"*\",\"path\":\"hostile\"}");
+	for (i = 0, b.len = 0; out.p[b.len]; b.len++)
+		i += out.p[b.len] == '\n';
+	T(n == 0 && i == 200 && ms() - t0 < 5000, "find: 200 names under a "
+	  "hostile 1 MB .gitignore: %lld ms, %d lines", ms() - t0, i + 1);
+
+	mkdir("slow", 0755);
+	puts0("slow/a.txt", "needle aaaa\n");
+	bufreset(&b);
+	for (i = 0; i < 4 << 20; i++)
+		bufaddc(&b, 'a');
+	bufaddc(&b, '\n');
+	put("slow/big.txt", b.p, b.len);
+	signal(SIGALRM, onalarm);
+	alarm(1);
+	t0 = ms();
+	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":\"slow\"}")
+	  == 1 && is("Interrupted") && ms() - t0 < 3000,
+	  "grep: an interrupt stops a 4 MB line's match: %lld ms",
+	  ms() - t0);
+	alarm(0);
+	intr = 0;
+	env.searchtime = 1;
+	t0 = ms();
+	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "|needle\",\"path\":"
+	  "\"slow\"}") == 0 && is("a.txt:1: needle aaaa\n\n[Search stopped "
+	  "after 1 s, its time limit: results are incomplete; narrow the "
+	  "path, glob or pattern]") && ms() - t0 < 3000,
+	  "grep: the time limit: what it found, and a note: %lld ms: %s",
+	  ms() - t0, out.p);
+	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":"
+	  "\"slow\"}") == 0 && has("No matches found\n\n[Search stopped"),
+	  "grep: the time limit, nothing found: %s", out.p);
+	env.searchtime = 0;
+	buffree(&b);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1245,6 +1315,7 @@ main(int argc, char *argv[])
 	testfind();
 	testls();
 	testglobs();
+	testbounds();
 	testsandbox();
 	buffree(&out);
 	if (chdir("/") == 0) {
