@@ -309,6 +309,37 @@ slow(void)
 	free(s);
 }
 
+static int
+stopafter(void *arg)
+{
+	int *left = arg;
+
+	return --*left <= 0;
+}
+
+/* A long line is matched with a stop asked every few KB: SIGINT and
+ * RPC abort need not wait for its end. */
+static void
+stopping(void)
+{
+	Regex r;
+	char err[128], *s = malloc(1 << 20);
+	int left = 3, m;
+
+	memset(s, 'a', 1 << 20);
+	T(recomp(&r, "(a*a*a*a*){4}b", 0, err, sizeof(err)) == 0,
+	  "regex: a slow pattern compiles");
+	m = rematch(&r, s, 1 << 20, stopafter, &left);
+	T(m == -1 && left == 0, "regex: a stop asked inside a line stops "
+	  "it: %d, %d asks left", m, left);
+	left = 1000;
+	m = rematch(&r, s, 1 << 20, stopafter, &left);
+	T(m == 0 && left < 1000 - 200, "regex: a stop asked every few KB: "
+	  "%d asks in 1 MB", 1000 - left);
+	refree(&r);
+	free(s);
+}
+
 static void
 hard(void)
 {
@@ -359,5 +390,6 @@ main(void)
 	(void)generated;
 #endif
 	slow();
+	stopping();
 	return tfail != 0;
 }
