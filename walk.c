@@ -194,8 +194,8 @@ loadrules(Walk *w, const char *dir, size_t base, const char *pre)
 	     w->nrules < o->maxrules; p = nl + 1, lines++) {
 		if (!(nl = memchr(p, '\n', end - p)))
 			nl = end;
-		/* a line is taken up to LINEMAX bytes: a path is at
-		 * most PATH_MAX, and few .gitignore lines pass 100 */
+		/* a line is taken up to LINEMAX bytes: few pass 100,
+		 * and a rule's cost grows with its length */
 		if (!(r = parserule(p, MIN((size_t)(nl - p), LINEMAX), base)))
 			continue;
 		if (w->rulebytes + strlen(r->pat) > o->rulebytes) {

@@ -1226,7 +1226,7 @@ testsandbox(void)
 static void
 testbounds(void)
 {
-	Buf b = { 0 };
+	Buf b = { 0 }, line = { 0 };
 	long long t0;
 	int i, n;
 
@@ -1234,12 +1234,12 @@ testbounds(void)
 	 * was looked at to the end of its line at each try of each name,
 	 * 150 ms a name */
 	mkdir("hostile", 0755);
-	bufadds(&b, "*[");
+	bufadds(&line, "*[");
 	for (i = 0; i < 2046; i++)
-		bufadds(&b, "[:");
-	bufaddc(&b, '\n');
-	for (i = 1; i < 256; i++)
-		bufadd(&b, b.p, 4096);
+		bufadds(&line, "[:");
+	bufadds(&line, "[\n");	/* 4096 bytes */
+	for (i = 0; i < 256; i++)
+		bufadd(&b, line.p, line.len);
 	put("hostile/.gitignore", b.p, b.len);
 	for (i = 0; i < 200; i++) {
 		bufreset(&b);
@@ -1284,6 +1284,7 @@ testbounds(void)
 	  "\"slow\"}") == 0 && has("No matches found\n\n[Search stopped"),
 	  "grep: the time limit, nothing found: %s", out.p);
 	env.searchtime = 0;
+	buffree(&line);
 	buffree(&b);
 }
 
