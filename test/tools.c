@@ -1217,6 +1217,40 @@ testsandbox(void)
 		T(0, "sandbox: back");
 }
 
+/* globprep changes how a pattern is written, never what it matches:
+ * random patterns of the bytes that mean something in a glob. */
+static void
+testglobprep(void)
+{
+	static const char abc[] = "[]!^:\\*?a-b/";
+	static const char names[] = "ab[]:-\\!/";
+	char pat[24], name[12];
+	Buf b = { 0 };
+	int i, k, n, bad = 0;
+
+	srand(18);
+	for (i = 0; i < 200000 && bad < 5; i++) {
+		for (n = rand() % 23, k = 0; k < n; k++)
+			pat[k] = abc[rand() % (sizeof(abc) - 1)];
+		pat[n] = '\0';
+		for (n = rand() % 11, k = 0; k < n; k++)
+			name[k] = names[rand() % (sizeof(names) - 1)];
+		name[n] = '\0';
+		bufreset(&b);
+		globprep(&b, pat);
+		if (pathmatch(b.p, name) != pathmatch(pat, name) ||
+		    (!strchr(pat, '/') && !strchr(name, '/') &&
+		     namematch(b.p, name) != namematch(pat, name))) {
+			printf("# globprep: \"%s\" as \"%s\" on \"%s\"\n",
+			       pat, b.p, name);
+			bad++;
+		}
+	}
+	T(!bad, "globs: made ready, they match as they did: %d of %d "
+	  "differ", bad, i);
+	buffree(&b);
+}
+
 /* A pattern that keeps every NFA thread alive over a line of "a"s: a
  * 4 MB line takes it many seconds. */
 #define SLOWRE "(a*a*a*a*a*a*a*a*a*a*){50}b"
@@ -1316,6 +1350,7 @@ main(int argc, char *argv[])
 	testfind();
 	testls();
 	testglobs();
+	testglobprep();
 	testbounds();
 	testsandbox();
 	buffree(&out);
