@@ -1312,11 +1312,11 @@ testbounds(void)
 	  "\"slow\"}") == 0 && is("a.txt:1: needle aaaa\n\n[Search stopped "
 	  "after 1 s, its time limit: results are incomplete; narrow the "
 	  "path, glob or pattern]") && ms() - t0 < 3000,
-	  "grep: the time limit: what it found, and a note: %lld ms: %s",
-	  ms() - t0, out.p);
+	  "grep: the time limit: what it found, and a note: %lld ms",
+	  ms() - t0);
 	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":"
 	  "\"slow\"}") == 0 && has("No matches found\n\n[Search stopped"),
-	  "grep: the time limit, nothing found: %s", out.p);
+	  "grep: the time limit, nothing found");
 	env.searchtime = 0;
 	buffree(&line);
 	buffree(&b);
