@@ -59,7 +59,8 @@ static const Price prices[] = {
  * passed: AGENT_API_KEY, the key variables of the providers above and
  * the names in secretenv.  Nor is a variable whose name holds one of
  * secretwords, in any case (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
- * DB_PASSWORD, npm_config__authToken), unless keepenv names it exactly.
+ * DB_PASSWORD, npm_config__authToken), unless keepenv names it exactly
+ * (it cannot bring back the keys named before).
  * Proxy variables (names ending in proxy, any case: HTTPS_PROXY,
  * all_proxy) are passed without the user:password@ of their URL.
  */
