@@ -1721,6 +1721,13 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	a->tenv.maximage = maximage;
 	a->tenv.shells = shells;
 	a->tenv.scrubenv = a->scrub;
+	a->tenv.secretwords = secretwords;
+	a->tenv.keepenv = keepenv;
+	a->tenv.searchtime = searchtime;
+	a->tenv.ignorebytes = ignorebytes;
+	a->tenv.ignorelines = ignorelines;
+	a->tenv.maxrules = maxrules;
+	a->tenv.rulebytes = rulebytes;
 	a->tenv.intr = &intr;
 	a->tenv.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,

@@ -52,6 +52,7 @@ int samefile(int fd1, int fd2);
 void hidesecrets(const char *const *names);
 int pathmatch(const char *pattern, const char *path);
 int namematch(const char *pat, const char *name);
+void globprep(Buf *b, const char *pat);
 void utcdate(long long sec, int f[6]);
 char *abspath(const char *path);
 int linktarget(const char *path, char **real);
@@ -561,6 +562,15 @@ typedef struct {
 	void *watcharg;
 	int keepnl;		/* bash's output ends as printed, with its
 				 * last newline: the user's, not the model's */
+	const char *const *secretwords;	/* variables whose names hold one
+					 * are removed for bash too, */
+	const char *const *keepenv;	/* unless named here */
+	/* what grep and find take in of .gitignore files (walk.c's
+	 * Walkopt), and how long grep, find and ls may search */
+	size_t ignorebytes;
+	int ignorelines, maxrules;
+	size_t rulebytes;
+	int searchtime;		/* seconds, 0 for no limit */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
@@ -612,8 +622,19 @@ int globmatch(const Glob *gl, const char *rel, const char *name);
 void globfree(Glob *gl);
 char **dirnames(const char *path, size_t *n, int nogit,
                 int (*cmp)(const void *, const void *));
-void walk(const char *root, Walkfn fn, void *arg,
-          volatile sig_atomic_t *intr);
+/* What a walk takes in of .gitignore files (each pattern of them is
+ * matched against each path, and they come with the repository), and
+ * when it stops. */
+typedef struct {
+	size_t ignorebytes;	/* bytes read of one .gitignore */
+	int ignorelines;	/* its lines read */
+	int maxrules;		/* patterns kept, of all the files in force */
+	size_t rulebytes;	/* their bytes */
+	int (*stop)(void *);	/* or NULL: nonzero, the walk stops */
+	void *stoparg;
+} Walkopt;
+
+void walk(const char *root, Walkfn fn, void *arg, const Walkopt *o);
 int statroot(const char *path, struct stat *st, Buf *out);
 int toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
              int ms, Buf *err);
@@ -630,9 +651,11 @@ typedef struct {
 } Regex;
 
 /* recomp: 0, or -1 with why in err; rematch: whether a match lies in the
- * n bytes at s (any byte but NUL). */
+ * n bytes at s (any byte but NUL), or -1 once stop(arg) (if not NULL),
+ * asked every few KB, says to stop. */
 int recomp(Regex *r, const char *pat, int icase, char *err, size_t errlen);
-int rematch(const Regex *r, const char *s, size_t n);
+int rematch(const Regex *r, const char *s, size_t n, int (*stop)(void *),
+            void *arg);
 void refree(Regex *r);
 
 /* guard.c: whether a call may run: the profile, the rules, the hooks */

@@ -128,11 +128,27 @@ static const Price prices[] = {
 	{ "anthropic/claude-sonnet-4.5",  3,     15,     0.3,        3.75 },
 };
 
-/* Variables never passed to a tool, besides AGENT_API_KEY and the key
- * variables of the providers above. */
+/*
+ * The environment of tool processes (bash, and the hooks below).  Never
+ * passed: AGENT_API_KEY, the key variables of the providers above and
+ * the names in secretenv.  Nor is a variable whose name holds one of
+ * secretwords, in any case (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
+ * DB_PASSWORD, npm_config__authToken), unless keepenv names it exactly
+ * (it cannot bring back the keys named before).
+ * Proxy variables (names ending in proxy, any case: HTTPS_PROXY,
+ * all_proxy) are passed without the user:password@ of their URL.
+ */
 static const char *const secretenv[] = {
 	"ANTHROPIC_OAUTH_TOKEN", "GEMINI_API_KEY", "XAI_API_KEY", "HF_TOKEN",
 	NULL
+};
+static const char *const secretwords[] = {
+	"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", NULL
+};
+/* names that hold a word above but no secret: zsh's key delay, Hugging
+ * Face's tokenizer threads, pass(1)'s directory */
+static const char *const keepenv[] = {
+	"KEYTIMEOUT", "TOKENIZERS_PARALLELISM", "PASSWORD_STORE_DIR", NULL
 };
 
 /* CA bundles tried in order when SSL_CERT_FILE is not set. */
@@ -203,6 +219,18 @@ static const int greplimit = 100;	/* default grep matches */
 static const int findlimit = 1000;	/* default find results */
 static const int lslimit = 500;	/* default ls entries */
 static const int bashtimeout = 0;	/* default bash timeout in seconds, 0 none */
+static const int searchtime = 10;	/* seconds grep, find and ls search:
+					 * then they return what they found,
+					 * with a note; 0 for no limit */
+/* .gitignore files come with the repository, and each path grep and
+ * find meet is matched against every pattern in force (those of the
+ * files from the top of the work tree down to its directory), at a
+ * cost of up to the pattern's bytes times the name's: */
+static const size_t ignorebytes = 256 << 10;	/* bytes read of one file */
+static const int ignorelines = 10000;	/* lines read of one file */
+static const int maxrules = 10000;	/* patterns in force, past which
+					 * the rest are not read */
+static const size_t rulebytes = 32 << 10;	/* and their bytes */
 static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
 static const size_t maxedit = 16 << 20;	/* bytes of a file edit changes, of
 					 * the content write writes: both are

@@ -1432,7 +1432,10 @@ dial(Conn *c, const Url *u)
 	/* a request, a TLS flight, goes out whole at once: nothing is
 	 * held back waiting for an ACK */
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	c->h->err[0] = '\0';	/* a failed earlier address is forgotten */
+	/* a failed earlier address is forgotten, and whether its failure
+	 * could pass next time: the reason is now what this one meets */
+	c->h->err[0] = '\0';
+	c->h->transient = 0;
 	return 0;
 }
 
@@ -1521,6 +1524,7 @@ tlsfail(Conn *c, int e)
 	const char *s;
 	int a;
 
+	c->h->transient = 0;	/* a refusal is final, whatever came before */
 	if (e == BR_ERR_X509_NOT_TRUSTED && c->tls && c->tls->ch.lonely)
 		return cfail(c, "%s: certificate is not trusted (unknown CA): "
 		             "the server sent no issuer with it, and its "
@@ -1908,9 +1912,20 @@ proxyfor(Conn *c, const Url *u, Url *p)
 		no = getenv("no_proxy");
 	if (no && httpnoproxy(no, u->host))
 		return 0;
+	/* host:port alone is http://host:port, as curl, pip and npm take
+	 * it */
+	if (!(start = strstr(s, "://"))) {
+		bufadds(&url, "http://");
+		start = s;
+	} else if (!(start - s == 4 && !strncasecmp(s, "http", 4)) &&
+	    !(start - s == 5 && !strncasecmp(s, "https", 5))) {
+		return cfail(c, "proxy: %.*s:// proxies are not supported, "
+		             "only http://", (int)MIN(start - s, 16), s);
+	} else {
+		start += 3;
+	}
 	/* user:password@ is taken out, for Proxy-Authorization, and is
 	 * never shown */
-	start = strstr(s, "://") ? strstr(s, "://") + 3 : s;
 	for (at = NULL, e = start; e < start + strcspn(start, "/?#"); e++)
 		if (*e == '@')
 			at = e;	/* the last: a password may hold one */

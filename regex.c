@@ -17,6 +17,8 @@ enum {
 	REMAX = 4096,	/* instructions: a bigger pattern is refused */
 	REDUP = 255,	/* the biggest count in {m,n}, as RE_DUP_MAX */
 	REDEPTH = 200,	/* groups nested deeper are refused */
+	RESTOP = 4096,	/* bytes of a line between two asks to stop: a
+			 * 4 MB line took 13 s with the worst pattern */
 };
 
 /* SET consumes a byte of set x; JMP and SPLIT go x (and y) instructions
@@ -563,11 +565,12 @@ follow(const Regex *r, Threads *t, int *stk, int pc, const char *s,
  * over each byte together, so no input takes more than n times the
  * instructions. */
 int
-rematch(const Regex *r, const char *s, size_t n)
+rematch(const Regex *r, const char *s, size_t n, int (*stop)(void *),
+        void *arg)
 {
 	Threads a, b, tmp;
 	int *stk = r->work + 4 * r->n, k, pc;
-	size_t i;
+	size_t i, ask = RESTOP;
 
 	a.dense = r->work;
 	a.sparse = r->work + r->n;
@@ -584,6 +587,11 @@ rematch(const Regex *r, const char *s, size_t n)
 			return 1;
 		if (i == n)
 			return 0;
+		if (stop && i >= ask) {
+			ask = i + RESTOP;
+			if (stop(arg))
+				return -1;
+		}
 		b.n = 0;
 		for (k = 0; k < a.n; k++) {
 			pc = a.dense[k];

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@ enum {
 	IDLEMS = 150,		/* bash: idle pipe after the shell exited */
 	DRAINMS = 1000,		/* bash: read no longer than this after exit */
 	POLLMS = 100,		/* bash: how often to look at the child */
+	POLLGAP = 50,		/* grep, find, ls: ms between looks at stdin */
 	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
 	MAXINT = 1000000000,	/* the largest offset, limit or context */
 };
@@ -80,6 +82,16 @@ typedef struct {
 	int held;		/* the shell exited, others hold the pipe */
 } Proc;
 
+/* When grep, find and ls stop before the end: SIGINT or RPC abort set
+ * e->intr, or the time budget is spent. */
+typedef struct {
+	const Toolenv *e;
+	long long end;		/* monoms() when the time is up, 0: never */
+	long long polled;	/* when stdin was last looked at */
+	int nowatch;		/* it ended: no more to look at */
+	int timeout;		/* the time was up */
+} Halt;
+
 /* One .gitignore line; the newest (deepest, latest) rule comes first. */
 
 typedef struct {
@@ -90,6 +102,7 @@ typedef struct {
 	Buf line, text;
 	Buf *ring;		/* the last context lines, cut for output */
 	Rd *rd;
+	Halt halt;
 } Grep;
 
 typedef struct {
@@ -97,6 +110,7 @@ typedef struct {
 	Glob glob;
 	int limit, n, more;
 	Head h;
+	Halt halt;
 } Find;
 
 typedef struct {
@@ -345,6 +359,66 @@ flushnotes(Buf *out, Buf *nb)
 	if (nb->len)
 		bufaddf(out, "\n\n[%s]", nb->p);
 	buffree(nb);
+}
+
+static void
+haltinit(Halt *h, const Toolenv *e)
+{
+	memset(h, 0, sizeof(*h));
+	h->e = e;
+	if (e->searchtime > 0)
+		h->end = monoms() + e->searchtime * 1000LL;
+}
+
+/* Whether to stop now (the walk's and rematch's stop).  In -r, stdin
+ * is read as the bash tool reads it, for an abort: no more often than
+ * every POLLGAP ms. */
+static int
+halted(void *arg)
+{
+	Halt *h = arg;
+	const Toolenv *e = h->e;
+	struct pollfd pf;
+	long long now;
+
+	if ((e->intr && *e->intr) || h->timeout)
+		return 1;
+	now = monoms();
+	if (e->watch && !h->nowatch && now - h->polled >= POLLGAP) {
+		h->polled = now;
+		pf.fd = e->watchfd;
+		pf.events = POLLIN;
+		if (poll(&pf, 1, 0) > 0 && e->watch(e->watcharg))
+			h->nowatch = 1;
+		if (e->intr && *e->intr)
+			return 1;
+	}
+	if (h->end && now >= h->end)
+		h->timeout = 1;
+	return h->timeout;
+}
+
+/* The note of a search the time budget stopped. */
+static void
+timenote(const Halt *h, const char *hint, Buf *nb)
+{
+	if (!h->timeout)
+		return;
+	notesep(nb);
+	bufaddf(nb, "Search stopped after %d s, its time limit: results "
+	        "are incomplete; %s", h->e->searchtime, hint);
+}
+
+/* The walk of grep and find: config.h's bounds, and h to stop it. */
+static void
+walkopt(Walkopt *o, const Toolenv *e, Halt *h)
+{
+	o->ignorebytes = e->ignorebytes;
+	o->ignorelines = e->ignorelines;
+	o->maxrules = e->maxrules;
+	o->rulebytes = e->rulebytes;
+	o->stop = halted;
+	o->stoparg = h;
 }
 
 /* A search cut short by SIGINT is an error: what it found so far with a
@@ -1507,27 +1581,101 @@ scrubbed(const char *var, const char *const *drop)
 	return 0;
 }
 
+/* Whether the name of var holds one of words, in any case: CI puts its
+ * secrets in variables of every name (GITHUB_TOKEN, DB_PASSWORD...). */
+static int
+secretname(const char *var, const char *const *words)
+{
+	size_t n = strcspn(var, "="), w, i;
+
+	for (; words && *words; words++) {
+		w = strlen(*words);
+		for (i = 0; w && i + w <= n; i++)
+			if (!strncasecmp(var + i, *words, w))
+				return 1;
+	}
+	return 0;
+}
+
+/* Whether var is a proxy's, as HTTPS_PROXY or npm_config_proxy: the
+ * name ends in "proxy", in any case. */
+static int
+proxyname(const char *var)
+{
+	size_t n = strcspn(var, "=");
+
+	return n >= 5 && !strncasecmp(var + n - 5, "proxy", 5);
+}
+
+/* Append var to b without the "user:pass@" of its URL, with its NUL;
+ * 0 if it has none (nothing appended). */
+static int
+stripuser(const char *var, Buf *b)
+{
+	const char *v, *auth, *end, *at = NULL, *p;
+
+	if (!(v = strchr(var, '=')))
+		return 0;
+	v++;
+	auth = strstr(v, "://") ? strstr(v, "://") + 3 : v;
+	end = auth + strcspn(auth, "/?#");
+	for (p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return 0;
+	bufadd(b, var, auth - var);
+	bufadds(b, at + 1);
+	bufaddc(b, '\0');
+	return 1;
+}
+
+/* Whether var is left out of the tools' environment: a key of ours
+ * (scrubenv), a name that says it holds a secret unless keepenv names
+ * it, or TMPDIR when the run has its own. */
+static int
+secretvar(const Toolenv *e, const char *var)
+{
+	static const char *const tmpdir[] = { "TMPDIR", NULL };
+
+	if (scrubbed(var, e->scrubenv) ||
+	    (e->tmpdir && scrubbed(var, tmpdir)))
+		return 1;
+	return !scrubbed(var, e->keepenv) && secretname(var, e->secretwords);
+}
+
 /* The environment of tool processes: without the variables that hold
- * keys, and with TMPDIR the run's own directory when it has one (tmp
- * holds that variable). */
+ * secrets, proxies without their credentials, and with TMPDIR the run's
+ * own directory when it has one.  tmp holds the strings made here, one
+ * after the other in the order of env, which points into it once tmp
+ * has stopped growing. */
 static char **
 cleanenv(const Toolenv *e, Buf *tmp)
 {
-	static const char *const tmpdir[] = { "TMPDIR", NULL };
-	char **env;
+	char **env, *p;
 	size_t n, i, k = 0;
 
 	for (n = 0; environ[n]; n++)
 		;
 	env = xmalloc((n + 2) * sizeof(*env));
-	for (i = 0; i < n; i++)
-		if (!scrubbed(environ[i], e->scrubenv) &&
-		    !(e->tmpdir && scrubbed(environ[i], tmpdir)))
+	for (i = 0; i < n; i++) {
+		if (secretvar(e, environ[i]))
+			continue;
+		if (proxyname(environ[i]) && stripuser(environ[i], tmp))
+			env[k++] = NULL;	/* in tmp: set below */
+		else
 			env[k++] = environ[i];
+	}
 	if (e->tmpdir) {
 		bufaddf(tmp, "TMPDIR=%s", e->tmpdir);
-		env[k++] = tmp->p;
+		bufaddc(tmp, '\0');
+		env[k++] = NULL;
 	}
+	for (i = 0, p = tmp->p; i < k; i++)
+		if (!env[i]) {
+			env[i] = p;
+			p += strlen(p) + 1;
+		}
 	env[k] = NULL;
 	return env;
 }
@@ -2040,11 +2188,19 @@ greplines(Grep *g, const char *rel)
 	long ln = 0, shown = 0, after = 0;
 	size_t n;
 
+	int m;
+
 	while (!g->h.cut && rdline(g->rd, &g->line, LINECAP, &n) == 1) {
 		ln++;
 		if (g->line.len && g->line.p[g->line.len - 1] == '\r')
 			g->line.p[--g->line.len] = '\0';
-		if (!g->done && rematch(&g->re, g->line.p, g->line.len)) {
+		if (!(ln % 64) && halted(&g->halt))
+			break;
+		m = g->done ? 0 : rematch(&g->re, g->line.p, g->line.len,
+		                          halted, &g->halt);
+		if (m < 0)
+			break;
+		if (m) {
 			before(g, rel, ln, shown);
 			grepout(g, rel, ln, ':', g->line.p, g->line.len);
 			shown = ln;
@@ -2086,7 +2242,7 @@ grepvisit(void *arg, const char *path, const char *rel, const struct stat *st)
 
 	if (S_ISREG(st->st_mode))
 		grepfile(g, path, rel);
-	return g->done || g->h.cut;
+	return g->done || g->h.cut || halted(&g->halt);
 }
 
 static int
@@ -2144,6 +2300,8 @@ grepnotes(Grep *g, Buf *out)
 
 	if (!g->matches) {
 		bufadds(out, "No matches found");
+		timenote(&g->halt, "narrow the path, glob or pattern", &nb);
+		flushnotes(out, &nb);
 		return;
 	}
 	if (g->done) {
@@ -2151,6 +2309,7 @@ grepnotes(Grep *g, Buf *out)
 		        "more, or refine pattern", g->limit, 2 * g->limit);
 	}
 	headnote(g->e, &g->h, "narrow the path, glob or pattern", &nb);
+	timenote(&g->halt, "narrow the path, glob or pattern", &nb);
 	if (g->linecut) {
 		notesep(&nb);
 		bufaddf(&nb, "Some lines truncated to %d bytes. Use read tool "
@@ -2182,11 +2341,14 @@ toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Grep g = { 0 };
 	Grepglob gg = { 0 };
+	Walkopt o;
 	struct stat st;
 	char *path, *glob = NULL, *name;
 	int rc = 1;
 
 	g.e = e;
+	haltinit(&g.halt, e);
+	walkopt(&o, e, &g.halt);
 	if (patharg(j, args, "grep", 0, &path, out) < 0)
 		return 1;
 	if (grepinit(&g, j, args, &glob, out) < 0) {
@@ -2202,7 +2364,7 @@ toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
 	gg.g = &g;
 	if (S_ISDIR(st.st_mode)) {
 		walk(path, glob ? grepglob : grepvisit, glob ? (void *)&gg :
-		     (void *)&g, e->intr);
+		     (void *)&g, &o);
 	} else if (!S_ISREG(st.st_mode)) {
 		bufaddf(out, "Not a regular file: %s", path);
 		goto done;
@@ -2252,6 +2414,7 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Find f = { 0 };
 	Buf nb = { 0 };
+	Walkopt o;
 	struct stat st;
 	char *path = NULL, *pat;
 	long lim = e->findlimit;
@@ -2273,7 +2436,9 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 	f.limit = lim > 0 ? lim : e->findlimit;
 	f.h.out = out;
 	f.h.base = out->len;
-	walk(path, findvisit, &f, e->intr);
+	haltinit(&f.halt, e);
+	walkopt(&o, e, &f.halt);
+	walk(path, findvisit, &f, &o);
 	if (stopped(e, &f.h))
 		goto done;
 	if (!f.n)
@@ -2282,6 +2447,7 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 		bufaddf(&nb, "%d results limit reached. Use limit=%d for "
 		        "more, or refine pattern", f.limit, 2 * f.limit);
 	headnote(e, &f.h, "narrow the path or pattern", &nb);
+	timenote(&f.halt, "narrow the path", &nb);
 	flushnotes(out, &nb);
 	rc = 0;
 done:
@@ -2316,13 +2482,15 @@ lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
        Buf *out)
 {
 	Head h = { 0 };
+	Halt halt;
 	Buf b = { 0 }, nb = { 0 };
 	struct stat st;
 	size_t i;
 
 	h.out = out;
 	h.base = out->len;
-	for (i = 0; i < n && i < (size_t)lim; i++) {
+	haltinit(&halt, e);
+	for (i = 0; i < n && i < (size_t)lim && !halted(&halt); i++) {
 		bufreset(&b);
 		bufaddf(&b, "%s/%s", path, v[i]);
 		st.st_mode = 0;
@@ -2340,6 +2508,7 @@ lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
 		bufaddf(&nb, "%ld entries limit reached. Use limit=%ld for "
 		        "more", lim, 2 * lim);
 	headnote(e, &h, "list a subdirectory or use find", &nb);
+	timenote(&halt, "list a subdirectory or use find", &nb);
 	flushnotes(out, &nb);
 }
 

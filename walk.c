@@ -17,10 +17,7 @@
 enum {
 	MAXGLOB = 1024,		/* bytes of a glob from the model */
 	MAXALTS = 256,		/* its {a,b} alternatives, spelt out */
-	MAXRULES = 10000,	/* .gitignore rules in force: each path is
-				 * matched against all of them */
-	MAXIGNORE = 1 << 20,	/* bytes of a .gitignore read */
-	LINEMAX = 4096		/* bytes of one of its lines */
+	LINEMAX = 1024		/* bytes of a .gitignore line taken */
 };
 
 typedef struct Ignore Ignore;
@@ -37,10 +34,11 @@ typedef struct {
 	Buf path;		/* root, then "/rel" of the entry at hand */
 	size_t rootlen;		/* where rel starts in path */
 	Ignore *rules;
-	size_t nrules;		/* how many, up to MAXRULES */
+	int nrules;		/* how many, up to o->maxrules */
+	size_t rulebytes;	/* their patterns' bytes, to o->rulebytes */
 	Walkfn fn;
 	void *arg;
-	volatile sig_atomic_t *intr;	/* or NULL: set, the walk stops */
+	const Walkopt *o;
 	int stop;
 } Walk;
 
@@ -74,7 +72,7 @@ globadd(Glob *gl, const char *g)
 		g += 2;
 	if (strchr(g, '/'))
 		bufadds(&b, "**/");
-	bufadds(&b, g);
+	globprep(&b, g);
 	gl->v = xrealloc(gl->v, (gl->n + 1) * sizeof(*gl->v));
 	gl->v[gl->n++] = bufdetach(&b);
 	return 0;
@@ -131,6 +129,8 @@ static Ignore *
 parserule(const char *s, size_t n, size_t base)
 {
 	Ignore *r;
+	Buf b = { 0 };
+	char *raw;
 	int neg = 0, dir = 0;
 
 	while (n && (s[n - 1] == '\r' || (s[n - 1] == ' ' &&
@@ -155,26 +155,32 @@ parserule(const char *s, size_t n, size_t base)
 	r->anchored = memchr(s, '/', n) != NULL;
 	if (s[0] == '/')
 		s++, n--;
-	r->pat = xstrndup(s, n);
+	raw = xstrndup(s, n);
+	globprep(&b, raw);
+	free(raw);
+	r->pat = bufdetach(&b);
 	return r;
 }
 
 /* Push the rules of dir/.gitignore, if there is one.  pre is the root of
- * the search as seen from dir when dir is above it, else NULL.  Past
- * MAXRULES in force, the rest are not read: the files come with the
- * repository, and every path is matched against every rule. */
+ * the search as seen from dir when dir is above it, else NULL.  The
+ * files come with the repository, and every path is matched against
+ * every rule in force, at a cost of up to its bytes times the name's:
+ * past o's bounds the rest is not read, nor kept.  A 1 MB file of
+ * "[:[:[:..." lines once took 150 ms a path. */
 static void
 loadrules(Walk *w, const char *dir, size_t base, const char *pre)
 {
+	const Walkopt *o = w->o;
 	Buf text = { 0 };
 	const char *p, *end, *nl;
 	Ignore *r;
-	int fd;
+	int fd, rc = -1, lines = 0;
 
 	bufaddf(&text, "%s/.gitignore", dir);
-	fd = open(text.p, O_RDONLY | O_CLOEXEC);
+	fd = open(text.p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	bufreset(&text);
-	if (fd < 0 || readall(fd, &text, MAXIGNORE) < 0) {
+	if (fd < 0 || (rc = readall(fd, &text, o->ignorebytes)) < 0) {
 		if (fd >= 0)
 			close(fd);
 		buffree(&text);
@@ -182,17 +188,26 @@ loadrules(Walk *w, const char *dir, size_t base, const char *pre)
 	}
 	close(fd);
 	end = text.p + text.len;
-	for (p = text.p; p && p < end && w->nrules < MAXRULES; p = nl + 1) {
+	while (rc == 1 && end > text.p && end[-1] != '\n')
+		end--;	/* cut at ignorebytes: the last line is not whole */
+	for (p = text.p; p < end && lines < o->ignorelines &&
+	     w->nrules < o->maxrules; p = nl + 1, lines++) {
 		if (!(nl = memchr(p, '\n', end - p)))
 			nl = end;
-		/* a line is taken up to LINEMAX bytes, as git would not
-		 * match the rest anyway */
+		/* a line is taken up to LINEMAX bytes: few pass 100,
+		 * and a rule's cost grows with its length */
 		if (!(r = parserule(p, MIN((size_t)(nl - p), LINEMAX), base)))
 			continue;
+		if (w->rulebytes + strlen(r->pat) > o->rulebytes) {
+			free(r->pat);
+			free(r);
+			break;
+		}
 		r->pre = pre && r->anchored ? xstrdup(pre) : NULL;
 		r->next = w->rules;
 		w->rules = r;
 		w->nrules++;
+		w->rulebytes += strlen(r->pat);
 	}
 	buffree(&text);
 }
@@ -284,6 +299,7 @@ droprules(Walk *w, Ignore *keep)
 		r = w->rules;
 		w->rules = r->next;
 		w->nrules--;
+		w->rulebytes -= strlen(r->pat);
 		free(r->pat);
 		free(r->pre);
 		free(r);
@@ -337,7 +353,7 @@ walkdir(Walk *w)
 	names = dirnames(w->path.p, &n, 1, bystr);
 	loadignore(w);
 	for (i = 0; i < n && !w->stop; i++) {
-		if (w->intr && *w->intr) {
+		if (w->o->stop && w->o->stop(w->o->stoparg)) {
 			w->stop = 1;
 			break;
 		}
@@ -363,7 +379,7 @@ walkdir(Walk *w)
 }
 
 void
-walk(const char *root, Walkfn fn, void *arg, volatile sig_atomic_t *intr)
+walk(const char *root, Walkfn fn, void *arg, const Walkopt *o)
 {
 	Walk w;
 
@@ -372,7 +388,7 @@ walk(const char *root, Walkfn fn, void *arg, volatile sig_atomic_t *intr)
 	w.rootlen = w.path.len + (root[w.path.len - 1] != '/');
 	w.fn = fn;
 	w.arg = arg;
-	w.intr = intr;
+	w.o = o;
 	loadabove(&w, root);
 	walkdir(&w);
 	droprules(&w, NULL);

@@ -30,7 +30,7 @@ literal(const char *s, size_t n, int icase)
 		return;
 	}
 	if (recomp(&r, b.p, icase, err, sizeof(err)) < 0 ||
-	    !rematch(&r, s, n))
+	    !rematch(&r, s, n, NULL, NULL))
 		abort();
 	refree(&r);
 	buffree(&b);
@@ -60,11 +60,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	m = rematch(&r, s, n);
+	m = rematch(&r, s, n, NULL, NULL);
 	bufadds(&group, "()");
 	bufadds(&group, pat);
 	if (recomp(&g, group.p, icase, err, sizeof(err)) == 0) {
-		if (rematch(&g, s, n) != m)
+		if (rematch(&g, s, n, NULL, NULL) != m)
 			abort();
 		refree(&g);
 	}

@@ -360,10 +360,16 @@ tool e1 ls {}
 finish tool_calls
 X
 	startfake -x "$T/e1" "$T/done"
-	runat -y 'go'
+	(export GITHUB_TOKEN=s-gh HTTPS_PROXY=http://u:s-px@h.example:8080 &&
+	    runat -y 'go')
 	grep -q '^HOOKENV=' "$HOOKENV" && ! grep -q 'test-key' "$HOOKENV" &&
 	    ok "hooks: bash's environment, no API key" ||
 	    fail "hooks: bash's environment, no API key" "$(grep -c . "$HOOKENV") lines"
+	! grep -q 's-gh\|s-px' "$HOOKENV" &&
+	    grep -q '^HTTPS_PROXY=http://h.example:8080$' "$HOOKENV" &&
+	    ok "hooks: no token, no proxy password, as bash" ||
+	    fail "hooks: no token, no proxy password, as bash" \
+	    "$(grep 's-gh\|s-px\|PROXY' "$HOOKENV")"
 	grep -q '^agent: hook 5 after ls failed: post-failed' "$T/err" &&
 	    jsontest "hooks: a failing post hook is only reported" "$REQ/2.json" \
 	    'd["messages"][-1]["content"] == "fine.txt"' ||

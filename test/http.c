@@ -890,6 +890,40 @@ testlive(void)
 			  "absolute-form request: %.60s", vis(got.p));
 		}
 	}
+	/* a proxy given as host:port, as curl, pip and npm take it, is
+	 * http://host:port; with a password too */
+	{
+		Srv s;
+
+		memset(&h, 0, sizeof(h));
+		if (srvstart(&s, AF_INET, srvok) == 0) {
+			char px[64];
+
+			snprintf(px, sizeof(px), "u:pw@127.0.0.1:%d", s.port);
+			setenv("HTTP_PROXY", px, 1);
+			h.url = "http://127.0.0.1:1/v1/x";
+			h.fn = collect;
+			h.arg = &body;
+			bufreset(&body);
+			ret = httpdo(c, &h);
+			bufreset(&got);
+			srvstop(&s, 0, &got);
+			T(ret == 0 && h.status == 200 &&
+			  !strcmp(body.p, "proxied!"),
+			  "proxy as host:port: %s", h.err);
+			T(prefix(got.p, "GET http://127.0.0.1:1/v1/x "
+			  "HTTP/1.1\r\n") && strstr(got.p, "\r\nProxy-"
+			  "Authorization: Basic dTpwdw==\r\n"),
+			  "proxy as host:port: absolute-form, its password: "
+			  "%.60s", vis(got.p));
+		}
+	}
+	setenv("HTTP_PROXY", "socks5://127.0.0.1:1", 1);
+	memset(&h, 0, sizeof(h));
+	h.url = "http://127.0.0.1:2/";
+	ret = httpdo(c, &h);
+	T(ret == -1 && !strcmp(h.err, "proxy: socks5:// proxies are not "
+	  "supported, only http://"), "socks5 proxy refused: %s", h.err);
 	/* NO_PROXY lets a request go direct; without it the dead proxy
 	 * is what we get */
 	setenv("HTTP_PROXY", "http://127.0.0.1:1", 1);

@@ -144,3 +144,15 @@ kill "$RPID" 2>/dev/null
     [ "$(cat "$T/rcount")" -eq 1 ] &&
     ok "https through a CONNECT proxy: one tunnel, one handshake" ||
     fail "https through a CONNECT proxy: one tunnel, one handshake" "rc $RC, $(reqs) requests, $(conns) handshakes, $(cat "$T/rcount") tunnels: $(cat "$T/err")"
+
+# A proxy given as host:port, as curl, pip and npm take it: http://.
+rm -f "$T/rport" "$T/rcount"
+./test/relay -P -p "$T/rport" -c "$T/rcount" &
+RPID=$!
+_i=0
+while [ ! -s "$T/rport" ] && [ "$_i" -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+tlsrun proxyhp HTTPS_PROXY="127.0.0.1:$(cat "$T/rport")"
+kill "$RPID" 2>/dev/null
+[ "$RC" -eq 0 ] && [ "$(reqs)" -eq 10 ] && [ "$(cat "$T/rcount")" -eq 1 ] &&
+    ok "https through a proxy given as host:port" ||
+    fail "https through a proxy given as host:port" "rc $RC, $(reqs) requests, $(cat "$T/rcount" 2>/dev/null) tunnels: $(cat "$T/err")"

@@ -192,6 +192,37 @@ else
 	ok "secrets: no key in the tool's environment"
 fi
 
+# CI's secrets never reach a tool either: any name that says it holds
+# one, and a proxy's password; names config.h keeps are kept.
+startfake -x "$T/r1" "$T/r2"
+(cd "$W" && export GITHUB_TOKEN=s-gh AWS_SECRET_ACCESS_KEY=s-aws \
+    NPM_TOKEN=s-npm DB_PASSWORD=s-db npm_config__authToken=s-npmrc \
+    MY_PASSWD=s-pw GOOGLE_APPLICATION_CREDENTIALS=s-gc \
+    HTTPS_PROXY=http://alice:s-proxy@proxy.example:3128/ \
+    all_proxy=bob:s-allp@socks.example:1080 \
+    KEYTIMEOUT=1 TOKENIZERS_PARALLELISM=false &&
+    agentexec setsid -w timeout 30 "$ROOT/agent" -y -n 'env') \
+    </dev/null >"$T/out" 2>"$T/err"
+for v in GITHUB_TOKEN AWS_SECRET_ACCESS_KEY NPM_TOKEN DB_PASSWORD \
+    npm_config__authToken MY_PASSWD GOOGLE_APPLICATION_CREDENTIALS; do
+	jsontest "secrets: $v not in the tool's environment" "$REQ/2.json" \
+	    '"PATH=" in d["messages"][-1]["content"] and
+	     "'$v'=" not in d["messages"][-1]["content"]'
+done
+if grep -q 's-gh\|s-aws\|s-npm\|s-db\|s-pw\|s-gc\|s-proxy\|s-allp\|alice\|bob' \
+    "$REQ/2.json"; then
+	fail "secrets: no CI secret or proxy password in the tool's environment" \
+	    "$(grep -o 's-[a-z]*\|alice\|bob' "$REQ/2.json" | sort -u)"
+else
+	ok "secrets: no CI secret or proxy password in the tool's environment"
+fi
+jsontest "secrets: proxies keep their host and port" "$REQ/2.json" \
+    '"HTTPS_PROXY=http://proxy.example:3128/\n" in d["messages"][-1]["content"]
+     and "all_proxy=socks.example:1080\n" in d["messages"][-1]["content"]'
+jsontest "secrets: names config.h keeps are kept" "$REQ/2.json" \
+    '"KEYTIMEOUT=1\n" in d["messages"][-1]["content"] and
+     "TOKENIZERS_PARALLELISM=false\n" in d["messages"][-1]["content"]'
+
 # The wire examples of test/data: thinking on stderr, text on stdout, two
 # calls assembled from pieces, their results in order.
 fresh

@@ -31,7 +31,7 @@ ours(const char *pat, const char *s, int icase)
 
 	if (recomp(&r, pat, icase, err, sizeof(err)) < 0)
 		return -1;
-	m = rematch(&r, s, strlen(s));
+	m = rematch(&r, s, strlen(s), NULL, NULL);
 	refree(&r);
 	return m;
 }
@@ -62,7 +62,7 @@ agree(const char *pat, const char *const *lines, int nlines, int *bad)
 		             (ic ? REG_ICASE : 0));
 		for (i = 0; i < nlines; i++) {
 			a = oc < 0 ? -1 : rematch(&r, lines[i],
-			                           strlen(lines[i]));
+			                           strlen(lines[i]), NULL, NULL);
 			b = tc ? -1 : regexec(&re, lines[i], 0, NULL, 0) == 0;
 			n++;
 			matched += a == 1;
@@ -309,6 +309,37 @@ slow(void)
 	free(s);
 }
 
+static int
+stopafter(void *arg)
+{
+	int *left = arg;
+
+	return --*left <= 0;
+}
+
+/* A long line is matched with a stop asked every few KB: SIGINT and
+ * RPC abort need not wait for its end. */
+static void
+stopping(void)
+{
+	Regex r;
+	char err[128], *s = malloc(1 << 20);
+	int left = 3, m;
+
+	memset(s, 'a', 1 << 20);
+	T(recomp(&r, "(a*a*a*a*){4}b", 0, err, sizeof(err)) == 0,
+	  "regex: a slow pattern compiles");
+	m = rematch(&r, s, 1 << 20, stopafter, &left);
+	T(m == -1 && left == 0, "regex: a stop asked inside a line stops "
+	  "it: %d, %d asks left", m, left);
+	left = 1000;
+	m = rematch(&r, s, 1 << 20, stopafter, &left);
+	T(m == 0 && left < 1000 - 200, "regex: a stop asked every few KB: "
+	  "%d asks in 1 MB", 1000 - left);
+	refree(&r);
+	free(s);
+}
+
 static void
 hard(void)
 {
@@ -327,11 +358,13 @@ bytes(void)
 	char err[128];
 
 	T(recomp(&r, "b$", 0, err, sizeof(err)) == 0 &&
-	  rematch(&r, "abc", 2) == 1 && rematch(&r, "abc", 3) == 0,
+	  rematch(&r, "abc", 2, NULL, NULL) == 1 &&
+	  rematch(&r, "abc", 3, NULL, NULL) == 0,
 	  "regex: the line is its n bytes");
 	refree(&r);
 	T(recomp(&r, "a.b", 0, err, sizeof(err)) == 0 &&
-	  rematch(&r, "a\0b", 3) == 1, "regex: a NUL in the line is a byte");
+	  rematch(&r, "a\0b", 3, NULL, NULL) == 1,
+	  "regex: a NUL in the line is a byte");
 	refree(&r);
 	T(ours("a.c", "a\nc", 0) == 1 && ours("^c", "a\nc", 0) == 0,
 	  "regex: . takes a newline, ^ is the start only");
@@ -357,5 +390,6 @@ main(void)
 	(void)generated;
 #endif
 	slow();
+	stopping();
 	return tfail != 0;
 }

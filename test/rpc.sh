@@ -318,3 +318,40 @@ RC=$?
     ok "-r: abort stops the wait before a retry within 1 s" ||
     fail "-r: abort stops the wait before a retry within 1 s" \
     "rc $RC: $(cat "$T/out5" "$T/err5")"
+
+# An abort while grep matches one long line with a slow pattern: stdin
+# is looked at inside the line, not only when the search ends.
+python3 -c 'import sys; sys.stdout.write("a" * (4 << 20) + "\n")' \
+    >"$W/big.txt"
+script g1 <<'X'
+tool g1 grep {"pattern": "(a*a*a*a*a*a*a*a*a*a*){50}b", "path": "big.txt"}
+finish tool_calls
+X
+startfake "$T/g1" "$T/r4"
+cat >"$T/grep.py" <<'X'
+import json, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, bufsize=0)
+p.stdin.write(b'{"type":"prompt","message":"hi"}\n')
+while json.loads(p.stdout.readline())["type"] != "tool_execution_start":
+    pass
+time.sleep(0.3)
+t = time.time()
+p.stdin.write(b'{"id":"a","type":"abort"}\n')
+while True:
+    e = json.loads(p.stdout.readline())
+    if e.get("type") == "tool_execution_end":
+        end = e
+    if e.get("id") == "a":
+        break
+print(time.time() - t, json.dumps(end["result"]))
+X
+(cd "$W" && agentexec timeout 60 python3 "$T/grep.py" "$ROOT/agent" -r -n -q) \
+    >"$T/out6" 2>"$T/err6"
+RC=$?
+[ "$RC" -eq 0 ] && python3 -c 'import sys; sys.exit(float(sys.argv[1]) >= 2)' \
+    "$(cut -d' ' -f1 "$T/out6")" 2>/dev/null &&
+    grep -q Interrupted "$T/out6" &&
+    ok "-r: abort stops grep inside a 4 MB line within 2 s" ||
+    fail "-r: abort stops grep inside a 4 MB line within 2 s" \
+    "rc $RC: $(cat "$T/out6" "$T/err6")"

@@ -23,7 +23,8 @@ static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
 static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
                        64 << 20, shells, scrub, &intr, &pgid, NULL, 0, 0,
                        WALL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL,
-                       5 << 20, { NULL, 0, 0 }, NULL, NULL, NULL, 0, NULL, 0 };
+                       5 << 20, { NULL, 0, 0 }, NULL, NULL, NULL, 0, NULL, 0,
+                       NULL, NULL, 256 << 10, 10000, 10000, 32 << 10, 0 };
 static Buf out;
 static int root;
 
@@ -1216,6 +1217,111 @@ testsandbox(void)
 		T(0, "sandbox: back");
 }
 
+/* globprep changes how a pattern is written, never what it matches:
+ * random patterns of the bytes that mean something in a glob. */
+static void
+testglobprep(void)
+{
+	static const char abc[] = "[]!^:\\*?a-b/";
+	static const char names[] = "ab[]:-\\!/";
+	char pat[24], name[12];
+	Buf b = { 0 };
+	int i, k, n, bad = 0;
+
+	srand(18);
+	for (i = 0; i < 200000 && bad < 5; i++) {
+		for (n = rand() % 23, k = 0; k < n; k++)
+			pat[k] = abc[rand() % (sizeof(abc) - 1)];
+		pat[n] = '\0';
+		for (n = rand() % 11, k = 0; k < n; k++)
+			name[k] = names[rand() % (sizeof(names) - 1)];
+		name[n] = '\0';
+		bufreset(&b);
+		globprep(&b, pat);
+		if (pathmatch(b.p, name) != pathmatch(pat, name) ||
+		    (!strchr(pat, '/') && !strchr(name, '/') &&
+		     namematch(b.p, name) != namematch(pat, name))) {
+			printf("# globprep: \"%s\" as \"%s\" on \"%s\"\n",
+			       pat, b.p, name);
+			bad++;
+		}
+	}
+	T(!bad, "globs: made ready, they match as they did: %d of %d "
+	  "differ", bad, i);
+	buffree(&b);
+}
+
+/* A pattern that keeps every NFA thread alive over a line of "a"s: a
+ * 4 MB line takes it many seconds. */
+#define SLOWRE "(a*a*a*a*a*a*a*a*a*a*){50}b"
+
+/* grep, find and ls stop in time: a hostile .gitignore, a slow line,
+ * an interrupt inside a line, a time budget spent. */
+static void
+testbounds(void)
+{
+	Buf b = { 0 }, line = { 0 };
+	long long t0;
+	int i, n;
+
+	/* 1 MB of "*[[:[:[:..." lines, 200 names of 200 bytes: each '['
+	 * was looked at to the end of its line at each try of each name,
+	 * 150 ms a name */
+	mkdir("hostile", 0755);
+	bufadds(&line, "*[");
+	for (i = 0; i < 2046; i++)
+		bufadds(&line, "[:");
+	bufadds(&line, "[\n");	/* 4096 bytes */
+	for (i = 0; i < 256; i++)
+		bufadd(&b, line.p, line.len);
+	put("hostile/.gitignore", b.p, b.len);
+	for (i = 0; i < 200; i++) {
+		bufreset(&b);
+		bufadds(&b, "hostile/");
+		while (b.len < 208)
+			bufaddc(&b, 'a');
+		bufaddf(&b, "%03d", i);
+		puts0(b.p, "x\n");
+	}
+	t0 = ms();
+	n = run(toolfind, "{\"pattern\":\"*\",\"path\":\"hostile\"}");
+	for (i = 0, b.len = 0; out.p[b.len]; b.len++)
+		i += out.p[b.len] == '\n';
+	T(n == 0 && i == 200 && ms() - t0 < 5000, "find: 200 names under a "
+	  "hostile 1 MB .gitignore: %lld ms, %d lines", ms() - t0, i + 1);
+
+	mkdir("slow", 0755);
+	puts0("slow/a.txt", "needle aaaa\n");
+	bufreset(&b);
+	for (i = 0; i < 4 << 20; i++)
+		bufaddc(&b, 'a');
+	bufaddc(&b, '\n');
+	put("slow/big.txt", b.p, b.len);
+	signal(SIGALRM, onalarm);
+	alarm(1);
+	t0 = ms();
+	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":\"slow\"}")
+	  == 1 && is("Interrupted") && ms() - t0 < 3000,
+	  "grep: an interrupt stops a 4 MB line's match: %lld ms",
+	  ms() - t0);
+	alarm(0);
+	intr = 0;
+	env.searchtime = 1;
+	t0 = ms();
+	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "|needle\",\"path\":"
+	  "\"slow\"}") == 0 && is("a.txt:1: needle aaaa\n\n[Search stopped "
+	  "after 1 s, its time limit: results are incomplete; narrow the "
+	  "path, glob or pattern]") && ms() - t0 < 3000,
+	  "grep: the time limit: what it found, and a note: %lld ms",
+	  ms() - t0);
+	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":"
+	  "\"slow\"}") == 0 && has("No matches found\n\n[Search stopped"),
+	  "grep: the time limit, nothing found");
+	env.searchtime = 0;
+	buffree(&line);
+	buffree(&b);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1244,6 +1350,8 @@ main(int argc, char *argv[])
 	testfind();
 	testls();
 	testglobs();
+	testglobprep();
+	testbounds();
 	testsandbox();
 	buffree(&out);
 	if (chdir("/") == 0) {
