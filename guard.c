@@ -379,13 +379,15 @@ static const char longargs[] = " --unset --chdir --split-string --signal "
 static const char gitargs[] = " -C -c --git-dir --work-tree --namespace "
 	"--config-env --super-prefix --attr-source ";
 
+/* Whether the word w is one of the list's, a space before and after
+ * each. */
 static int
 listed(const char *list, const char *w)
 {
 	const char *p;
 	size_t n = strlen(w);
 
-	if (!n)
+	if (!n || strchr(w, ' '))
 		return 0;
 	for (p = list; (p = strstr(p, w)); p += n)
 		if (p > list && p[-1] == ' ' && p[n] == ' ')

@@ -387,6 +387,7 @@ cat >"$T/rules.rules" <<'X'
 	{ "bash",  "git push*",    DENY },
 	{ "write", "*.git/?*",     ASK },
 	{ "read",  "*.git/?*",     DENY },
+	{ "write", "*.txt",        ALLOW },
 X
 cat >"$T/rules.hooks" <<'X'
 	{ PRE,   "bash", "if grep -q 'rm -rf'; then echo 'no rm -rf' >&2; exit 1; fi", 5000 },
@@ -407,9 +408,14 @@ tool a6 bash {"command": "git status \$(touch p6)"}
 tool a7 bash {"command": "git status \`touch p7\`"}
 tool a8 bash {"command": "git status >$O/far.txt"}
 tool a9 bash {"command": "git status 2>/dev/null >inside.txt"}
+tool a10 bash {"command": "git status >.git/x"}
+tool a11 write {"path": "lnk.txt", "content": "x"}
+tool a12 write {"path": "new.txt", "content": "x"}
 finish tool_calls
 X
 	startfake -x "$T/a1" "$T/done"
+	ln -s "$O/notes.md" "$W/lnk.txt"
+	mkdir "$W/.git"
 	runat 'go'
 	said "allow: git status* does not approve git status; touch" a1 "$NOTTY"
 	said "allow: nor git status && touch" a2 "$NOTTY"
@@ -424,6 +430,10 @@ X
 	    fail "allow: none of those ran" "$(ls "$W" "$O")"
 	[ -f "$W/inside.txt" ] && ok "allow: git status with redirections inside the tree runs" ||
 	    fail "allow: git status with redirections inside the tree runs" "$(result 2)"
+	said "allow: nor a redirection where a write rule asks" a10 "$NOTTY"
+	said "allow: *.txt does not allow a link to outside" a11 "$NOTTY"
+	[ -f "$W/new.txt" ] && ok "allow: *.txt allows new.txt" ||
+	    fail "allow: *.txt allows new.txt" "$(result 2)"
 
 	fresh
 	mkdir -p "$W/.git"
@@ -493,16 +503,16 @@ assert "\"command\":\"echo one\\necho two\"" in lines[0], lines[0]' "$HOOKLOG" \
 		mkdir -p "$W/.git/hooks"
 		ln -s .git "$W/g"
 		script t1 <<'X'
-tool t1 write {"path": "a.txt", "content": "a"}
+tool t1 write {"path": "a.md", "content": "a"}
 tool t2 write {"path": ".git/hooks/h1", "content": "x"}
 tool t3 write {"path": "g/hooks/h2", "content": "x"}
-tool t4 write {"path": "b.txt", "content": "b"}
+tool t4 write {"path": "b.md", "content": "b"}
 finish tool_calls
 X
 		startfake -x "$T/t1" "$T/done"
 		printf 'a\nn\nn\n' | (cd "$W" && agentexec script -qec \
 		    "timeout 30 $AGENT -n go" /dev/null) >"$T/tty" 2>&1
-		[ -f "$W/a.txt" ] && [ -f "$W/b.txt" ] &&
+		[ -f "$W/a.md" ] && [ -f "$W/b.md" ] &&
 		    [ "$(grep -c 'allow write' "$T/tty")" -eq 3 ] &&
 		    ok "always: a covers the profile's asking for write" ||
 		    fail "always: a covers the profile's asking for write" \
