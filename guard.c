@@ -1075,9 +1075,9 @@ farwrite(const Guard *g, const char *path, const char *root)
 /* The rules of bash: each simple command of the line is matched, in
  * both its forms, and the line whole as well; ALLOW only if every
  * command is allowed as written and nothing in the line hides what it
- * runs or writes.  Why it cannot be allowed, in why (or NULL). */
+ * runs or writes. */
 static void
-bashrules(const Guard *g, const char *cmd, Verdict *v, const char **why)
+bashrules(const Guard *g, const char *cmd, Verdict *v)
 {
 	Shline l;
 	const char *p;
@@ -1093,13 +1093,12 @@ bashrules(const Guard *g, const char *cmd, Verdict *v, const char **why)
 		weigh(g, "bash", p, v);
 		p += strlen(p) + 1;
 	}
-	*why = l.unsure;
-	for (k = 0, p = bstr(&l.writes); k < l.nwrites && !*why; k++) {
-		if (farwrite(g, p, root))
-			*why = "a redirection outside the working directory";
+	allow &= !l.unsure;
+	for (k = 0, p = bstr(&l.writes); k < l.nwrites && allow; k++) {
+		allow &= !farwrite(g, p, root);
 		p += strlen(p) + 1;
 	}
-	v->allow = allow && !*why;
+	v->allow = allow;
 	guardsplitfree(&l);
 	free(root);
 }
@@ -1221,7 +1220,6 @@ guardcall(Guard *g, const Tool *t, int row, const Json *j, const char *what,
           Buf *res)
 {
 	Verdict v = { 0 };
-	const char *why = NULL;
 	char *s = subject(t->name, j);
 	int ask, ok;
 
@@ -1231,7 +1229,7 @@ guardcall(Guard *g, const Tool *t, int row, const Json *j, const char *what,
 		return 0;
 	}
 	if (!strcmp(t->name, "bash"))
-		bashrules(g, s, &v, &why);
+		bashrules(g, s, &v);
 	else
 		pathrules(g, t->name, s, &v);
 	free(s);
