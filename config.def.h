@@ -303,21 +303,23 @@ static const Profile profiles[] = {
  * subcommand (-C dir, -c k=v, --git-dir=...) and the command's directory
  * dropped ("git push" for env "git" -C . push).  What sh -c, bash -c,
  * eval, env -S, $( ), ` `, <( ) and ( ) run are commands of the line
- * too, as far as they can be read; and the line whole is matched.
- *   DENY   if any command, in either form, or the line matches one first;
- *   ASK    else if any does;
+ * too, as far as they can be read.
+ *   DENY   if any command, in either form, matches one first, or the
+ *          line whole matches any ("*| sh*");
+ *   ASK    else the same for ASK rules;
  *   ALLOW  only if every command as written matches one first, and the
- *          line has no substitution ($( ), ` `, <( ), ${...}), no ( ) or
- *          { } group, shell keyword (if, for, case...) or here-document,
- *          no quote left open, no command name the shell expands ($X, *,
- *          ~), and no redirection writing outside the working directory
- *          and the run's TMPDIR (/dev/null is fine) or where a write rule
- *          would ask or refuse;
+ *          line has no substitution ($( ), ` `, <( ), ${...} but
+ *          ${NAME}), no ( ) or { } group, shell keyword (if, for,
+ *          case...) or here-document, no quote left open, no command
+ *          name the shell expands ($X, *, ~), and no redirection writing
+ *          outside the working directory and the run's TMPDIR (but to
+ *          /dev/null, /dev/stdout, /dev/stderr), after a cd, or where a
+ *          write rule would ask or refuse;
  *   else   the profile says.
  * Other tools: the path argument ("" if the call has none) is matched as
  * written, with "." and ".." taken out by letters, and where it lands
- * (links followed, as g for a link to .git): each absolute and, beneath
- * the working directory, from it.  DENY or ASK if any form matches such
+ * (links followed: g/hooks is .git/hooks when g links to .git): each
+ * absolute and, beneath the working directory, from it.  DENY or ASK if any form matches such
  * a rule first; ALLOW only if where it lands does.
  *
  * DENY rules are a convenience, not a boundary: a command can run what no

@@ -987,6 +987,25 @@ weigh(const Guard *g, const char *tool, const char *form, Verdict *v)
 	return r && r->action == ALLOW;
 }
 
+/* The line whole: each DENY and ASK rule that matches counts, not only
+ * the first rule, as an ALLOW rule for the line's first command must not
+ * hide a DENY rule for "*| sh*". */
+static void
+weighline(const Guard *g, const char *line, Verdict *v)
+{
+	const Rule *r;
+
+	for (r = g->rules; r->tool; r++) {
+		if (r->action == ALLOW || strcmp(r->tool, "bash") ||
+		    !namematch(r->glob, line))
+			continue;
+		if (r->action == DENY && !v->deny)
+			v->deny = r;
+		if (r->action == ASK && !v->ask)
+			v->ask = r;
+	}
+}
+
 /* Whether path is dir or beneath it. */
 static int
 under(const char *path, const char *dir)
@@ -1085,7 +1104,7 @@ bashrules(const Guard *g, const char *cmd, Verdict *v)
 	int k, allow;
 
 	guardsplit(cmd, &l);
-	weigh(g, "bash", cmd, v);
+	weighline(g, cmd, v);
 	allow = l.n > 0;
 	for (k = 0, p = bstr(&l.parts); k < l.n; k++) {
 		allow &= weigh(g, "bash", p, v);

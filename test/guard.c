@@ -1,9 +1,11 @@
 /* See LICENSE file for copyright and license details. */
 /* test/guard.c: unit tests of guard.c's reading of a bash command line
  * (guardsplit): its simple commands, their forms, the files it writes,
- * and what makes it unsure. */
+ * and what makes it unsure; and of what guardcall decides with rules. */
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../agent.h"
 #include "t.h"
@@ -254,11 +256,113 @@ testdeep(void)
 	buffree(&b);
 }
 
+static const Rule rules[] = {
+	{ "bash", "git status*", ALLOW },
+	{ "bash", "ls*", ALLOW },
+	{ "bash", "git push*", DENY },
+	{ "bash", "*| sh*", DENY },
+	{ "bash", "rm *", ASK },
+	{ "read", "*.git/?*", DENY },
+	{ "read", "*.md", ALLOW },
+	{ NULL, NULL, 0 }
+};
+
+/* What guardcall says of call (tool, args): 'A' run unasked, 'D' denied
+ * by a rule, 'Q' asked (refused: there is no terminal), '?' else. */
+static int
+decide(Guard *g, const Tool *t, const char *args)
+{
+	Json j;
+	Buf res = { 0 };
+	int ok, r;
+
+	if (jsonparse(&j, args, strlen(args)) < 0)
+		return '?';
+	ok = guardcall(g, t, 0, &j, "x", &res);
+	r = ok ? 'A' : !strncmp(bstr(&res), "Denied by rule", 14) ? 'D' :
+	    !strncmp(bstr(&res), "Not run: there is no terminal", 29) ? 'Q' :
+	    '?';
+	buffree(&res);
+	jsonfree(&j);
+	return r;
+}
+
+static const struct {
+	const char *tool, *args;
+	int want;
+} calls[] = {
+	{ "bash", "{\"command\":\"git status\"}", 'A' },
+	{ "bash", "{\"command\":\"git status && ls -l\"}", 'A' },
+	{ "bash", "{\"command\":\"git status; make\"}", 'Q' },
+	{ "bash", "{\"command\":\"git status | sh\"}", 'D' },
+	{ "bash", "{\"command\":\"echo x |  sh\"}", 'Q' },
+	{ "bash", "{\"command\":\"ls $(pwd)\"}", 'Q' },
+	{ "bash", "{\"command\":\"ls > /etc/x\"}", 'Q' },
+	{ "bash", "{\"command\":\"ls > x 2>/dev/null\"}", 'A' },
+	{ "bash", "{\"command\":\"ls; rm x\"}", 'Q' },
+	{ "bash", "{\"command\":\"ls; rm x; git push\"}", 'D' },
+	{ "bash", "{\"command\":\"git -C . push\"}", 'D' },
+	{ "bash", "{\"command\":\"git -C . status\"}", 'Q' },
+	{ "bash", "{\"command\":\"nohup \\\"git\\\" status\"}", 'A' },
+	{ "bash", "{\"command\":\"FOO=1 git status\"}", 'Q' },
+	{ "bash", "{\"command\":\"sh -c 'git push'\"}", 'D' },
+	{ "bash", "{\"command\":\"x=$(git push)\"}", 'D' },
+	{ "bash", "{\"command\":\"ls\\u0000; rm -rf x\"}", '?' },
+	{ "bash", "{}", 'Q' },
+	{ "read", "{\"path\":\"a.md\"}", 'A' },
+	{ "read", "{\"path\":\"x/../.git/config\"}", 'D' },
+	{ "read", "{\"path\":\"README\"}", 'A' },
+};
+
+/* In a child with no terminal, so that an ASK is told apart. */
+static void
+testcalls(void)
+{
+	static const Profile prof = { "p", NULL, NULL, WALL, 1, NULL, NULL };
+	static const Hook hooks[] = { { 0, NULL, NULL, 0 } };
+	static const Tool tools[] = {
+		{ "bash", NULL, 1, "", "{}" }, { "read", NULL, 0, "", "{}" }
+	};
+	Toolenv e;
+	Guard g;
+	int always[2] = { 0, 0 }, st;
+	size_t i;
+	pid_t pid;
+
+	fflush(stdout);
+	if ((pid = fork()) < 0) {
+		T(0, "calls: fork");
+		return;
+	}
+	if (pid) {
+		waitpid(pid, &st, 0);
+		tfail += !WIFEXITED(st) || WEXITSTATUS(st);
+		return;
+	}
+	setsid();
+	memset(&e, 0, sizeof(e));
+	memset(&g, 0, sizeof(g));
+	e.write = WALL;
+	g.prof = &prof;
+	g.rules = rules;
+	g.hooks = hooks;
+	g.tenv = &e;
+	g.always = always;
+	for (i = 0; i < LEN(calls); i++) {
+		st = decide(&g, calls[i].tool[0] == 'b' ? &tools[0] :
+		            &tools[1], calls[i].args);
+		T(st == calls[i].want, "calls: %s %s: %c", calls[i].tool,
+		  calls[i].args, st);
+	}
+	exit(tfail != 0);
+}
+
 int
 main(void)
 {
 	testcases();
 	testall();
 	testdeep();
+	testcalls();
 	return tfail != 0;
 }
