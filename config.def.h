@@ -319,8 +319,8 @@ static const Profile profiles[] = {
  * Other tools: the path argument ("" if the call has none) is matched as
  * written, with "." and ".." taken out by letters, and where it lands
  * (links followed: g/hooks is .git/hooks when g links to .git): each
- * absolute and, beneath the working directory, from it.  DENY or ASK if any form matches such
- * a rule first; ALLOW only if where it lands does.
+ * absolute and, beneath the working directory, from it.  DENY or ASK if
+ * any form matches such a rule first; ALLOW only if where it lands does.
  *
  * DENY rules are a convenience, not a boundary: a command can run what no
  * rule sees (a script, make, find -exec, a variable, an alias in a git
@@ -347,12 +347,13 @@ static const Rule rules[] = {
  * anew, not as the model sent them: no white space, strings with only the
  * escapes JSON needs (\" \\ and control characters), so that grep reads
  * "rm -rf" however the model spelt it.  Arguments that give a key twice
- * are refused before rules and hooks see them.  A PRE hook that exits non-zero
- * blocks the call, its stderr (the first 2000 bytes) being the reason the
- * model is told; so does one still running after timeout milliseconds,
- * which is killed.  A POST hook's failure is only reported.  Hooks run
- * unsandboxed, in the working directory, with bash's environment (no API
- * keys); their stdout is ignored.  The row with when 0 ends the table.
+ * are refused before rules and hooks see them.  A PRE hook that exits
+ * non-zero blocks the call, its stderr (the first 2000 bytes) being the
+ * reason the model is told; so does one still running after timeout
+ * milliseconds, which is killed.  A POST hook's failure is only
+ * reported.  Hooks run unsandboxed, in the working directory, with bash's
+ * environment (no API keys); their stdout is ignored.  The row with when
+ * 0 ends the table.
  */
 static const Hook hooks[] = {
 	/* when  tool    command                                   timeout ms */
