@@ -216,6 +216,10 @@ typedef struct {
 	int moved;		/* a cd came before: where relative paths
 				 * lead is not known */
 	int stop;		/* nested too deep: read no more */
+	Buf docs;		/* here-documents whose text comes after the
+				 * line: a flag byte ('@' + WQUOTED, + 4 for
+				 * <<-), the word that ends it, a NUL */
+	int ndocs;
 } Shctx;
 
 /* The simple command being read. */
@@ -225,6 +229,7 @@ typedef struct {
 	int flags;		/* WQUOTED, WWILD of w */
 	int target;		/* TNONE, or what w is the target of */
 	int dupout;		/* that target follows >& */
+	int dash;		/* or <<-, which takes tabs off the text */
 	Buf words;		/* the words: a flag byte ('@' + flags), the
 				 * word, a NUL */
 	int nwords;
@@ -279,7 +284,11 @@ shtarget(Shctx *x, Shcmd *c)
 	const char *w = bstr(&c->w);
 	size_t n = c->w.len;
 
-	if (c->target == TDUP && (alldigits(w, n) || !strcmp(w, "-") ||
+	if (c->target == THERE) {
+		bufaddc(&x->docs, '@' + (c->flags & WQUOTED) + 4 * c->dash);
+		bufadd(&x->docs, w, n + 1);
+		x->ndocs++;
+	} else if (c->target == TDUP && (alldigits(w, n) || !strcmp(w, "-") ||
 	    (n > 1 && w[n - 1] == '-' && alldigits(w, n - 1))))
 		;		/* a file descriptor, duplicated or moved */
 	else if (c->target == TDUP && !c->dupout)
@@ -809,7 +818,69 @@ shredir(Shctx *x, Shcmd *c, const char *s, size_t n, size_t i, int depth)
 		shunsure(x, "a here-document");
 	c->target = t;
 	c->dupout = s[i] == '>';
+	c->dash = t == THERE && k == 3;
 	return i + k;
+}
+
+/* A line of a here-document from s[i]: what the shell expands in it
+ * runs ($( ), ` `), unless the word that ends it was quoted.  The index
+ * after it. */
+static size_t
+shdocline(Shctx *x, Shcmd *junk, const char *s, size_t n, size_t i,
+          int quoted, int depth)
+{
+	while (i < n && s[i] != '\n') {
+		if (quoted || (s[i] != '$' && s[i] != '`'))
+			i += s[i] == '\\' && !quoted ? 2 : 1;
+		else if (s[i] == '$')
+			i = shdollar(x, junk, s, n, i, depth, 1);
+		else
+			i = shbackquote(x, junk, s, n, i, depth);
+	}
+	return MIN(i + 1, n);
+}
+
+/* Whether the line at s[i] is the word end (after tabs, with dash); its
+ * end in *e. */
+static int
+shdocend(const char *s, size_t n, size_t i, const char *end, int dash,
+         size_t *e)
+{
+	size_t k;
+
+	for (k = i; dash && k < n && s[k] == '\t'; k++)
+		;
+	for (*e = k; *e < n && s[*e] != '\n'; (*e)++)
+		;
+	return *e - k == strlen(end) && !memcmp(s + k, end, *e - k);
+}
+
+/* The text of the here-documents of the line just ended, from s[i], up
+ * to the line of the word that ends each: not commands.  The index after
+ * the last. */
+static size_t
+shbodies(Shctx *x, const char *s, size_t n, size_t i, int depth)
+{
+	Shcmd junk;
+	Buf docs = x->docs;	/* taken: a $( ) in the text has its own */
+	const char *d = bstr(&docs);
+	size_t e;
+	int doc, f, ndocs = x->ndocs;
+
+	memset(&junk, 0, sizeof(junk));
+	memset(&x->docs, 0, sizeof(x->docs));
+	x->ndocs = 0;
+	for (doc = 0; doc < ndocs && i < n; doc++) {
+		f = *d++ - '@';
+		while (i < n && !shdocend(s, n, i, d, f & 4, &e))
+			i = shdocline(x, &junk, s, n, i, f & WQUOTED, depth);
+		if (i < n)
+			i = MIN(e + 1, n);
+		d += strlen(d) + 1;
+	}
+	buffree(&docs);
+	buffree(&junk.w);
+	return i;
 }
 
 /* Read the commands of s from s[i] up to the close that ends them (')'
@@ -855,6 +926,8 @@ shlist(Shctx *x, const char *s, size_t n, size_t i, int close, int depth)
 				shunsure(x, "a case statement");
 			i += 1 + ((ch == '&' && next == '&') ||
 			          (ch == '|' && (next == '|' || next == '&')));
+			if (ch == '\n' && x->ndocs)
+				i = shbodies(x, s, n, i, depth);
 			break;
 		case '<':
 		case '>':
@@ -925,6 +998,7 @@ guardsplit(const char *cmd, Shline *l)
 	memset(&x, 0, sizeof(x));
 	x.l = l;
 	shlist(&x, cmd, strlen(cmd), 0, 0, 0);
+	buffree(&x.docs);
 	bufgrow(&l->parts, 1);
 	bufgrow(&l->writes, 1);
 }

@@ -49,7 +49,8 @@ static const struct {
 	{ "g\\it pu\"\"sh", "git push|git push", 0, "" },
 	{ "echo \"a;b\" 'c|d' e\\;f", "echo a;b c|d e;f|echo a;b c|d e;f",
 	  0, "" },
-	{ "echo \"a\\\"b\\\\c\\d\"", "echo a\"b\\c\\d|echo a\"b\\c\\d", 0, "" },
+	{ "echo \"a\\\"b\\\\c\\d\"", "echo a\"b\\c\\d|echo a\"b\\c\\d", 0,
+	  "" },
 	{ "a\\\nb", "ab|ab", 0, "" },
 	{ "ls # a comment; rm x", "ls|ls", 0, "" },
 	{ "echo a#b", "echo a#b|echo a#b", 0, "" },
@@ -65,7 +66,8 @@ static const struct {
 	{ "FOO=1 git push", "FOO=1 git push|git push", 0, "" },
 	{ "env -i -- A=1 git push", "env -i -- A=1 git push|git push", 0, "" },
 	{ "env -u HOME nice -n 5 timeout -s KILL 10 git push",
-	  "env -u HOME nice -n 5 timeout -s KILL 10 git push|git push", 0, "" },
+	  "env -u HOME nice -n 5 timeout -s KILL 10 git push|git push", 0,
+	  "" },
 	{ "xargs -n 1 git push", "xargs -n 1 git push|git push", 0, "" },
 	{ "command -v git", "command -v git|git", 0, "" },
 	{ "/usr/bin/git push", "/usr/bin/git push|git push", 0, "" },
@@ -79,7 +81,8 @@ static const struct {
 	{ "env -C /tmp git push", "env -C /tmp git push|git push", 1, "" },
 	/* what runs inside */
 	{ "sh -c 'git push; ls'",
-	  "git push|git push ;; ls|ls ;; sh -c git push; ls|sh -c git push; ls",
+	  "git push|git push ;; ls|ls ;; "
+	  "sh -c git push; ls|sh -c git push; ls",
 	  0, "" },
 	{ "bash -o pipefail -ec \"git push\"",
 	  "git push|git push ;; "
@@ -133,8 +136,21 @@ static const struct {
 	{ "echo x >", "echo x >|echo x >", 1, "" },
 	{ "cd /etc && echo x >passwd",
 	  "cd /etc|cd /etc ;; echo x > passwd|echo x > passwd", 1, "" },
-	{ "cat <<EOF\nrm x\nEOF", "cat << EOF|cat << EOF ;; rm x|rm x ;; "
-	  "EOF|EOF", 1, "" },
+	{ "cat <<EOF\ngit push\nEOF\nls", "cat << EOF|cat << EOF ;; ls|ls", 1,
+	  "" },
+	{ "cat <<EOF >a; cat <<-'E' >b\n$(git push)\nEOF\n\t$(rm x)\n\tE\nls",
+	  "cat << EOF > a|cat << EOF > a ;; cat <<- E > b|cat <<- E > b ;; "
+	  "git push|git push ;; ls|ls", 1, "a b" },
+	{ "cat <<E\n`git push` \\$(x) ${y}\nE", "cat << E|cat << E ;; "
+	  "git push|git push", 1, "" },
+	{ "cat <<A\n$(cat <<B\n$(git push)\nB\n)\nA\nls",
+	  "cat << A|cat << A ;; cat << B|cat << B ;; git push|git push ;; "
+	  "ls|ls", 1, "" },
+	{ "cat <<E\ngit push", "cat << E|cat << E", 1, "" },
+	{ "cat <<E\nE", "cat << E|cat << E", 1, "" },
+	{ "cat <<E", "cat << E|cat << E", 1, "" },
+	{ "x <<A <<B\na\nA\nb\nB\nls", "x << A << B|x << A << B ;; ls|ls",
+	  1, "" },
 	{ "cat <<<word", "cat <<< word|cat <<< word", 0, "" },
 	{ "", "", 0, "" },
 	{ "  ;  ", "", 0, "" },
