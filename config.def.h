@@ -303,7 +303,8 @@ static const Profile profiles[] = {
  * subcommand (-C dir, -c k=v, --git-dir=...) and the command's directory
  * dropped ("git push" for env "git" -C . push).  What sh -c, bash -c,
  * eval, env -S, $( ), ` `, <( ) and ( ) run are commands of the line
- * too, as far as they can be read.
+ * too, as far as they can be read (in a here-document's text as well,
+ * unless its end word is quoted: the text itself is no command).
  *   DENY   if any command, in either form, matches one first, or the
  *          line whole matches any ("*| sh*");
  *   ASK    else the same for ASK rules;
