@@ -12,7 +12,7 @@ SRC = agent.c events.c guard.c http.c json.c regex.c rpc.c sandbox.c \
 OBJ = agent.o events.o guard.o http.o json.o regex.o rpc.o sandbox.o \
 	session.o sse.o tools.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
-	test/wire test/regex test/responses
+	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
@@ -53,6 +53,10 @@ test/tools: test/tools.c test/t.h tools.o regex.o sandbox.o walk.o json.o \
 	util.o
 	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o regex.o sandbox.o walk.o \
 	    json.o util.o $(LDFLAGS)
+test/guard: test/guard.c test/t.h guard.o tools.o regex.o sandbox.o walk.o \
+	json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o tools.o regex.o sandbox.o \
+	    walk.o json.o util.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o json.o util.o
@@ -92,7 +96,7 @@ test-asan:
 FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
-	test/fuzz_responses
+	test/fuzz_responses test/fuzz_guard
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -123,9 +127,14 @@ test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c regex.c sandbox.c \
 	    regex.c sandbox.c walk.c $(WIRESRC) sse.c json.c util.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
+# guard.c runs hooks: tools.c and what it needs come along
+test/fuzz_guard: test/fuzz_guard.c guard.c tools.c regex.c sandbox.c walk.c \
+	json.c util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c tools.c regex.c \
+	    sandbox.c walk.c json.c util.c
 
 fuzz: $(FUZZ)
-	for t in json sse http session wire rpc cert regex responses; do \
+	for t in json sse http session wire rpc cert regex responses guard; do \
 		mkdir -p .fuzz/$$t && \
 		./test/fuzz_$$t -max_total_time=$(FUZZTIME) -max_len=8192 \
 		    -print_final_stats=0 .fuzz/$$t test/corpus/$$t \

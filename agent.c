@@ -636,6 +636,14 @@ mayrun(Agent *a, Wirecall *c, int ti, Json *j, Buf *res)
 		bufadds(res, "The arguments must be a JSON object");
 		return 0;
 	}
+	/* the tool would take the first, a hook's reader maybe the last */
+	if (jsondupkey(j, &what)) {
+		bufadds(res, "The arguments give the key ");
+		jsonesc(res, what.p, what.len);
+		bufadds(res, " more than once: give each key once");
+		buffree(&what);
+		return 0;
+	}
 	summary(&what, j, 0, 0);
 	ok = guardcall(&a->guard, &tools[ti], ti, j, what.p, res);
 	buffree(&what);

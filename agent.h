@@ -104,6 +104,8 @@ int jsonbool(const Json *j, int i, int *out);
 void jsonesc(Buf *b, const char *s, size_t n);
 void jsonescs(Buf *b, const char *s);
 void jsonraw(Buf *b, const Json *j, int i);
+void jsoncanon(Buf *b, const Json *j, int i);
+int jsondupkey(const Json *j, Buf *key);
 
 /* sse.c: server-sent events push parser; an event's data may point into
  * the bytes fed, with no NUL after it: len says where it ends */
@@ -696,7 +698,26 @@ typedef struct {
 	int *always;		/* by row of tools[]: 'a' was answered */
 } Guard;
 
+/* A bash command line as rules read it: its simple commands, each in two
+ * forms, and the files its redirections write. */
+typedef struct {
+	Buf parts;		/* each simple command as written (words
+				 * unquoted, one space apart, command, exec,
+				 * nohup, time and a bare env dropped), then
+				 * normalised (assignments, every wrapper with
+				 * its options, git's global options and the
+				 * command's directory dropped): each form
+				 * ended by a NUL */
+	int n;			/* simple commands */
+	Buf writes;		/* the paths written to, each ended by a NUL */
+	int nwrites;
+	const char *unsure;	/* why no rule may allow the line unasked
+				 * (a substitution, a subshell...), or NULL */
+} Shline;
+
 int guardlisted(const char *list, const char *name);
+void guardsplit(const char *cmd, Shline *l);
+void guardsplitfree(Shline *l);
 int guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
                const Hook *hooks, const Tool *tools, int ntools, Buf *why);
 void guardprofile(Guard *g, const Profile *profiles, int n,

@@ -345,7 +345,8 @@ static const char sysprompt[] =
  *
  * Profiles (-g or AGENT_PROFILE; the first row is the default).
  *   ask     tools that ask on the terminal before each call (refused with
- *           no terminal, unless -y); the others run unasked.  NULL: the
+ *           no terminal, unless -y; "a" stops the asking for that tool,
+ *           but never an ASK rule's); the others run unasked.  NULL: the
  *           tools whose approve column above is 1, as in the rows below,
  *           so that a tool added later asks as its own row says.  Rules
  *           come first.
@@ -396,14 +397,49 @@ static const Profile profiles[] = {
 };
 
 /*
- * Rules, before the profile: the first whose tool and glob match a call
- * says ALLOW (run, without asking, even with no terminal), ASK (ask on the
- * terminal; with no terminal refused, unless -y) or DENY (not run: the
- * model is told which rule refused it).  The glob is fnmatch(3)'s, without
- * FNM_PATHNAME ("*" matches "/" too), over bash's whole command line or
- * over the path argument of the other tools, as the model wrote it ("" if
- * the call has none).  A rule cannot widen the
- * sandbox: an allowed command still runs inside the profile's.
+ * Rules, before the profile.  A row names a tool, a glob and what to do:
+ * ALLOW (run without asking, even with no terminal), ASK (ask on the
+ * terminal, every time: "a" answers only this call; with no terminal
+ * refused, unless -y, which approves these too) or DENY (not run: the
+ * model is told which rule refused it).  Of the rows whose tool and glob
+ * match a subject, the first counts.  The glob is fnmatch(3)'s without
+ * FNM_PATHNAME ("*" matches "/" too).
+ *
+ * bash: the command line is split into its simple commands, at ; && ||
+ * | |& & and line ends, quotes respected.  Each is matched as written,
+ * its words unquoted and one space apart, its redirections after them,
+ * with command, builtin, exec, nohup, time and a bare env in front
+ * dropped ("git status > out"); and normalised: VAR=x in front, the
+ * wrappers env, command, builtin, exec, nohup, time, nice, timeout,
+ * setsid, stdbuf and xargs with their options, git's options before its
+ * subcommand (-C dir, -c k=v, --git-dir=...) and the command's directory
+ * dropped ("git push" for env "git" -C . push).  What sh -c, bash -c,
+ * eval, env -S, $( ), ` `, <( ) and ( ) run are commands of the line
+ * too, as far as they can be read (in a here-document's text as well,
+ * unless its end word is quoted: the text itself is no command).
+ *   DENY   if any command, in either form, matches one first, or the
+ *          line whole matches any ("*| sh*");
+ *   ASK    else the same for ASK rules;
+ *   ALLOW  only if every command as written matches one first, and the
+ *          line has no substitution ($( ), ` `, <( ), ${...} but
+ *          ${NAME}), no ( ) or { } group, shell keyword (if, for,
+ *          case...) or here-document, no quote left open, no command
+ *          name the shell expands ($X, *, ~), and no redirection writing
+ *          outside the working directory and the run's TMPDIR (but to
+ *          /dev/null, /dev/stdout, /dev/stderr), after a cd, or where a
+ *          write rule would ask or refuse;
+ *   else   the profile says.
+ * Other tools: the path argument ("" if the call has none) is matched as
+ * written, with "." and ".." taken out by letters, and where it lands
+ * (links followed: g/hooks is .git/hooks when g links to .git): each
+ * absolute and, beneath the working directory, from it.  DENY or ASK if
+ * any form matches such a rule first; ALLOW only if where it lands does.
+ *
+ * DENY rules are a convenience, not a boundary: a command can run what no
+ * rule sees (a script, make, find -exec, a variable, an alias in a git
+ * config), and an ALLOW rule trusts the program it names with all that
+ * program can do.  The boundary is the profile's sandbox: an allowed
+ * command still runs inside it, and no rule widens it.
  * The row with a NULL tool ends the table.
  */
 static const Rule rules[] = {
@@ -420,12 +456,17 @@ static const Rule rules[] = {
  * Hooks: a command run with /bin/sh -c, PRE before a call of the tool
  * ("*": any tool), POST after it, with the call on stdin as one line of
  * JSON: {"tool":"bash","args":{...}}, after the call with
- * "result":{"text":...,"isError":...} too.  A PRE hook that exits non-zero
- * blocks the call, its stderr (the first 2000 bytes) being the reason the
- * model is told; so does one still running after timeout milliseconds,
- * which is killed.  A POST hook's failure is only reported.  Hooks run
- * unsandboxed, in the working directory, with bash's environment (no API
- * keys); their stdout is ignored.  The row with when 0 ends the table.
+ * "result":{"text":...,"isError":...} too.  The arguments are written
+ * anew, not as the model sent them: no white space, strings with only the
+ * escapes JSON needs (\" \\ and control characters), so that grep reads
+ * "rm -rf" however the model spelt it.  Arguments that give a key twice
+ * are refused before rules and hooks see them.  A PRE hook that exits
+ * non-zero blocks the call, its stderr (the first 2000 bytes) being the
+ * reason the model is told; so does one still running after timeout
+ * milliseconds, which is killed.  A POST hook's failure is only
+ * reported.  Hooks run unsandboxed, in the working directory, with bash's
+ * environment (no API keys); their stdout is ignored.  The row with when
+ * 0 ends the table.
  */
 static const Hook hooks[] = {
 	/* when  tool    command                                   timeout ms */

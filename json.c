@@ -938,3 +938,107 @@ jsonraw(Buf *b, const Json *j, int i)
 	t = &j->t[i];
 	bufadd(b, j->s + pos, t->end + (t->type == JSTR) - pos);
 }
+
+/* Value i written anew: no white space, each string unescaped and
+ * escaped again with only the escapes JSON requires (jsonesc), numbers
+ * and literals as they stood.  So a hook reads one line, with the
+ * strings that will be used, whatever escapes or line breaks the model
+ * chose.  The index after value i. */
+static int
+canon(Buf *b, const Json *j, int i, Buf *tmp)
+{
+	const Jtok *t = &j->t[i];
+	int k, next = i + 1;
+
+	switch (t->type) {
+	case JOBJ:
+	case JARR:
+		bufaddc(b, t->type == JOBJ ? '{' : '[');
+		for (k = 0; k < t->size && next < j->n; k++) {
+			if (k)
+				bufaddc(b, ',');
+			next = canon(b, j, next, tmp);
+			if (t->type == JOBJ && next < j->n) {
+				bufaddc(b, ':');
+				next = canon(b, j, next, tmp);
+			}
+		}
+		bufaddc(b, t->type == JOBJ ? '}' : ']');
+		return next;
+	case JSTR:
+		bufreset(tmp);
+		jsonstrbuf(j, i, tmp);
+		jsonesc(b, tmp->p ? tmp->p : "", tmp->len);
+		return next;
+	}
+	bufadd(b, j->s + t->start, t->end - t->start);
+	return next;
+}
+
+void
+jsoncanon(Buf *b, const Json *j, int i)
+{
+	Buf tmp = { 0 };
+
+	if (i < 0 || i >= j->n) {
+		bufadds(b, "null");
+		return;
+	}
+	canon(b, j, i, &tmp);
+	buffree(&tmp);
+}
+
+/* A key of some object, unescaped, for jsondupkey's sort. */
+typedef struct {
+	int obj;
+	size_t at, len;		/* in the buffer of keys */
+	const char *p;
+} Jkey;
+
+static int
+keycmp(const void *a, const void *b)
+{
+	const Jkey *x = a, *y = b;
+	int c;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	c = memcmp(x->p, y->p, x->len);
+	return c;
+}
+
+/* Whether some object in j has a key twice, as written or through
+ * escapes ("a" and "\u0061"): jsonget takes the first and another
+ * reader may take the last.  1 and that key in key, or 0.  Sorted, not
+ * compared pair by pair: an object of many keys costs n log n. */
+int
+jsondupkey(const Json *j, Buf *key)
+{
+	Jkey *k;
+	Buf all = { 0 };
+	int i, n = 0, dup = 0;
+
+	k = xcalloc(j->n ? j->n : 1, sizeof(*k));
+	for (i = 0; i < j->n; i++) {
+		if (j->t[i].parent < 0 || j->t[j->t[i].parent].type != JOBJ)
+			continue;
+		k[n].obj = j->t[i].parent;
+		k[n].at = all.len;
+		jsonstrbuf(j, i, &all);
+		k[n].len = all.len - k[n].at;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		k[i].p = all.p ? all.p + k[i].at : "";
+	qsort(k, n, sizeof(*k), keycmp);
+	for (i = 1; i < n && !dup; i++)
+		if (!keycmp(&k[i - 1], &k[i])) {
+			bufadd(key, k[i].p, k[i].len);
+			dup = 1;
+		}
+	free(k);
+	buffree(&all);
+	return dup;
+}

@@ -103,6 +103,26 @@ lines(const char *s, size_t n)
 	jsonfree(&r);
 }
 
+/* jsoncanon: valid JSON in valid UTF-8 on one line, which it writes
+ * again as it is. */
+static void
+canonical(const Json *j)
+{
+	Buf a = { 0 }, b = { 0 };
+	Json back;
+
+	jsoncanon(&a, j, 0);
+	if (jsonparse(&back, a.p, a.len) < 0 || utf8valid(a.p, a.len) != a.len ||
+	    memchr(a.p, '\n', a.len))
+		abort();
+	jsoncanon(&b, &back, 0);
+	if (a.len != b.len || memcmp(a.p, b.p, a.len))
+		abort();
+	jsonfree(&back);
+	buffree(&a);
+	buffree(&b);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -136,6 +156,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (jsonparse(&back, b.p, b.len) < 0 || utf8valid(b.p, b.len) != b.len)
 		abort();
 	jsonfree(&back);
+	/* what hooks read: valid, one line, the same written again */
+	canonical(&j);
+	bufreset(&b);
+	jsondupkey(&j, &b);
 	if (j.t[0].type == JSTR) {
 		s = jsonstr(&j, 0);
 		bufreset(&b);

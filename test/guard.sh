@@ -377,6 +377,166 @@ X
 	unset AGENT
 fi
 
+# Rules read each simple command of a bash line, unquoted and unwrapped;
+# path rules read where a path lands; hooks read the arguments written
+# anew; an ASK rule asks every time.
+# said NAME ID TEXT: ok when the result of call ID, in the last request
+# the fake recorded, starts with TEXT.
+said() {
+	_last=$(ls "$REQ" | sed -n 's/\.json$//p' | sort -n | tail -1)
+	jsontest "$1" "$REQ/$_last.json" '[m["content"] for m in d["messages"]
+	    if m.get("tool_call_id") == "'"$2"'"][0].startswith("""'"$3"'""")'
+}
+
+cat >"$T/rules.rules" <<'X'
+	{ "bash",  "git status*",  ALLOW },
+	{ "bash",  "git push*",    DENY },
+	{ "write", "*.git/?*",     ASK },
+	{ "read",  "*.git/?*",     DENY },
+	{ "write", "*.txt",        ALLOW },
+X
+cat >"$T/rules.hooks" <<'X'
+	{ PRE,   "bash", "if grep -q 'rm -rf'; then echo 'no rm -rf' >&2; exit 1; fi", 5000 },
+	{ POST,  "*",    "cat >> \"$HOOKLOG\"", 5000 },
+X
+if build rules; then
+	AGENT=$T/rules/agent
+	export HOOKLOG=$T/rules.log
+	NOTTY="Not run: there is no terminal"
+	fresh
+	script a1 <<X
+tool a1 bash {"command": "git status; touch p1"}
+tool a2 bash {"command": "git status && touch p2"}
+tool a3 bash {"command": "git status || touch p3"}
+tool a4 bash {"command": "git status | touch p4"}
+tool a5 bash {"command": "git status\\ntouch p5"}
+tool a6 bash {"command": "git status \$(touch p6)"}
+tool a7 bash {"command": "git status \`touch p7\`"}
+tool a8 bash {"command": "git status >$O/far.txt"}
+tool a9 bash {"command": "git status 2>/dev/null >inside.txt"}
+tool a10 bash {"command": "git status >.git/x"}
+tool a11 write {"path": "lnk.txt", "content": "x"}
+tool a12 write {"path": "new.txt", "content": "x"}
+finish tool_calls
+X
+	startfake -x "$T/a1" "$T/done"
+	ln -s "$O/notes.md" "$W/lnk.txt"
+	mkdir "$W/.git"
+	runat 'go'
+	said "allow: git status* does not approve git status; touch" a1 "$NOTTY"
+	said "allow: nor git status && touch" a2 "$NOTTY"
+	said "allow: nor git status || touch" a3 "$NOTTY"
+	said "allow: nor git status | touch" a4 "$NOTTY"
+	said "allow: nor git status, a newline, touch" a5 "$NOTTY"
+	said "allow: nor git status \$(touch)" a6 "$NOTTY"
+	said "allow: nor git status \`touch\`" a7 "$NOTTY"
+	said "allow: nor a redirection outside the tree" a8 "$NOTTY"
+	[ -z "$(cd "$W" && ls p? 2>/dev/null)" ] && [ ! -e "$O/far.txt" ] &&
+	    ok "allow: none of those ran" ||
+	    fail "allow: none of those ran" "$(ls "$W" "$O")"
+	[ -f "$W/inside.txt" ] && ok "allow: git status with redirections inside the tree runs" ||
+	    fail "allow: git status with redirections inside the tree runs" "$(result 2)"
+	said "allow: nor a redirection where a write rule asks" a10 "$NOTTY"
+	said "allow: *.txt does not allow a link to outside" a11 "$NOTTY"
+	[ -f "$W/new.txt" ] && ok "allow: *.txt allows new.txt" ||
+	    fail "allow: *.txt allows new.txt" "$(result 2)"
+
+	fresh
+	mkdir -p "$W/.git"
+	echo secret >"$W/.git/config"
+	ln -s .git "$W/g"
+	script d1 <<'X'
+tool d1 bash {"command": "git  push origin"}
+tool d2 bash {"command": "\"git\" push"}
+tool d3 bash {"command": "env git push"}
+tool d4 bash {"command": "command git push"}
+tool d5 bash {"command": "cd . && git push"}
+tool d6 bash {"command": "git -C . push"}
+tool d7 read {"path": "g/config"}
+tool d8 read {"path": "./.git/../g/config"}
+finish tool_calls
+X
+	startfake -x "$T/d1" "$T/done"
+	runat -y 'go'
+	DENIED='Denied by rule 2 of config.h (bash "git push*")'
+	said "deny: git push* catches two spaces" d1 "$DENIED"
+	said "deny: git push* catches \"git\" push" d2 "$DENIED"
+	said "deny: git push* catches env git push" d3 "$DENIED"
+	said "deny: git push* catches command git push" d4 "$DENIED"
+	said "deny: git push* catches cd . && git push" d5 "$DENIED"
+	said "deny: git push* catches git -C . push" d6 "$DENIED"
+	said "deny: *.git/?* catches g/config, g -> .git" d7 \
+	    'Denied by rule 4 of config.h (read "*.git/?*")'
+	said "deny: *.git/?* catches ./.git/../g/config" d8 \
+	    'Denied by rule 4 of config.h (read "*.git/?*")'
+
+	fresh
+	mkdir "$W/victim"
+	rm -f "$HOOKLOG"
+	script k1 <<'X'
+tool k1 bash {"command": "\u0072m -rf victim"}
+tool k2 bash {"command": "echo ok", "command": "touch dup"}
+line data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"id":"k3","type":"function","function":{"name":"bash","arguments":"{\\"command\\":\\n  \\"echo one\\\\necho two\\"}"}}]}}]}
+line
+finish tool_calls
+X
+	startfake -x "$T/k1" "$T/done"
+	runat -y 'go'
+	[ -d "$W/victim" ] && ok "hooks: a pre hook reads \\u0072m -rf as rm -rf" ||
+	    fail "hooks: a pre hook reads \\u0072m -rf as rm -rf" "$(result 2)"
+	said "hooks: the model is told the hook blocked it" k1 \
+	    "Blocked by hook 1 of config.h (exit 1): no rm -rf"
+	said "duplicate keys: the call is refused, the model told" k2 \
+	    'The arguments give the key "command" more than once'
+	[ ! -e "$W/dup" ] && ok "duplicate keys: neither runs" ||
+	    fail "duplicate keys: neither runs" "dup exists"
+	said "hooks: a call with line breaks in its arguments runs" k3 "one"
+	command -v python3 >/dev/null 2>&1 && python3 -c 'import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+assert lines[-1] == "" and len(lines) == 2, lines
+d = json.loads(lines[0])
+assert d["args"] == {"command": "echo one\necho two"}, d
+assert "\"command\":\"echo one\\necho two\"" in lines[0], lines[0]' "$HOOKLOG" \
+	    2>"$T/py.err" && ok "hooks: the post hook's stdin is one line, written anew" ||
+	    fail "hooks: the post hook's stdin is one line, written anew" \
+	    "$(cat "$HOOKLOG" "$T/py.err")"
+
+	# With a terminal: "a" to the profile's question for write stops
+	# it for write, never a rule's question.
+	if command -v script >/dev/null 2>&1 && script -qc true /dev/null \
+	    </dev/null >/dev/null 2>&1; then
+		fresh
+		mkdir -p "$W/.git/hooks"
+		ln -s .git "$W/g"
+		script t1 <<'X'
+tool t1 write {"path": "a.md", "content": "a"}
+tool t2 write {"path": ".git/hooks/h1", "content": "x"}
+tool t3 write {"path": "g/hooks/h2", "content": "x"}
+tool t4 write {"path": "b.md", "content": "b"}
+finish tool_calls
+X
+		startfake -x "$T/t1" "$T/done"
+		printf 'a\nn\nn\n' | (cd "$W" && agentexec script -qec \
+		    "timeout 30 $AGENT -n go" /dev/null) >"$T/tty" 2>&1
+		[ -f "$W/a.md" ] && [ -f "$W/b.md" ] &&
+		    [ "$(grep -c 'allow write' "$T/tty")" -eq 3 ] &&
+		    ok "always: a covers the profile's asking for write" ||
+		    fail "always: a covers the profile's asking for write" \
+		    "$(cat "$T/tty")"
+		[ ! -e "$W/.git/hooks/h1" ] &&
+		    ok "always: an ASK rule still asks after a" ||
+		    fail "always: an ASK rule still asks after a" "$(cat "$T/tty")"
+		[ ! -e "$W/.git/hooks/h2" ] &&
+		    ok "always: an ASK rule asks for g/hooks/h2, g -> .git" ||
+		    fail "always: an ASK rule asks for g/hooks/h2, g -> .git" \
+		    "$(cat "$T/tty")"
+	else
+		skip "always: an ASK rule still asks after a" \
+		    "no script(1) from util-linux"
+	fi
+	unset AGENT
+fi
+
 # Tables that cannot work: exit 2 at start, before any request.
 # badtable NAME WHAT MESSAGE: the agent of build NAME refuses to start.
 badtable() {

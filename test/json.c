@@ -339,6 +339,78 @@ testraw(void)
 	jsonfree(&j);
 }
 
+/* canon: one line, strings unescaped and escaped only as JSON needs. */
+static void
+testcanon(void)
+{
+	static const char *const io[][2] = {
+		{ "{\"command\":\n  \"\\u0072m -rf x\"}",
+		  "{\"command\":\"rm -rf x\"}" },
+		{ " [ 1 , -2.5e3 , true , null , \"\\/\" ] ",
+		  "[1,-2.5e3,true,null,\"/\"]" },
+		{ "{\"a\\u0062\": {\"c\": []}, \"d\": {}}",
+		  "{\"ab\":{\"c\":[]},\"d\":{}}" },
+		{ "\"tab\\tnl\\ncr\\r\\u0001\\\"\\\\\"",
+		  "\"tab\\tnl\\ncr\\r\\u0001\\\"\\\\\"" },
+		{ "\"\\u00e9\\ud83c\\udf89\"", "\"\xc3\xa9\xf0\x9f\x8e\x89\"" },
+		{ "\"x\xffy\"", "\"x\xef\xbf\xbdy\"" },
+		{ "\"a\\u0000b\"", "\"a\\u0000b\"" },
+		{ "7", "7" },
+	};
+	Json j;
+	Buf b = { 0 };
+	size_t i;
+
+	for (i = 0; i < LEN(io); i++) {
+		bufreset(&b);
+		if (jsonparse(&j, io[i][0], strlen(io[i][0])) < 0) {
+			T(0, "canon: parse %s", io[i][0]);
+			continue;
+		}
+		jsoncanon(&b, &j, 0);
+		T(!strcmp(bstr(&b), io[i][1]) && !memchr(b.p, '\n', b.len),
+		  "canon: %s -> %s", io[i][1], bstr(&b));
+		jsonfree(&j);
+	}
+	buffree(&b);
+}
+
+/* dupkey: a key twice in any object, by its unescaped text. */
+static void
+testdupkey(void)
+{
+	static const struct {
+		const char *s, *key;
+	} t[] = {
+		{ "{\"command\":\"echo ok\",\"command\":\"rm -rf x\"}",
+		  "command" },
+		{ "{\"command\":\"a\",\"comm\\u0061nd\":\"b\"}", "command" },
+		{ "{\"a\":{\"b\":1,\"c\":2,\"b\":3}}", "b" },
+		{ "[{\"x\":1},{\"x\":2,\"y\":{\"x\":3}}]", NULL },
+		{ "{\"a\":\"a\",\"b\":[\"a\",\"a\"]}", NULL },
+		{ "{\"a\":{\"a\":{\"a\":1}}}", NULL },
+		{ "{}", NULL },
+		{ "\"a\"", NULL },
+	};
+	Json j;
+	Buf k = { 0 };
+	size_t i;
+	int d;
+
+	for (i = 0; i < LEN(t); i++) {
+		bufreset(&k);
+		if (jsonparse(&j, t[i].s, strlen(t[i].s)) < 0) {
+			T(0, "dupkey: parse %s", t[i].s);
+			continue;
+		}
+		d = jsondupkey(&j, &k);
+		T(t[i].key ? d && !strcmp(bstr(&k), t[i].key) : !d,
+		  "dupkey: %s: %s", t[i].s, d ? bstr(&k) : "none");
+		jsonfree(&j);
+	}
+	buffree(&k);
+}
+
 static void
 testdeep(void)
 {
@@ -510,6 +582,8 @@ main(void)
 	testunescape();
 	testwrite();
 	testraw();
+	testcanon();
+	testdupkey();
 	testdeep();
 	testnumbers();
 	return tfail != 0;

@@ -22,7 +22,7 @@ if [ "$(id -u)" -eq 0 ]; then
 		paired="env AGENT_TOOLS_PAIRED=1"
 	fi
 fi
-for t in test/json test/sse test/http test/tools test/session test/cut test/wire test/regex test/responses test/*.sh nobody; do
+for t in test/json test/sse test/http test/tools test/session test/cut test/wire test/regex test/responses test/guard test/*.sh nobody; do
 	case $t in
 	test/run.sh|test/lib.sh|test/demo.sh|test/static.sh) continue ;;
 	nobody)
