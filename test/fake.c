@@ -86,6 +86,8 @@
  *                    documented); errnested the same nested in "error"
  *                    as recorded; the script goes on after it
  *   nodone           no end at all
+ *   unencrypted      reasoning items without encrypted_content, as the
+ *                    platform sends them when include does not ask
  *
  * The first generated chunk is preceded by one with the delta
  * {"role":"assistant","content":""}, as real servers send.  Every chunk has
@@ -141,6 +143,7 @@ typedef struct {
 	long long drop;		/* -1: never */
 	int rst, nodone, raw, hangup, early, close, http10, forget;
 	int responses;		/* the Responses stream, not chat chunks */
+	int unencrypted;	/* its reasoning items without encrypted_content */
 	int bytes, delay, framing, crlf, comments, bom;
 	char type[128];		/* Content-Type of a 2xx reply */
 	char header[512];	/* one more header line, or "" */
@@ -417,6 +420,8 @@ prescan(const char *path, Reply *r)
 				    number(arg, &m);
 		} else if (!strcmp(kw, "responses"))
 			r->responses = 1;
+		else if (!strcmp(kw, "unencrypted"))
+			r->unencrypted = 1;
 		else if (!strcmp(kw, "incomplete"))
 			bad = !*arg;
 		else if (!strcmp(kw, "failed") || !strcmp(kw, "errevent") ||
@@ -838,14 +843,18 @@ rclose(Out *o, const char *status)
 		bufs(&item, o->cur);
 		bufs(&item, "\",\"type\":\"reasoning\",\"summary\":[");
 		bufadd(&item, o->sums.p ? o->sums.p : "", o->sums.len);
-		bufs(&item, "],\"encrypted_content\":\"gAAAAB");
+		bufs(&item, "]");
 		b->len = 0;
 		bufs(b, "final:");
 		bufs(b, o->cur);
 		bufs(b, ":");
 		bufadd(b, o->acc.p ? o->acc.p : "", o->acc.len);
-		buf64(&item, b->p, b->len);
-		bufs(&item, "\"}");
+		if (!o->r.unencrypted) {
+			bufs(&item, ",\"encrypted_content\":\"gAAAAB");
+			buf64(&item, b->p, b->len);
+			bufs(&item, "\"");
+		}
+		bufs(&item, "}");
 	}
 	snprintf(s, sizeof(s), "\"output_index\":%d,\"item\":", o->nitem);
 	b->len = 0;
@@ -890,10 +899,14 @@ ropen(Out *o, int k)
 		revent(o, "response.content_part.added", b->p);
 		return;
 	}
-	bufs(b, "\"reasoning\",\"summary\":[],\"encrypted_content\":\"gAAAAB");
-	snprintf(s, sizeof(s), "partial:%s", o->cur);
-	buf64(b, s, strlen(s));
-	bufs(b, "\"}");
+	bufs(b, "\"reasoning\",\"summary\":[]");
+	if (!o->r.unencrypted) {
+		bufs(b, ",\"encrypted_content\":\"gAAAAB");
+		snprintf(s, sizeof(s), "partial:%s", o->cur);
+		buf64(b, s, strlen(s));
+		bufs(b, "\"");
+	}
+	bufs(b, "}");
 	revent(o, "response.output_item.added", b->p);
 }
 
