@@ -498,19 +498,25 @@ resptext(Buf *b, const Json *j, int blk, int text)
 }
 
 /* A reasoning item kept in a thinking block's signature, sent as it
- * is; 0 if the signature holds none. */
+ * is; 0 if the signature holds none.  One without encrypted_content (the
+ * model reasoned unasked, at -T off) cannot go back: with store false
+ * the server looks its id up and answers 404 "Item with id 'rs_...' not
+ * found" (vercel/ai#7543). */
 static int
 respreasoning(Buf *b, const Json *j, int blk)
 {
 	Json s;
 	Buf sig = { 0 };
-	int ok;
+	int ok, enc;
 
 	jsonstrbuf(j, jsonget(j, blk, "thinkingSignature"), &sig);
 	ok = sig.len && jsonparse(&s, sig.p, sig.len) == 0;
 	if (ok) {
+		enc = jsonget(&s, 0, "encrypted_content");
 		ok = s.t[0].type == JOBJ &&
-		     jsoneq(&s, jsonget(&s, 0, "type"), "reasoning");
+		     jsoneq(&s, jsonget(&s, 0, "type"), "reasoning") &&
+		     enc >= 0 && s.t[enc].type == JSTR &&
+		     s.t[enc].end > s.t[enc].start;
 		jsonfree(&s);
 	}
 	if (ok) {
@@ -565,8 +571,11 @@ respanswer(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 			continue;
 		}
 		if (jsoneq(j, ty, "thinking")) {
+			/* a call's item id is tied to the reasoning
+			 * before it: without it, none */
 			if (same) {
-				respreasoning(b, j, blk);
+				if (!respreasoning(b, j, blk))
+					mine = 0;
 				continue;
 			}
 			if (!jsonbool(j, jsonget(j, blk, "redacted"), &red) &&

@@ -566,6 +566,42 @@ testforeign(void)
 	buffree(&body);
 }
 
+/* A reasoning item that came without encrypted_content (the model
+ * reasoned at -T off, nothing asked it to) cannot go back with store
+ * false: the server would look its id up and answer 404.  It is left
+ * out, and the call's item id, tied to it, with it. */
+static void
+testunencrypted(void)
+{
+	static char *msgs[] = {
+		"{\"role\":\"user\",\"content\":\"hi\"}",
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\","
+		"\"thinking\":\"\",\"thinkingSignature\":\"{\\\"id\\\":"
+		"\\\"rs_u1\\\",\\\"type\\\":\\\"reasoning\\\",\\\"summary\\\":[]}\"},"
+		"{\"type\":\"toolCall\",\"id\":\"call_u1|fc_u1\",\"name\":"
+		"\"ls\",\"arguments\":{}}],\"api\":\"openai-responses\","
+		"\"provider\":\"openai\",\"model\":\"gpt-6.1-sol\","
+		"\"stopReason\":\"toolUse\"}",
+		"{\"role\":\"toolResult\",\"toolCallId\":\"call_u1|fc_u1\","
+		"\"toolName\":\"ls\",\"content\":\"a.txt\",\"isError\":false}",
+	};
+	Buf body = { 0 };
+	Wirereq q;
+	Json j;
+
+	rrequest(&q, msgs, LEN(msgs));
+	q.level = TOFF;
+	wirebody(&q, &body);
+	T(jsonparse(&j, body.p, body.len) == 0 &&
+	  !strstr(bstr(&body), "rs_u1") &&
+	  rhas(&j, "input.2.type", "function_call") &&
+	  rhas(&j, "input.2.call_id", "call_u1") && rat(&j, "input.2.id") < 0,
+	  "a reasoning item without encrypted_content is left out, and "
+	  "its call's item id");
+	jsonfree(&j);
+	buffree(&body);
+}
+
 int
 main(void)
 {
@@ -575,5 +611,6 @@ main(void)
 	testlate();
 	testroundtrip();
 	testforeign();
+	testunencrypted();
 	return tfail != 0;
 }

@@ -141,6 +141,26 @@ EOF
     ok "continue: the stored items go back as they were, under the same cache key" ||
     fail "continue: the stored items go back as they were, under the same cache key" "rc $RC $(cat "$T/py" "$T/err")"
 
+# -T off: the model may reason unasked, its items without
+# encrypted_content; with store false the server keeps nothing to find
+# them by (404 "Item with id 'rs_...' not found"): they do not go back,
+# nor the item id of the call they came with
+script u1 <<'EOF'
+responses
+unencrypted
+think Unasked.
+tool call_u1 read {"path":"a.txt"}
+EOF
+startfake -x "$T/u1" "$T/r2"
+runat -T off 'what is in a.txt?'
+jsontest "thinking off: no reasoning asked, none included" "$REQ/1.json" \
+    '"reasoning" not in d and "include" not in d'
+jsontest "thinking off: a reasoning item without encrypted_content does not go back, nor its call's item id" \
+    "$REQ/2.json" '[i for i in d["input"] if i.get("type") == "reasoning"] == [] and
+     [i for i in d["input"] if i.get("type") == "function_call"] ==
+     [{"type": "function_call", "call_id": "call_u1", "name": "read",
+       "arguments": "{\"path\":\"a.txt\"}"}]'
+
 # -j: the same events as chat completions for the same answer
 script c1 <<'EOF'
 think **Reading**\n\nOpen a.txt.
