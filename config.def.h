@@ -21,7 +21,8 @@
  * Thinking: the default level (AGENT_THINKING or -T picks another: off,
  * minimal, low, medium, high, xhigh, max), and how the provider takes
  * one: THEFFORT, OpenAI's reasoning_effort with xhigh and max sent as
- * high; THXHIGH, the same with them sent as xhigh; THROUTER,
+ * high; THXHIGH, GPT-6's: the same with them sent as xhigh and minimal
+ * as low (Astra and 6.1 Sol refuse none and minimal); THROUTER,
  * OpenRouter's reasoning object (xhigh and max as high), and on Claude
  * models cache marks as pi sends them; THANTHROPIC, Anthropic's
  * thinking, as models[] says the model takes it; THNONE, not at all.
@@ -31,11 +32,13 @@
  *
  * The defaults and their figures: models-now.md, late 2026.  GPT-6's
  * window and output limit are in none of its sources: GPT-5's are kept.
+ * GPT-6.1 Sol takes tools on the Responses wire alone, so openai-chat's
+ * default is GPT-5, which takes them on chat completions too.
  */
 static const Provider providers[] = {
 	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images */
-	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1 },
-	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1 },
+	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THXHIGH,  1 },
+	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5",                    400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1 },
 	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-5",          1000000, 128000, NULL,                    "off", THANTHROPIC, 1 },
 	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-5", 1000000, 128000, "max_tokens",          "off", THROUTER, 1 },
 	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   0 },

@@ -107,8 +107,9 @@ openaievent(Wire *w, const char *data, size_t len)
 	return rc;
 }
 
-/* OpenAI-compatible thinking fields: xhigh and max are high, or xhigh
- * where the provider takes that. */
+/* OpenAI-compatible thinking fields: xhigh and max are high, or, where
+ * the provider takes xhigh (GPT-6), xhigh, and minimal low: GPT-6 Astra
+ * and 6.1 Sol refuse none and minimal (models-now.md). */
 static void
 openaithink(const Wirereq *q, Buf *b)
 {
@@ -118,6 +119,8 @@ openaithink(const Wirereq *q, Buf *b)
 		return;
 	if (l >= TXHIGH)
 		l = q->think == THXHIGH ? TXHIGH : THIGH;
+	if (l == TMINIMAL && q->think == THXHIGH)
+		l = TLOW;
 	if (q->think == THROUTER)
 		bufaddf(b, ",\"reasoning\":{\"effort\":\"%s\"}",
 		        wirelevelname(l));

@@ -649,10 +649,11 @@ respowed(Buf *b, Wireowed *o)
 	o->n = 0;
 }
 
-/* Reasoning effort: xhigh and max are high unless the provider takes
- * xhigh; with
- * it, the summaries (the only thinking shown) and the encrypted
- * reasoning, to go back with the items since nothing is stored. */
+/* Reasoning effort: xhigh and max are high, or, where the provider
+ * takes xhigh (GPT-6), xhigh, and minimal low: GPT-6 Astra and 6.1 Sol
+ * refuse none and minimal (models-now.md).  With it, the summaries (the
+ * only thinking shown) and the encrypted reasoning, to go back with the
+ * items since nothing is stored. */
 static void
 respthink(const Wirereq *q, Buf *b)
 {
@@ -662,6 +663,8 @@ respthink(const Wirereq *q, Buf *b)
 		return;
 	if (l >= TXHIGH)
 		l = q->think == THXHIGH ? TXHIGH : THIGH;
+	if (l == TMINIMAL && q->think == THXHIGH)
+		l = TLOW;
 	bufaddf(b, ",\"reasoning\":{\"effort\":\"%s\",\"summary\":\"auto\"},"
 	        "\"include\":[\"reasoning.encrypted_content\"]",
 	        wirelevelname(l));

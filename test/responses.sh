@@ -161,6 +161,20 @@ jsontest "thinking off: a reasoning item without encrypted_content does not go b
      [{"type": "function_call", "call_id": "call_u1", "name": "read",
        "arguments": "{\"path\":\"a.txt\"}"}]'
 
+# the openai row's GPT-6: xhigh as it is, minimal as low (Astra and 6.1
+# Sol refuse none and minimal: models-now.md); openai-chat's default
+# model one that takes tools on chat completions
+startfake -x "$T/r2" "$T/r2" "$T/r2" "$T/r2"
+runat -n -T xhigh 'hi'
+runat -n -T minimal 'hi'
+(cd "$W" && agentexec env -u AGENT_MODEL "$ROOT/agent" -P openai -n 'hi') </dev/null >/dev/null 2>&1
+(cd "$W" && agentexec env -u AGENT_MODEL "$ROOT/agent" -P openai-chat -n 'hi') </dev/null >/dev/null 2>&1
+jsontest "GPT-6: xhigh sent as xhigh" "$REQ/1.json" 'd["reasoning"]["effort"] == "xhigh"'
+jsontest "GPT-6: minimal sent as low" "$REQ/2.json" 'd["reasoning"]["effort"] == "low"'
+jsontest "the openai row: a GPT-6 model" "$REQ/3.json" 'd["model"].startswith("gpt-6")'
+jsontest "the openai-chat row: a model that takes tools on chat completions" "$REQ/4.json" \
+    'd["model"] == "gpt-5" and "tools" in d'
+
 # -j: the same events as chat completions for the same answer
 script c1 <<'EOF'
 think **Reading**\n\nOpen a.txt.

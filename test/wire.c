@@ -953,7 +953,8 @@ testlevels(void)
 		wirebody(&q, &b);
 		jsonparse(&j, b.p, b.len);
 		ok[1] += l ? has(&j, "reasoning_effort", l == TXHIGH ?
-		        "xhigh" : effort[l]) : at(&j, "reasoning_effort") < 0;
+		        "xhigh" : l == TMINIMAL ? "low" : effort[l]) :
+		        at(&j, "reasoning_effort") < 0;
 		jsonfree(&j);
 		q.think = THROUTER;
 		bufreset(&b);
@@ -1016,8 +1017,8 @@ testlevels(void)
 			       ok[i]);
 	T(ok[0] == 6, "levels: openai reasoning_effort, xhigh as high, off "
 	  "none");
-	T(ok[1] == 6, "levels: openai reasoning_effort, xhigh kept where "
-	  "the row says");
+	T(ok[1] == 6, "levels: openai reasoning_effort, xhigh kept and "
+	  "minimal as low where the row says (GPT-6)");
 	T(ok[2] == 6, "levels: openrouter's reasoning.effort, off none");
 	T(ok[3] == 6, "levels: a provider that takes none gets none");
 	T(ok[4] == 6, "levels: anthropic thinking on pi's budgets, "
