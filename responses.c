@@ -263,7 +263,9 @@ resperror(Wire *w, const Json *j, int e)
 	};
 	int code = jsonget(j, e, "code"), k;
 
-	if (code < 0 || j->t[code].type != JSTR)
+	/* a nested error's type stands for a null code; the flat event's
+	 * type is "error" itself */
+	if ((code < 0 || j->t[code].type != JSTR) && e > 0)
 		code = jsonget(j, e, "type");
 	if (code >= 0 && j->t[code].type == JSTR &&
 	    j->t[code].end > j->t[code].start) {

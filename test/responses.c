@@ -288,6 +288,16 @@ testcut(void)
 	  "a stream cut inside response.completed is not complete: %s",
 	  bstr(&w.err));
 	wirefree(&w);
+	bufreset(&log);
+	/* the flat error event with a null code: the message alone */
+	bufreset(&b);
+	bufadds(&b, "data: {\"type\":\"error\",\"code\":null,\"message\":"
+	        "\"Something broke.\",\"param\":null}\n\n");
+	rfeed(b.p, b.len, b.len, &w, &log);
+	T(!strcmp(bstr(&w.err), "Something broke."),
+	  "a flat error event without a code says its message alone: %s",
+	  bstr(&w.err));
+	wirefree(&w);
 	buffree(&log);
 	buffree(&b);
 }
