@@ -301,6 +301,12 @@ responses
 failed invalid_prompt Your prompt was flagged.
 EOF
 failcase "response.failed" 1 'openai: invalid_prompt: Your prompt was flagged.'
+startfake -x "$T/f"
+runat -n -j 'hello'
+grep '"type":"message_end"' "$T/out" | tail -1 >"$T/end.json"
+jsontest "response.failed: -j ends the message as an error with its errorMessage" "$T/end.json" \
+    'd["message"]["stopReason"] == "error" and
+     d["message"]["errorMessage"] == "openai: invalid_prompt: Your prompt was flagged."'
 
 script f <<'EOF'
 responses
