@@ -329,9 +329,10 @@ anthropicthink(const Wirereq *q, Buf *b)
 		return;
 	}
 	if (anthropicbudget(q)) {
+		/* no display: these models summarize unasked, and a field
+		 * their thinking does not know could be refused */
 		bufaddf(b, ",\"thinking\":{\"type\":\"enabled\","
-		        "\"budget_tokens\":%ld,\"display\":\"summarized\"}",
-		        budgets[l]);
+		        "\"budget_tokens\":%ld}", budgets[l]);
 		return;
 	}
 	if (q->thinkas == TKHIGH && l > THIGH)

@@ -63,8 +63,7 @@ for n, l in enumerate(levels, 1):
     elif kind == "openrouter":
         want = {"reasoning": {"effort": high(l)}}
     elif kind == "budget":
-        want = {"thinking": {"type": "enabled", "budget_tokens": budget.get(l),
-                "display": "summarized"}}
+        want = {"thinking": {"type": "enabled", "budget_tokens": budget.get(l)}}
         assert d["max_tokens"] == 32000 + budget.get(l, 0), d["max_tokens"]
         assert ("anthropic-beta: interleaved-thinking-2025-05-14" in
                 head) == on, head
