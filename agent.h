@@ -689,7 +689,7 @@ typedef struct {
 	int net;		/* tool processes may use TCP */
 	const char *plan;	/* WPLAN: the plan file */
 	const char *prompt;	/* added to the system prompt, or NULL */
-	int gitwrite;		/* tools may change .git's config and hooks */
+	int gitwrite;		/* tools may change git's config */
 } Profile;
 
 typedef struct {

@@ -36,7 +36,7 @@ typedef struct {
 	int kind;		/* GABSENT, GFILE, GDIR, GLINK */
 	mode_t mode;		/* its permission bits */
 	Buf data;		/* a file's content, a link's target */
-	struct stat st;		/* lstat as last seen: the fingerprint */
+	struct stat st;		/* lstat last seen: the fingerprint */
 } Gitnode;
 
 struct Gitguard {
@@ -46,7 +46,8 @@ struct Gitguard {
 	int n, cap;
 	size_t bytes, maxbytes;	/* content copied, and the limit */
 	int maxfiles;
-	Buf told;		/* what was put back, not yet told the model */
+	Buf told;		/* what was put back, not yet told the
+				 * model */
 };
 
 /* What git reads of a .git directory. */
@@ -381,7 +382,7 @@ gitfixdir(Gitguard *g, int dir, int i, Buf *fixed, Buf *failed)
 	if (fstatat(dir, nd->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISDIR(st.st_mode)) {
 		gitsaid(fixed, nd->path, NULL);
-		fixed = &made;	/* made anew: what it holds goes unsaid */
+		fixed = &made;	/* made anew: what it holds unsaid */
 		if (gitremove(dir, nd->name, 0) < 0 ||
 		    mkdirat(dir, nd->name, 0700) < 0) {
 			gitsaid(failed, nd->path, strerror(errno));

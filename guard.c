@@ -125,9 +125,9 @@ checkprofiles(const Profile *profiles, int n, const Tool *tools,
 			bufaddf(why, "profile %s: WPLAN needs a plan file",
 			        p->name);
 		else if (p->write == WPLAN && !planname(p->plan))
-			bufaddf(why, "profile %s: the plan file must be a path "
-			        "from the working directory with no \".\", "
-			        "\"..\" or empty part", p->name);
+			bufaddf(why, "profile %s: the plan file must be a "
+			        "path from the working directory with no "
+			        "\".\", \"..\" or empty part", p->name);
 		if (why->len)
 			return -1;
 	}

@@ -1,8 +1,9 @@
 /* See LICENSE file for copyright and license details. */
 /* sandbox.c: what tool processes may do: Landlock rulesets from the
  * profile (write only where it says, no network unless it says), the
- * path checks write and edit make themselves, the run's private TMPDIR,
- * and file work done in a confined child. */
+ * path checks write and edit make themselves (the plan file's, .git's
+ * config and hooks'), the run's private TMPDIR, and file work done in
+ * a confined child. */
 #define _XOPEN_SOURCE 700	/* realpath(3) */
 #ifdef __linux__
 #define _DEFAULT_SOURCE	/* syscall(2), for Landlock */
@@ -735,10 +736,11 @@ sandboxinit(Toolenv *e, Buf *why)
 	Buf b = { 0 }, miss = { 0 };
 	int off = envset("AGENT_NO_LANDLOCK");
 
-	if (!(e->root = realpath(".", NULL)))
-		return -1;
+	e->root = realpath(".", NULL);	/* under WALL for gitwrite 0 */
 	if (e->write == WALL)
 		return 0;
+	if (!e->root)
+		return -1;
 	if (e->write == WPLAN) {
 		if (plancheck(e, why) < 0)
 			return -1;

@@ -2099,7 +2099,8 @@ toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* At the end of the run, the run's temporary directory goes with what
+/* At the end of the run, .git's config and hooks are checked a last
+ * time (gitguard.c), the run's temporary directory goes with what
  * tools left in it, and the log directory goes, unless the model was told
  * of a file in it: then we say where it is.  rmdir(2) fails if a file we
  * could not remove is left.  Not for a signal handler: it calls stdio. */

@@ -150,6 +150,8 @@ has "git: the model is told the config was restored" 2 \
 has "git: the model is told the hook was restored" 3 \
     "Restored .git/hooks/pre-commit: git's configuration and hooks"
 has "git: git add and commit work" 4 committed
+jsontest "git: git add and commit restore nothing" "$REQ/4.json" \
+    '"Restored" not in d["messages"][-1]["content"]'
 grep -q 'agent: a tool changed .git/config: put back' "$T/err" &&
     ok "git: the user is warned" || fail "git: the user is warned" \
     "$(cat "$T/err")"
