@@ -7,10 +7,10 @@ include config.mk
 # the wires: wire.c what they share, each wire in its own file
 WIRESRC = wire.c openai.c anthropic.c responses.c
 WIREOBJ = wire.o openai.o anthropic.o responses.o
-SRC = agent.c events.c guard.c http.c json.c regex.c rpc.c sandbox.c \
-	session.c sse.c tools.c util.c walk.c $(WIRESRC)
-OBJ = agent.o events.o guard.o http.o json.o regex.o rpc.o sandbox.o \
-	session.o sse.o tools.o util.o walk.o $(WIREOBJ)
+SRC = agent.c events.c gitguard.c guard.c http.c json.c regex.c rpc.c \
+	sandbox.c session.c sse.c tools.c util.c walk.c $(WIRESRC)
+OBJ = agent.o events.o gitguard.o guard.o http.o json.o regex.o rpc.o \
+	sandbox.o session.o sse.o tools.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -49,14 +49,14 @@ test/http: test/http.c test/t.h http.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/http.c http.o util.o $(LDFLAGS) $(LIBS)
 test/httpget: test/httpget.c http.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/httpget.c http.o util.o $(LDFLAGS) $(LIBS)
-test/tools: test/tools.c test/t.h tools.o regex.o sandbox.o walk.o json.o \
-	util.o
-	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o regex.o sandbox.o walk.o \
-	    json.o util.o $(LDFLAGS)
-test/guard: test/guard.c test/t.h guard.o tools.o regex.o sandbox.o walk.o \
-	json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o tools.o regex.o sandbox.o \
-	    walk.o json.o util.o $(LDFLAGS)
+test/tools: test/tools.c test/t.h tools.o gitguard.o regex.o sandbox.o \
+	walk.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o gitguard.o regex.o \
+	    sandbox.o walk.o json.o util.o $(LDFLAGS)
+test/guard: test/guard.c test/t.h guard.o tools.o gitguard.o regex.o \
+	sandbox.o walk.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o tools.o gitguard.o \
+	    regex.o sandbox.o walk.o json.o util.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o json.o util.o
@@ -121,17 +121,18 @@ test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
 	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c $(WIRESRC) sse.c \
 	    json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
-test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c regex.c sandbox.c \
-	walk.c $(WIRESRC) sse.c json.c util.c agent.h
+test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c gitguard.c regex.c \
+	sandbox.c walk.c $(WIRESRC) sse.c json.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
-	    regex.c sandbox.c walk.c $(WIRESRC) sse.c json.c util.c
+	    gitguard.c regex.c sandbox.c walk.c $(WIRESRC) sse.c json.c \
+	    util.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c agent.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 # guard.c runs hooks: tools.c and what it needs come along
-test/fuzz_guard: test/fuzz_guard.c guard.c tools.c regex.c sandbox.c walk.c \
-	json.c util.c agent.h
-	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c tools.c regex.c \
-	    sandbox.c walk.c json.c util.c
+test/fuzz_guard: test/fuzz_guard.c guard.c tools.c gitguard.c regex.c \
+	sandbox.c walk.c json.c util.c agent.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c tools.c \
+	    gitguard.c regex.c sandbox.c walk.c json.c util.c
 
 fuzz: $(FUZZ)
 	for t in json sse http session wire rpc cert regex responses guard; do \

@@ -665,8 +665,11 @@ runcall(Agent *a, Wirecall *c)
 	else if (ti < 0)
 		safetext(&what, bstr(&c->name), c->name.len, 1);
 	bufgrow(&what, 0);
-	if (ok)
+	if (ok) {
+		/* a process a tool left may have changed .git since */
+		gitcheck(&a->tenv);
 		sandboxsay(&a->tenv);	/* what is not held, on its line */
+	}
 	if (!a->ev.quiet)
 		fprintf(stderr, "%s%s%s %s", color(a, "\033[36m"),
 		        ti >= 0 ? tools[ti].name : "tool", color(a, "\033[0m"),
@@ -676,6 +679,9 @@ runcall(Agent *a, Wirecall *c)
 	if (ok)
 		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
 	traceend(a, iserr, &res);
+	if (ok)
+		gitcheck(&a->tenv);
+	gitnote(&a->tenv, &res);
 	if (ok)
 		guardafter(&a->guard, tools[ti].name, &j, &res, iserr);
 	emitcall(&a->ev, c, "tool_execution_end", NULL, &res, &a->tenv.image,
@@ -1845,8 +1851,14 @@ main(int argc, char *argv[])
 	opensession(&a, mode, file);
 	if (intr)	/* during a long load */
 		exit(status(130));
-	if (sandboxinit(&a.tenv) < 0)	/* from here on, toolcleanup */
+	/* from here on, toolcleanup; what cannot start is config's */
+	if (sandboxinit(&a.tenv, &why) < 0 && !why.len)
 		die("cannot make the sandbox:");
+	if (why.len || gitinit(&a.tenv, maxgitbytes, maxgitfiles, &why) < 0) {
+		toolcleanup(&a.tenv);
+		fprintf(stderr, "agent: %s\n", why.p);
+		exit(2);
+	}
 	if (a.json) {
 		/* events only on stdout, the session's header first (not
 		 * with -r); stderr only for errors */

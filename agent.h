@@ -546,7 +546,8 @@ typedef struct {
 	int write;		/* WALL (no sandbox), WTREE, WPLAN, WNONE */
 	int net;		/* tool processes may use TCP */
 	const char *plan;	/* WPLAN: the one file that may be written */
-	char *root;		/* the working directory, links resolved */
+	char *root;		/* the working directory, links resolved
+				 * (under WALL too) */
 	char *planpath;		/* the plan file from the root */
 	char *tmpdir;		/* the run's own temporary directory */
 	int abi;		/* the Landlock ABI in force, 0 for none */
@@ -573,6 +574,10 @@ typedef struct {
 	int ignorelines, maxrules;
 	size_t rulebytes;
 	int searchtime;		/* seconds, 0 for no limit */
+	/* .git's config and hooks: gitwrite from the profile; 0, a .git
+	 * at start is kept as it was by gitguard.c (gitinit) */
+	int gitwrite;		/* tools may change git's configuration */
+	struct Gitguard *git;	/* or NULL */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
@@ -600,7 +605,8 @@ void toolcleanup(Toolenv *e);
 /* sandbox.c: what tool processes may do */
 typedef int (*Jobfn)(void *arg, Buf *out);
 
-int sandboxinit(Toolenv *e);
+int sandboxinit(Toolenv *e, Buf *why);
+int sandboxplan(const Toolenv *e, int flags, int mode);
 void sandboxsay(Toolenv *e);
 int sandboxheld(const Toolenv *e);
 int sandboxruleset(const Toolenv *e);
@@ -609,6 +615,16 @@ char *sandboxlanding(const char *path);
 int sandboxwritable(const Toolenv *e, const char *tool, const char *path,
                     Buf *out);
 int sandboxrun(const Toolenv *e, Jobfn fn, void *arg, Buf *out);
+
+/* gitguard.c: .git's config and hooks kept as they were at start */
+typedef struct Gitguard Gitguard;
+
+int gitinit(Toolenv *e, size_t maxbytes, int maxfiles, Buf *why);
+int gitcheck(Toolenv *e);
+void gitagain(Toolenv *e);
+void gitnote(Toolenv *e, Buf *res);
+void gitexit(Toolenv *e);
+void gitfree(Toolenv *e);
 
 /* walk.c: the tree walk of grep, find and ls, and their globs */
 typedef struct {
@@ -673,6 +689,7 @@ typedef struct {
 	int net;		/* tool processes may use TCP */
 	const char *plan;	/* WPLAN: the plan file */
 	const char *prompt;	/* added to the system prompt, or NULL */
+	int gitwrite;		/* tools may change git's config */
 } Profile;
 
 typedef struct {

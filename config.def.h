@@ -375,8 +375,25 @@ static const char sysprompt[] =
  *           (ABI 9) keeps named Unix sockets to the writable places;
  *           socketpair(2) stays.  Where there is a filter, io_uring is
  *           refused: its operations would go around it.
- *   plan    WPLAN: the file, from the working directory
+ *   plan    WPLAN: the file, from the working directory (no ".", ".."
+ *           or empty part).  It must be absent or a regular file with
+ *           one link, reached with no symbolic link on its way, or the
+ *           profile does not start: a repository's PLAN.md linked to
+ *           ~/.bashrc would have it written.
  *   prompt  a paragraph added to the system prompt, or NULL
+ *   gitwrite  1: tools may change git's configuration and hooks.  0:
+ *           when the working directory has a .git at start, its config,
+ *           config.worktree, commondir, hooks/ and info/ (or the .git
+ *           file of a work tree) are copied, checked before and after
+ *           every tool call, before every hook and at exit, and put
+ *           back as they were if a tool changed them, with a warning
+ *           and a line to the model; write and edit refuse them.  Git
+ *           runs what they name (core.fsmonitor, a hook, an alias) at
+ *           the user's next git command, outside any sandbox, and the
+ *           kernel cannot keep them read-only within a writable tree.
+ *           Not covered: a project with no .git at start, the config
+ *           and hooks of submodules (.git/modules), what a .git that
+ *           is a link or a file leads to.
  * The agent itself is never held: it reaches the provider and writes the
  * session file under any profile.  -y only stops the asking.
  */
@@ -388,16 +405,21 @@ static const char planprompt[] =
 	"acceptance checks (the commands to run and what they must show).";
 
 static const Profile profiles[] = {
-	/* name       ask   off           write  net  plan       prompt */
+	/* name       ask   off           write  net  plan       prompt      gitwrite */
 	/* the default: change the project, nothing else, no network */
-	{ "workspace", NULL, NULL,         WTREE, 0,   NULL,      NULL },
+	{ "workspace", NULL, NULL,         WTREE, 0,   NULL,      NULL,       0 },
 	/* look, run, change nothing */
-	{ "readonly",  NULL, "write,edit", WNONE, 0,   NULL,      NULL },
+	{ "readonly",  NULL, "write,edit", WNONE, 0,   NULL,      NULL,       0 },
 	/* look, run, write a plan for a workspace run to carry out */
-	{ "plan",      NULL, NULL,         WPLAN, 0,   "PLAN.md", planprompt },
+	{ "plan",      NULL, NULL,         WPLAN, 0,   "PLAN.md", planprompt, 0 },
 	/* no sandbox */
-	{ "full",      NULL, NULL,         WALL,  1,   NULL,      NULL },
+	{ "full",      NULL, NULL,         WALL,  1,   NULL,      NULL,       1 },
 };
+
+/* gitwrite 0: what of .git is copied at start, at most; a .git whose
+ * config, hooks and info hold more does not start such a profile. */
+static const size_t maxgitbytes = 4 << 20;	/* bytes of content */
+static const int maxgitfiles = 1000;	/* files, links and directories */
 
 /*
  * Rules, before the profile.  A row names a tool, a glob and what to do:

@@ -86,6 +86,23 @@ checklist(const Tool *tools, int ntools, const Profile *p,
 	return 0;
 }
 
+/* Whether the plan file's path stays beneath the working directory by
+ * its letters: relative, no ".", ".." or empty component. */
+static int
+planname(const char *p)
+{
+	size_t k;
+
+	for (;; p += k + 1) {
+		k = strcspn(p, "/");
+		if (!k || (k == 1 && *p == '.') || (k == 2 && !strncmp(p,
+		    "..", 2)))
+			return 0;
+		if (!p[k])
+			return 1;
+	}
+}
+
 static int
 checkprofiles(const Profile *profiles, int n, const Tool *tools,
               int ntools, Buf *why)
@@ -107,6 +124,10 @@ checkprofiles(const Profile *profiles, int n, const Tool *tools,
 		else if (p->write == WPLAN && (!p->plan || !*p->plan))
 			bufaddf(why, "profile %s: WPLAN needs a plan file",
 			        p->name);
+		else if (p->write == WPLAN && !planname(p->plan))
+			bufaddf(why, "profile %s: the plan file must be a "
+			        "path from the working directory with no "
+			        "\".\", \"..\" or empty part", p->name);
 		if (why->len)
 			return -1;
 	}
@@ -181,6 +202,7 @@ guardprofile(Guard *g, const Profile *profiles, int n, const char *name)
 	g->tenv->write = g->prof->write;
 	g->tenv->net = g->prof->net;
 	g->tenv->plan = g->prof->plan;
+	g->tenv->gitwrite = g->prof->gitwrite;
 }
 
 /* The profile's paragraph of the system prompt, and its plan file. */
@@ -1233,6 +1255,7 @@ hooks(Guard *g, int when, const char *tool, const Json *j, const Buf *out,
 		if (!in.len)
 			calljson(&in, tool, j, out, iserr);
 		bufreset(&err);
+		gitcheck(g->tenv);	/* the hook runs unsandboxed */
 		rc = toolhook(g->tenv, h->cmd, in.p, in.len, h->timeout, &err);
 		if (rc == 0)
 			continue;

@@ -388,7 +388,9 @@ bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	progress = r->tenv->progress;
 	r->tenv->progress = NULL;
 	/* when it fails, toolbash's last note says how */
+	gitcheck(r->tenv);	/* what a tool left is put back first */
 	s = toolbash(r->tenv, j, 0, &out) ? lastnote(&out) : NULL;
+	gitagain(r->tenv);	/* the user's command: what it did stays */
 	r->tenv->progress = progress;
 	r->tenv->keepnl = 0;
 	bufgrow(&out, 0);

@@ -1,8 +1,9 @@
 /* See LICENSE file for copyright and license details. */
 /* sandbox.c: what tool processes may do: Landlock rulesets from the
  * profile (write only where it says, no network unless it says), the
- * path checks write and edit make themselves, the run's private TMPDIR,
- * and file work done in a confined child. */
+ * path checks write and edit make themselves (the plan file's, .git's
+ * config and hooks'), the run's private TMPDIR, and file work done in
+ * a confined child. */
 #define _XOPEN_SOURCE 700	/* realpath(3) */
 #ifdef __linux__
 #define _DEFAULT_SOURCE	/* syscall(2), for Landlock */
@@ -95,16 +96,17 @@ landlockabi(void)
 	return v < 0 ? 0 : (int)v;
 }
 
-/* Let the ruleset rs write beneath path (or to it, a file); a path
- * that does not exist is left out. */
+/* Let the ruleset rs write beneath the file open at fd (to it, if not a
+ * directory), and close fd; a file that does not exist (fd -1, ENOENT)
+ * is left out. */
 static int
-llallow(int rs, const char *path, unsigned long long handled)
+llallowfd(int rs, int fd, unsigned long long handled)
 {
 	Llpath pb;
 	struct stat st;
-	int fd, rc, err;
+	int rc, err;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
 	memset(&pb, 0, sizeof(pb));
 	pb.fd = fd;
@@ -117,6 +119,14 @@ llallow(int rs, const char *path, unsigned long long handled)
 	close(fd);
 	errno = err;
 	return rc < 0 ? -1 : 0;
+}
+
+/* The same for path, its last link not followed. */
+static int
+llallow(int rs, const char *path, unsigned long long handled)
+{
+	return llallowfd(rs, open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+	                 O_NONBLOCK), handled);
 }
 
 /* The ruleset a tool process of this run lives under: reading anywhere,
@@ -151,7 +161,8 @@ sandboxruleset(const Toolenv *e)
 	if (llallow(rs, "/dev/null", a.fs) < 0 ||
 	    llallow(rs, e->tmpdir, a.fs) < 0 ||
 	    (e->write == WTREE && llallow(rs, e->root, a.fs) < 0) ||
-	    (e->write == WPLAN && llallow(rs, e->planpath, a.fs) < 0)) {
+	    (e->write == WPLAN && llallowfd(rs, sandboxplan(e, O_RDONLY |
+	                                    O_NONBLOCK, 0), a.fs) < 0)) {
 		err = errno;
 		close(rs);
 		errno = err;
@@ -511,6 +522,126 @@ beneath(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
 }
 
+/*
+ * The plan file.  A repository may ship PLAN.md as a link to ~/.bashrc,
+ * or to a file not there yet, or as a hard link to a file outside, or
+ * put a link on the way to it: the plan profile would then write there.
+ * So it is reached from the working directory one component at a time,
+ * no link followed, and it must be absent or a regular file with one
+ * link; the config check has made sure its path is relative, with no
+ * ".", ".." or empty component.
+ */
+
+/* The directory the plan file is in, open, its name in *last; -1 with
+ * errno (ENOTDIR or ELOOP for a link on the way). */
+static int
+plandir(const Toolenv *e, const char **last)
+{
+	const char *p = e->plan;
+	char name[NAME_MAX + 1];
+	size_t k;
+	int dir, fd;
+
+	if ((dir = open(e->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	while (p[k = strcspn(p, "/")]) {
+		if (k > NAME_MAX) {
+			close(dir);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(name, p, k);
+		name[k] = '\0';
+		fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		            O_CLOEXEC);
+		close(dir);
+		if ((dir = fd) < 0)
+			return -1;
+		p += k + 1;
+	}
+	*last = p;
+	return dir;
+}
+
+/* The plan file opened with flags, its last link not followed either:
+ * a descriptor, or -1 with errno. */
+int
+sandboxplan(const Toolenv *e, int flags, int mode)
+{
+	const char *last;
+	int dir, fd, err;
+
+	if ((dir = plandir(e, &last)) < 0)
+		return -1;
+	fd = openat(dir, last, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	err = errno;
+	close(dir);
+	errno = err;
+	return fd;
+}
+
+/* Whether the plan file may be written: absent, or a regular file with
+ * one link, no link on its way; if not, why. */
+static int
+plancheck(const Toolenv *e, Buf *why)
+{
+	struct stat st;
+	const char *last;
+	int dir, rc;
+
+	if ((dir = plandir(e, &last)) < 0) {
+		if (errno == ENOENT)
+			return 0;	/* the write will say */
+		bufaddf(why, "the plan file %s: %s", e->plan,
+		        errno == ENOTDIR || errno == ELOOP ? "a directory on "
+		        "its way is a symbolic link, or no directory" :
+		        strerror(errno));
+		return -1;
+	}
+	rc = fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW);
+	close(dir);
+	if (rc < 0 && errno == ENOENT)
+		return 0;
+	if (rc < 0)
+		bufaddf(why, "the plan file %s: %s", e->plan, strerror(errno));
+	else if (S_ISLNK(st.st_mode))
+		bufaddf(why, "the plan file %s is a symbolic link: the plan "
+		        "profile writes through none", e->plan);
+	else if (!S_ISREG(st.st_mode))
+		bufaddf(why, "the plan file %s is not a regular file",
+		        e->plan);
+	else if (st.st_nlink > 1)
+		bufaddf(why, "the plan file %s has %lu hard links: another "
+		        "may be outside the working directory", e->plan,
+		        (unsigned long)st.st_nlink);
+	return why->len ? -1 : 0;
+}
+
+/* What of .git git obeys, run by none of our sandboxes: gitguard.c
+ * puts back what tools change of it, and write and edit refuse it. */
+static const char *const gitsurface[] = {
+	".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks",
+	".git/info", NULL
+};
+
+/* Whether the landing to is .git (a work tree's .git file says where
+ * the repository is), or in gitsurface, in the working directory. */
+static int
+ingit(const Toolenv *e, const char *to)
+{
+	Buf b = { 0 };
+	int k, in = 0;
+
+	for (k = -1; !in && (k < 0 || gitsurface[k]); k++) {
+		bufreset(&b);
+		bufaddf(&b, "%s/%s", strcmp(e->root, "/") ? e->root : "",
+		        k < 0 ? ".git" : gitsurface[k]);
+		in = k < 0 ? !strcmp(to, b.p) : beneath(to, b.p);
+	}
+	buffree(&b);
+	return in;
+}
+
 /* Whether write and edit may write to path, by the profile: checked
  * before anything is done, held by the kernel as well where it can. */
 int
@@ -519,13 +650,27 @@ sandboxwritable(const Toolenv *e, const char *tool, const char *path, Buf *out)
 	char *to;
 	int ok;
 
-	if (e->write == WALL)
+	if (e->write == WALL && (e->gitwrite || !e->root))
 		return 0;
 	if (!(to = sandboxlanding(path))) {
 		bufaddf(out, "%s: cannot tell where %s leads: %s", tool, path,
 		        errno == EINVAL ? "a \"..\" after a directory that "
 		        "does not exist" : strerror(errno));
 		return -1;
+	}
+	if (!e->gitwrite && e->root && ingit(e, to)) {
+		bufaddf(out, "Not allowed: %s", path);
+		if (strcmp(to, path))
+			bufaddf(out, " leads to %s, which", to);
+		bufadds(out, " is git's configuration or hooks, read-only for "
+		        "tools in this run: git would run what they name "
+		        "outside the sandbox");
+		free(to);
+		return -1;
+	}
+	if (e->write == WALL) {
+		free(to);
+		return 0;
 	}
 	ok = beneath(to, e->tmpdir) || !strcmp(to, "/dev/null") ||
 	     (e->write == WTREE && beneath(to, e->root)) ||
@@ -582,18 +727,27 @@ sandboxgaps(const Toolenv *e, Buf *miss)
 
 /* The run's sandbox: the working directory, a private temporary
  * directory, the plan file, and what the kernel can hold.  What it
- * cannot is said once. */
+ * cannot is said once.  -1 with errno, or with why a plan file that
+ * may not be written (a config error: the run does not start). */
 int
-sandboxinit(Toolenv *e)
+sandboxinit(Toolenv *e, Buf *why)
 {
 	const char *tmp = getenv("TMPDIR");
 	Buf b = { 0 }, miss = { 0 };
 	int off = envset("AGENT_NO_LANDLOCK");
 
+	e->root = realpath(".", NULL);	/* under WALL for gitwrite 0 */
 	if (e->write == WALL)
 		return 0;
-	if (!(e->root = realpath(".", NULL)))
+	if (!e->root)
 		return -1;
+	if (e->write == WPLAN) {
+		if (plancheck(e, why) < 0)
+			return -1;
+		bufaddf(&b, "%s/%s", strcmp(e->root, "/") ? e->root : "",
+		        e->plan);
+		e->planpath = bufdetach(&b);
+	}
 	bufaddf(&b, "%s/agent-tmp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(b.p)) {
 		buffree(&b);
@@ -602,8 +756,6 @@ sandboxinit(Toolenv *e)
 	e->tmpdir = realpath(b.p, NULL);
 	buffree(&b);
 	if (!e->tmpdir)
-		return -1;
-	if (e->write == WPLAN && !(e->planpath = sandboxlanding(e->plan)))
 		return -1;
 	if (!(e->abi = off ? 0 : landlockabi())) {
 		bufaddf(&miss, "%s: tool processes are not sandboxed; write "

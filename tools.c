@@ -622,18 +622,30 @@ fill(int fd, const struct stat *old, const char *p, size_t n)
 	return close(fd);
 }
 
-/* Write the file where it is: the plan profile's sandbox allows no new
- * file beside it for a rename. */
+/* Write the plan file where it is: the plan profile's sandbox allows
+ * no new file beside it for a rename.  path, the model's name for it,
+ * is only said: the file is reached as sandboxinit checked it, with no
+ * link followed, and written only if it still has one name. */
 static int
-overwrite(const char *path, const char *p, size_t n, Buf *out)
+overwrite(const Toolenv *e, const char *path, const char *p, size_t n,
+          Buf *out)
 {
+	struct stat st;
 	int fd, err;
 
-	if ((fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0) {
-		bufaddf(out, "Cannot write %s: %s", path, strerror(errno));
+	if ((fd = sandboxplan(e, O_WRONLY | O_NONBLOCK, 0)) < 0) {
+		bufaddf(out, "Cannot write %s: %s", path, errno == ELOOP ||
+		        errno == ENOTDIR ? "the plan file is reached through "
+		        "a symbolic link" : strerror(errno));
 		return -1;
 	}
-	if (writeall(fd, p, n) < 0 || fsync(fd) < 0) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		close(fd);
+		bufaddf(out, "Cannot write %s: the plan file is no longer a "
+		        "regular file with one link", path);
+		return -1;
+	}
+	if (ftruncate(fd, 0) < 0 || writeall(fd, p, n) < 0 || fsync(fd) < 0) {
 		err = errno;
 		close(fd);
 		bufaddf(out, "Cannot write %s: %s", path, strerror(err));
@@ -652,7 +664,8 @@ overwrite(const char *path, const char *p, size_t n, Buf *out)
  * are kept.  A hard link is not: the name gets a new file and the other
  * names keep the old one, the price of the atomic rename. */
 static int
-savefile(const char *path, const char *p, size_t n, int inplace, Buf *out)
+savefile(const Toolenv *e, const char *path, const char *p, size_t n,
+         Buf *out)
 {
 	struct stat st;
 	Buf tmp = { 0 };
@@ -660,8 +673,8 @@ savefile(const char *path, const char *p, size_t n, int inplace, Buf *out)
 	const char *target;
 	int fd, have, err, rc = -1;
 
-	if (inplace)
-		return overwrite(path, p, n, out);
+	if (e->write == WPLAN)
+		return overwrite(e, path, p, n, out);
 	if (linktarget(path, &real) < 0) {
 		bufaddf(out, "Cannot write %s: %s", path, strerror(errno));
 		return -1;
@@ -902,7 +915,7 @@ writejob(void *arg, Buf *out)
 	int inplace = w->e->write == WPLAN;
 
 	if ((inplace || mkparents(w->path, out) == 0) &&
-	    savefile(w->path, w->text.p, w->text.len, inplace, out) == 0) {
+	    savefile(w->e, w->path, w->text.p, w->text.len, out) == 0) {
 		bufaddf(out, "Wrote %lu bytes to %s",
 		        (unsigned long)w->text.len, w->path);
 		return 0;
@@ -921,8 +934,7 @@ makeplan(const Toolenv *e, const char *path)
 	if (e->write != WPLAN || !(to = sandboxlanding(path)))
 		return 0;
 	if (!strcmp(to, e->planpath) &&
-	    (fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-	               0666)) >= 0) {
+	    (fd = sandboxplan(e, O_WRONLY | O_CREAT | O_EXCL, 0666)) >= 0) {
 		close(fd);
 		made = 1;
 	}
@@ -1317,8 +1329,7 @@ editjob(void *arg, Buf *out)
 
 	if (slurp(d->e, d->path, &d->text, out) == 0 &&
 	    apply(d->ed, d->n, &d->text, d->path, &res, out) == 0 &&
-	    savefile(d->path, res.p, res.len, d->e->write == WPLAN,
-	             out) == 0) {
+	    savefile(d->e, d->path, res.p, res.len, out) == 0) {
 		bufaddf(out, "Successfully replaced %d block%s in %s (first "
 		        "change at line %ld).", d->n, d->n == 1 ? "" : "s",
 		        d->path, firstdiff(&d->text, &res));
@@ -2088,7 +2099,8 @@ toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* At the end of the run, the run's temporary directory goes with what
+/* At the end of the run, .git's config and hooks are checked a last
+ * time (gitguard.c), the run's temporary directory goes with what
  * tools left in it, and the log directory goes, unless the model was told
  * of a file in it: then we say where it is.  rmdir(2) fails if a file we
  * could not remove is left.  Not for a signal handler: it calls stdio. */
@@ -2098,6 +2110,10 @@ toolcleanup(Toolenv *e)
 	Buf b = { 0 };
 	int k;
 
+	/* the tool processes still running are to be ended here, before
+	 * the last look at .git: one could change it after */
+	gitexit(e);
+	gitfree(e);
 	if (e->tmpdir && rmtree(e->tmpdir) < 0)
 		warn("cannot remove %s:", e->tmpdir);
 	free(e->tmpdir);

@@ -24,7 +24,8 @@ static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
                        64 << 20, shells, scrub, &intr, &pgid, NULL, 0, 0,
                        WALL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL,
                        5 << 20, { NULL, 0, 0 }, NULL, NULL, NULL, 0, NULL, 0,
-                       NULL, NULL, 256 << 10, 10000, 10000, 32 << 10, 0 };
+                       NULL, NULL, 256 << 10, 10000, 10000, 32 << 10, 0, 0,
+                       NULL };
 static Buf out;
 static int root;
 
@@ -1150,11 +1151,12 @@ benchread(const char *path)
 static void
 sandboxpass(const char *mode)
 {
+	Buf why = { 0 };
 	char args[512];
 	char *tmp;
 
 	env.write = WTREE;
-	if (sandboxinit(&env) < 0) {
+	if (sandboxinit(&env, &why) < 0) {
 		T(0, "sandbox (%s): made: %s", mode, strerror(errno));
 		return;
 	}
@@ -1196,6 +1198,35 @@ sandboxpass(const char *mode)
 	env.write = WALL;
 }
 
+/* A plan file whose directory is a link to one outside: the plan
+ * profile does not start; a real directory, and it writes. */
+static void
+planpass(void)
+{
+	Buf why = { 0 };
+
+	env.write = WPLAN;
+	env.plan = "pd/PLAN.md";
+	if (symlink("../outside", "pd") < 0)
+		T(0, "plan: a link");
+	T(sandboxinit(&env, &why) < 0 && strstr(bstr(&why), "pd/PLAN.md: a "
+	  "directory on its way is a symbolic link"), "plan: a link on the "
+	  "way refused: %s", bstr(&why));
+	toolcleanup(&env);
+	buffree(&why);
+	if (unlink("pd") < 0 || mkdir("pd", 0777) < 0)
+		T(0, "plan: a directory");
+	T(sandboxinit(&env, &why) == 0, "plan: a directory taken: %s",
+	  bstr(&why));
+	T(run(toolwrite, "{\"path\":\"pd/PLAN.md\",\"content\":\"p\"}") ==
+	  0 && content("pd/PLAN.md", "p") && access("../outside/PLAN.md",
+	  F_OK) < 0, "plan: written in its directory");
+	toolcleanup(&env);
+	buffree(&why);
+	env.write = WALL;
+	env.plan = NULL;
+}
+
 static void
 testsandbox(void)
 {
@@ -1213,6 +1244,7 @@ testsandbox(void)
 	setenv("AGENT_NO_LANDLOCK", "1", 1);
 	sandboxpass("AGENT_NO_LANDLOCK");
 	unsetenv("AGENT_NO_LANDLOCK");
+	planpass();
 	if (chdir("..") < 0)
 		T(0, "sandbox: back");
 }
