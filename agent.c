@@ -1847,6 +1847,7 @@ main(int argc, char *argv[])
 		exit(status(130));
 	if (sandboxinit(&a.tenv) < 0)	/* from here on, toolcleanup */
 		die("cannot make the sandbox:");
+	toolreaper(&a.tenv);
 	if (a.json) {
 		/* events only on stdout, the session's header first (not
 		 * with -r); stderr only for errors */

@@ -334,7 +334,8 @@ static const struct {
 static void
 testcalls(void)
 {
-	static const Profile prof = { "p", NULL, NULL, WALL, 1, NULL, NULL };
+	static const Profile prof = { "p", NULL, NULL, WALL, 1, NULL, NULL,
+	                                1 };
 	static const Hook hooks[] = { { 0, NULL, NULL, 0 } };
 	static const Tool tools[] = {
 		{ "bash", NULL, 1, "", "{}" }, { "read", NULL, 0, "", "{}" }
