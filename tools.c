@@ -1863,26 +1863,6 @@ pump(const Toolenv *e, Proc *p, Tail *t, double secs)
 	}
 }
 
-/* TERM the whole group, give it killgrace ms to go, KILL what is left. */
-static void
-killgroup(const Toolenv *e, Proc *p, Tail *t)
-{
-	long long until = monoms() + e->killgrace, last;
-	int k;
-
-	kill(-p->pid, SIGTERM);
-	while (monoms() < until) {
-		reap(p, WNOHANG);
-		if (kill(-p->pid, 0) < 0 && errno == ESRCH)
-			break;
-		poll(NULL, 0, 10);
-	}
-	kill(-p->pid, SIGKILL);
-	reap(p, 0);
-	for (k = 0; k < 64 && !p->eof; k++)	/* what was written before */
-		drain(p, t, &last);
-}
-
 /*
  * What the tools leave running.  On Linux agent is the subreaper of what
  * they start: an orphan (cmd &, nohup, setsid, a double fork) is
@@ -2056,6 +2036,28 @@ killbelow(const Toolenv *e)
 	free(seen);
 	reapleft();
 	return any;
+}
+
+/* TERM the whole group, give it killgrace ms to go, KILL what is left. */
+static void
+killgroup(const Toolenv *e, Proc *p, Tail *t)
+{
+	long long until = monoms() + e->killgrace, last;
+	int k;
+
+	kill(-p->pid, SIGTERM);
+	while (monoms() < until) {
+		reap(p, WNOHANG);
+		if (e->reaper)	/* orphans of the group are ours to reap */
+			reapleft();
+		if (kill(-p->pid, 0) < 0 && errno == ESRCH)
+			break;
+		poll(NULL, 0, 10);
+	}
+	kill(-p->pid, SIGKILL);
+	reap(p, 0);
+	for (k = 0; k < 64 && !p->eof; k++)	/* what was written before */
+		drain(p, t, &last);
 }
 
 /* At a call's end, when the profile does not let its processes stay:
