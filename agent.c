@@ -1859,6 +1859,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "agent: %s\n", why.p);
 		exit(2);
 	}
+	toolreaper(&a.tenv);
 	if (a.json) {
 		/* events only on stdout, the session's header first (not
 		 * with -r); stderr only for errors */

@@ -578,6 +578,10 @@ typedef struct {
 	 * at start is kept as it was by gitguard.c (gitinit) */
 	int gitwrite;		/* tools may change git's configuration */
 	struct Gitguard *git;	/* or NULL */
+	int stay;		/* what a call leaves running may stay (the
+				 * profile's); else it is killed at its end */
+	int reaper;		/* agent is the subreaper of tool processes:
+				 * every child is theirs (toolreaper) */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an
@@ -600,6 +604,7 @@ int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
 const char *imageblock(const char *path, size_t max, Buf *b, Buf *out);
+void toolreaper(Toolenv *e);
 void toolcleanup(Toolenv *e);
 
 /* sandbox.c: what tool processes may do */
@@ -690,6 +695,8 @@ typedef struct {
 	const char *plan;	/* WPLAN: the plan file */
 	const char *prompt;	/* added to the system prompt, or NULL */
 	int gitwrite;		/* tools may change git's config */
+	int stay;		/* a call's background processes may run on
+				 * till agent exits */
 } Profile;
 
 typedef struct {

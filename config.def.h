@@ -394,6 +394,12 @@ static const char sysprompt[] =
  *           Not covered: a project with no .git at start, the config
  *           and hooks of submodules (.git/modules), what a .git that
  *           is a link or a file leads to.
+ *   stay    1: processes a bash call leaves running in the background
+ *           (cmd &, nohup, setsid, a double fork: a server, a watcher)
+ *           may go on until agent exits.  0: they are killed when the
+ *           call ends (TERM, killgrace, KILL).  Either way, agent kills
+ *           all its tools and hooks left (it is their subreaper on
+ *           Linux) when it exits, on SIGTERM and SIGHUP too.
  * The agent itself is never held: it reaches the provider and writes the
  * session file under any profile.  -y only stops the asking.
  */
@@ -405,15 +411,15 @@ static const char planprompt[] =
 	"acceptance checks (the commands to run and what they must show).";
 
 static const Profile profiles[] = {
-	/* name       ask   off           write  net  plan       prompt      gitwrite */
+	/* name       ask   off           write  net  plan       prompt      gitwrite stay */
 	/* the default: change the project, nothing else, no network */
-	{ "workspace", NULL, NULL,         WTREE, 0,   NULL,      NULL,       0 },
+	{ "workspace", NULL, NULL,         WTREE, 0,   NULL,      NULL,       0, 0 },
 	/* look, run, change nothing */
-	{ "readonly",  NULL, "write,edit", WNONE, 0,   NULL,      NULL,       0 },
+	{ "readonly",  NULL, "write,edit", WNONE, 0,   NULL,      NULL,       0, 0 },
 	/* look, run, write a plan for a workspace run to carry out */
-	{ "plan",      NULL, NULL,         WPLAN, 0,   "PLAN.md", planprompt, 0 },
+	{ "plan",      NULL, NULL,         WPLAN, 0,   "PLAN.md", planprompt, 0, 0 },
 	/* no sandbox */
-	{ "full",      NULL, NULL,         WALL,  1,   NULL,      NULL,       1 },
+	{ "full",      NULL, NULL,         WALL,  1,   NULL,      NULL,       1, 1 },
 };
 
 /* gitwrite 0: what of .git is copied at start, at most; a .git whose

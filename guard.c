@@ -201,6 +201,7 @@ guardprofile(Guard *g, const Profile *profiles, int n, const char *name)
 	g->prof = &profiles[name && *name ? i : 0];
 	g->tenv->write = g->prof->write;
 	g->tenv->net = g->prof->net;
+	g->tenv->stay = g->prof->stay;
 	g->tenv->plan = g->prof->plan;
 	g->tenv->gitwrite = g->prof->gitwrite;
 }

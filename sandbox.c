@@ -58,6 +58,7 @@
 #define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)	/* ABI 4 */
 #define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
 #define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)	/* ABI 6 */
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
 #define LANDLOCK_ACCESS_FS_RESOLVE_UNIX (1ULL << 16)	/* ABI 9 */
 
 /* struct landlock_ruleset_attr as ABI 6 has it; older kernels are given
@@ -150,10 +151,15 @@ sandboxruleset(const Toolenv *e)
 	if (e->abi >= 4 && !e->net)
 		a.net = LANDLOCK_ACCESS_NET_BIND_TCP |
 		        LANDLOCK_ACCESS_NET_CONNECT_TCP;
-	/* no way out through a server's abstract Unix socket either; a
-	 * signal scope would keep one call from ending what another began */
+	/* no way out through a server's abstract Unix socket either */
 	if (e->abi >= 6 && !e->net)
 		a.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+	/* no signal to agent (kill -STOP $PPID would freeze the run) nor
+	 * to any process outside the call's own: not to one an earlier
+	 * call started either, which a profile that lets them stay may
+	 * want to end; it is the sandbox's price */
+	if (e->abi >= 6)
+		a.scoped |= LANDLOCK_SCOPE_SIGNAL;
 	rs = syscall(SYS_landlock_create_ruleset, &a, e->abi >= 6 ? sizeof(a) :
 	             e->abi >= 4 ? 2 * sizeof(a.fs) : sizeof(a.fs), 0);
 	if (rs < 0)
@@ -713,6 +719,8 @@ sandboxgaps(const Toolenv *e, Buf *miss)
 		bufadds(miss, ", file truncation");
 	if (meta && !e->filter)
 		bufadds(miss, ", file modes, owners, times and attributes");
+	if (e->abi < 6)
+		bufadds(miss, ", signals to agent");
 	if (e->net)
 		return;
 	if (e->abi < 4 && !e->filter)

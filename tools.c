@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -17,6 +18,9 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "agent.h"
 
@@ -32,6 +36,7 @@ enum {
 	POLLGAP = 50,		/* grep, find, ls: ms between looks at stdin */
 	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
 	MAXINT = 1000000000,	/* the largest offset, limit or context */
+	KILLMS = 1000,		/* ms past the KILL to wait for the last */
 };
 
 enum { CUTLINES = 1, CUTBYTES };	/* why a listing was cut */
@@ -1869,6 +1874,181 @@ pump(const Toolenv *e, Proc *p, Tail *t, double secs)
 	}
 }
 
+/*
+ * What the tools leave running.  On Linux agent is the subreaper of what
+ * they start: an orphan (cmd &, nohup, setsid, a double fork) is
+ * reparented to us, not to init, so every process left is below us in
+ * /proc and is found there, whatever its group or session.  Elsewhere
+ * only a call's own group can be found.
+ */
+#ifdef __linux__
+#ifndef PR_SET_CHILD_SUBREAPER
+#define PR_SET_CHILD_SUBREAPER 36
+#endif
+
+typedef struct {
+	pid_t pid, ppid;
+	int live;	/* not a zombie */
+} Procent;
+
+static int
+procentcmp(const void *a, const void *b)
+{
+	pid_t x = ((const Procent *)a)->pid, y = ((const Procent *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The pid, ppid and state of process name from /proc/name/stat: the
+ * command in parentheses may hold any byte, so its last ')' ends it;
+ * what comes after is numbers, and 128 bytes hold the fields we need. */
+static int
+procent(const char *name, Procent *p)
+{
+	char path[32 + NAME_MAX], buf[128], st;
+	const char *q;
+	ssize_t n;
+	long pp;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (!(q = strrchr(buf, ')')) || sscanf(q + 1, " %c %ld", &st, &pp) != 2)
+		return -1;
+	p->pid = atol(name);
+	p->ppid = pp;
+	p->live = st != 'Z' && st != 'X' && st != 'x';
+	return 0;
+}
+
+/* The live processes below us, from one scan of /proc, into *out (to be
+ * freed): their number, or 0. */
+static size_t
+descendants(pid_t **out)
+{
+	DIR *d;
+	struct dirent *de;
+	Procent *all = NULL, *up, key;
+	size_t n = 0, cap = 0, k, i, depth;
+	pid_t self = getpid();
+
+	*out = NULL;
+	if (!(d = opendir("/proc")))
+		return 0;
+	while ((de = readdir(d))) {
+		if (*de->d_name < '0' || *de->d_name > '9')
+			continue;
+		if (n == cap)
+			all = xrealloc(all, (cap = cap ? 2 * cap : 256) *
+			               sizeof(*all));
+		if (procent(de->d_name, &all[n]) == 0)
+			n++;
+	}
+	closedir(d);
+	qsort(all, n, sizeof(*all), procentcmp);
+	*out = xrealloc(NULL, (n ? n : 1) * sizeof(**out));
+	for (i = k = 0; i < n; i++) {
+		/* up the parents till us, or init, or a loop's bound */
+		for (up = &all[i], depth = 0; up && up->ppid != self &&
+		     depth < n; depth++) {
+			key.pid = up->ppid;
+			up = bsearch(&key, all, n, sizeof(*all), procentcmp);
+		}
+		if (up && depth < n && all[i].live && all[i].pid != self)
+			(*out)[k++] = all[i].pid;
+	}
+	free(all);
+	return k;
+}
+
+void
+toolreaper(Toolenv *e)
+{
+	e->reaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+}
+#else
+static size_t
+descendants(pid_t **out)
+{
+	*out = NULL;
+	return 0;
+}
+
+void
+toolreaper(Toolenv *e)
+{
+	e->reaper = 0;
+}
+#endif
+
+/* Reap the children that have ended (the tools' orphans, ours as the
+ * subreaper): whether one is still alive.  When none is, the usual
+ * case, this one waitpid is all a call's end costs. */
+static int
+reapleft(void)
+{
+	pid_t r;
+
+	while ((r = waitpid(-1, NULL, WNOHANG)) > 0 ||
+	       (r < 0 && errno == EINTR))
+		;
+	return r == 0;
+}
+
+static int
+pidin(const pid_t *p, size_t n, pid_t pid)
+{
+	while (n--)
+		if (p[n] == pid)
+			return 1;
+	return 0;
+}
+
+/* As the subreaper, end every process below us: TERM (and CONT, or a
+ * stopped one would not see it) to each when first seen, KILL to what
+ * is left after killgrace ms, scanned again till none is, for one may
+ * fork while we look; KILLMS past the KILL we give up.  Whether there
+ * was any. */
+static int
+killbelow(const Toolenv *e)
+{
+	long long until, now;
+	pid_t *p, *seen = NULL;
+	size_t n, nseen = 0, i;
+	int nap = 1, any = 0;
+
+	if (!e->reaper || !reapleft())
+		return 0;
+	until = monoms() + e->killgrace;
+	while ((n = descendants(&p)) > 0 && (now = monoms()) < until + KILLMS) {
+		any = 1;
+		for (i = 0; i < n; i++) {
+			if (now >= until) {
+				kill(p[i], SIGKILL);
+			} else if (!pidin(seen, nseen, p[i])) {
+				kill(p[i], SIGTERM);
+				kill(p[i], SIGCONT);
+			}
+		}
+		free(seen);
+		seen = p;
+		nseen = n;
+		poll(NULL, 0, nap);
+		nap = MIN(nap * 2, 10);
+		reapleft();
+	}
+	free(p);
+	free(seen);
+	reapleft();
+	return any;
+}
+
 /* TERM the whole group, give it killgrace ms to go, KILL what is left. */
 static void
 killgroup(const Toolenv *e, Proc *p, Tail *t)
@@ -1879,6 +2059,8 @@ killgroup(const Toolenv *e, Proc *p, Tail *t)
 	kill(-p->pid, SIGTERM);
 	while (monoms() < until) {
 		reap(p, WNOHANG);
+		if (e->reaper)	/* orphans of the group are ours to reap */
+			reapleft();
 		if (kill(-p->pid, 0) < 0 && errno == ESRCH)
 			break;
 		poll(NULL, 0, 10);
@@ -1887,6 +2069,20 @@ killgroup(const Toolenv *e, Proc *p, Tail *t)
 	reap(p, 0);
 	for (k = 0; k < 64 && !p->eof; k++)	/* what was written before */
 		drain(p, t, &last);
+}
+
+/* At a call's end, when the profile does not let its processes stay:
+ * kill what it left, all of it as the subreaper, else its group.
+ * Whether there was any. */
+static int
+killleft(const Toolenv *e, Proc *p, Tail *t)
+{
+	if (e->reaper)
+		return killbelow(e);
+	if (kill(-p->pid, 0) < 0)
+		return 0;
+	killgroup(e, p, t);
+	return 1;
 }
 
 /* A signal's name, as strsignal(3) gives the common ones (which would
@@ -1951,7 +2147,7 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 	double secs = 0;
 	Proc p = { 0 };
 	Tail t = { 0 };
-	int why, rc;
+	int why, rc, left = 0;
 
 	if (strarg(j, args, "bash", "command", 1, &cmd, out) < 0)
 		return 1;
@@ -1977,13 +2173,19 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 	free(cmd);
 	if ((why = pump(e, &p, &t, secs)) != DONE)
 		killgroup(e, &p, &t);
+	if (!e->stay)
+		left = killleft(e, &p, &t);
 	if (e->pgid)
 		*e->pgid = 0;
 	close(p.fd);
 	if (!tailtext(&t, out) && t.file)
 		unlink(t.file);	/* saved early, but it all fits */
 	rc = bashstatus(&p, why, secs, out);
-	if (p.held)
+	if (left)
+		bufadds(out, "\n\n[Processes left in the background were "
+		        "killed: under this profile a command's processes end "
+		        "with it]");
+	else if (p.held)
 		bufadds(out, "\n\n[Background processes still hold the "
 		        "output: redirect theirs (cmd > file 2>&1 &) or they "
 		        "die on their next write]");
@@ -2099,10 +2301,11 @@ toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* At the end of the run, .git's config and hooks are checked a last
- * time (gitguard.c), the run's temporary directory goes with what
- * tools left in it, and the log directory goes, unless the model was told
- * of a file in it: then we say where it is.  rmdir(2) fails if a file we
+/* At the end of the run, what the tools and hooks left running is
+ * killed, then .git's config and hooks are checked a last time
+ * (gitguard.c), the run's temporary directory goes with what they left
+ * in it, and the log directory goes, unless the model was told of a
+ * file in it: then we say where it is.  rmdir(2) fails if a file we
  * could not remove is left.  Not for a signal handler: it calls stdio. */
 void
 toolcleanup(Toolenv *e)
@@ -2110,8 +2313,7 @@ toolcleanup(Toolenv *e)
 	Buf b = { 0 };
 	int k;
 
-	/* the tool processes still running are to be ended here, before
-	 * the last look at .git: one could change it after */
+	killbelow(e);	/* first: one could change the tree as it goes */
 	gitexit(e);
 	gitfree(e);
 	if (e->tmpdir && rmtree(e->tmpdir) < 0)

@@ -541,31 +541,59 @@ samefile(int fd1, int fd2)
 	       s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
 }
 
-/* Remove dir and what is beneath it, as rm -rf would. */
-int
-rmtree(const char *dir)
+/* Remove what the directory fd holds, by descriptor, then close fd.  A
+ * process still at work there may swap a directory for a link to one
+ * outside while we walk: openat with O_NOFOLLOW refuses the link, which
+ * unlinkat then removes, never what it leads to. */
+static int
+rmbelow(int fd)
 {
 	DIR *d;
 	struct dirent *de;
 	struct stat st;
-	Buf p = { 0 };
-	int rc = 0;
+	const char *name;
+	int sub, rc = 0;
 
-	chmod(dir, 0700);	/* a tool may have taken our rights away */
-	if (!(d = opendir(dir)))
-		return rmdir(dir);
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return -1;
+	}
 	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		name = de->d_name;
+		if (!strcmp(name, ".") || !strcmp(name, ".."))
 			continue;
-		bufreset(&p);
-		bufaddf(&p, "%s/%s", dir, de->d_name);
-		if (lstat(p.p, &st) == 0 && S_ISDIR(st.st_mode))
-			rc |= rmtree(p.p);
-		else if (unlink(p.p) < 0)
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode)) {
+			/* a tool may have taken our rights away; a link's
+			 * own mode, if anything, is what this changes */
+			fchmodat(fd, name, 0700, AT_SYMLINK_NOFOLLOW);
+			sub = openat(fd, name, O_RDONLY | O_DIRECTORY |
+			             O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0 && rmbelow(sub) < 0)
+				rc = -1;
+			if (unlinkat(fd, name, AT_REMOVEDIR) < 0 &&
+			    unlinkat(fd, name, 0) < 0)	/* a link by now */
+				rc = -1;
+		} else if (unlinkat(fd, name, 0) < 0) {
 			rc = -1;
+		}
 	}
 	closedir(d);
-	buffree(&p);
+	return rc;
+}
+
+/* Remove dir and what is beneath it, as rm -rf would, following no link
+ * in it: a link named dir is removed itself. */
+int
+rmtree(const char *dir)
+{
+	int fd, rc;
+
+	fchmodat(AT_FDCWD, dir, 0700, AT_SYMLINK_NOFOLLOW);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return rmdir(dir) < 0 && unlink(dir) < 0 ? -1 : 0;
+	rc = rmbelow(fd);
 	return rmdir(dir) < 0 ? -1 : rc;
 }
 

@@ -25,7 +25,7 @@ static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
                        WALL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL,
                        5 << 20, { NULL, 0, 0 }, NULL, NULL, NULL, 0, NULL, 0,
                        NULL, NULL, 256 << 10, 10000, 10000, 32 << 10, 0, 0,
-                       NULL };
+                       NULL, 1, 0 };
 static Buf out;
 static int root;
 
@@ -710,6 +710,19 @@ testbashlong(void)
 	if ((bg = atol(out.p)) > 0)
 		kill(bg, SIGKILL);
 
+	env.stay = 0;	/* no subreaper here: the call's group alone */
+	t0 = ms();
+	T(run(toolbash, "{\"command\":\"echo $$; sleep 30.432 >/dev/null "
+	  "2>&1 &\"}") == 0 && has("Processes left in the background were "
+	  "killed") && !has("still hold") && ms() - t0 < 5000,
+	  "bash: stay 0: what a call leaves is killed at its end");
+	g = atol(out.p);
+	T(g > 0 && alive(g) == 0, "bash: stay 0: no process left in group %ld",
+	  g);
+	T(run(toolbash, "{\"command\":\"echo hi\"}") == 0 && is("hi"),
+	  "bash: stay 0: nothing said when nothing was left");
+	env.stay = 1;
+
 	signal(SIGALRM, onalarm);
 	alarm(1);
 	t0 = ms();
@@ -842,6 +855,32 @@ testbashlog(void)
 	toolcleanup(&env);
 	T(!env.logdir, "bash: toolcleanup twice is harmless");
 	free(dir);
+}
+
+/* rmtree follows no link: not one in the tree, nor the one it is
+ * given; a directory a tool made unreadable goes too. */
+static void
+testrmtree(void)
+{
+	int fd;
+
+	T(mkdir("rmo", 0700) == 0 && (fd = open("rmo/keep", O_CREAT |
+	  O_WRONLY, 0600)) >= 0 && close(fd) == 0 && mkdir("rmt", 0700) == 0 &&
+	  mkdir("rmt/d", 0700) == 0 && mkdir("rmt/d/locked", 0700) == 0 &&
+	  (fd = open("rmt/d/locked/f", O_CREAT | O_WRONLY, 0600)) >= 0 &&
+	  close(fd) == 0 && symlink("../rmo", "rmt/out") == 0 &&
+	  symlink("../../rmo", "rmt/d/out2") == 0 &&
+	  chmod("rmt/d/locked", 0) == 0 && chmod("rmt/d", 0500) == 0 &&
+	  symlink("rmo", "rmlink") == 0, "rmtree: a tree made");
+	T(rmtree("rmt") == 0 && access("rmt", F_OK) < 0 &&
+	  access("rmo/keep", F_OK) == 0,
+	  "rmtree: a tree with links out and a mode 000 directory gone, "
+	  "what the links lead to kept");
+	T(rmtree("rmlink") == 0 && access("rmlink", F_OK) < 0 &&
+	  access("rmo/keep", F_OK) == 0,
+	  "rmtree: a link given is removed, not followed");
+	T(rmtree("rmt") < 0 && errno == ENOENT, "rmtree: none: ENOENT");
+	T(rmtree("rmo") == 0, "rmtree: the outside directory");
 }
 
 static void
@@ -1376,6 +1415,7 @@ main(int argc, char *argv[])
 	testwrite();
 	testedit();
 	testlinks();
+	testrmtree();
 	testbig();
 	testbash();
 	testgrep();
