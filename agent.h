@@ -48,6 +48,7 @@ char *dirof(const char *path);
 int mkdirs(const char *dir, int mode, char **bad);
 int syncdir(const char *dir);
 int rmtree(const char *dir);
+int rmtreeat(int dir, const char *name);
 int samefile(int fd1, int fd2);
 void hidesecrets(const char *const *names);
 int pathmatch(const char *pattern, const char *path);

@@ -22,7 +22,6 @@
 #include "agent.h"
 
 enum { GABSENT, GFILE, GDIR, GLINK };	/* what a node was at start */
-enum { GDEPTH = 64 };	/* directories deep a tool's tree is removed */
 
 typedef struct {
 	char *path;		/* from the working directory */
@@ -228,36 +227,15 @@ gitstamp(Gitguard *g)
 }
 
 /* Remove name from dir, a directory with all it holds, no link
- * followed. */
+ * followed; that it was not there is no error. */
 static int
-gitremove(int dir, const char *name, int depth)
+gitremove(int dir, const char *name)
 {
 	struct stat st;
-	DIR *d;
-	struct dirent *de;
-	int fd, rc = 0;
 
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlinkat(dir, name, 0);
-	if (depth > GDEPTH) {
-		errno = ELOOP;
-		return -1;
-	}
-	if ((fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	                 O_CLOEXEC)) < 0)
-		return -1;
-	fchmod(fd, 0700);	/* a tool may have taken our rights away */
-	if (!(d = fdopendir(fd))) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			rc |= gitremove(dirfd(d), de->d_name, depth + 1);
-	closedir(d);
-	return unlinkat(dir, name, AT_REMOVEDIR) < 0 ? -1 : rc;
+	return rmtreeat(dir, name);
 }
 
 /* Note path as put back, or as not, with why. */
@@ -298,8 +276,8 @@ gitputfile(int dir, const Gitnode *nd, const struct stat *st, int have)
 	int fd, rc = -1;
 
 	bufaddf(&tmp, "%s.agent-restore", nd->name);
-	if (gitremove(dir, tmp.p, 0) < 0 ||
-	    (have && S_ISDIR(st->st_mode) && gitremove(dir, nd->name, 0) < 0))
+	if (gitremove(dir, tmp.p) < 0 ||
+	    (have && S_ISDIR(st->st_mode) && gitremove(dir, nd->name) < 0))
 		goto done;
 	if (nd->kind == GLINK) {
 		if (symlinkat(bstr(&nd->data), dir, tmp.p) < 0)
@@ -349,7 +327,7 @@ gitfix(Gitguard *g, int dir, int i, Buf *fixed, Buf *failed)
 	if (nd->kind == GABSENT ? !have : have && gitsamefile(dir, nd, &st))
 		return;
 	gitsaid(fixed, nd->path, NULL);
-	if (nd->kind == GABSENT ? gitremove(dir, nd->name, 0) < 0 :
+	if (nd->kind == GABSENT ? gitremove(dir, nd->name) < 0 :
 	    gitputfile(dir, nd, &st, have) < 0)
 		gitsaid(failed, nd->path, strerror(errno));
 }
@@ -383,7 +361,7 @@ gitfixdir(Gitguard *g, int dir, int i, Buf *fixed, Buf *failed)
 	    !S_ISDIR(st.st_mode)) {
 		gitsaid(fixed, nd->path, NULL);
 		fixed = &made;	/* made anew: what it holds unsaid */
-		if (gitremove(dir, nd->name, 0) < 0 ||
+		if (gitremove(dir, nd->name) < 0 ||
 		    mkdirat(dir, nd->name, 0700) < 0) {
 			gitsaid(failed, nd->path, strerror(errno));
 			return;
@@ -406,7 +384,7 @@ gitfixdir(Gitguard *g, int dir, int i, Buf *fixed, Buf *failed)
 		bufreset(&p);
 		bufaddf(&p, "%s/%s", nd->path, de->d_name);
 		gitsaid(fixed, p.p, NULL);
-		if (gitremove(dirfd(d), de->d_name, 0) < 0)
+		if (gitremove(dirfd(d), de->d_name) < 0)
 			gitsaid(failed, p.p, strerror(errno));
 	}
 	for (k = i + 1; k < nd->end; k++)

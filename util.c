@@ -541,60 +541,75 @@ samefile(int fd1, int fd2)
 	       s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
 }
 
-/* Remove what the directory fd holds, by descriptor, then close fd.  A
- * process still at work there may swap a directory for a link to one
- * outside while we walk: openat with O_NOFOLLOW refuses the link, which
- * unlinkat then removes, never what it leads to. */
+enum { RMDEPTH = 256 };	/* directories deep rmtree goes: a tool may
+				 * make a tree deep enough to exhaust our
+				 * stack or descriptors */
+
+static int rmat(int dir, const char *name, int depth);
+
+/* Remove what the directory fd holds, by descriptor, then close fd. */
 static int
-rmbelow(int fd)
+rmbelow(int fd, int depth)
 {
 	DIR *d;
 	struct dirent *de;
-	struct stat st;
-	const char *name;
-	int sub, rc = 0;
+	int rc = 0;
 
 	if (!(d = fdopendir(fd))) {
 		close(fd);
 		return -1;
 	}
-	while ((de = readdir(d))) {
-		name = de->d_name;
-		if (!strcmp(name, ".") || !strcmp(name, ".."))
-			continue;
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(st.st_mode)) {
-			/* a tool may have taken our rights away; a link's
-			 * own mode, if anything, is what this changes */
-			fchmodat(fd, name, 0700, AT_SYMLINK_NOFOLLOW);
-			sub = openat(fd, name, O_RDONLY | O_DIRECTORY |
-			             O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0 && rmbelow(sub) < 0)
-				rc = -1;
-			if (unlinkat(fd, name, AT_REMOVEDIR) < 0 &&
-			    unlinkat(fd, name, 0) < 0)	/* a link by now */
-				rc = -1;
-		} else if (unlinkat(fd, name, 0) < 0) {
-			rc = -1;
-		}
-	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			rc |= rmat(fd, de->d_name, depth + 1);
 	closedir(d);
 	return rc;
 }
 
-/* Remove dir and what is beneath it, as rm -rf would, following no link
- * in it: a link named dir is removed itself. */
+/* A process still at work in the tree may swap a directory for a link
+ * to one outside while we walk: openat with O_NOFOLLOW refuses the
+ * link, which unlinkat then removes, never what it leads to. */
+static int
+rmat(int dir, const char *name, int depth)
+{
+	struct stat st;
+	int fd, rc = 0;
+
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dir, name, 0);
+	if (depth > RMDEPTH) {
+		errno = ELOOP;
+		return -1;
+	}
+	/* a tool may have taken our rights away; a link's own mode, if it
+	 * is one by now, is all this changes */
+	fchmodat(dir, name, 0700, AT_SYMLINK_NOFOLLOW);
+	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	            O_CLOEXEC);
+	if (fd >= 0 && rmbelow(fd, depth) < 0)
+		rc = -1;
+	if (unlinkat(dir, name, AT_REMOVEDIR) < 0 &&
+	    unlinkat(dir, name, 0) < 0)		/* a link by now */
+		return -1;
+	return rc;
+}
+
+/* Remove name in the directory dir, as rm -rf would, following no link:
+ * a link is removed itself. */
+int
+rmtreeat(int dir, const char *name)
+{
+	return rmat(dir, name, 0);
+}
+
+/* Remove dir and what is beneath it; a link named dir is removed
+ * itself. */
 int
 rmtree(const char *dir)
 {
-	int fd, rc;
-
-	fchmodat(AT_FDCWD, dir, 0700, AT_SYMLINK_NOFOLLOW);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return rmdir(dir) < 0 && unlink(dir) < 0 ? -1 : 0;
-	rc = rmbelow(fd);
-	return rmdir(dir) < 0 ? -1 : rc;
+	return rmtreeat(AT_FDCWD, dir);
 }
 
 /* Paths */
