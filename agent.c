@@ -1893,5 +1893,5 @@ main(int argc, char *argv[])
 	buffree(&a.attach);
 	buffree(&a.sid);
 	toolcleanup(&a.tenv);
-	return rc;
+	return rc == 0 && a.tenv.gitbad ? 1 : rc;
 }

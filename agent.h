@@ -583,6 +583,8 @@ typedef struct {
 				 * profile's); else it is killed at its end */
 	int reaper;		/* agent is the subreaper of tool processes:
 				 * every child is theirs (toolreaper) */
+	int gitbad;		/* at exit, .git could not be put back
+				 * (gitexit): agent exits 1 */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an

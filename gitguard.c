@@ -17,11 +17,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
 
 enum { GABSENT, GFILE, GDIR, GLINK };	/* what a node was at start */
+enum {
+	GITSAY = 20,		/* paths named in a message, then "and N
+				 * more": a tool can add thousands */
+	GITTRIES = 4		/* temporary names tried */
+};
+
+typedef struct {
+	Buf b;			/* ", path", ", path (why)" */
+	int n, said;		/* paths, and those in b */
+} Gitlist;
 
 typedef struct {
 	char *path;		/* from the working directory */
@@ -33,6 +44,8 @@ typedef struct {
 	int part;		/* .git itself: only the nodes under it are
 				 * kept, not what else it holds */
 	int kind;		/* GABSENT, GFILE, GDIR, GLINK */
+	int bad;		/* could not be put back: not stamped, so
+				 * that every later check tries again */
 	mode_t mode;		/* its permission bits */
 	Buf data;		/* a file's content, a link's target */
 	struct stat st;		/* lstat last seen: the fingerprint */
@@ -45,8 +58,9 @@ struct Gitguard {
 	int n, cap;
 	size_t bytes, maxbytes;	/* content copied, and the limit */
 	int maxfiles;
-	Buf told;		/* what was put back, not yet told the
+	Gitlist told;		/* what was put back, not yet told the
 				 * model */
+	Gitlist nottold;	/* what could not be */
 };
 
 /* What git reads of a .git directory. */
@@ -195,32 +209,79 @@ gitsame(const Gitnode *nd, const struct stat *st)
 	       st->st_ctim.tv_nsec == nd->st.st_ctim.tv_nsec);
 }
 
-/* Whether every node is as last seen: a few lstat calls, the price of
- * a check around every tool call. */
+/* Note path as put back, or as not, with why: the first GITSAY. */
+static void
+gitsaid(Gitlist *l, const char *path, const char *why)
+{
+	if (l->n++ >= GITSAY)
+		return;
+	l->said++;
+	bufadds(&l->b, ", ");
+	safetext(&l->b, path, strlen(path), 1);
+	if (why)
+		bufaddf(&l->b, " (%s)", why);
+}
+
+/* The list for a message: "a, b and 3 more" ("and 3 more" alone if
+ * none is in it). */
+static const char *
+gitsaytext(Gitlist *l)
+{
+	if (l->n > l->said)
+		bufaddf(&l->b, " and %d more", l->n - l->said);
+	return bstr(&l->b) + (l->said ? 2 : 1);
+}
+
+/* src's paths added to dst's, as long as dst names fewer than GITSAY:
+ * a bound however many checks come before the model is told. */
+static void
+gitsayadd(Gitlist *dst, const Gitlist *src)
+{
+	if (dst->said < GITSAY) {
+		bufadd(&dst->b, src->b.p, src->b.len);
+		dst->said += src->said;
+	}	/* else counted, not named */
+	dst->n += src->n;
+}
+
+static void
+gitsayfree(Gitlist *l)
+{
+	buffree(&l->b);
+	l->n = l->said = 0;
+}
+
+/* Nodes not as last seen, noted in l if not NULL: a few lstat calls,
+ * the price of a check around every tool call. */
 static int
-gitfresh(const Gitguard *g)
+gitstale(const Gitguard *g, Gitlist *l)
 {
 	struct stat st;
-	int i, have;
+	int i, have, n = 0;
 
 	for (i = 0; i < g->n; i++) {
 		have = fstatat(g->rootfd, g->v[i].path, &st,
 		               AT_SYMLINK_NOFOLLOW) == 0;
-		if (g->v[i].kind == GABSENT ? have || errno != ENOENT :
-		    !have || !gitsame(&g->v[i], &st))
-			return 0;
+		if (g->v[i].kind == GABSENT ? !have && errno == ENOENT :
+		    have && gitsame(&g->v[i], &st))
+			continue;
+		if (!l)
+			return 1;
+		gitsaid(l, g->v[i].path, NULL);
+		n++;
 	}
-	return 1;
+	return n;
 }
 
-/* The fingerprints taken anew, after a restore. */
+/* The fingerprints taken anew, after a restore, but for the nodes that
+ * could not be put back: theirs stays, so the next check sees them. */
 static void
 gitstamp(Gitguard *g)
 {
 	int i;
 
 	for (i = 0; i < g->n; i++)
-		if (g->v[i].kind != GABSENT &&
+		if (g->v[i].kind != GABSENT && !g->v[i].bad &&
 		    fstatat(g->rootfd, g->v[i].path, &g->v[i].st,
 		            AT_SYMLINK_NOFOLLOW) < 0)
 			memset(&g->v[i].st, 0, sizeof(g->v[i].st));
@@ -238,14 +299,13 @@ gitremove(int dir, const char *name)
 	return rmtreeat(dir, name);
 }
 
-/* Note path as put back, or as not, with why. */
+/* Node i could not be put back (path: it, or what is in its
+ * directory), for errno. */
 static void
-gitsaid(Buf *b, const char *path, const char *why)
+gitfailed(Gitguard *g, int i, const char *path, Gitlist *failed)
 {
-	bufadds(b, ", ");
-	safetext(b, path, strlen(path), 1);
-	if (why)
-		bufaddf(b, " (%s)", why);
+	g->v[i].bad = 1;
+	gitsaid(failed, path, strerror(errno));
 }
 
 /* Whether name in dir holds what file node nd held, its mode too. */
@@ -267,57 +327,110 @@ gitsamefile(int dir, const Gitnode *nd, const struct stat *st)
 	return same;
 }
 
+/* A temporary name no tool can guess, .agent-restore-<16 hex>: made
+ * with O_EXCL, it needs nothing removed first.  A fixed name let a tool
+ * put there a directory too deep to remove, and so stop the restore. */
+static void
+gittmpname(Buf *b)
+{
+	unsigned char r[8];
+	unsigned long long x;
+	struct timespec ts;
+	ssize_t n = -1;
+	int fd, k;
+
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, r, sizeof(r));
+		close(fd);
+	}
+	if (n != (ssize_t)sizeof(r)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x = (unsigned long long)ts.tv_nsec ^
+		    (unsigned long long)ts.tv_sec << 30 ^
+		    (unsigned long long)getpid() << 44;
+		for (k = 0; k < (int)sizeof(r); k++)
+			r[k] = x >> 8 * k;
+	}
+	bufreset(b);
+	bufadds(b, ".agent-restore-");
+	for (k = 0; k < (int)sizeof(r); k++)
+		bufaddf(b, "%02x", r[k]);
+}
+
+/* The file or link of node nd made in dir under a fresh temporary name
+ * (in tmp): 0, or -1 with errno. */
+static int
+gitmaketmp(int dir, const Gitnode *nd, Buf *tmp)
+{
+	int fd = -1, k, err;
+
+	for (k = 0; k < GITTRIES; k++) {
+		gittmpname(tmp);
+		if (nd->kind == GLINK ?
+		    symlinkat(bstr(&nd->data), dir, tmp->p) == 0 :
+		    (fd = openat(dir, tmp->p, O_WRONLY | O_CREAT | O_EXCL |
+		                 O_NOFOLLOW | O_CLOEXEC, 0600)) >= 0)
+			break;
+		if (errno != EEXIST)
+			return -1;
+	}
+	if (k == GITTRIES || nd->kind == GLINK)
+		return k == GITTRIES ? -1 : 0;
+	if (writeall(fd, nd->data.p, nd->data.len) < 0 ||
+	    fchmod(fd, nd->mode) < 0) {
+		err = errno;
+		close(fd);
+		unlinkat(dir, tmp->p, 0);
+		errno = err;
+		return -1;
+	}
+	if (close(fd) < 0) {
+		err = errno;
+		unlinkat(dir, tmp->p, 0);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 /* Put file or link node nd back in dir: made beside it, renamed over
  * it (a directory in its way removed first). */
 static int
 gitputfile(int dir, const Gitnode *nd, const struct stat *st, int have)
 {
 	Buf tmp = { 0 };
-	int fd, rc = -1;
+	int rc = -1, err;
 
-	bufaddf(&tmp, "%s.agent-restore", nd->name);
-	if (gitremove(dir, tmp.p) < 0 ||
-	    (have && S_ISDIR(st->st_mode) && gitremove(dir, nd->name) < 0))
+	if (have && S_ISDIR(st->st_mode) && gitremove(dir, nd->name) < 0)
+		return -1;
+	if (gitmaketmp(dir, nd, &tmp) < 0)
 		goto done;
-	if (nd->kind == GLINK) {
-		if (symlinkat(bstr(&nd->data), dir, tmp.p) < 0)
-			goto done;
-	} else {
-		if ((fd = openat(dir, tmp.p, O_WRONLY | O_CREAT | O_EXCL |
-		                 O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
-			goto done;
-		if (writeall(fd, nd->data.p, nd->data.len) < 0 ||
-		    fchmod(fd, nd->mode) < 0) {
-			close(fd);
-			unlinkat(dir, tmp.p, 0);
-			goto done;
-		}
-		if (close(fd) < 0)
-			goto done;
-	}
-	if (renameat(dir, tmp.p, dir, nd->name) < 0)
+	if (renameat(dir, tmp.p, dir, nd->name) < 0) {
+		err = errno;
 		unlinkat(dir, tmp.p, 0);
-	else
+		errno = err;
+	} else {
 		rc = 0;
+	}
 done:
 	buffree(&tmp);
 	return rc;
 }
 
-static void gitfixdir(Gitguard *g, int dir, int i, Buf *fixed,
-                      Buf *failed);
+static void gitfixdir(Gitguard *g, int dir, int i, Gitlist *fixed,
+                      Gitlist *failed);
 
-/* Put node i back in dir, the directory of its parent: what differs is
- * noted in fixed, what cannot be put back in failed. */
+/* Put node i back in dir, the directory of its parent: what is put
+ * back is noted in fixed, what cannot be in failed. */
 static void
-gitfix(Gitguard *g, int dir, int i, Buf *fixed, Buf *failed)
+gitfix(Gitguard *g, int dir, int i, Gitlist *fixed, Gitlist *failed)
 {
 	const Gitnode *nd = &g->v[i];
 	struct stat st;
 	int have = fstatat(dir, nd->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 
 	if (!have && errno != ENOENT) {
-		gitsaid(failed, nd->path, strerror(errno));
+		gitfailed(g, i, nd->path, failed);
 		return;
 	}
 	if (nd->kind == GDIR) {
@@ -326,10 +439,11 @@ gitfix(Gitguard *g, int dir, int i, Buf *fixed, Buf *failed)
 	}
 	if (nd->kind == GABSENT ? !have : have && gitsamefile(dir, nd, &st))
 		return;
-	gitsaid(fixed, nd->path, NULL);
 	if (nd->kind == GABSENT ? gitremove(dir, nd->name) < 0 :
 	    gitputfile(dir, nd, &st, have) < 0)
-		gitsaid(failed, nd->path, strerror(errno));
+		gitfailed(g, i, nd->path, failed);
+	else
+		gitsaid(fixed, nd->path, NULL);
 }
 
 /* Whether name is a node in the directory of node i. */
@@ -348,31 +462,32 @@ gitknown(const Gitguard *g, int i, const char *name)
  * its place removed: a file, a link), what it did not hold removed
  * (but from .git), its nodes put back, its mode. */
 static void
-gitfixdir(Gitguard *g, int dir, int i, Buf *fixed, Buf *failed)
+gitfixdir(Gitguard *g, int dir, int i, Gitlist *fixed, Gitlist *failed)
 {
 	const Gitnode *nd = &g->v[i];
 	struct stat st;
 	DIR *d;
 	struct dirent *de;
-	Buf p = { 0 }, made = { 0 };
+	Buf p = { 0 };
+	Gitlist made = { 0 };
 	int fd, k;
 
 	if (fstatat(dir, nd->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISDIR(st.st_mode)) {
-		gitsaid(fixed, nd->path, NULL);
-		fixed = &made;	/* made anew: what it holds unsaid */
 		if (gitremove(dir, nd->name) < 0 ||
 		    mkdirat(dir, nd->name, 0700) < 0) {
-			gitsaid(failed, nd->path, strerror(errno));
+			gitfailed(g, i, nd->path, failed);
 			return;
 		}
+		gitsaid(fixed, nd->path, NULL);
+		fixed = &made;	/* made anew: what it holds unsaid */
 	} else if ((st.st_mode & 07777) != nd->mode) {
 		gitsaid(fixed, nd->path, NULL);
 	}
 	if ((fd = openat(dir, nd->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	                 O_CLOEXEC)) < 0 || fchmod(fd, nd->mode | 0700) < 0 ||
 	    !(d = fdopendir(fd))) {
-		gitsaid(failed, nd->path, strerror(errno));
+		gitfailed(g, i, nd->path, failed);
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -383,18 +498,19 @@ gitfixdir(Gitguard *g, int dir, int i, Buf *fixed, Buf *failed)
 			continue;
 		bufreset(&p);
 		bufaddf(&p, "%s/%s", nd->path, de->d_name);
-		gitsaid(fixed, p.p, NULL);
 		if (gitremove(dirfd(d), de->d_name) < 0)
-			gitsaid(failed, p.p, strerror(errno));
+			gitfailed(g, i, p.p, failed);
+		else
+			gitsaid(fixed, p.p, NULL);
 	}
 	for (k = i + 1; k < nd->end; k++)
 		if (g->v[k].parent == i)
 			gitfix(g, dirfd(d), k, fixed, failed);
 	if (fchmod(dirfd(d), nd->mode) < 0)
-		gitsaid(failed, nd->path, strerror(errno));
+		gitfailed(g, i, nd->path, failed);
 	closedir(d);
 	buffree(&p);
-	buffree(&made);
+	gitsayfree(&made);
 }
 
 /* With gitwrite 0 and a .git in the working directory: copy what of it
@@ -452,29 +568,31 @@ gitinit(Toolenv *e, size_t maxbytes, int maxfiles, Buf *why)
 
 /* Put back what a tool changed of .git's config and hooks, if the
  * fingerprint says anything did; say so on stderr, and keep it for the
- * model (gitnote).  1 if anything was put back. */
+ * model (gitnote).  1 if anything was put back or could not be. */
 int
 gitcheck(Toolenv *e)
 {
 	Gitguard *g = e ? e->git : NULL;
-	Buf fixed = { 0 }, failed = { 0 };
-	int n = 0;
+	Gitlist fixed = { 0 }, failed = { 0 };
+	int i, n;
 
-	if (!g || gitfresh(g))
+	if (!g || !gitstale(g, NULL))
 		return 0;
+	for (i = 0; i < g->n; i++)
+		g->v[i].bad = 0;
 	gitfix(g, g->rootfd, 0, &fixed, &failed);
 	gitstamp(g);
-	if (fixed.len) {
+	gitsayadd(&g->told, &fixed);
+	gitsayadd(&g->nottold, &failed);
+	if (fixed.n)
 		warn("a tool changed %s: put back as it was (git's config "
-		     "and hooks are read-only for tools)", fixed.p + 2);
-		bufadd(&g->told, fixed.p, fixed.len);
-		n = 1;
-	}
-	if (failed.len)
-		warn("cannot put back %s: check them before you run git",
-		     failed.p + 2);
-	buffree(&fixed);
-	buffree(&failed);
+		     "and hooks are read-only for tools)", gitsaytext(&fixed));
+	if (failed.n)
+		warn("a tool changed %s, and it CANNOT be put back: check "
+		     "it before you run git", gitsaytext(&failed));
+	n = fixed.n || failed.n;
+	gitsayfree(&fixed);
+	gitsayfree(&failed);
 	return n;
 }
 
@@ -498,28 +616,47 @@ gitagain(Toolenv *e)
 	buffree(&why);
 }
 
-/* What was put back since the model was last told, at the end of a tool
- * result. */
+/* What was put back since the model was last told, and what could
+ * not be, at the end of a tool result. */
 void
 gitnote(Toolenv *e, Buf *res)
 {
 	Gitguard *g = e->git;
 
-	if (!g || !g->told.len)
-		return;
-	bufaddf(res, "\n\nRestored %s: git's configuration and hooks "
-	        "(.git/config, config.worktree, commondir, hooks/, info/) "
-	        "are read-only for tools in this run, and were put back as "
-	        "they were.", g->told.p + 2);
-	bufreset(&g->told);
+	if (g && g->told.n)
+		bufaddf(res, "\n\nRestored %s: git's configuration and hooks "
+		        "(.git/config, config.worktree, commondir, hooks/, "
+		        "info/) are read-only for tools in this run, and were "
+		        "put back as they were.", gitsaytext(&g->told));
+	if (g && g->nottold.n)
+		bufaddf(res, "\n\nCould NOT put back %s: git's configuration "
+		        "and hooks are read-only for tools in this run, but "
+		        "these changes could not be undone; the user is "
+		        "warned. Do not run git until they are.",
+		        gitsaytext(&g->nottold));
+	if (g) {
+		gitsayfree(&g->told);
+		gitsayfree(&g->nottold);
+	}
 }
 
 /* The last check, at exit: after the tool processes are ended, so that
- * none changes .git after it. */
+ * none changes .git after it.  What still differs is said loudly, and
+ * makes the exit status 1 (gitbad): the user's next git command would
+ * obey it. */
 void
 gitexit(Toolenv *e)
 {
+	Gitlist l = { 0 };
+
 	gitcheck(e);
+	if (!e->git || !gitstale(e->git, &l))
+		return;
+	warn("WARNING: git's config or hooks differ from what they were at "
+	     "start, and could not be put back: %s.  Git may run a tool's "
+	     "commands: check .git before you run git.", gitsaytext(&l));
+	e->gitbad = 1;
+	gitsayfree(&l);
 }
 
 void
@@ -535,7 +672,8 @@ gitfree(Toolenv *e)
 		buffree(&g->v[i].data);
 	}
 	free(g->v);
-	buffree(&g->told);
+	gitsayfree(&g->told);
+	gitsayfree(&g->nottold);
 	close(g->rootfd);
 	free(g);
 	e->git = NULL;

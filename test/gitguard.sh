@@ -203,3 +203,46 @@ runat -y -g full 'go'
 [ "$(cd "$W" && git config core.fsmonitor)" = "touch $O/pwned" ] &&
     ok "git: -g full lets tools change the config" ||
     fail "git: -g full lets tools change the config" "$(cat "$T/err")"
+
+# A directory too deep to remove where the restore might make its
+# temporary file stops nothing: the temporary name is not guessed.
+# mkdeep: a command making $d 300 directories deep, deeper than
+# rmtreeat goes.
+mkdeep='i=0; while [ $i -lt 300 ]; do d=$d/d; i=$((i+1)); done'
+mkdeep="$mkdeep; mkdir -p \$d"
+gitrepo
+deep="d=.git/config.agent-restore; $mkdeep; for h in \$(ls .git/hooks); do"
+deep="$deep mkdir .git/hooks/\$h.agent-restore; done"
+fsmon="git config core.fsmonitor 'touch $O/pwned'"
+calls "tool b1 bash {\"command\": \"$deep\"}" \
+    "tool b2 bash {\"command\": \"$fsmon\"}"
+runat -y 'go'
+[ "$RC" -eq 0 ] && ok "git: a deep directory at a restore's name: ends well" ||
+    fail "git: a deep directory at a restore's name: ends well" \
+    "rc $RC: $(cat "$T/err")"
+has "git: a deep directory at a restore's name: config restored" 3 \
+    "Restored .git/config: git's configuration and hooks"
+(cd "$W" && git status >/dev/null 2>&1)
+[ ! -e "$O/pwned" ] &&
+    ok "git: a deep directory at a restore's name: git status is safe" ||
+    fail "git: a deep directory at a restore's name: git status is safe" \
+    "$(cat "$T/err")"
+
+# A restore that fails (.git/config made a directory too deep to
+# remove) is told as failed, to the model, loudly at exit, and in the
+# exit status; every check tries again.
+gitrepo
+deep="mv .git/config .git/c0; d=.git/config; $mkdeep"
+calls "tool b1 bash {\"command\": \"$deep\"}" \
+    'tool b2 bash {"command": "echo again"}'
+runat -y 'go'
+n="git: a restore that fails"
+[ "$RC" -eq 1 ] && ok "$n: agent exits 1" ||
+    fail "$n: agent exits 1" "rc $RC: $(cat "$T/err")"
+has "$n: the model is told" 2 "Could NOT put back .git/config ("
+jsontest "$n: is not said restored" "$REQ/2.json" \
+    '"Restored" not in d["messages"][-1]["content"]'
+has "$n: the next check tries again" 3 "Could NOT put back .git/config ("
+grep -q "agent: WARNING: git's config or hooks differ .*\.git/config" \
+    "$T/err" && ok "$n: the user is warned at exit" ||
+    fail "$n: the user is warned at exit" "$(cat "$T/err")"
