@@ -246,3 +246,17 @@ has "$n: the next check tries again" 3 "Could NOT put back .git/config ("
 grep -q "agent: WARNING: git's config or hooks differ .*\.git/config" \
     "$T/err" && ok "$n: the user is warned at exit" ||
     fail "$n: the user is warned at exit" "$(cat "$T/err")"
+
+# Thousands of files added to hooks: all removed, the first few named,
+# the rest counted.
+gitrepo
+calls 'tool b1 bash {"command": "cd .git/hooks && seq 1 2000 | xargs touch"}'
+runat -y 'go'
+samegit "git: 2000 files added to hooks are removed"
+has "git: 2000 files: the rest counted" 2 " and 1980 more: git's"
+n=$(wc -c <"$REQ/2.json")
+[ "$n" -lt 8000 ] && ok "git: 2000 files: the tool result stays small" ||
+    fail "git: 2000 files: the tool result stays small" "$n bytes"
+n=$(wc -c <"$T/err")
+[ "$n" -lt 4000 ] && ok "git: 2000 files: the warning stays small" ||
+    fail "git: 2000 files: the warning stays small" "$n bytes"
