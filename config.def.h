@@ -391,9 +391,13 @@ static const char sysprompt[] =
  *           runs what they name (core.fsmonitor, a hook, an alias) at
  *           the user's next git command, outside any sandbox, and the
  *           kernel cannot keep them read-only within a writable tree.
- *           Not covered: a project with no .git at start, the config
- *           and hooks of submodules (.git/modules), what a .git that
- *           is a link or a file leads to.
+ *           So too for each submodule's .git directory in
+ *           .git/modules (not its objects and refs; write and edit
+ *           do not refuse these, but what they change is put back),
+ *           and a submodule added there is removed.  Not covered: a project with no
+ *           .git at start, what a .git that is a link or a file leads
+ *           to, a submodule whose .git directory is elsewhere (in the
+ *           working tree, say).
  *   stay    1: processes a bash call leaves running in the background
  *           (cmd &, nohup, setsid, a double fork: a server, a watcher)
  *           may go on until agent exits.  0: they are killed when the
@@ -425,7 +429,8 @@ static const Profile profiles[] = {
 /* gitwrite 0: what of .git is copied at start, at most; a .git whose
  * config, hooks and info hold more does not start such a profile. */
 static const size_t maxgitbytes = 4 << 20;	/* bytes of content */
-static const int maxgitfiles = 1000;	/* files, links and directories */
+static const int maxgitfiles = 4000;	/* files, links and directories:
+					 * a submodule's hooks are ~20 */
 
 /*
  * Rules, before the profile.  A row names a tool, a glob and what to do:

@@ -3,11 +3,14 @@
  * obeys .git/config (core.fsmonitor, core.pager, aliases, hooksPath),
  * config.worktree, commondir (where the rest of the config is) and the
  * programs in hooks/, and reads info/ (attributes, exclude), at the
- * user's next git command, outside any sandbox.  Landlock only allows,
- * and allows a tree whole: it cannot keep these read-only beneath a
- * working directory tools may write.  So they are copied at start,
- * their fingerprint checked around every tool call, before every hook
- * and at exit, and what a tool changed is put back from the copy. */
+ * user's next git command, outside any sandbox; and so for each
+ * submodule's .git directory in .git/modules, which git status enters.
+ * Landlock only allows, and allows a tree whole: it cannot keep these
+ * read-only beneath a working directory tools may write.  So they are
+ * copied at start, their fingerprint checked around every tool call,
+ * before every hook and at exit, and what a tool changed is put back
+ * from the copy.  A submodule .git/modules did not hold at start is
+ * removed: its config would be obeyed as well. */
 #define _XOPEN_SOURCE 700
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -26,7 +29,9 @@ enum { GABSENT, GFILE, GDIR, GLINK };	/* what a node was at start */
 enum {
 	GITSAY = 20,		/* paths named in a message, then "and N
 				 * more": a tool can add thousands */
-	GITTRIES = 4		/* temporary names tried */
+	GITTRIES = 4,		/* temporary names tried */
+	GITDEPTH = 64		/* directories deep a node may be: a
+				 * submodule in a submodule in ... */
 };
 
 typedef struct {
@@ -41,8 +46,13 @@ typedef struct {
 				 * directory */
 	int end;		/* a directory: its nodes are those after it
 				 * and before end */
-	int part;		/* .git itself: only the nodes under it are
-				 * kept, not what else it holds */
+	int part;		/* .git itself, or a submodule's: only the
+				 * nodes under it (gitnames) are kept, not
+				 * what else it holds */
+	int mods;		/* a .git's modules/, or a directory in it
+				 * holding submodules named a/b: what it
+				 * holds is submodules */
+	int depth;		/* directories above it, to GITDEPTH */
 	int kind;		/* GABSENT, GFILE, GDIR, GLINK */
 	int bad;		/* could not be put back: not stamped, so
 				 * that every later check tries again */
@@ -63,9 +73,13 @@ struct Gitguard {
 	Gitlist nottold;	/* what could not be */
 };
 
-/* What git reads of a .git directory. */
+/* What git reads of a .git directory; modules/ holds the submodules'
+ * .git directories, which git reads too (git status goes into them).
+ * Their objects and refs are not copied: what they hold is taken as
+ * .git's own is. */
 static const char *const gitnames[] = {
-	"config", "config.worktree", "commondir", "hooks", "info", NULL
+	"config", "config.worktree", "commondir", "hooks", "info", "modules",
+	NULL
 };
 
 /* A node for name in the directory of node parent. */
@@ -87,6 +101,7 @@ gitadd(Gitguard *g, const char *name, int parent)
 	nd->path = bufdetach(&b);
 	nd->name = nd->path + strlen(nd->path) - strlen(name);
 	nd->parent = parent;
+	nd->depth = parent >= 0 ? g->v[parent].depth + 1 : 0;
 	return g->n++;
 }
 
@@ -117,6 +132,27 @@ gitread(int dir, const char *name, int kind, size_t max, Buf *b)
 
 static int gitsnapdir(Gitguard *g, int dir, int i, Buf *why);
 
+/* Whether directory node i, open at fd, is a .git's modules/, a
+ * submodule's .git directory (it has a HEAD, as git asks), or a
+ * directory of submodules named a/b. */
+static void
+gitkindof(Gitguard *g, int fd, int i)
+{
+	Gitnode *nd = &g->v[i], *up;
+	struct stat st;
+
+	if (nd->parent < 0)
+		return;
+	up = &g->v[nd->parent];
+	if (up->part && !strcmp(nd->name, "modules"))
+		nd->mods = 1;
+	else if (up->mods && fstatat(fd, "HEAD", &st,
+	                             AT_SYMLINK_NOFOLLOW) == 0)
+		nd->part = 1;
+	else if (up->mods)
+		nd->mods = 1;
+}
+
 /* Copy name in dir, the directory of node parent: what it is, its
  * mode, its content, its fingerprint.  -1 with why. */
 static int
@@ -128,6 +164,10 @@ gitsnap(Gitguard *g, int dir, const char *name, int parent, Buf *why)
 
 	if (g->n > g->maxfiles) {
 		bufaddf(why, "more than %d files", g->maxfiles);
+		return -1;
+	}
+	if (nd->depth > GITDEPTH) {
+		bufaddf(why, "deeper than %d directories", GITDEPTH);
 		return -1;
 	}
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -161,6 +201,7 @@ gitsnap(Gitguard *g, int dir, const char *name, int parent, Buf *why)
 		bufaddf(why, "%s: %s", nd->path, strerror(errno));
 		return -1;
 	}
+	gitkindof(g, fd, i);
 	return gitsnapdir(g, fd, i, why);
 }
 
@@ -626,8 +667,9 @@ gitnote(Toolenv *e, Buf *res)
 	if (g && g->told.n)
 		bufaddf(res, "\n\nRestored %s: git's configuration and hooks "
 		        "(.git/config, config.worktree, commondir, hooks/, "
-		        "info/) are read-only for tools in this run, and were "
-		        "put back as they were.", gitsaytext(&g->told));
+		        "info/, and those of submodules in .git/modules) are "
+		        "read-only for tools in this run, and were put back "
+		        "as they were.", gitsaytext(&g->told));
 	if (g && g->nottold.n)
 		bufaddf(res, "\n\nCould NOT put back %s: git's configuration "
 		        "and hooks are read-only for tools in this run, but "

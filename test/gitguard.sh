@@ -260,3 +260,58 @@ n=$(wc -c <"$REQ/2.json")
 n=$(wc -c <"$T/err")
 [ "$n" -lt 4000 ] && ok "git: 2000 files: the warning stays small" ||
     fail "git: 2000 files: the warning stays small" "$n bytes"
+
+# plant DIR NAME CMD: a command making submodule NAME of the repository
+# in DIR, its .git directory in .git/modules, its config running CMD.
+plant() {
+	cat <<-END
+	set -e; cd $1
+	git init -q --bare .git/modules/$2
+	git --git-dir=.git/modules/$2 config core.bare false
+	git --git-dir=.git/modules/$2 config core.worktree ../../../$2
+	mkdir $2 && echo "gitdir: ../.git/modules/$2" > $2/.git
+	(cd $2 && echo y > g && git add g && git commit -qm s)
+	git update-index --add --cacheinfo \\
+	    160000,\$(cd $2 && git rev-parse HEAD),$2
+	git --git-dir=.git/modules/$2 config core.fsmonitor '$3'
+	END
+}
+
+# A submodule planted: its .git directory removed, .git/modules too.
+gitrepo
+plant . s "touch $O/pwned; false" >"$O/plant.sh"
+calls "tool b1 bash {\"command\": \"sh $O/plant.sh && echo planted\"}"
+runat -y 'go'
+n="git: a submodule planted"
+has "$n: the model is told" 2 "Restored .git/modules: git's configuration"
+[ ! -e "$W/.git/modules" ] && ok "$n: .git/modules removed" ||
+    fail "$n: .git/modules removed" "$(ls -la "$W/.git/modules")"
+(cd "$W" && git status >/dev/null 2>&1)
+[ ! -e "$O/pwned" ] && ok "$n: git status is safe" ||
+    fail "$n: git status is safe" "$(cat "$T/err")"
+
+# With a submodule at start: its config and hooks are kept, a submodule
+# added beside it is removed, a commit in it stays.
+gitrepo
+plant "$W" s : | sh || fail "git: a submodule" "cannot make it"
+(cd "$W" && git commit -qm sub) || fail "git: a submodule" "cannot commit"
+plant . t "touch $O/pwned2; false" >"$O/plant.sh"
+fsmon="git --git-dir=.git/modules/s config core.fsmonitor 'touch $O/pwned'"
+calls "tool b1 bash {\"command\": \"$fsmon\"}" \
+    "tool b2 bash {\"command\": \"sh $O/plant.sh && echo planted\"}" \
+    'tool b3 bash {"command": "cd s && echo z >g && git commit -qam z"}'
+runat -y 'go'
+n="git: a submodule at start"
+has "$n: the model is told its config was restored" 2 \
+    "Restored .git/modules/s/config: git's"
+has "$n: the model is told of the one planted" 3 \
+    "Restored .git/modules/t: git's"
+jsontest "$n: a commit in it restores nothing" "$REQ/4.json" \
+    '"Restored" not in d["messages"][-1]["content"]'
+[ "$(cd "$W/s" && git log --format=%s | head -1)" = z ] &&
+    ok "$n: the commit in it stays" ||
+    fail "$n: the commit in it stays" "$(cd "$W/s" && git log)"
+(cd "$W" && git status >/dev/null 2>&1)
+[ ! -e "$O/pwned" ] && [ ! -e "$O/pwned2" ] &&
+    [ ! -e "$W/.git/modules/t" ] && ok "$n: git status is safe" ||
+    fail "$n: git status is safe" "$(ls "$O")"
