@@ -674,7 +674,8 @@ gitnote(Toolenv *e, Buf *res)
 		bufaddf(res, "\n\nCould NOT put back %s: git's configuration "
 		        "and hooks are read-only for tools in this run, but "
 		        "these changes could not be undone; the user is "
-		        "warned. Do not run git until they are.",
+		        "warned. Do not run git until the user has checked "
+		        ".git.",
 		        gitsaytext(&g->nottold));
 	if (g) {
 		gitsayfree(&g->told);
