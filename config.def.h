@@ -392,12 +392,12 @@ static const char sysprompt[] =
  *           the user's next git command, outside any sandbox, and the
  *           kernel cannot keep them read-only within a writable tree.
  *           So too for each submodule's .git directory in
- *           .git/modules (not its objects and refs; write and edit
- *           do not refuse these, but what they change is put back),
- *           and a submodule added there is removed.  Not covered: a project with no
+ *           .git/modules (not its objects and refs), and a submodule
+ *           added there is removed.  Not covered: a project with no
  *           .git at start, what a .git that is a link or a file leads
- *           to, a submodule whose .git directory is elsewhere (in the
- *           working tree, say).
+ *           to, a repository a tool makes in the working tree (the
+ *           user's git obeys its config when the index names it as a
+ *           submodule, or when run in it).
  *   stay    1: processes a bash call leaves running in the background
  *           (cmd &, nohup, setsid, a double fork: a server, a watcher)
  *           may go on until agent exits.  0: they are killed when the

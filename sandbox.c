@@ -627,7 +627,7 @@ plancheck(const Toolenv *e, Buf *why)
  * puts back what tools change of it, and write and edit refuse it. */
 static const char *const gitsurface[] = {
 	".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks",
-	".git/info", NULL
+	".git/info", ".git/modules", NULL
 };
 
 /* Whether the landing to is .git (a work tree's .git file says where
