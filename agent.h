@@ -583,6 +583,9 @@ typedef struct {
 				 * profile's); else it is killed at its end */
 	int reaper;		/* agent is the subreaper of tool processes:
 				 * every child is theirs (toolreaper) */
+	pid_t groups[64];	/* the live groups of calls whose processes
+				 * stay, killed whole at exit; past 64, */
+	int ngroups;		/* the scan of /proc alone finds them */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an

@@ -25,7 +25,7 @@ static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
                        WALL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL,
                        5 << 20, { NULL, 0, 0 }, NULL, NULL, NULL, 0, NULL, 0,
                        NULL, NULL, 256 << 10, 10000, 10000, 32 << 10, 0, 0,
-                       NULL, 1, 0 };
+                       NULL, 1, 0, { 0 }, 0 };
 static Buf out;
 static int root;
 
