@@ -585,6 +585,9 @@ typedef struct {
 				 * every child is theirs (toolreaper) */
 	int gitbad;		/* at exit, .git could not be put back
 				 * (gitexit): agent exits 1 */
+	pid_t groups[64];	/* the live groups of calls whose processes
+				 * stay, killed whole at exit; past 64, */
+	int ngroups;		/* the scan of /proc alone finds them */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an

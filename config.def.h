@@ -403,7 +403,11 @@ static const char sysprompt[] =
  *           may go on until agent exits.  0: they are killed when the
  *           call ends (TERM, killgrace, KILL).  Either way, agent kills
  *           all its tools and hooks left (it is their subreaper on
- *           Linux) when it exits, on SIGTERM and SIGHUP too.
+ *           Linux) when it exits, on SIGTERM and SIGHUP too.  Where
+ *           there is a seccomp filter, setsid(2) and setpgid(2) do
+ *           nothing for tool processes: all a call starts stays in its
+ *           process group, killed whole; elsewhere a process that forks
+ *           on faster than agent can find it may escape.
  * The agent itself is never held: it reaches the provider and writes the
  * session file under any profile.  -y only stops the asking.
  */

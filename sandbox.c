@@ -233,7 +233,8 @@ enum {
 	SCNO,		/* refused */
 	SCNULL,		/* refused unless argument arg is 0 (NULL) */
 	SCUNIX,		/* refused unless argument arg is AF_UNIX */
-	SCIOCTL		/* refused if argument arg is in scioctls */
+	SCIOCTL,	/* refused if argument arg is in scioctls */
+	SCNOOP		/* does nothing, returns 0 */
 };
 
 typedef struct {
@@ -280,7 +281,14 @@ static const Scrule scnet[] = {
 
 /* Under every filter: io_uring, and what root (as in CI) could do to
  * the machine or beyond the sandbox that Landlock does not hold: reboot
- * it, load kernel code, swap, push input into another terminal. */
+ * it, load kernel code, swap, push input into another terminal.  And
+ * setsid and setpgid do nothing but return 0: every process a call
+ * starts stays in the group agent made for it (child() in tools.c,
+ * before the filter), so one kill(2) of the group reaches them all,
+ * even one that forks on faster than /proc can be scanned; the kernel
+ * restarts a fork that a fatal signal to the group interrupts.  setsid
+ * cmd, nohup and daemon(3) still run, in that group.  Neither x86_64
+ * nor aarch64 has a setpgrp call: the C library's goes to setpgid. */
 static const Scrule scall[] = {
 	{ NR(425, 425), SCNO, 0 },		/* io_uring_setup */
 	{ NR(169, 142), SCNO, 0 },		/* reboot */
@@ -293,6 +301,8 @@ static const Scrule scall[] = {
 	{ NR(167, 224), SCNO, 0 },		/* swapon */
 	{ NR(168, 225), SCNO, 0 },		/* swapoff */
 	{ NR(16, 29), SCIOCTL, 1 },		/* ioctl */
+	{ NR(112, 157), SCNOOP, 0 },		/* setsid */
+	{ NR(109, 154), SCNOOP, 0 },		/* setpgid (setpgrp) */
 };
 
 /* The ioctls refused: TIOCSTI always; under WNONE and WPLAN chattr's
@@ -353,6 +363,10 @@ scrule(Bpf *f, int *n, const Scrule *r, int kind, int meta)
 		bpfop(f, n, BPFRET, 0, 0, no);
 		bpfop(f, n, BPFRET, 0, 0, SCALLOW);
 		break;
+	case SCNOOP:		/* SECCOMP_RET_ERRNO with 0: returns 0 */
+		bpfop(f, n, BPFJEQ, 0, 1, r->nr);
+		bpfop(f, n, BPFRET, 0, 0, SCERRNO);
+		break;
 	}
 }
 
@@ -401,7 +415,7 @@ scavail(void)
 static int
 scenter(const Toolenv *e)
 {
-	Bpf f[128];	/* 107 at most: 6 + 62 (meta) + 10 (net) + 29 */
+	Bpf f[128];	/* 111 at most: 6 + 62 (meta) + 10 (net) + 33 */
 	Bpfprog prog;
 
 	prog.len = scbuild(e, f);

@@ -1875,11 +1875,16 @@ pump(const Toolenv *e, Proc *p, Tail *t, double secs)
 }
 
 /*
- * What the tools leave running.  On Linux agent is the subreaper of what
+ * What the tools leave running.  Under a seccomp filter (sandbox.c) a
+ * call's processes cannot leave its process group: killing the group
+ * ends them all, at once.  On Linux agent is also the subreaper of what
  * they start: an orphan (cmd &, nohup, setsid, a double fork) is
  * reparented to us, not to init, so every process left is below us in
- * /proc and is found there, whatever its group or session.  Elsewhere
- * only a call's own group can be found.
+ * /proc and is found there, whatever its group or session: what has no
+ * filter (hooks, the full profile, AGENT_NO_SECCOMP=1, another
+ * architecture).  That scan is best effort: a process that forks on
+ * and exits at once may be gone before each kill reaches it, its child
+ * born after the scan.  Elsewhere only a call's own group can be found.
  */
 #ifdef __linux__
 #ifndef PR_SET_CHILD_SUBREAPER
@@ -1989,15 +1994,21 @@ toolreaper(Toolenv *e)
 
 /* Reap the children that have ended (the tools' orphans, ours as the
  * subreaper): whether one is still alive.  When none is, the usual
- * case, this one waitpid is all a call's end costs. */
+ * case, this one waitpid is all a call's end costs.  The shell p, if
+ * it is among them, keeps its status. */
 static int
-reapleft(void)
+reapleft(Proc *p)
 {
 	pid_t r;
+	int st;
 
-	while ((r = waitpid(-1, NULL, WNOHANG)) > 0 ||
-	       (r < 0 && errno == EINTR))
-		;
+	while ((r = waitpid(-1, &st, WNOHANG)) > 0 ||
+	       (r < 0 && errno == EINTR)) {
+		if (p && r == p->pid && !p->reaped) {
+			p->status = st;
+			p->reaped = 1;
+		}
+	}
 	return r == 0;
 }
 
@@ -2010,24 +2021,25 @@ pidin(const pid_t *p, size_t n, pid_t pid)
 	return 0;
 }
 
+enum { NONELEFT, KILLED, UNKILLED };	/* what a kill found and did */
+
 /* As the subreaper, end every process below us: TERM (and CONT, or a
  * stopped one would not see it) to each when first seen, KILL to what
  * is left after killgrace ms, scanned again till none is, for one may
- * fork while we look; KILLMS past the KILL we give up.  Whether there
- * was any. */
+ * fork while we look; KILLMS past the KILL we give up: UNKILLED. */
 static int
-killbelow(const Toolenv *e)
+killbelow(const Toolenv *e, Proc *sh)
 {
 	long long until, now;
 	pid_t *p, *seen = NULL;
 	size_t n, nseen = 0, i;
-	int nap = 1, any = 0;
+	int nap = 1, any = NONELEFT;
 
-	if (!e->reaper || !reapleft())
-		return 0;
+	if (!e->reaper || !reapleft(sh))
+		return NONELEFT;
 	until = monoms() + e->killgrace;
 	while ((n = descendants(&p)) > 0 && (now = monoms()) < until + KILLMS) {
-		any = 1;
+		any = KILLED;
 		for (i = 0; i < n; i++) {
 			if (now >= until) {
 				kill(p[i], SIGKILL);
@@ -2041,48 +2053,110 @@ killbelow(const Toolenv *e)
 		nseen = n;
 		poll(NULL, 0, nap);
 		nap = MIN(nap * 2, 10);
-		reapleft();
+		reapleft(sh);
 	}
+	if (n > 0)
+		any = UNKILLED;
 	free(p);
 	free(seen);
-	reapleft();
+	reapleft(sh);
 	return any;
 }
 
-/* TERM the whole group, give it killgrace ms to go, KILL what is left. */
+/* Whether group pg is empty, once what has ended in it is reaped: the
+ * shell sh (or NULL), and as the subreaper, the orphans. */
+static int
+pggone(const Toolenv *e, pid_t pg, Proc *sh)
+{
+	if (sh)
+		reap(sh, WNOHANG);
+	if (e->reaper)
+		reapleft(sh);
+	return kill(-pg, 0) < 0 && errno == ESRCH;
+}
+
+/* TERM (and CONT) the group pg, give it killgrace ms to go, KILL what
+ * is left; KILLMS past it we give up.  NONELEFT if it was empty, else
+ * KILLED or UNKILLED.  kill(2) cannot tell a zombie from the living:
+ * unless we are the subreaper, who reaps them, one that another
+ * process leaves unreaped would keep the group: then the KILL sent is
+ * taken for done. */
+static int
+pgkill(const Toolenv *e, pid_t pg, Proc *sh)
+{
+	long long until;
+
+	if (pggone(e, pg, sh))
+		return NONELEFT;
+	kill(-pg, SIGTERM);
+	kill(-pg, SIGCONT);
+	for (until = monoms() + e->killgrace; monoms() < until; ) {
+		if (pggone(e, pg, sh))
+			return KILLED;
+		poll(NULL, 0, 10);
+	}
+	kill(-pg, SIGKILL);
+	if (!e->reaper)
+		return KILLED;
+	for (until = monoms() + KILLMS; monoms() < until; ) {
+		if (pggone(e, pg, sh))
+			return KILLED;
+		poll(NULL, 0, 10);
+	}
+	return UNKILLED;
+}
+
+/* Kill the shell's whole group, then read what it wrote before. */
 static void
 killgroup(const Toolenv *e, Proc *p, Tail *t)
 {
-	long long until = monoms() + e->killgrace, last;
+	long long last;
 	int k;
 
-	kill(-p->pid, SIGTERM);
-	while (monoms() < until) {
-		reap(p, WNOHANG);
-		if (e->reaper)	/* orphans of the group are ours to reap */
-			reapleft();
-		if (kill(-p->pid, 0) < 0 && errno == ESRCH)
-			break;
-		poll(NULL, 0, 10);
-	}
-	kill(-p->pid, SIGKILL);
+	pgkill(e, p->pid, p);
 	reap(p, 0);
-	for (k = 0; k < 64 && !p->eof; k++)	/* what was written before */
+	for (k = 0; k < 64 && !p->eof; k++)
 		drain(p, t, &last);
 }
 
 /* At a call's end, when the profile does not let its processes stay:
- * kill what it left, all of it as the subreaper, else its group.
- * Whether there was any. */
+ * kill its group, then what else is below us as the subreaper.
+ * NONELEFT, KILLED or UNKILLED. */
 static int
-killleft(const Toolenv *e, Proc *p, Tail *t)
+killleft(const Toolenv *e, Proc *p)
 {
-	if (e->reaper)
-		return killbelow(e);
-	if (kill(-p->pid, 0) < 0)
-		return 0;
-	killgroup(e, p, t);
-	return 1;
+	int g, b;
+
+	g = pgkill(e, p->pid, p);
+	b = killbelow(e, p);
+	return MAX(g, b);
+}
+
+/* When a call's processes may stay: its group, kept to be killed at
+ * exit, if anyone is left in it; the groups now empty are dropped. */
+static void
+keepgroup(Toolenv *e, pid_t pg)
+{
+	int i, n;
+
+	for (i = n = 0; i < e->ngroups; i++)
+		if (!pggone(e, e->groups[i], NULL))
+			e->groups[n++] = e->groups[i];
+	e->ngroups = n;
+	if (n < (int)LEN(e->groups) && !pggone(e, pg, NULL))
+		e->groups[e->ngroups++] = pg;
+}
+
+/* At exit: the groups kept, then anything else below us. */
+static void
+killall(Toolenv *e)
+{
+	int i;
+
+	for (i = 0; i < e->ngroups; i++)
+		pgkill(e, e->groups[i], NULL);
+	e->ngroups = 0;
+	killbelow(e, NULL);
 }
 
 /* A signal's name, as strsignal(3) gives the common ones (which would
@@ -2174,17 +2248,24 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 	if ((why = pump(e, &p, &t, secs)) != DONE)
 		killgroup(e, &p, &t);
 	if (!e->stay)
-		left = killleft(e, &p, &t);
+		left = killleft(e, &p);
+	else
+		keepgroup(e, p.pid);
+	reapleft(&p);	/* what ended in the background, whatever stay is */
 	if (e->pgid)
 		*e->pgid = 0;
 	close(p.fd);
 	if (!tailtext(&t, out) && t.file)
 		unlink(t.file);	/* saved early, but it all fits */
 	rc = bashstatus(&p, why, secs, out);
-	if (left)
+	if (left == KILLED)
 		bufadds(out, "\n\n[Processes left in the background were "
 		        "killed: under this profile a command's processes end "
 		        "with it]");
+	else if (left == UNKILLED)
+		bufadds(out, "\n\n[Processes left in the background could "
+		        "not all be killed: under this profile a command's "
+		        "processes should end with it]");
 	else if (p.held)
 		bufadds(out, "\n\n[Background processes still hold the "
 		        "output: redirect theirs (cmd > file 2>&1 &) or they "
@@ -2313,7 +2394,7 @@ toolcleanup(Toolenv *e)
 	Buf b = { 0 };
 	int k;
 
-	killbelow(e);	/* first: one could change the tree as it goes */
+	killall(e);	/* first: one could change the tree as it goes */
 	gitexit(e);
 	gitfree(e);
 	if (e->tmpdir && rmtree(e->tmpdir) < 0)

@@ -541,67 +541,161 @@ samefile(int fd1, int fd2)
 	       s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
 }
 
-enum { RMDEPTH = 256 };	/* directories deep rmtree goes: a tool may
-				 * make a tree deep enough to exhaust our
-				 * stack or descriptors */
+enum {
+	RMDEPTH = 256,	/* directories deep rmtree goes: a tool may make a
+			 * tree deep enough to exhaust our stack or
+			 * descriptors */
+	RMPASSES = 1000	/* passes over the top: RMDEPTH levels each */
+};
 
-static int rmat(int dir, const char *name, int depth);
+/* A removal under way: too deep a directory is moved up into top, the
+ * one being removed, under a fresh name, and the top is gone over again
+ * till none is moved: the depth stays bounded and nothing is left. */
+typedef struct {
+	int top;
+	unsigned seq;	/* for the fresh names */
+	int moved;	/* directories moved up in this pass */
+	int err;	/* the first errno, 0 for none */
+} Rm;
+
+static void rmat(Rm *r, int dir, const char *name, int depth);
+
+static void
+rmfail(Rm *r)
+{
+	if (!r->err)
+		r->err = errno;
+}
 
 /* Remove what the directory fd holds, by descriptor, then close fd. */
-static int
-rmbelow(int fd, int depth)
+static void
+rmbelow(Rm *r, int fd, int depth)
 {
 	DIR *d;
 	struct dirent *de;
-	int rc = 0;
 
 	if (!(d = fdopendir(fd))) {
+		rmfail(r);
 		close(fd);
-		return -1;
+		return;
 	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			rc |= rmat(fd, de->d_name, depth + 1);
+			rmat(r, fd, de->d_name, depth + 1);
 	closedir(d);
-	return rc;
 }
 
-/* A process still at work in the tree may swap a directory for a link
- * to one outside while we walk: openat with O_NOFOLLOW refuses the
- * link, which unlinkat then removes, never what it leads to. */
+/* Move the directory name in dir up into the top, for the next pass.
+ * A name taken is tried again with the next; renameat replaces an
+ * empty directory, which was to go anyway. */
+static void
+rmmove(Rm *r, int dir, const char *name)
+{
+	char fresh[32];
+	int k;
+
+	for (k = 0; k < 100; k++) {
+		snprintf(fresh, sizeof(fresh), ".rm%u", r->seq++);
+		if (renameat(dir, name, r->top, fresh) == 0) {
+			r->moved++;
+			return;
+		}
+		if (errno != EEXIST && errno != ENOTEMPTY && errno != ENOTDIR)
+			break;
+	}
+	rmfail(r);
+}
+
+/* Remove the directory name, now empty, or the link it was swapped
+ * for: unlinkat without AT_REMOVEDIR only then, or its error would
+ * hide the real one. */
+static void
+rmgone(Rm *r, int dir, const char *name)
+{
+	if (unlinkat(dir, name, AT_REMOVEDIR) == 0)
+		return;
+	if (errno == ENOTDIR && unlinkat(dir, name, 0) == 0)
+		return;
+	rmfail(r);
+}
+
+/* Open the directory name to remove what it holds: a tool may have
+ * taken our rights away (a link's own mode, if it is one by now, is
+ * all fchmodat changes).  A process still at work in the tree may swap
+ * a directory for a link to one outside while we walk: O_NOFOLLOW
+ * refuses the link, which rmgone then removes, never what it leads
+ * to. */
 static int
-rmat(int dir, const char *name, int depth)
+rmopen(Rm *r, int dir, const char *name)
+{
+	int fd;
+
+	fchmodat(dir, name, 0700, AT_SYMLINK_NOFOLLOW);
+	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	            O_CLOEXEC);
+	if (fd < 0 && errno != ENOTDIR && errno != ELOOP)
+		rmfail(r);
+	return fd;
+}
+
+static void
+rmat(Rm *r, int dir, const char *name, int depth)
 {
 	struct stat st;
-	int fd, rc = 0;
+	int fd;
+
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rmfail(r);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dir, name, 0) < 0)
+			rmfail(r);
+		return;
+	}
+	if (depth > RMDEPTH) {
+		rmmove(r, dir, name);
+		return;
+	}
+	if ((fd = rmopen(r, dir, name)) >= 0)
+		rmbelow(r, fd, depth);
+	rmgone(r, dir, name);
+}
+
+/* Remove name in the directory dir, as rm -rf would, following no link:
+ * a link is removed itself.  Each pass opens the top anew: a descriptor
+ * read to its end by the last would show nothing. */
+int
+rmtreeat(int dir, const char *name)
+{
+	Rm r = { -1, 0, 0, 0 };
+	struct stat st;
+	int fd, pass;
 
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(dir, name, 0);
-	if (depth > RMDEPTH) {
-		errno = ELOOP;
+	r.top = rmopen(&r, dir, name);
+	for (pass = 0; r.top >= 0 && pass < RMPASSES; pass++) {
+		r.moved = 0;
+		if ((fd = openat(r.top, ".", O_RDONLY | O_DIRECTORY |
+		                 O_CLOEXEC)) < 0) {
+			rmfail(&r);
+			break;
+		}
+		rmbelow(&r, fd, 0);
+		if (!r.moved)
+			break;
+	}
+	if (r.top >= 0)
+		close(r.top);
+	rmgone(&r, dir, name);
+	if (r.err) {
+		errno = r.err;
 		return -1;
 	}
-	/* a tool may have taken our rights away; a link's own mode, if it
-	 * is one by now, is all this changes */
-	fchmodat(dir, name, 0700, AT_SYMLINK_NOFOLLOW);
-	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	            O_CLOEXEC);
-	if (fd >= 0 && rmbelow(fd, depth) < 0)
-		rc = -1;
-	if (unlinkat(dir, name, AT_REMOVEDIR) < 0 &&
-	    unlinkat(dir, name, 0) < 0)		/* a link by now */
-		return -1;
-	return rc;
-}
-
-/* Remove name in the directory dir, as rm -rf would, following no link:
- * a link is removed itself. */
-int
-rmtreeat(int dir, const char *name)
-{
-	return rmat(dir, name, 0);
+	return 0;
 }
 
 /* Remove dir and what is beneath it; a link named dir is removed

@@ -185,3 +185,82 @@ else
 	    fail "procs: kill -STOP, -TERM, -HUP \$PPID do not reach agent" \
 	    "rc $RC: $(cat "$T/out" "$T/err")"
 fi
+
+# A job that forks on and on, each parent gone at once, ignoring TERM
+# (and trying setsid): no one pid lives long enough for a scan of /proc
+# to reach it.  Under workspace the seccomp filter keeps it in its
+# call's process group, which one kill(2) ends whole.  It would make
+# its file a moment after agent exits.
+cat >"$T/hop.c" <<'X'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <fcntl.h>
+int
+main(int argc, char **argv)
+{
+	char path[64];
+	unsigned long i;
+	pid_t c, agent = atoi(argv[1]);
+	int fd;
+
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	if (fork())
+		return 0;
+	setsid();
+	snprintf(path, sizeof(path), "/proc/%d", (int)agent);
+	for (i = 0;; i++) {
+		if ((c = fork()) > 0)
+			_exit(0);
+		if (c < 0)
+			continue;
+		if (i % 64 == 0 && access(path, F_OK) < 0)
+			break;
+	}
+	sleep(1);
+	if ((fd = open(argv[2], O_WRONLY | O_CREAT, 0644)) >= 0)
+		close(fd);
+	return 0;
+}
+X
+if ! cc -o "$T/hop" "$T/hop.c" 2>"$T/cc"; then
+	skip "procs: a job that forks on ends with agent" "no cc"
+elif [ "$(uname -s)" != Linux ]; then
+	skip "procs: a job that forks on ends with agent" "not Linux"
+else
+	rm -rf "$W" && mkdir -p "$W"
+	bashrun "$T/hop \$PPID $W/escaped >/dev/null 2>&1; sleep 0.2" \
+	    workspace
+	sleep 1.5
+	if [ -e "$W/escaped" ] || pgrep -f "^$T/hop" >/dev/null 2>&1; then
+		pkill -9 -f "^$T/hop"
+		fail "procs: a job that forks on ends with agent" \
+		    "$(ls "$W"; cat "$T/err")"
+	else
+		ok "procs: a job that forks on ends with agent"
+	fi
+	grep -q 'were killed' "$REQ/2.json" &&
+	    ok "procs: the model told of the jobs it left" ||
+	    fail "procs: the model told of the jobs it left" \
+	    "$(cat "$REQ/2.json")"
+fi
+
+# Under full what ended in the background is reaped at each call's end,
+# not at exit: the next call sees no child of agent but its own shell.
+rm -rf "$W" && mkdir -p "$W"
+script z1 <<'X'
+tool c1 bash {"command": "for i in $(seq 100); do (true &); done; sleep 0.5"}
+finish tool_calls
+X
+script z2 <<'X'
+tool c2 bash {"command": "echo n=$(cat /proc/$PPID/task/*/children|wc -w)"}
+finish tool_calls
+X
+startfake -x "$T/z1" "$T/z2" "$T/done"
+runat -y -g full go
+grep -q 'n=1[^0-9]' "$REQ/3.json" 2>/dev/null &&
+    ok "procs: full: no zombies left between calls" ||
+    fail "procs: full: no zombies left between calls" \
+    "$(grep -o 'n=[0-9]*' "$REQ/3.json"; cat "$T/err")"

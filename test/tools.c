@@ -25,7 +25,7 @@ static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
                        WALL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL,
                        5 << 20, { NULL, 0, 0 }, NULL, NULL, NULL, 0, NULL, 0,
                        NULL, NULL, 256 << 10, 10000, 10000, 32 << 10, 0, 0,
-                       NULL, 1, 0, 0 };
+                       NULL, 1, 0, 0, { 0 }, 0 };
 static Buf out;
 static int root;
 
@@ -857,6 +857,26 @@ testbashlog(void)
 	free(dir);
 }
 
+/* Directory top with a chain of n directories d/d/d... below it. */
+static int
+mkchain(const char *top, int n)
+{
+	int fd, next, i;
+
+	if (mkdir(top, 0700) < 0 || (fd = open(top, O_RDONLY)) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (mkdirat(fd, "d", 0700) < 0 ||
+		    (next = openat(fd, "d", O_RDONLY)) < 0) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		fd = next;
+	}
+	return close(fd);
+}
+
 /* rmtree follows no link: not one in the tree, nor the one it is
  * given; a directory a tool made unreadable goes too. */
 static void
@@ -881,6 +901,12 @@ testrmtree(void)
 	  "rmtree: a link given is removed, not followed");
 	T(rmtree("rmt") < 0 && errno == ENOENT, "rmtree: none: ENOENT");
 	T(rmtree("rmo") == 0, "rmtree: the outside directory");
+	T(mkchain("rmdeep", 300) == 0 && rmtree("rmdeep") == 0 &&
+	  access("rmdeep", F_OK) < 0, "rmtree: a chain 300 deep gone whole");
+	T(mkchain("rmdeep", 700) == 0 && (fd = open("rmdeep/.rm0", O_CREAT |
+	  O_WRONLY, 0600)) >= 0 && close(fd) == 0 && rmtree("rmdeep") == 0 &&
+	  access("rmdeep", F_OK) < 0,
+	  "rmtree: a chain 700 deep gone whole, a name it would take taken");
 }
 
 static void
