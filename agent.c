@@ -1064,7 +1064,7 @@ entrymsg(Agent *a, const Entry *e)
 		       "<summary>\n", v ? v : "", "\n</summary>"));
 		free(v);
 	} else if (!strcmp(e->type, "custom_message")) {
-		wiretext(&b, &j, jsonget(&j, 0, "content"));
+		jsontext(&b, &j, jsonget(&j, 0, "content"));
 		msgadd(&a->msgs, sessuser(bstr(&b), b.len, NULL));
 	} else if (!strcmp(e->type, "thinking_level_change")) {
 		v = jsonstr(&j, jsonget(&j, 0, "thinkingLevel"));

@@ -100,6 +100,7 @@ int jsoneq(const Json *j, int i, const char *s);
 int jsonisnull(const Json *j, int i);
 char *jsonstr(const Json *j, int i);
 int jsonstrbuf(const Json *j, int i, Buf *out);
+void jsontext(Buf *b, const Json *j, int content);
 int jsonnum(const Json *j, int i, double *out);
 int jsonbool(const Json *j, int i, int *out);
 void jsonesc(Buf *b, const char *s, size_t n);
@@ -390,7 +391,6 @@ char *wiremessage(const Wire *w, const char *provider, const char *model,
 void wirefree(Wire *w);
 const Price *wireprice(const Price *p, size_t n, const char *model);
 double wirecost(const Wire *w, double c[4]);
-void wiretext(Buf *b, const Json *j, int content);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
 const char *wireapi(int wire);

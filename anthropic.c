@@ -505,7 +505,7 @@ anthropiccontent(Wireform *f, Buf *b, const Json *j, int content,
 	}
 	if (wirerefer(f, b, j, content))
 		return;
-	wiretext(&text, j, content);
+	jsontext(&text, j, content);
 	jsonesc(b, bstr(&text), text.len);
 	buffree(&text);
 }
@@ -528,7 +528,7 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 		bufadds(b, "{\"type\":\"text\",\"text\":");
 		if (wirerefer(f, b, j, content))
 			return;
-		wiretext(&text, j, content);
+		jsontext(&text, j, content);
 		if (strspn(bstr(&text), " \t\r\n") == text.len) {
 			bufreset(&text);
 			bufadds(&text, "(empty)");

@@ -744,6 +744,19 @@ jsonstrbuf(const Json *j, int i, Buf *out)
 	return 0;
 }
 
+/* Text of a message's content: a string, or its text blocks joined. */
+void
+jsontext(Buf *b, const Json *j, int content)
+{
+	int blk;
+
+	if (jsonstrbuf(j, content, b) == 0)
+		return;
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
+		if (jsoneq(j, jsonget(j, blk, "type"), "text"))
+			jsonstrbuf(j, jsonget(j, blk, "text"), b);
+}
+
 /* The unescaped string token i, to be freed; NULL if it is no string. */
 char *
 jsonstr(const Json *j, int i)

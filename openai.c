@@ -318,7 +318,7 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 		bufadds(b, ",{\"role\":\"user\",\"content\":");
 		f->mark = b->len;
 		if (!wirerefer(f, b, j, content)) {
-			wiretext(&text, j, content);
+			jsontext(&text, j, content);
 			jsonesc(b, bstr(&text), text.len);
 		}
 		bufadds(b, "}");
@@ -331,11 +331,11 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 		bufadds(b, ",\"content\":");
 		f->mark = b->len;
 		if (wirehasimage(j, content)) {
-			wiretext(&text, j, content);
+			jsontext(&text, j, content);
 			openairesultimages(q, f, &text, j, content);
 			jsonesc(b, bstr(&text), text.len);
 		} else if (!wirerefer(f, b, j, content)) {
-			wiretext(&text, j, content);
+			jsontext(&text, j, content);
 			jsonesc(b, bstr(&text), text.len);
 		}
 		bufadds(b, "}");

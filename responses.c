@@ -608,7 +608,7 @@ respresult(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 	if (wirehasimage(j, content) && q->images) {
 		respparts(b, j, content, 1);
 	} else {
-		wiretext(&text, j, content);
+		jsontext(&text, j, content);
 		if (wirehasimage(j, content))
 			bufadds(&text, "\n(tool image omitted: model does not "
 			        "support images)");

@@ -1731,20 +1731,6 @@ sessbash(const Json *j, int m)
 	return msg;
 }
 
-/* Text of a message's content: a string, or the text blocks joined (the
- * wires' wiretext, here for the summariser alone). */
-static void
-contenttext(Buf *b, const Json *j, int content)
-{
-	int blk;
-
-	if (jsonstrbuf(j, content, b) == 0)
-		return;
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
-		if (jsoneq(j, jsonget(j, blk, "type"), "text"))
-			jsonstrbuf(j, jsonget(j, blk, "text"), b);
-}
-
 /* A session entry (its type and line) as text for the summariser; a
  * tool result is cut after maxresult bytes. */
 void
@@ -1760,7 +1746,7 @@ sessserialize(Buf *b, const char *type, const char *line,
 	m = jsonget(&j, 0, "message");
 	c = jsonget(&j, m, "content");
 	if (!strcmp(type, "custom_message")) {
-		contenttext(&t, &j, jsonget(&j, 0, "content"));
+		jsontext(&t, &j, jsonget(&j, 0, "content"));
 		bufaddf(b, "[User]: %s\n\n", bstr(&t));
 	} else if (!strcmp(type, "branch_summary")) {
 		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
@@ -1772,10 +1758,10 @@ sessserialize(Buf *b, const char *type, const char *line,
 		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
 		bufaddf(b, "%s\n\n", bstr(&t));
 	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
-		contenttext(&t, &j, c);
+		jsontext(&t, &j, c);
 		bufaddf(b, "[User]: %s\n\n", bstr(&t));
 	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
-		contenttext(&t, &j, c);
+		jsontext(&t, &j, c);
 		bufadds(b, "[Tool result]: ");
 		if (t.len > maxresult) {
 			bufadd(b, t.p, utf8back(t.p, maxresult));

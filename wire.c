@@ -64,19 +64,6 @@ wirepath(int wire)
 	return wireops(wire)->path;
 }
 
-/* Text of a message's content: a string, or the text blocks joined. */
-void
-wiretext(Buf *b, const Json *j, int content)
-{
-	int blk;
-
-	if (jsonstrbuf(j, content, b) == 0)
-		return;
-	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
-		if (jsoneq(j, jsonget(j, blk, "type"), "text"))
-			jsonstrbuf(j, jsonget(j, blk, "text"), b);
-}
-
 /* The message of an error object, or of a body holding one. */
 void
 wireerror(Buf *out, const Json *j, int i)
@@ -739,7 +726,7 @@ mayblank(const char *s, size_t n)
 	return k == n;
 }
 
-/* The text of content, as wiretext finds it, as a JSON string into b by
+/* The text of content, as jsontext finds it, as a JSON string into b by
  * references to the message's own strings when they are big and plain
  * (each request sends them from there, and no copy is kept); 0 if it is
  * not so, nothing written. */
