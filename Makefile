@@ -83,14 +83,17 @@ demo: agent test/fake
 bench: agent test/fake test/tools
 	sh bench/run.sh
 
-# The whole suite under AddressSanitizer and UBSan; rebuilds everything.
+# The whole suite under AddressSanitizer and UBSan, built in a copy of
+# the sources under asan/, so that the user's own build stays.
 ASANFLAGS = -std=c99 -g -O1 -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
-test-asan:
-	$(MAKE) clean
-	$(MAKE) CC=clang CFLAGS='$(ASANFLAGS)' \
-	    LDFLAGS='-fsanitize=address,undefined' test; \
-	rc=$$?; $(MAKE) clean; exit $$rc
+test-asan: config.h
+	rm -rf asan && mkdir -p asan/test
+	cp -p $(SRC) *.h config.mk Makefile fortify.c asan
+	cp -p test/*.c test/*.h test/*.sh asan/test
+	cp -R test/corpus test/data asan/test
+	cd asan && $(MAKE) CC=clang CFLAGS='$(ASANFLAGS)' \
+	    LDFLAGS='-fsanitize=address,undefined' test
 
 # Fuzz each parser of outside bytes for FUZZTIME seconds with libFuzzer.
 FUZZTIME = 20
@@ -248,7 +251,7 @@ test-static: static test/fake
 clean:
 	rm -f agent agent-static $(OBJ) $(TESTPROGS) $(FUZZ) \
 	    agent-$(VERSION).tar.gz
-	rm -rf .fuzz cross
+	rm -rf .fuzz cross asan
 
 dist: clean
 	mkdir -p agent-$(VERSION)/test agent-$(VERSION)/bench
@@ -256,7 +259,7 @@ dist: clean
 	    $(SRC) fortify.c agent-$(VERSION)
 	cp test/*.c test/*.h test/*.sh agent-$(VERSION)/test
 	cp -R test/corpus test/data agent-$(VERSION)/test
-	cp bench/*.c bench/*.sh agent-$(VERSION)/bench
+	cp bench/*.c bench/*.sh bench/*.awk agent-$(VERSION)/bench
 	tar -cf - agent-$(VERSION) | gzip > agent-$(VERSION).tar.gz
 	rm -rf agent-$(VERSION)
 
