@@ -1810,7 +1810,9 @@ main(int argc, char *argv[])
 	Buf why = { 0 };
 	int c, rc, mode = 0, rpc = 0, ind = 1, pos = 1;
 
+#ifndef SMALL	/* musl, where the locale moves nothing agent uses */
 	setlocale(LC_CTYPE, "");
+#endif
 	memset(&a, 0, sizeof(a));
 	while ((c = nextflag(argv, "cnqyjrvhs:f:P:m:t:g:T:i:", &ind, &pos,
 	                     &arg)) != -1) {

@@ -529,11 +529,16 @@ static const Hook hooks[] = {
  */
 static const Tlssuite tlssuites[] = {
 	/* suite                                           cipher */
+#ifndef SMALL
 	/* ChaCha20-Poly1305, ECDSA key: fast and constant-time without AES
-	 * hardware, as on most small ARM and RISC-V boards */
+	 * hardware, as on most small ARM and RISC-V boards; the static
+	 * build leaves it out (2 KB): BearSSL's AES is constant-time too,
+	 * and a model's answer is a few KB a second, which it keeps up with
+	 * on any board */
 	{ BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, tlschapol },
 	/* ChaCha20-Poly1305, RSA key */
 	{ BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,   tlschapol },
+#endif
 	/* AES-128-GCM, ECDSA key: offered by every provider's servers */
 	{ BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,       tlsaesgcm },
 	/* AES-128-GCM, RSA key */
@@ -552,13 +557,13 @@ static const Tlssuite tlssuites[] = {
  * as the providers' do, picks X25519.  The m31 code is two to four times
  * faster than i31, and bigger: 9 KB more for P-256, 2 KB for X25519.  A
  * shared libbearssl holds it all anyway; the static build (make static
- * defines SMALL) counts each KB.
+ * defines SMALL) counts each KB: it offers P-256 alone for the key
+ * exchange, which every provider takes, and saves X25519's 2 KB.
  */
 static const Tlscurve tlscurves[] = {
 	/* curve            code */
 #ifdef SMALL
 	{ BR_EC_secp256r1,  &br_ec_prime_i31 },
-	{ BR_EC_curve25519, &br_ec_c25519_i31 },
 #else
 	{ BR_EC_secp256r1,  &br_ec_p256_m31 },
 	{ BR_EC_curve25519, &br_ec_c25519_m31 },

@@ -47,6 +47,7 @@ tlsaesgcm(br_ssl_engine_context *e)
 	br_ssl_engine_set_ghash(e, br_ghash_ctmul);
 }
 
+#ifndef SMALL	/* config.def.h's static build offers no ChaCha20 */
 static void
 tlschapol(br_ssl_engine_context *e)
 {
@@ -55,6 +56,7 @@ tlschapol(br_ssl_engine_context *e)
 	br_ssl_engine_set_chacha20(e, br_chacha20_ct_run);
 	br_ssl_engine_set_poly1305(e, br_poly1305_ctmul_run);
 }
+#endif
 
 #define TLSCONFIG	/* config.h: only its TLS part */
 #include "config.h"
@@ -2133,7 +2135,11 @@ static int
 sendspans(Conn *cn, const Span *v, size_t n)
 {
 	struct iovec iov[IOVMAX];
+#ifdef IOV_MAX	/* known at build time: no sysconf in a static build */
+	long max = IOV_MAX;
+#else
 	long max = sysconf(_SC_IOV_MAX);
+#endif
 	Buf b = { 0 };
 	size_t i;
 	int k = 0, ret = -1;

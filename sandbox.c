@@ -444,8 +444,8 @@ sandboxfds(void)
 	if (!(d = opendir("/proc/self/fd")))
 		return -1;
 	while ((de = readdir(d)))
-		if ((fd = atoi(de->d_name)) > 2 && fd != dirfd(d) &&
-		    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		if ((fd = (int)strtol(de->d_name, NULL, 10)) > 2 &&
+		    fd != dirfd(d) && fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
 			rc = -1;
 	closedir(d);
 	return rc;

@@ -739,7 +739,7 @@ fetch(Entry *e, const char *text, int fd, Window *w, const char *name)
 static char *
 bigblock(size_t n)
 {
-#ifdef MADV_HUGEPAGE
+#if defined(MADV_HUGEPAGE) && !defined(SMALL)	/* speed, not size */
 	enum { HUGE = 2 << 20 };
 	void *p;
 

@@ -1910,10 +1910,8 @@ procentcmp(const void *a, const void *b)
 static int
 procent(const char *name, Procent *p)
 {
-	char path[32 + NAME_MAX], buf[128], st;
-	const char *q;
+	char path[32 + NAME_MAX], buf[128], st, *q;
 	ssize_t n;
-	long pp;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%s/stat", name);
@@ -1924,10 +1922,15 @@ procent(const char *name, Procent *p)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	if (!(q = strrchr(buf, ')')) || sscanf(q + 1, " %c %ld", &st, &pp) != 2)
+	/* ") S 123 ...": no sscanf, which would bring a static build the
+	 * whole of scanf's floating point */
+	if (!(q = strrchr(buf, ')')) || q[1] != ' ' || !q[2] || q[3] != ' ')
 		return -1;
-	p->pid = atol(name);
-	p->ppid = pp;
+	st = q[2];
+	p->ppid = strtol(q + 4, &q, 10);
+	if (*q != ' ')
+		return -1;
+	p->pid = strtol(name, NULL, 10);
 	p->live = st != 'Z' && st != 'X' && st != 'x';
 	return 0;
 }
