@@ -222,7 +222,8 @@ static:
 
 # The suite as `make test` runs it, in cross/ARCH/run: a copy of test/
 # where each program is a script that runs cross/ARCH's through qemu.
-# EMULATOR tells the scripts, for the few checks emulation makes untrue.
+# EMULATOR tells the scripts, for the few checks emulation makes untrue;
+# SMALL=1 that the build is the static one (config.h's SMALL choices).
 test-cross:
 	$(MAKE) cross ARCH=$(ARCH) CROSSGOALS='agent $(TESTPROGS)'
 	@$(CROSSARCH); \
@@ -237,7 +238,7 @@ test-cross:
 	    printf '#!/bin/sh\nexec %s %s "$$@"\n' "$$q" "$$b/$$p" \
 	        >$$b/run/$$p && chmod 755 $$b/run/$$p || exit 1; \
 	done; \
-	cd $$b/run && EMULATOR=$$q sh test/run.sh
+	cd $$b/run && EMULATOR=$$q SMALL=1 sh test/run.sh
 
 # The static binary: static, in its size budget, and one tool round.
 test-static: static test/fake

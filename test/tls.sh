@@ -285,11 +285,22 @@ for s in good:ECDHE-ECDSA-CHACHA20-POLY1305 rsa:ECDHE-RSA-CHACHA20-POLY1305 \
 	SSL_CERT_FILE=ca.pem "$get" "https://localhost:$port/page.txt" \
 	    >got 2>err
 	rc=$?
-	if [ $rc -eq 0 ] && cmp -s got page.txt; then
-		echo "ok - $what"
-	else
-		echo "FAIL - $what: exit $rc, stderr: $(cat err)"
-	fi
+	# the static build (SMALL, as make cross sets) offers neither
+	# ChaCha20 nor X25519: such a server is refused
+	case $SMALL:$2:$3 in
+	1:*CHACHA*|1:*:X25519)
+		if [ $rc -ne 0 ] && grep -q 'alert 40' err; then
+			echo "ok - $what: not offered by the static build"
+		else
+			echo "FAIL - $what: the static build offers it: exit $rc"
+		fi ;;
+	*)
+		if [ $rc -eq 0 ] && cmp -s got page.txt; then
+			echo "ok - $what"
+		else
+			echo "FAIL - $what: exit $rc, stderr: $(cat err)"
+		fi ;;
+	esac
 	stop
 done
 
@@ -305,9 +316,10 @@ then
 	    >got 2>err
 	rc=$?
 	c=$(sed -n 's/^ *named_curve: //p' srv.log)
-	if [ $rc -eq 0 ] && cmp -s got page.txt &&
-	    [ "$c" = "ecdh_x25519 (29)" ]; then
-		echo "ok - a server that prefers X25519 gets it"
+	want="ecdh_x25519 (29)"
+	[ "$SMALL" = 1 ] && want="secp256r1 (P-256) (23)"
+	if [ $rc -eq 0 ] && cmp -s got page.txt && [ "$c" = "$want" ]; then
+		echo "ok - a server that prefers X25519 gets $want"
 	else
 		echo "FAIL - X25519 by the server's preference: exit $rc," \
 		    "curve $c, $(cat err)"
