@@ -2078,6 +2078,20 @@ pggone(const Toolenv *e, pid_t pg, Proc *sh)
 	return kill(-pg, 0) < 0 && errno == ESRCH;
 }
 
+/* Whether group pg empties within ms milliseconds. */
+static int
+pgwait(const Toolenv *e, pid_t pg, Proc *sh, long long ms)
+{
+	long long until = monoms() + ms;
+
+	while (!pggone(e, pg, sh)) {
+		if (monoms() >= until)
+			return 0;
+		poll(NULL, 0, 10);
+	}
+	return 1;
+}
+
 /* TERM (and CONT) the group pg, give it killgrace ms to go, KILL what
  * is left; KILLMS past it we give up.  NONELEFT if it was empty, else
  * KILLED or UNKILLED.  kill(2) cannot tell a zombie from the living:
@@ -2087,26 +2101,14 @@ pggone(const Toolenv *e, pid_t pg, Proc *sh)
 static int
 pgkill(const Toolenv *e, pid_t pg, Proc *sh)
 {
-	long long until;
-
 	if (pggone(e, pg, sh))
 		return NONELEFT;
 	kill(-pg, SIGTERM);
 	kill(-pg, SIGCONT);
-	for (until = monoms() + e->killgrace; monoms() < until; ) {
-		if (pggone(e, pg, sh))
-			return KILLED;
-		poll(NULL, 0, 10);
-	}
-	kill(-pg, SIGKILL);
-	if (!e->reaper)
+	if (pgwait(e, pg, sh, e->killgrace))
 		return KILLED;
-	for (until = monoms() + KILLMS; monoms() < until; ) {
-		if (pggone(e, pg, sh))
-			return KILLED;
-		poll(NULL, 0, 10);
-	}
-	return UNKILLED;
+	kill(-pg, SIGKILL);
+	return !e->reaper || pgwait(e, pg, sh, KILLMS) ? KILLED : UNKILLED;
 }
 
 /* Kill the shell's whole group, then read what it wrote before. */
