@@ -7,6 +7,9 @@ include config.mk
 # the wires: wire.c what they share, each wire in its own file
 WIRESRC = wire.c openai.c anthropic.c responses.c
 WIREOBJ = wire.o openai.o anthropic.o responses.o
+HDR = anthropic.h events.h gitguard.h guard.h http.h json.h openai.h \
+	regex.h responses.h rpc.h sandbox.h session.h sse.h tools.h util.h \
+	walk.h wire.h
 SRC = agent.c events.c gitguard.c guard.c http.c json.c regex.c rpc.c \
 	sandbox.c session.c sse.c tools.c util.c walk.c $(WIRESRC)
 OBJ = agent.o events.o gitguard.o guard.o http.o json.o regex.o rpc.o \
@@ -24,9 +27,27 @@ all: agent
 config.h:
 	cp config.def.h $@
 
-$(OBJ): agent.h config.mk
-agent.o: config.h
-http.o: config.h
+# Each object and the headers it includes: its arrows (DESIGN.md).
+$(OBJ): config.mk
+agent.o: agent.c util.h json.h sse.h http.h wire.h session.h tools.h \
+	sandbox.h gitguard.h guard.h events.h rpc.h config.h
+anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
+events.o: events.c util.h json.h wire.h tools.h events.h
+gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
+guard.o: guard.c util.h json.h tools.h sandbox.h gitguard.h guard.h
+http.o: http.c util.h http.h config.h
+json.o: json.c util.h json.h
+openai.o: openai.c util.h json.h wire.h openai.h
+regex.o: regex.c util.h regex.h
+responses.o: responses.c util.h json.h wire.h responses.h
+rpc.o: rpc.c util.h json.h wire.h session.h tools.h gitguard.h rpc.h
+sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
+session.o: session.c util.h json.h session.h
+sse.o: sse.c util.h sse.h
+tools.o: tools.c util.h json.h tools.h sandbox.h gitguard.h walk.h regex.h
+util.o: util.c util.h
+walk.o: walk.c util.h walk.h
+wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h tools.h
 
 # Say what to install rather than fail with a compiler error.
 http.o: http.c
@@ -75,7 +96,7 @@ test/fake: test/fake.c
 	$(CC) $(ACFLAGS) -o $@ test/fake.c $(LDFLAGS)
 
 test: agent $(TESTPROGS)
-	sh test/run.sh
+	sh test/run.sh $(TESTS)
 
 demo: agent test/fake
 	sh test/demo.sh
@@ -103,42 +124,42 @@ FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
-test/fuzz_json: test/fuzz_json.c json.c util.c agent.h
+test/fuzz_json: test/fuzz_json.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_json.c json.c util.c
-test/fuzz_sse: test/fuzz_sse.c sse.c util.c agent.h
+test/fuzz_sse: test/fuzz_sse.c sse.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_sse.c sse.c util.c
-test/fuzz_http: test/fuzz_http.c http.c util.c agent.h config.h
+test/fuzz_http: test/fuzz_http.c http.c util.c $(HDR) config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c util.c $(LIBS)
 # the certificate reader is static in http.c: the target includes it
-test/fuzz_cert: test/fuzz_cert.c http.c util.c agent.h config.h
+test/fuzz_cert: test/fuzz_cert.c http.c util.c $(HDR) config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_cert.c util.c $(LIBS)
 
-test/fuzz_session: test/fuzz_session.c session.c json.c util.c agent.h
+test/fuzz_session: test/fuzz_session.c session.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -DREADBLOCK=8 -o $@ test/fuzz_session.c session.c \
 	    json.c util.c
-test/fuzz_wire: test/fuzz_wire.c $(WIRESRC) sse.c json.c util.c agent.h
+test/fuzz_wire: test/fuzz_wire.c $(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c $(WIRESRC) sse.c json.c \
 	    util.c
 test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
-	agent.h
+	$(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c $(WIRESRC) sse.c \
 	    json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
 test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c gitguard.c regex.c \
-	sandbox.c walk.c $(WIRESRC) sse.c json.c util.c agent.h
+	sandbox.c walk.c $(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
 	    gitguard.c regex.c sandbox.c walk.c $(WIRESRC) sse.c json.c \
 	    util.c
-test/fuzz_regex: test/fuzz_regex.c regex.c util.c agent.h
+test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 # guard.c runs hooks: tools.c and what it needs come along
 test/fuzz_guard: test/fuzz_guard.c guard.c tools.c gitguard.c regex.c \
-	sandbox.c walk.c json.c util.c agent.h
+	sandbox.c walk.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c tools.c \
 	    gitguard.c regex.c sandbox.c walk.c json.c util.c
 
 fuzz: $(FUZZ)
-	for t in json sse http session wire rpc cert regex responses guard; do \
+	for f in $(FUZZ); do t=$${f#test/fuzz_}; \
 		mkdir -p .fuzz/$$t && \
 		./test/fuzz_$$t -max_total_time=$(FUZZTIME) -max_len=8192 \
 		    -print_final_stats=0 .fuzz/$$t test/corpus/$$t \
@@ -238,7 +259,7 @@ test-cross:
 	    printf '#!/bin/sh\nexec %s %s "$$@"\n' "$$q" "$$b/$$p" \
 	        >$$b/run/$$p && chmod 755 $$b/run/$$p || exit 1; \
 	done; \
-	cd $$b/run && EMULATOR=$$q SMALL=1 sh test/run.sh
+	cd $$b/run && EMULATOR=$$q SMALL=1 sh test/run.sh $(TESTS)
 
 # The static binary: static, in its size budget, and one tool round.
 test-static: static test/fake
@@ -256,7 +277,7 @@ clean:
 
 dist: clean
 	mkdir -p agent-$(VERSION)/test agent-$(VERSION)/bench
-	cp -R LICENSE Makefile README config.mk config.def.h agent.1 agent.h \
+	cp -R LICENSE Makefile README config.mk config.def.h agent.1 $(HDR) \
 	    $(SRC) fortify.c agent-$(VERSION)
 	cp test/*.c test/*.h test/*.sh agent-$(VERSION)/test
 	cp -R test/corpus test/data agent-$(VERSION)/test

@@ -16,7 +16,18 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "sse.h"
+#include "http.h"
+#include "wire.h"
+#include "session.h"
+#include "tools.h"
+#include "sandbox.h"
+#include "gitguard.h"
+#include "guard.h"
+#include "events.h"
+#include "rpc.h"
 
 typedef struct {
 	const char *name;

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "wire.h"
+#include "anthropic.h"
 
 /* The stream */
 

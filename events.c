@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "wire.h"
+#include "tools.h"
+#include "events.h"
 
 enum { THROTTLE = 100 };	/* ms between tool_execution_updates, as pi */
 

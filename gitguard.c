@@ -23,7 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "tools.h"
+#include "gitguard.h"
 
 enum { GABSENT, GFILE, GDIR, GLINK };	/* what a node was at start */
 enum {

@@ -10,7 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "tools.h"
+#include "sandbox.h"
+#include "gitguard.h"
+#include "guard.h"
 
 enum { MAXREASON = 2000 };	/* bytes of a hook's stderr told the model */
 

@@ -20,7 +20,8 @@
 
 #include <bearssl.h>
 
-#include "agent.h"
+#include "util.h"
+#include "http.h"
 
 /* A TLS 1.2 cipher suite the client offers: a row of config.h. */
 typedef struct {

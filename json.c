@@ -11,7 +11,8 @@
 #define JSMN_STRICT
 #include <jsmn.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
 
 enum { DEPTHMAX = 1000 };	/* deeper documents are refused */
 

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "wire.h"
+#include "openai.h"
 
 /* The stream */
 

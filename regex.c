@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "util.h"
+#include "regex.h"
 
 enum {
 	REMAX = 4096,	/* instructions: a bigger pattern is refused */

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "wire.h"
+#include "responses.h"
 
 /* The stream: output items by output_index, one after another (they do
  * not interleave); each becomes a part of the answer.  A reasoning item

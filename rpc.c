@@ -10,7 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "wire.h"
+#include "session.h"
+#include "tools.h"
+#include "gitguard.h"
+#include "rpc.h"
 
 enum { MAXLINE = 16 << 20 };	/* bytes of one command line */
 

@@ -25,7 +25,10 @@
 #include <sys/syscall.h>
 #endif
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "tools.h"
+#include "sandbox.h"
 
 #ifdef __linux__
 /* The kernel's Landlock ABI, as <linux/landlock.h> has it, written out:

@@ -17,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "session.h"
 
 #ifndef READBLOCK
 #define READBLOCK 65536	/* a load reads the file this much at once (the

@@ -2,7 +2,8 @@
 /* sse.c: a push parser for server-sent events (WHATWG HTML, 9.2). */
 #include <string.h>
 
-#include "agent.h"
+#include "util.h"
+#include "sse.h"
 
 void
 sseinit(Sse *s, Ssefn fn, void *arg)

@@ -22,7 +22,13 @@
 #include <sys/prctl.h>
 #endif
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "tools.h"
+#include "sandbox.h"
+#include "gitguard.h"
+#include "walk.h"
+#include "regex.h"
 
 extern char **environ;
 

@@ -18,7 +18,7 @@
 #include <sys/prctl.h>
 #endif
 
-#include "agent.h"
+#include "util.h"
 
 extern char **environ;
 

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "util.h"
+#include "walk.h"
 
 enum {
 	MAXGLOB = 1024,		/* bytes of a glob from the model */

@@ -8,7 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "util.h"
+#include "json.h"
+#include "wire.h"
+#include "openai.h"
+#include "anthropic.h"
+#include "responses.h"
+#include "tools.h"
 
 /* A form this long is sent from where it is kept, not copied. */
 enum { SPANMIN = 64 };

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
+#include "../session.h"
 #include "t.h"
 
 /* A session in memory whose entries each hold about size bytes; kinds is

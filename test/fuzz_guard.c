@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
+#include "../tools.h"
+#include "../guard.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
 
 #define JSMN_STATIC
 #define JSMN_PARENT_LINKS

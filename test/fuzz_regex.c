@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../regex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

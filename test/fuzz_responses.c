@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
+#include "../sse.h"
+#include "../wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

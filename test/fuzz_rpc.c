@@ -8,7 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
+#include "../session.h"
+#include "../tools.h"
+#include "../rpc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
+#include "../tools.h"
+#include "../guard.h"
 #include "t.h"
 
 /* The line's parts as "strict|loose" joined by " ;; ", its writes
@@ -335,7 +338,7 @@ static void
 testcalls(void)
 {
 	static const Profile prof = { "p", NULL, NULL, WALL, 1, NULL, NULL,
-	                              1 };
+	                              1, 0 };
 	static const Hook hooks[] = { { 0, NULL, NULL, 0 } };
 	static const Tool tools[] = {
 		{ "bash", NULL, 1, "", "{}" }, { "read", NULL, 0, "", "{}" }

@@ -12,7 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../http.h"
 #include "t.h"
 
 enum { DONE = 1, ATEOF = 2, ERR = -1, EOFERR = -2 };

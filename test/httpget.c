@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../http.h"
 
 /* The same bundles as config.def.h. */
 static const char *const cafiles[] = {

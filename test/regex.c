@@ -8,7 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../regex.h"
 #include "t.h"
 
 static unsigned long seed = 12345;

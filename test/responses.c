@@ -9,7 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
+#include "../sse.h"
+#include "../wire.h"
+#include "../tools.h"
 #include "t.h"
 
 /* What the pieces said, in order: T text, H thinking, C a call's

@@ -14,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
+#include "../session.h"
 #include "t.h"
 
 /* A session as pi writes it, with a compaction and two branches; run from

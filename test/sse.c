@@ -2,7 +2,8 @@
 /* test/sse.c: unit tests of sse.c, every input also split at every byte. */
 #include <string.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../sse.h"
 #include "t.h"
 
 /* Each event is logged as "[event]data|". */

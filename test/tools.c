@@ -13,7 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
+#include "../tools.h"
+#include "../sandbox.h"
 #include "t.h"
 
 static volatile sig_atomic_t intr, pgid, seenpgid;

@@ -8,7 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
+#include "../sse.h"
+#include "../wire.h"
+#include "../tools.h"
 #include "t.h"
 
 /* Streams */

@@ -1,0 +1,66 @@
+/* See LICENSE file for copyright and license details. */
+/* events.h: what a run shows: the answer as text, or pi's json-mode
+ * events */
+#include <stddef.h>
+
+enum { TOOUT, TOERR, TOHOLD };	/* where a message's text goes */
+typedef struct {
+	int on;			/* events on stdout, not text */
+	Toolenv *tenv;		/* cleaned up if stdout goes away */
+	Buf pending;		/* stdout held while one read is parsed: */
+	int hold;		/* its deltas go out in one write */
+	int lastc;		/* last byte written to stdout, -1 none */
+	/* text: stdout for the answer, stderr for the rest */
+	int quiet, color;	/* -q; colour on stderr */
+	int ttyout;		/* stdout is read by a person: end lines */
+	int ttyesc;		/* stdout is a terminal: the answer's control
+				 * characters are shown, not obeyed */
+	size_t maxhold;		/* bytes held before they go to stdout */
+	int thinking;		/* thinking is being shown on stderr */
+	int textseen;		/* stdout has text from an earlier message */
+	int textto;		/* where this message's text goes: TOOUT,
+				 * TOERR (tools follow), or TOHOLD: */
+	Buf held;		/* not known yet, stdout being no terminal */
+	int began;		/* this message's text has gone to stdout */
+	int narrated;		/* the last byte of narration on stderr */
+	/* events: the answer streaming, its blocks' contentIndex, -1 until
+	 * begun */
+	int blocks;		/* begun so far */
+	int text, think;
+	int *calls;		/* by call */
+	int ncalls;
+	/* what the run and the round made, for agent_end and turn_end */
+	Buf run;		/* the messages, comma-separated */
+	Buf results;		/* the round's tool results, the same */
+	size_t last, lastlen;	/* where the round's answer is in run */
+	/* the tool running, for tool_execution_update */
+	size_t maxtail;		/* bytes of its output in an update */
+	Buf call;		/* its toolCallId, toolName and args fields */
+	Buf tail;		/* the end of its output so far */
+	long long updated;	/* when the last update went, ms */
+	int dirty;		/* output came since */
+} Events;
+void outwrite(Events *e, const char *p, size_t n);
+void outflush(Events *e);
+void endline(Events *e);
+void endthinking(Events *e);
+void textstart(Events *e);
+void settle(Events *e, int to);
+void textdone(Events *e);
+void showtext(Events *e, const char *p, size_t n);
+void showthink(Events *e, const char *p, size_t n);
+void emit(Events *e, const char *type, const char *fields);
+void emitmsg(Events *e, const char *json, int start);
+void emitstart(Events *e, int wire, const char *provider,
+               const char *model);
+void emitpiece(Events *e, const Wire *w, int kind, const char *p, size_t n);
+void emitends(Events *e, const char *json);
+void emitcall(Events *e, const Wirecall *c, const char *type,
+              const Json *args, const Buf *res, const Buf *image,
+              int iserr);
+void emitoutput(void *e, const char *p, size_t n);
+void emitcompacted(Events *e, const char *why, const Buf *sum,
+                   const char *firstkept, long before, const char *err,
+                   int aborted);
+char *witherror(char *msg, const char *err);
+void eventsfree(Events *e);

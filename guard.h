@@ -1,0 +1,72 @@
+/* See LICENSE file for copyright and license details. */
+/* guard.h: whether a call may run: the profile, the rules, the hooks */
+
+enum { ALLOW = 1, ASK, DENY };	/* what a rule says */
+enum { PRE = 1, POST };		/* when a hook runs */
+
+typedef struct {
+	const char *name;
+	const char *ask;	/* tools that ask first, comma-separated; NULL:
+				 * those whose row in tools[] says approve */
+	const char *off;	/* tools not offered, or NULL */
+	int write;		/* WALL, WTREE, WPLAN or WNONE */
+	int net;		/* tool processes may use TCP */
+	const char *plan;	/* WPLAN: the plan file */
+	const char *prompt;	/* added to the system prompt, or NULL */
+	int gitwrite;		/* tools may change git's config */
+	int stay;		/* a call's background processes may run on
+				 * till agent exits */
+} Profile;
+
+typedef struct {
+	const char *tool;	/* NULL ends the table */
+	const char *glob;	/* over bash's command, other tools' path */
+	int action;		/* ALLOW, ASK or DENY */
+} Rule;
+
+typedef struct {
+	int when;		/* PRE or POST; 0 ends the table */
+	const char *tool;	/* a tool's name, or "*" for all */
+	const char *cmd;	/* run with /bin/sh -c */
+	int timeout;		/* milliseconds before it is killed */
+} Hook;
+
+typedef struct {
+	const Profile *prof;
+	const Rule *rules;
+	const Hook *hooks;
+	Toolenv *tenv;		/* hooks run with bash's environment */
+	int yes;		/* -y: do not ask */
+	int color;
+	int *always;		/* by row of tools[]: 'a' was answered */
+} Guard;
+
+/* A bash command line as rules read it: its simple commands, each in two
+ * forms, and the files its redirections write. */
+typedef struct {
+	Buf parts;		/* each simple command as written (words
+				 * unquoted, one space apart, command, exec,
+				 * nohup, time and a bare env dropped), then
+				 * normalised (assignments, every wrapper with
+				 * its options, git's global options and the
+				 * command's directory dropped): each form
+				 * ended by a NUL */
+	int n;			/* simple commands */
+	Buf writes;		/* the paths written to, each ended by a NUL */
+	int nwrites;
+	const char *unsure;	/* why no rule may allow the line unasked
+				 * (a substitution, a subshell...), or NULL */
+} Shline;
+
+int guardlisted(const char *list, const char *name);
+void guardsplit(const char *cmd, Shline *l);
+void guardsplitfree(Shline *l);
+int guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
+               const Hook *hooks, const Tool *tools, int ntools, Buf *why);
+void guardprofile(Guard *g, const Profile *profiles, int n,
+                  const char *name);
+void guardprompt(const Guard *g, Buf *b);
+int guardcall(Guard *g, const Tool *t, int row, const Json *j,
+              const char *what, Buf *res);
+void guardafter(Guard *g, const char *tool, const Json *j, const Buf *res,
+                int iserr);

@@ -1,0 +1,53 @@
+/* See LICENSE file for copyright and license details. */
+/* rpc.h: -r, pi's rpc mode: one JSON command a line on stdin */
+#include <signal.h>
+
+/* What agent.c is to do: the others need the context loaded again. */
+enum { RPROMPT = 1, RCOMPACT, RNEW, RMODEL, RLEVEL, RRECORD };
+enum { RIDLE, RTURN, RBASH };	/* what runs */
+
+typedef struct {
+	int kind;		/* RPROMPT, ... */
+	char *arg;		/* the prompt or the focus, or NULL */
+	char *id;		/* the request's id as JSON, or NULL */
+	char *type;		/* the command's name */
+} Rpccmd;
+
+typedef struct {
+	char **v;
+	size_t n, cap;
+} Rpcq;
+
+typedef struct {
+	/* agent.c's state, shown to the commands that ask about it */
+	const char *provider;
+	char **model;		/* agent.c's: set_model replaces it */
+	const int *level;	/* the thinking level: set_thinking_level's
+				 * arg, agent.c sets it */
+	int wire;
+	long context, maxout;
+	int autocompact;
+	Session *sess;		/* new_session and bash change it */
+	char **const *msgs;	/* the context's messages, */
+	const size_t *nmsgs;	/* and how many */
+	Toolenv *tenv;		/* where the bash command runs */
+	volatile sig_atomic_t *intr;	/* abort sets it */
+	volatile sig_atomic_t *quit;	/* a signal asks us to leave */
+	int out;		/* where responses go: 1 */
+	/* rpc.c's */
+	int busy;		/* RIDLE, RTURN or RBASH */
+	int eof;		/* stdin ended or stdout went away */
+	Buf in;			/* stdin not yet a whole line */
+	int skip;		/* in a line too long: drop to its end */
+	Rpcq steer, follow;	/* messages waiting for the turn */
+	Rpcq later;		/* commands waiting for it to end */
+	Buf after;		/* answers sent when it ends */
+} Rpc;
+
+void rpcfeed(Rpc *r, const char *p, size_t n);
+int rpcwatch(void *r);
+int rpcnext(Rpc *r, Rpccmd *c);
+int rpcpending(const Rpc *r, int follow);
+char *rpctake(Rpc *r, int follow);
+void rpcdone(Rpc *r, Rpccmd *c, int ok);
+void rpcfree(Rpc *r);

@@ -1,0 +1,71 @@
+/* See LICENSE file for copyright and license details. */
+/* session.h: the JSONL session file, pi's format version 3 */
+#include <sys/types.h>
+
+typedef struct {
+	char *id;		/* 8 hex digits (pi writes longer ones too) */
+	char *parent;		/* NULL for a first entry */
+	char *type;		/* "message", "compaction", ... */
+	char *line;		/* the line as stored, without its newline;
+				 * NULL if the context does not use it */
+	off_t off;		/* where the line is in the file loaded, or
+				 * -1: not read from the file */
+	size_t len;		/* its length */
+	size_t msgat, msglen;	/* where its "message" lies in the line,
+				 * msgat 0 if it has none or is not known */
+	char *role;		/* that message's role, or NULL */
+	int shared;		/* line lies in the session's block */
+	int hidden;		/* a later entry has the same id */
+} Entry;
+
+typedef struct {
+	char *path;		/* NULL: in memory only (-n) */
+	int fd;			/* open O_APPEND once the file exists, or -1 */
+	int oldfd;		/* the file loaded, when path came to name
+				 * another: its entries' lines are read from
+				 * it; or -1 */
+	char *head;		/* the header line */
+	char *cwd;		/* from the header */
+	Entry *e;		/* every entry, in file order */
+	size_t n, cap;
+	const char *leaf;	/* id of the current leaf (an e[].id), or NULL */
+	size_t saved;		/* e[0..saved) are in the file: a failed
+				 * append is retried by the next one */
+	char *block;		/* the context's lines, read at once, or
+				 * NULL */
+	size_t *ids;		/* the entries by id: a hash table of
+				 * indexes + 1, 0 a free slot */
+	size_t nids;		/* its slots, a power of two, or 0 */
+	unsigned long long seed;	/* its hash's, drawn at random */
+} Session;
+
+char *sessbase(void);
+char *sessdir(const char *base, const char *cwd);
+char *sesslatest(const char *dir, const char *cwd);
+int sessparse(Session *s, const char *text, size_t len, const char *name);
+int sessread(Session *s, const char *path);	/* read only, in memory */
+int sessload(Session *s, const char *path);
+int sessnew(Session *s, const char *dir, const char *cwd);
+int sessfork(Session *s, const Session *from, const char *frompath,
+             const char *dir, const char *cwd);
+int sessappend(Session *s, const char *type, const char *fields);
+int sesssync(Session *s);
+size_t sessbranch(const Session *s, const Entry ***path);
+size_t sesscontext(Session *s, const Entry ***path);
+void sessdone(Session *s, const Entry **path);
+char *sessmessage(Session *s, const Entry *e, int *shared);
+char *sessblock(Session *s);
+long sesscompaction(const Entry **path, size_t n, size_t *from,
+                    char **summary);
+int sessincontext(const Entry *e);
+long sesscut(const Entry **path, size_t n, size_t from, long keep);
+long sesstokens(const char *json);
+char *sessuser(const char *text, size_t len, const Buf *more);
+char *sessresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+                 const Buf *more);
+char *sessbash(const Json *j, int m);
+void sessserialize(Buf *b, const char *type, const char *line,
+                   size_t maxresult);
+char *sessmodel(const Entry **path, size_t n, const char *provider);
+double sessusage(Session *s, long long tok[4]);
+void sessfree(Session *s);

@@ -1,0 +1,101 @@
+/* See LICENSE file for copyright and license details. */
+/* tools.h: the tools the model calls */
+#include <signal.h>
+#include <sys/types.h>
+
+enum { WALL, WTREE, WPLAN, WNONE };	/* where tool processes may write */
+
+typedef struct {
+	int maxlines;		/* output cut after this many lines */
+	size_t maxbytes;	/* or this many bytes */
+	int greplinemax;	/* grep cuts a matched line to this many bytes */
+	int greplimit;		/* default match limit */
+	int findlimit;		/* default result limit */
+	int lslimit;		/* default entry limit */
+	int bashtimeout;	/* seconds, 0 for none */
+	int killgrace;		/* milliseconds between TERM and KILL */
+	size_t maxedit;		/* bytes of a file edit loads, of write's
+				 * content */
+	size_t maxlog;		/* bytes of bash output saved to a file */
+	const char *const *shells;	/* first that exists runs bash */
+	const char *const *scrubenv;	/* variables removed for bash */
+	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */
+	volatile sig_atomic_t *pgid;	/* the running bash group, or 0: a
+					 * second SIGINT kills it and exits */
+	/* the tools' state in a run: zero to begin with, toolcleanup at
+	 * the end */
+	char *logdir;		/* bash logs' directory, or NULL till needed */
+	int nlogs;		/* files made in it */
+	int logkept;		/* the model was told of one: keep it */
+	/* the sandbox: write, net and plan from the profile, the rest made
+	 * by sandboxinit, freed by toolcleanup */
+	int write;		/* WALL (no sandbox), WTREE, WPLAN, WNONE */
+	int net;		/* tool processes may use TCP */
+	const char *plan;	/* WPLAN: the one file that may be written */
+	char *root;		/* the working directory, links resolved
+				 * (under WALL too) */
+	char *planpath;		/* the plan file from the root */
+	char *tmpdir;		/* the run's own temporary directory */
+	int abi;		/* the Landlock ABI in force, 0 for none */
+	int filter;		/* a seccomp filter holds what it does not */
+	char *unheld;		/* what it does not hold, said when a tool
+				 * that it would hold first runs */
+	size_t maximage;	/* bytes of an image file read returns */
+	Buf image;		/* read: an image's content block, with its
+				 * comma, for the caller's result */
+	/* bash's output as it comes, to progress(progarg, ...), or NULL */
+	void (*progress)(void *arg, const char *p, size_t n);
+	void *progarg;
+	int (*watch)(void *);	/* or NULL: called while bash runs when */
+	int watchfd;		/* watchfd is readable; nonzero: no more */
+	void *watcharg;
+	int keepnl;		/* bash's output ends as printed, with its
+				 * last newline: the user's, not the model's */
+	const char *const *secretwords;	/* variables whose names hold one
+					 * are removed for bash too, */
+	const char *const *keepenv;	/* unless named here */
+	/* what grep and find take in of .gitignore files (walk.c's
+	 * Walkopt), and how long grep, find and ls may search */
+	size_t ignorebytes;
+	int ignorelines, maxrules;
+	size_t rulebytes;
+	int searchtime;		/* seconds, 0 for no limit */
+	/* .git's config and hooks: gitwrite from the profile; 0, a .git
+	 * at start is kept as it was by gitguard.c (gitinit) */
+	int gitwrite;		/* tools may change git's configuration */
+	struct Gitguard *git;	/* or NULL */
+	int stay;		/* what a call leaves running may stay (the
+				 * profile's); else it is killed at its end */
+	int reaper;		/* agent is the subreaper of tool processes:
+				 * every child is theirs (toolreaper) */
+	int gitbad;		/* at exit, .git could not be put back
+				 * (gitexit): agent exits 1 */
+	pid_t groups[64];	/* the live groups of calls whose processes
+				 * stay, killed whole at exit; past 64, */
+	int ngroups;		/* the scan of /proc alone finds them */
+} Toolenv;
+
+/* Fill out with the result text; return 0 on success, 1 if the text is an
+ * error for the model.  args is the index of the arguments object in j. */
+typedef int (*Toolfn)(Toolenv *e, const Json *j, int args, Buf *out);
+
+typedef struct Tool {
+	const char *name;
+	Toolfn fn;
+	int approve;		/* ask the user before running it */
+	const char *desc;
+	const char *schema;	/* JSON schema of the parameters */
+} Tool;
+
+int toolread(Toolenv *e, const Json *j, int args, Buf *out);
+int toolwrite(Toolenv *e, const Json *j, int args, Buf *out);
+int tooledit(Toolenv *e, const Json *j, int args, Buf *out);
+int toolbash(Toolenv *e, const Json *j, int args, Buf *out);
+int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
+int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
+int toolls(Toolenv *e, const Json *j, int args, Buf *out);
+const char *imageblock(const char *path, size_t max, Buf *b, Buf *out);
+void toolreaper(Toolenv *e);
+void toolcleanup(Toolenv *e);
+int toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
+             int ms, Buf *err);

@@ -1,0 +1,215 @@
+/* See LICENSE file for copyright and license details. */
+/* wire.h: what the providers' wires share; openai.c, anthropic.c and
+ * responses.c below it are the wires themselves.  No I/O in any. */
+#include <stddef.h>
+
+enum { OPENAI, ANTHROPIC, RESPONSES };	/* chat completions, messages,
+					 * OpenAI's Responses */
+
+/* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
+ * provider is asked for them: OpenAI's reasoning_effort (xhigh and max
+ * sent as high, or as xhigh), OpenRouter's reasoning object, Anthropic's
+ * thinking (as the model takes it: TK* below). */
+enum { TOFF, TMINIMAL, TLOW, TMEDIUM, THIGH, TXHIGH, TMAX };
+enum { THNONE, THEFFORT, THXHIGH, THROUTER, THANTHROPIC };
+
+/* How an Anthropic model takes thinking: adaptive with an effort of low
+ * to max (what a model not in config.h's table gets), or low to high;
+ * on a budget of tokens; adaptive even when the request says nothing;
+ * always, refusing to be told otherwise. */
+enum { TKADAPTIVE, TKHIGH, TKBUDGET, TKOMITTED, TKALWAYS };
+
+/* What agent knows of a model, by a part of its name: config.h's
+ * models[]. */
+typedef struct {
+	const char *part;	/* '.' and '-' alike */
+	long context;		/* its window in tokens; 0: the provider's */
+	long maxout;		/* output tokens asked for; 0: likewise */
+	int thinking;		/* Anthropic: TKADAPTIVE ... TKALWAYS */
+	double tokens;		/* its tokens for the text of one of
+				 * agent's estimated tokens (4 bytes) */
+} Model;
+
+/* A stored message's wire form, made once and kept for the requests
+ * after; wire.c makes and reads it. */
+enum { WFNONE, WFOTHER, WFUSER, WFANSWER, WFRESULT };
+
+/* A text of the message that a form sends as it stands there: it goes
+ * at byte at of the form's own text. */
+typedef struct {
+	size_t at;
+	const char *p;		/* in the message, which outlives the form */
+	size_t len;
+} Wireref;
+
+typedef struct {
+	int wire;		/* made for this wire, */
+	char *model;		/* and model (whose thinking goes back) */
+	char *provider;		/* and provider, or NULL */
+	int kind;		/* what it is in the conversation */
+	char *text;		/* NULL until made */
+	size_t len;
+	Wireref *refs;		/* the message's texts it holds, in order */
+	int nrefs;
+	char **calls;		/* ids of the calls an answer makes */
+	int ncalls;
+	char *result;		/* the call a result answers */
+	char *imgs;		/* OpenAI: a result's images, as parts */
+	size_t imglen;
+	size_t mark;		/* OpenAI: where its content, a string, is
+				 * in text (a cache mark may wrap it); 0 */
+} Wireform;
+
+/* A request body in pieces: the big forms are sent from where they are
+ * kept, not copied into one more whole body. */
+typedef struct {
+	Buf glue;		/* the bytes between them */
+	Span *v;		/* the body in order */
+	size_t n, cap, len;
+} Wirebody;
+
+/* A request: the model, the system prompt, the conversation as pi stores
+ * messages (JSON texts) with their forms, the offered tools and the
+ * output limit. */
+typedef struct {
+	int wire;
+	const char *model;
+	const char *provider;	/* or NULL: any stored answer's model of
+				 * that name is the same */
+	const char *system;
+	char *const *msgs;
+	size_t nmsgs;
+	Wireform *forms;	/* one a message, kept by the caller; or NULL */
+	const struct Tool *tools;
+	int ntools;
+	long maxout;
+	const char *maxfield;	/* OpenAI: the field naming maxout */
+	int level;		/* TOFF ... TMAX */
+	int think;		/* THNONE ... THANTHROPIC */
+	int thinkas;		/* Anthropic: TKADAPTIVE ... TKALWAYS */
+	int cachehour;		/* cache marks live an hour, not 5 min */
+	int images;		/* the model takes images: else a note */
+	const char *cachekey;	/* Responses: the prompt_cache_key (the
+				 * session's id), or NULL */
+} Wirereq;
+
+/* A model's prices in dollars per million tokens, keyed by its name. */
+typedef struct {
+	const char *model;
+	double in, out, cacheread, cachewrite;
+} Price;
+
+/* Kinds of streamed pieces and of an answer's parts.  A WCALL piece is
+ * a piece of the arguments of calls[call], p NULL when the call has only
+ * begun; WREDACTED is a part only, never streamed. */
+enum { WTEXT, WTHINK, WREDACTED, WCALL };
+
+/* A piece of the answer as it streams; nonzero stops the stream. */
+typedef int (*Wirefn)(void *arg, int kind, const char *p, size_t n);
+
+typedef struct {
+	Buf id, name, args;	/* arguments arrive in pieces */
+	int block;		/* Anthropic: the content block it came in */
+} Wirecall;
+
+/* Anthropic: one content block of the answer, in the stream's order. */
+typedef struct {
+	int kind;		/* WTEXT, WTHINK, WREDACTED or WCALL */
+	int block;		/* the stream's index of it */
+	size_t from, to;	/* WTEXT, WTHINK: its bytes of text, think */
+	Buf sig;		/* WTHINK's signature, WREDACTED's data */
+	int lost;		/* the signature was over the bound: none */
+	int call;		/* WCALL: its index in calls */
+} Wirepart;
+
+/* What one model call streamed back. */
+typedef struct {
+	int wire;
+	Wirefn fn;		/* each piece, before it is kept */
+	void *arg;
+	int maxcalls;		/* calls kept; the rest set dropped */
+	size_t maxkeep;		/* bytes of text, of thinking kept */
+	int atend;		/* set by the caller when the connection
+				 * closed: a cut event is then the end */
+	int call;		/* WCALL: the call the piece is of */
+	const Price *price;	/* the model's, or NULL: costs are 0 */
+	/* out */
+	Buf text, think;
+	Buf sig;		/* Anthropic: the thinking's signature;
+				 * OpenAI: the field that held it */
+	Wirecall *calls;
+	int ncalls;
+	Wirepart *parts;	/* Anthropic: the blocks, or none */
+	int nparts;
+	size_t sigs;		/* bytes of the parts' signatures */
+	unsigned long hi[2];	/* by kind: a high surrogate that ended the
+				 * last piece, for the next to complete */
+	int dropped;
+	char finish[32];	/* finish_reason, in OpenAI's words */
+	long long in, out, cached, cachewrite;	/* in counts the cache */
+	long long reasoning;	/* of out, the reasoning's (Responses) */
+	int done;		/* the stream said it is over */
+	int cut;		/* Responses: it is over, incomplete (the
+				 * reason in finish) */
+	int again;		/* an error in the stream a retry may mend */
+	Buf err;		/* an error from the stream */
+	Json json;		/* the last event's tokens: their array is
+				 * used again for the next */
+} Wire;
+
+int wirelevel(const char *name);
+const char *wirelevelname(int level);
+const Model *wiremodel(const Model *m, size_t n, const char *model);
+void wirebody(const Wirereq *q, Buf *b);
+void wirespans(const Wirereq *q, Wirebody *wb);
+void wirebodyfree(Wirebody *wb);
+const char *wirebeta(const Wirereq *q);
+int wireheaders(const Wirereq *q, const char *key, Buf *auth,
+                const char **h);
+void wireformfree(Wireform *f);
+void wireinit(Wire *w, int wire, Wirefn fn, void *arg);
+int wireevent(void *w, const char *event, const char *data, size_t len);
+int wirecomplete(const Wire *w);
+char *wiremessage(const Wire *w, const char *provider, const char *model,
+                  const char *stop);
+void wirefree(Wire *w);
+const Price *wireprice(const Price *p, size_t n, const char *model);
+double wirecost(const Wire *w, double c[4]);
+void wireerror(Buf *out, const Json *j, int i);
+int wireoverflow(int status, const char *err, size_t len);
+const char *wireapi(int wire);
+const char *wirepath(int wire);
+
+/* wire.c, for the wires: the stream's pieces, passed on and kept */
+int wiredelta(Wire *w, int kind, const char *p, size_t n);
+int wirepiece(Wire *w, int kind, const Json *j, int i);
+int wirecalldelta(Wire *w, int k, size_t off);
+void wiresetstr(Buf *b, const Json *j, int i);
+Wirecall *wirecallat(Wire *w, int idx);
+int wirebadevent(Wire *w, const char *data, size_t len);
+int wirecount(const Json *j, int i, long long *out);
+void wirestorecall(Buf *b, const Wirecall *c);
+void wirestorethink(Buf *b, const char *p, size_t n, const Buf *sig);
+/* and the request: stored messages' forms, the body from them */
+int wirethinks(const Wirereq *q);
+void wirecache(const Wirereq *q, Buf *b);
+int wireanswered(const Json *j);
+void wiretools(const Wirereq *q, Buf *b, const char *open, const char *key,
+               const char *close, int mark);
+void wireformcall(Wireform *f, char *id);
+int wireidchar(int c);
+int wirehasimage(const Json *j, int content);
+void wiretextpart(Buf *b, const Json *j, int i);
+int wireblank(const Json *j, int i);
+int wirerefer(Wireform *f, Buf *b, const Json *j, int content);
+int wireown(const Json *j, const Wirereq *q, const char *api);
+void wireputform(Wirebody *wb, Buf *b, const Wireform *f);
+
+/* The calls still owed a result, as the forms are put together. */
+typedef struct {
+	const char **id;
+	int n, cap;
+} Wireowed;
+
+void wireowe(Wireowed *o, const Wireform *f);
+void wirepaid(Wireowed *o, const char *id);
