@@ -20,7 +20,7 @@ enum { THROTTLE = 100 };	/* ms between tool_execution_updates, as pi */
 /* Text */
 
 static const char *
-color(const Events *e, const char *code)
+colorif(const Events *e, const char *code)
 {
 	return e->color ? code : "";
 }
@@ -69,7 +69,7 @@ void
 endthinking(Events *e)
 {
 	if (e->thinking)
-		fprintf(stderr, "%s\n", color(e, "\033[0m"));
+		fprintf(stderr, "%s\n", colorif(e, "\033[0m"));
 	e->thinking = 0;
 }
 
@@ -170,7 +170,7 @@ showthink(Events *e, const char *p, size_t n)
 		return;
 	outflush(e);	/* the text before it goes first */
 	if (!e->thinking)
-		fputs(color(e, "\033[2m"), stderr);
+		fputs(colorif(e, "\033[2m"), stderr);
 	e->thinking = 1;
 	safetext(&show, p, n, 0);
 	fwrite(show.p, 1, show.len, stderr);
@@ -325,7 +325,7 @@ update(Events *e, const char *type, int index, const Buf *extra)
 
 /* A block's start, when its first piece comes. */
 static int
-begin(Events *e, int *index, const char *type, const Buf *extra)
+blockbegin(Events *e, int *index, const char *type, const Buf *extra)
 {
 	if (*index < 0) {
 		*index = e->blocks++;
@@ -350,10 +350,10 @@ emitpiece(Events *e, const Wire *w, int kind, const char *p, size_t n)
 		jsonesc(&d, p, n);
 	}
 	if (kind == WTEXT) {
-		k = begin(e, &e->text, "text_start", NULL);
+		k = blockbegin(e, &e->text, "text_start", NULL);
 		update(e, "text_delta", k, &d);
 	} else if (kind == WTHINK) {
-		k = begin(e, &e->think, "thinking_start", NULL);
+		k = blockbegin(e, &e->think, "thinking_start", NULL);
 		update(e, "thinking_delta", k, &d);
 	} else {
 		c = &w->calls[w->call];
@@ -361,7 +361,7 @@ emitpiece(Events *e, const Wire *w, int kind, const char *p, size_t n)
 		jsonesc(&x, bstr(&c->id), c->id.len);
 		bufadds(&x, ",\"toolName\":");
 		jsonesc(&x, bstr(&c->name), c->name.len);
-		k = begin(e, callindex(e, w->call), "toolcall_start", &x);
+		k = blockbegin(e, callindex(e, w->call), "toolcall_start", &x);
 		if (p)
 			update(e, "toolcall_delta", k, &d);
 	}

@@ -154,7 +154,7 @@ wirefree(Wire *w)
 /* Keep up to maxkeep bytes of a streamed text, never cutting a character:
  * the rest was passed on but is not remembered. */
 static void
-keep(const Wire *w, Buf *b, const char *p, size_t n)
+keepstreamed(const Wire *w, Buf *b, const char *p, size_t n)
 {
 	size_t room;
 
@@ -176,7 +176,7 @@ wiredelta(Wire *w, int kind, const char *p, size_t n)
 	if (!n)
 		return 0;
 	rc = w->fn ? w->fn(w->arg, kind, p, n) : 0;
-	keep(w, kind == WTEXT ? &w->text : &w->think, p, n);
+	keepstreamed(w, kind == WTEXT ? &w->text : &w->think, p, n);
 	/* Anthropic's blocks come one after another: the last is this one */
 	if (w->nparts && w->parts[w->nparts - 1].kind == kind)
 		w->parts[w->nparts - 1].to = kind == WTEXT ? w->text.len :
@@ -874,7 +874,7 @@ span(Wirebody *wb, const char *p, size_t n)
 /* A form's text into the body: copied into b, or with wb, a big one
  * left where it is kept. */
 static void
-put(Wirebody *wb, Buf *b, const char *p, size_t n)
+putformtext(Wirebody *wb, Buf *b, const char *p, size_t n)
 {
 	if (!wb || n < SPANMIN) {
 		bufadd(b, p, n);
@@ -893,18 +893,18 @@ wireputform(Wirebody *wb, Buf *b, const Wireform *f)
 	int k;
 
 	for (k = 0; k < f->nrefs; k++) {
-		put(wb, b, f->text + at, f->refs[k].at - at);
-		put(wb, b, f->refs[k].p, f->refs[k].len);
+		putformtext(wb, b, f->text + at, f->refs[k].at - at);
+		putformtext(wb, b, f->refs[k].p, f->refs[k].len);
 		at = f->refs[k].at;
 	}
-	put(wb, b, f->text + at, f->len - at);
+	putformtext(wb, b, f->text + at, f->len - at);
 }
 
 /* The request's JSON body, appended to b.  The forms of q->forms are
  * made where missing and kept for the next request; without them, they
  * are made for this one alone. */
 static void
-body(const Wirereq *q, Buf *b, Wirebody *wb)
+makebody(const Wirereq *q, Buf *b, Wirebody *wb)
 {
 	Wireform *f = q->forms ? q->forms :
 	              xcalloc(q->nmsgs, sizeof(*f));
@@ -934,7 +934,7 @@ body(const Wirereq *q, Buf *b, Wirebody *wb)
 void
 wirebody(const Wirereq *q, Buf *b)
 {
-	body(q, b, NULL);
+	makebody(q, b, NULL);
 }
 
 /* The body as wirebody makes it, in spans for one write after another:
@@ -946,7 +946,7 @@ wirespans(const Wirereq *q, Wirebody *wb)
 	size_t i, at = 0;
 
 	memset(wb, 0, sizeof(*wb));
-	body(q, &wb->glue, q->forms ? wb : NULL);
+	makebody(q, &wb->glue, q->forms ? wb : NULL);
 	span(wb, NULL, wb->glue.len);
 	/* the glue's ends become pointers now that it has stopped moving */
 	for (i = 0; i < wb->n; i++) {
