@@ -28,8 +28,9 @@ isws(int c)
 	return space[(unsigned char)c];
 }
 
+/* isdigit(3) follows the locale: JSON's digits are ASCII's */
 static int
-isdigit_(int c)
+asciidigit(int c)
 {
 	return c >= '0' && c <= '9';
 }
@@ -121,24 +122,24 @@ vprim(const char *s, size_t n, size_t i)
 		k++;
 	if (k < n && s[k] == '0')
 		k++;
-	else if (k < n && isdigit_(s[k]))
-		while (k < n && isdigit_(s[k]))
+	else if (k < n && asciidigit(s[k]))
+		while (k < n && asciidigit(s[k]))
 			k++;
 	else
 		return 0;
 	if (k < n && s[k] == '.') {
-		if (++k >= n || !isdigit_(s[k]))
+		if (++k >= n || !asciidigit(s[k]))
 			return 0;
-		while (k < n && isdigit_(s[k]))
+		while (k < n && asciidigit(s[k]))
 			k++;
 	}
 	if (k < n && (s[k] == 'e' || s[k] == 'E')) {
 		k++;
 		if (k < n && (s[k] == '+' || s[k] == '-'))
 			k++;
-		if (k >= n || !isdigit_(s[k]))
+		if (k >= n || !asciidigit(s[k]))
 			return 0;
-		while (k < n && isdigit_(s[k]))
+		while (k < n && asciidigit(s[k]))
 			k++;
 	}
 	return k - i;
