@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../agent.h"
+#include "../util.h"
+#include "../json.h"
+#include "../sse.h"
+#include "../wire.h"
 
 static int
 piece(void *arg, int kind, const char *p, size_t n)
