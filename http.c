@@ -468,7 +468,7 @@ chunksize(Httpresp *r, const char *s)
  * leniently (RFC 9112, 2.2), in a bare LF; a CR anywhere else is an
  * error, as is a NUL. */
 static int
-line(Httpresp *r)
+respline(Httpresp *r)
 {
 	char *s = r->line.p;
 	size_t n = r->line.len - 1;
@@ -499,7 +499,7 @@ line(Httpresp *r)
 }
 
 static int
-body(Httpresp *r, const char *p, size_t n)
+bodyout(Httpresp *r, const char *p, size_t n)
 {
 	if (!n)
 		return 0;
@@ -515,7 +515,7 @@ body(Httpresp *r, const char *p, size_t n)
 static int
 chunksout(Httpresp *r)
 {
-	int rc = body(r, r->chunks.p, r->chunks.len);
+	int rc = bodyout(r, r->chunks.p, r->chunks.len);
 
 	bufreset(&r->chunks);
 	return rc;
@@ -536,7 +536,7 @@ httprespfeed(Httpresp *r, const char *p, size_t n)
 			k = (long long)n < r->left ? n : (size_t)r->left;
 			if (r->state == SCHUNK)
 				bufadd(&r->chunks, p, k);
-			else if (body(r, p, k) < 0)
+			else if (bodyout(r, p, k) < 0)
 				return -1;
 			p += k;
 			n -= k;
@@ -545,7 +545,7 @@ httprespfeed(Httpresp *r, const char *p, size_t n)
 			r->state = r->state == SBODY ? SDONE : SCHUNKEND;
 			break;
 		case SCLOSE:
-			if (body(r, p, n) < 0)
+			if (bodyout(r, p, n) < 0)
 				return -1;
 			n = 0;
 			break;
@@ -564,7 +564,7 @@ httprespfeed(Httpresp *r, const char *p, size_t n)
 			p += k;
 			n -= k;
 			if (nl) {
-				if (line(r) < 0) {
+				if (respline(r) < 0) {
 					chunksout(r);
 					return -1;
 				}
@@ -1951,8 +1951,9 @@ proxyfor(Conn *c, const Url *u, Url *p)
 	return rc;
 }
 
+/* The request's head: its line, Host, ours and h's headers. */
 static void
-request(Buf *b, const Http *h, const Url *u, int absolute,
+reqhead(Buf *b, const Http *h, const Url *u, int absolute,
         const char *proxyauth)
 {
 	const char *const *hd;
@@ -2183,7 +2184,7 @@ exchange(Conn *cn, Http *h, Httpresp *r, const Url *u, int via)
 	size_t n = h->spans ? 0 : h->bodylen;
 	int k, ret = -1;
 
-	request(&b, h, u, via && !u->tls, cn->proxyauth);
+	reqhead(&b, h, u, via && !u->tls, cn->proxyauth);
 	if (!u->tls && n <= ONEWRITE) {
 		if (n)
 			bufadd(&b, body, n);	/* one send: head and body */
