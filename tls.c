@@ -161,8 +161,8 @@ xfail(Tlsctx *x, const char *fmt, ...)
 /* One DER element at *p, before end: its tag, and where its value and
  * the element are; *p moves past it.  -1 if it is not whole. */
 static int
-der(const unsigned char **p, const unsigned char *end, int *tag,
-    const unsigned char **val, size_t *len)
+derelem(const unsigned char **p, const unsigned char *end, int *tag,
+        const unsigned char **val, size_t *len)
 {
 	const unsigned char *q = *p;
 	size_t n, k;
@@ -191,23 +191,23 @@ der(const unsigned char **p, const unsigned char *end, int *tag,
  * 7 what follows), and where the TBSCertificate ends: 0, or -1 if it is
  * not there. */
 static int
-field(const unsigned char *cert, size_t n, int k, const unsigned char **at,
-      const unsigned char **end)
+certfield(const unsigned char *cert, size_t n, int k, const unsigned char **at,
+          const unsigned char **end)
 {
 	const unsigned char *p = cert, *v, *val;
 	size_t len, vlen;
 	int tag, i;
 
 	/* Certificate, then its TBSCertificate: step inside each */
-	if (der(&p, cert + n, &tag, &v, &len) < 0 || tag != 0x30)
+	if (derelem(&p, cert + n, &tag, &v, &len) < 0 || tag != 0x30)
 		return -1;
 	p = v;
-	if (der(&p, v + len, &tag, &v, &len) < 0 || tag != 0x30)
+	if (derelem(&p, v + len, &tag, &v, &len) < 0 || tag != 0x30)
 		return -1;
 	*end = v + len;
 	for (p = v, i = 0; ; i++) {
 		*at = p;
-		if (der(&p, *end, &tag, &val, &vlen) < 0)
+		if (derelem(&p, *end, &tag, &val, &vlen) < 0)
 			return -1;
 		if (i == 0 && tag != 0xa0)
 			i++;	/* no version */
@@ -219,24 +219,24 @@ field(const unsigned char *cert, size_t n, int k, const unsigned char **at,
 /* The issuer and subject names of a certificate, each with its tag and
  * length, as BearSSL compares them: 0, or -1 if not found. */
 static int
-names(const unsigned char *cert, size_t n, const unsigned char **issuer,
-      size_t *ilen, const unsigned char **subject, size_t *slen)
+certnames(const unsigned char *cert, size_t n, const unsigned char **issuer,
+          size_t *ilen, const unsigned char **subject, size_t *slen)
 {
 	const unsigned char *p, *end, *v;
 	size_t len;
 	int tag;
 
 	/* issuer, validity, subject */
-	if (field(cert, n, 3, issuer, &end) < 0)
+	if (certfield(cert, n, 3, issuer, &end) < 0)
 		return -1;
 	p = *issuer;
-	if (der(&p, end, &tag, &v, &len) < 0)
+	if (derelem(&p, end, &tag, &v, &len) < 0)
 		return -1;
 	*ilen = p - *issuer;
-	if (der(&p, end, &tag, &v, &len) < 0)
+	if (derelem(&p, end, &tag, &v, &len) < 0)
 		return -1;
 	*subject = p;
-	if (der(&p, end, &tag, &v, &len) < 0)
+	if (derelem(&p, end, &tag, &v, &len) < 0)
 		return -1;
 	*slen = p - *subject;
 	return 0;
@@ -246,32 +246,32 @@ names(const unsigned char *cert, size_t n, const unsigned char **issuer,
  * STRING (of the last, as BearSSL's decoder, if there are several): 0,
  * or -1 if it has none. */
 static int
-extension(const unsigned char *cert, size_t n, int id,
-          const unsigned char **val, size_t *len)
+certext(const unsigned char *cert, size_t n, int id,
+        const unsigned char **val, size_t *len)
 {
 	const unsigned char *p, *end, *v, *ext, *q, *x;
 	size_t vlen, elen, xlen;
 	int tag = 0, found = -1;
 
-	if (field(cert, n, 7, &p, &end) < 0)
+	if (certfield(cert, n, 7, &p, &end) < 0)
 		return -1;
 	/* [1] and [2], then [3] extensions */
 	while (p < end && tag != 0xa3)
-		if (der(&p, end, &tag, &ext, &elen) < 0)
+		if (derelem(&p, end, &tag, &ext, &elen) < 0)
 			return -1;
 	p = ext;
-	if (tag != 0xa3 || der(&p, ext + elen, &tag, &v, &vlen) < 0)
+	if (tag != 0xa3 || derelem(&p, ext + elen, &tag, &v, &vlen) < 0)
 		return -1;
 	for (p = v, end = v + vlen; p < end; ) {
 		/* Extension: extnID, critical (optional), extnValue */
-		if (der(&p, end, &tag, &ext, &elen) < 0)
+		if (derelem(&p, end, &tag, &ext, &elen) < 0)
 			return -1;
 		if (elen < 5 || memcmp(ext, "\x06\x03\x55\x1d", 4) ||
 		    ext[4] != id)
 			continue;
 		q = ext + 5;
 		do {
-			if (der(&q, ext + elen, &tag, &x, &xlen) < 0)
+			if (derelem(&q, ext + elen, &tag, &x, &xlen) < 0)
 				return -1;
 		} while (tag == 0x01);
 		if (tag != 0x04)
@@ -290,7 +290,7 @@ dertag(const unsigned char **p, const unsigned char *end, int t,
 {
 	int tag;
 
-	return der(p, end, &tag, val, len) < 0 || tag != t ? -1 : 0;
+	return derelem(p, end, &tag, val, len) < 0 || tag != t ? -1 : 0;
 }
 
 /* The key of a certificate as BearSSL takes it, pointing into cert, and
@@ -310,7 +310,7 @@ certkey(const unsigned char *cert, size_t n, br_x509_pkey *pk, int *ca)
 	size_t len, alen, klen, xlen, elen;
 	int i;
 
-	if (field(cert, n, 6, &p, &end) < 0 ||
+	if (certfield(cert, n, 6, &p, &end) < 0 ||
 	    dertag(&p, end, 0x30, &v, &len) < 0 ||
 	    (p = v, dertag(&p, v + len, 0x30, &alg, &alen)) < 0 ||
 	    dertag(&p, v + len, 0x03, &key, &klen) < 0 || klen < 2 || *key ||
@@ -347,7 +347,7 @@ certkey(const unsigned char *cert, size_t n, br_x509_pkey *pk, int *ca)
 		return -1;
 	}
 	/* BasicConstraints: cA (optional), pathLenConstraint (optional) */
-	*ca = extension(cert, n, 0x13, &p, &len) == 0 &&
+	*ca = certext(cert, n, 0x13, &p, &len) == 0 &&
 	      dertag(&p, p + len, 0x30, &v, &len) == 0 &&
 	      dertag(&v, v + len, 0x01, &x, &xlen) == 0 && xlen == 1 &&
 	      *x != 0;
@@ -424,7 +424,7 @@ pemcerts(Tlsctx *x, const char *s)
 		memset(ca, 0, sizeof(*ca));
 		ca->len = b.len;
 		ca->der = (unsigned char *)bufdetach(&b);
-		if (names(ca->der, ca->len, &iss, &ilen, &ca->subject,
+		if (certnames(ca->der, ca->len, &iss, &ilen, &ca->subject,
 		    &ca->sublen) < 0)
 			ca->subject = NULL;
 	}
@@ -561,18 +561,19 @@ static void x509init(Tls *t, const br_x509_trust_anchor *ta, size_t nta);
 /* Whether a certificate names the address ip (len bytes) among its
  * subjectAltName's iPAddress entries, as curl checks a URL's address. */
 static int
-hasip(const unsigned char *cert, size_t n, const unsigned char *ip, int len)
+certhasip(const unsigned char *cert, size_t n, const unsigned char *ip,
+          int len)
 {
 	const unsigned char *v, *q, *val;
 	size_t vlen, k;
 	int tag;
 
 	/* GeneralNames: a SEQUENCE of them */
-	if (!cert || extension(cert, n, 0x11, &q, &k) < 0 ||
+	if (!cert || certext(cert, n, 0x11, &q, &k) < 0 ||
 	    dertag(&q, q + k, 0x30, &v, &vlen) < 0)
 		return 0;
 	for (q = v; q < v + vlen; ) {
-		if (der(&q, v + vlen, &tag, &val, &k) < 0)
+		if (derelem(&q, v + vlen, &tag, &val, &k) < 0)
 			return 0;
 		if (tag == 0x87 && k == (size_t)len && !memcmp(val, ip, len))
 			return 1;
@@ -600,7 +601,7 @@ chainend(const br_x509_class **ctx)
 	}
 	for (; p && end - p >= 4; p += 4 + n) {
 		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-		if (names(p + 4, n, &iss, &ilen, &sub, &slen) == 0) {
+		if (certnames(p + 4, n, &iss, &ilen, &sub, &slen) == 0) {
 			takeanchors(ch->x, iss, ilen, 0);
 			takeanchors(ch->x, sub, slen, 0);
 		}
@@ -616,10 +617,10 @@ chainend(const br_x509_class **ctx)
 		if (!k)
 			first = p + 4, firstlen = n;
 	}
-	ch->lonely = k == 1 && names(first, firstlen, &iss, &ilen, &sub,
+	ch->lonely = k == 1 && certnames(first, firstlen, &iss, &ilen, &sub,
 	             &slen) == 0 && (ilen != slen || memcmp(iss, sub, ilen));
 	if ((e = (*x)->end_chain(x)) == 0 && ch->iplen &&
-	    !hasip(first, firstlen, ch->ip, ch->iplen))
+	    !certhasip(first, firstlen, ch->ip, ch->iplen))
 		e = BR_ERR_X509_BAD_SERVER_NAME;
 	return e;
 }
@@ -708,7 +709,7 @@ static const Errword alerts[] = {
 };
 
 static const char *
-words(const Errword *t, size_t n, int code)
+errwords(const Errword *t, size_t n, int code)
 {
 	size_t i;
 
@@ -741,17 +742,17 @@ tlsfail(Tls *t, int e)
 		             "the server sent no issuer with it, and its "
 		             "intermediate certificate may be missing",
 		             t->host);
-	if ((s = words(tlserrs, LEN(tlserrs), e)))
+	if ((s = errwords(tlserrs, LEN(tlserrs), e)))
 		return tfail(t, "%s: %s", t->host, s);
 	if (e >= BR_ERR_SEND_FATAL_ALERT) {
 		a = e - BR_ERR_SEND_FATAL_ALERT;
-		s = words(alerts, LEN(alerts), a);
+		s = errwords(alerts, LEN(alerts), a);
 		return tfail(t, "%s: TLS error: we sent alert %d (%s)",
 		             t->host, a, s ? s : "?");
 	}
 	if (e >= BR_ERR_RECV_FATAL_ALERT) {
 		a = e - BR_ERR_RECV_FATAL_ALERT;
-		s = words(alerts, LEN(alerts), a);
+		s = errwords(alerts, LEN(alerts), a);
 		return tfail(t, "%s: server sent TLS alert %d (%s)", t->host,
 		             a, s ? s : "?");
 	}

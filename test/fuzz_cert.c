@@ -65,8 +65,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int ca, mine, hers;
 	unsigned char ip[4] = { 127, 0, 0, 1 };
 
-	hasip(data, size, ip, 4);
-	if (names(data, size, &iss, &ilen, &sub, &slen) == 0 &&
+	certhasip(data, size, ip, 4);
+	if (certnames(data, size, &iss, &ilen, &sub, &slen) == 0 &&
 	    (iss < data || iss + ilen > end || sub < data || sub + slen > end))
 		abort();
 	mine = certkey(data, size, &k, &ca) == 0;
@@ -86,7 +86,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	        bk->key.ec.curve <= BR_EC_secp521r1));
 	if (hers && (!mine || !samekey(&k, bk) ||
 	    (ca != br_x509_decoder_isCA(&dc) && nbasic(data, size) < 2) ||
-	    names(data, size, &iss, &ilen, &sub, &slen) < 0 ||
+	    certnames(data, size, &iss, &ilen, &sub, &slen) < 0 ||
 	    slen != dn.len || memcmp(sub, dn.p, slen)))
 		abort();
 	buffree(&dn);
