@@ -8,12 +8,12 @@ include config.mk
 WIRESRC = wire.c openai.c anthropic.c responses.c
 WIREOBJ = wire.o openai.o anthropic.o responses.o
 HDR = anthropic.h events.h gitguard.h guard.h http.h json.h openai.h \
-	regex.h responses.h rpc.h sandbox.h session.h sse.h tools.h util.h \
-	walk.h wire.h
+	regex.h responses.h rpc.h sandbox.h session.h sse.h tls.h tools.h \
+	util.h walk.h wire.h
 SRC = agent.c events.c gitguard.c guard.c http.c json.c regex.c rpc.c \
-	sandbox.c session.c sse.c tools.c util.c walk.c $(WIRESRC)
+	sandbox.c session.c sse.c tls.c tools.c util.c walk.c $(WIRESRC)
 OBJ = agent.o events.o gitguard.o guard.o http.o json.o regex.o rpc.o \
-	sandbox.o session.o sse.o tools.o util.o walk.o $(WIREOBJ)
+	sandbox.o session.o sse.o tls.o tools.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -35,7 +35,7 @@ anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 events.o: events.c util.h json.h wire.h tools.h events.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
 guard.o: guard.c util.h json.h tools.h sandbox.h gitguard.h guard.h
-http.o: http.c util.h http.h config.h
+http.o: http.c util.h tls.h http.h
 json.o: json.c util.h json.h
 openai.o: openai.c util.h json.h wire.h openai.h
 regex.o: regex.c util.h regex.h
@@ -44,16 +44,17 @@ rpc.o: rpc.c util.h json.h wire.h session.h tools.h gitguard.h rpc.h
 sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
 session.o: session.c util.h json.h session.h
 sse.o: sse.c util.h sse.h
+tls.o: tls.c util.h tls.h config.h
 tools.o: tools.c util.h json.h tools.h sandbox.h gitguard.h walk.h regex.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
 wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h tools.h
 
 # Say what to install rather than fail with a compiler error.
-http.o: http.c
+tls.o: tls.c
 	@echo '#include <bearssl.h>' | $(CC) $(ACFLAGS) -E -x c - >/dev/null 2>&1 || \
 	{ echo 'agent: bearssl.h not found: apt-get install libbearssl-dev' >&2; exit 1; }
-	$(CC) $(ACFLAGS) -c http.c -o $@
+	$(CC) $(ACFLAGS) -c tls.c -o $@
 json.o: json.c
 	@echo '#include <jsmn.h>' | $(CC) $(ACFLAGS) -E -x c - >/dev/null 2>&1 || \
 	{ echo 'agent: jsmn.h not found: apt-get install libjsmn-dev' >&2; exit 1; }
@@ -66,10 +67,12 @@ test/json: test/json.c test/t.h json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/json.c json.o util.o $(LDFLAGS)
 test/sse: test/sse.c test/t.h sse.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/sse.c sse.o util.o $(LDFLAGS)
-test/http: test/http.c test/t.h http.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/http.c http.o util.o $(LDFLAGS) $(LIBS)
-test/httpget: test/httpget.c http.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/httpget.c http.o util.o $(LDFLAGS) $(LIBS)
+test/http: test/http.c test/t.h http.o tls.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/http.c http.o tls.o util.o $(LDFLAGS) \
+	    $(LIBS)
+test/httpget: test/httpget.c http.o tls.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/httpget.c http.o tls.o util.o $(LDFLAGS) \
+	    $(LIBS)
 test/tools: test/tools.c test/t.h tools.o gitguard.o regex.o sandbox.o \
 	walk.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o gitguard.o regex.o \
@@ -128,10 +131,10 @@ test/fuzz_json: test/fuzz_json.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_json.c json.c util.c
 test/fuzz_sse: test/fuzz_sse.c sse.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_sse.c sse.c util.c
-test/fuzz_http: test/fuzz_http.c http.c util.c $(HDR) config.h
-	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c util.c $(LIBS)
-# the certificate reader is static in http.c: the target includes it
-test/fuzz_cert: test/fuzz_cert.c http.c util.c $(HDR) config.h
+test/fuzz_http: test/fuzz_http.c http.c tls.c util.c $(HDR) config.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c tls.c util.c $(LIBS)
+# the certificate reader is static in tls.c: the target includes it
+test/fuzz_cert: test/fuzz_cert.c tls.c util.c $(HDR) config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_cert.c util.c $(LIBS)
 
 test/fuzz_session: test/fuzz_session.c session.c json.c util.c $(HDR)

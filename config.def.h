@@ -1,7 +1,7 @@
 /* See LICENSE file for copyright and license details. */
 /* config.def.h: copied to config.h, which you edit and recompile. */
 
-/* http.c includes this file for the TLS table at its end alone (it
+/* tls.c includes this file for the TLS tables at its end alone (it
  * defines TLSCONFIG); all the rest is agent.c's. */
 #ifndef TLSCONFIG
 
@@ -521,7 +521,7 @@ static const Hook hooks[] = {
 /*
  * TLS 1.2 cipher suites offered to https servers, best first (the server
  * picks), each with the function that installs its cipher: only the
- * ciphers named here are linked in.  tlschapol and tlsaesgcm are http.c's;
+ * ciphers named here are linked in.  tlschapol and tlsaesgcm are tls.c's;
  * BearSSL's br_ssl_engine_set_default_aes_cbc would serve CBC suites.
  * The key exchange is ECDHE on the curves below; ECDSA or RSA names the
  * key of the server's certificate.  RSA key exchange and static ECDH

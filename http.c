@@ -1,5 +1,6 @@
 /* See LICENSE file for copyright and license details. */
-/* http.c: HTTP/1.1 client: URLs, sockets with timeouts, TLS, proxies. */
+/* http.c: HTTP/1.1 client: the response parser, URLs, proxies, sockets
+ * with timeouts, the kept-alive connection; TLS over them is tls.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,49 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <bearssl.h>
-
 #include "util.h"
+#include "tls.h"
 #include "http.h"
-
-/* A TLS 1.2 cipher suite the client offers: a row of config.h. */
-typedef struct {
-	uint16_t id;		/* BR_TLS_... */
-	void (*cipher)(br_ssl_engine_context *);	/* installs its cipher */
-} Tlssuite;
-
-/* An elliptic curve and the code that computes on it: a row of
- * config.h. */
-typedef struct {
-	int curve;		/* BR_EC_... */
-	const br_ec_impl *code;
-} Tlscurve;
-
-/* The ciphers of config.h's suites, in BearSSL's portable constant-time
- * code alone: its default installers add the x86 AES-NI, PCLMUL and SSE2
- * versions, 9 KB for a speed that an agent's traffic does not need. */
-static void
-tlsaesgcm(br_ssl_engine_context *e)
-{
-	br_ssl_engine_set_gcm(e, &br_sslrec_in_gcm_vtable,
-	                      &br_sslrec_out_gcm_vtable);
-	br_ssl_engine_set_aes_ctr(e, &br_aes_ct_ctr_vtable);
-	br_ssl_engine_set_ghash(e, br_ghash_ctmul);
-}
-
-#ifndef SMALL	/* config.def.h's static build offers no ChaCha20 */
-static void
-tlschapol(br_ssl_engine_context *e)
-{
-	br_ssl_engine_set_chapol(e, &br_sslrec_in_chapol_vtable,
-	                         &br_sslrec_out_chapol_vtable);
-	br_ssl_engine_set_chacha20(e, br_chacha20_ct_run);
-	br_ssl_engine_set_poly1305(e, br_poly1305_ctmul_run);
-}
-#endif
-
-#define TLSCONFIG	/* config.h: only its TLS part */
-#include "config.h"
 
 /* Response parser states, in the order a message goes through them. */
 enum {
@@ -76,72 +37,22 @@ enum {
 	SERR
 };
 
-/* The hashes of certificate and handshake signatures: SHA-1 is refused. */
-static const br_hash_class *const tlshashes[] = {
-	&br_sha256_vtable, &br_sha384_vtable, &br_sha512_vtable
-};
-
-typedef struct Tls Tls;
-
-/* A certificate of the CA bundle, and its subject, found in its DER. */
-typedef struct {
-	unsigned char *der;
-	size_t len;
-	const unsigned char *subject;	/* in der, or NULL if not found */
-	size_t sublen;
-	int taken;		/* an anchor now */
-	int direct;		/* a direct one too: a server sent it */
-} Cacert;
-
 struct Httpclient {
-	const char *const *cafiles;
 	int conntimeout, readtimeout;	/* milliseconds, <= 0 for none */
 	size_t maxhead;
 	volatile sig_atomic_t *intr;
 	int (*watch)(void *);	/* httpwatch's, or NULL */
 	int watchfd;
 	void *watcharg;
-	Cacert *ca;		/* the CA bundle, read at the first https
-				 * request */
-	size_t nca;
-	br_x509_trust_anchor *ta;	/* those of it a chain has needed, */
-	size_t nta, cap;		/* as BearSSL takes them */
+	Tlsctx *tlsctx;		/* the CA bundle, read at the first https
+				 * request, and the last session */
 	int fd;			/* the connection kept after a response, */
 	Tls *tls;		/* or -1; its TLS, */
 	char key[600];		/* and where it leads: scheme, host, port,
 				 * proxy */
-	br_ssl_session_parameters sess;	/* the last TLS session, to */
-	char sesshost[256];		/* resume with that host, or "" */
-};
-
-/* The X.509 engine BearSSL calls: it holds the server's chain until the
- * chain is whole, then finds the anchors it names and hands it all to
- * BearSSL's own engine.  Decoding every anchor of the bundle at the start
- * was 36 ms of the run, 35 times the rest of a start. */
-typedef struct {
-	const br_x509_class *vtable;
-	Tls *t;
-	Httpclient *cl;
-	const char *name;	/* the server's, checked in its certificate */
-	Buf chain;		/* each certificate: 4 bytes of length, DER */
-	size_t at;		/* where the current one's length is */
-	unsigned char ip[16];	/* the server's address when the URL names */
-	int iplen;		/* one: its iPAddress is checked, not a name */
-	int lonely;		/* the chain was one certificate, not its
-				 * issuer's */
-} Chain;
-
-struct Tls {
-	br_ssl_client_context sc;
-	br_x509_minimal_context xc;
-	br_ec_impl ec;		/* config.h's curves, each by its code */
-	Chain ch;
-	br_sslio_context io;
-	unsigned char buf[BR_SSL_BUFSIZE_BIDI];
 };
 
 enum {
-	TLSOUT = 32768,		/* bytes of TLS records kept before a send */
 	ONEWRITE = 65536,	/* a body this small goes with its head */
 	IOVMAX = 1024		/* spans a write, at most */
 };
@@ -153,11 +64,7 @@ typedef struct {
 	Httpresp *r;
 	int fd;
 	Tls *tls;
-	const char *host;	/* named in TLS messages */
 	int eof;		/* the peer closed the TCP stream */
-	int sent;		/* TLS: the handshake is over */
-	Buf out;		/* TLS records not sent yet: a flight goes
-				 * out in one send */
 	int reused;		/* it was kept from an earlier request */
 	char proxyauth[512];	/* Proxy-Authorization: the header, or "" */
 	int inbody;		/* the request's body is going out */
@@ -468,7 +375,7 @@ chunksize(Httpresp *r, const char *s)
  * leniently (RFC 9112, 2.2), in a bare LF; a CR anywhere else is an
  * error, as is a NUL. */
 static int
-line(Httpresp *r)
+respline(Httpresp *r)
 {
 	char *s = r->line.p;
 	size_t n = r->line.len - 1;
@@ -499,7 +406,7 @@ line(Httpresp *r)
 }
 
 static int
-body(Httpresp *r, const char *p, size_t n)
+bodyout(Httpresp *r, const char *p, size_t n)
 {
 	if (!n)
 		return 0;
@@ -515,7 +422,7 @@ body(Httpresp *r, const char *p, size_t n)
 static int
 chunksout(Httpresp *r)
 {
-	int rc = body(r, r->chunks.p, r->chunks.len);
+	int rc = bodyout(r, r->chunks.p, r->chunks.len);
 
 	bufreset(&r->chunks);
 	return rc;
@@ -536,7 +443,7 @@ httprespfeed(Httpresp *r, const char *p, size_t n)
 			k = (long long)n < r->left ? n : (size_t)r->left;
 			if (r->state == SCHUNK)
 				bufadd(&r->chunks, p, k);
-			else if (body(r, p, k) < 0)
+			else if (bodyout(r, p, k) < 0)
 				return -1;
 			p += k;
 			n -= k;
@@ -545,7 +452,7 @@ httprespfeed(Httpresp *r, const char *p, size_t n)
 			r->state = r->state == SBODY ? SDONE : SCHUNKEND;
 			break;
 		case SCLOSE:
-			if (body(r, p, n) < 0)
+			if (bodyout(r, p, n) < 0)
 				return -1;
 			n = 0;
 			break;
@@ -564,7 +471,7 @@ httprespfeed(Httpresp *r, const char *p, size_t n)
 			p += k;
 			n -= k;
 			if (nl) {
-				if (line(r) < 0) {
+				if (respline(r) < 0) {
 					chunksout(r);
 					return -1;
 				}
@@ -767,503 +674,6 @@ httpnoproxy(const char *list, const char *host)
 	}
 }
 
-/* Trust anchors */
-
-static void
-freeanchors(Httpclient *c)
-{
-	size_t i;
-
-	free(c->ta);
-	c->ta = NULL;
-	c->nta = c->cap = 0;
-	for (i = 0; i < c->nca; i++)
-		free(c->ca[i].der);
-	free(c->ca);
-	c->ca = NULL;
-	c->nca = 0;
-}
-
-/* One DER element at *p, before end: its tag, and where its value and
- * the element are; *p moves past it.  -1 if it is not whole. */
-static int
-der(const unsigned char **p, const unsigned char *end, int *tag,
-    const unsigned char **val, size_t *len)
-{
-	const unsigned char *q = *p;
-	size_t n, k;
-
-	if (end - q < 2)
-		return -1;
-	*tag = *q++;
-	n = *q++;
-	if (n & 0x80) {
-		k = n & 0x7f;
-		if (k < 1 || k > 3 || (size_t)(end - q) < k)
-			return -1;
-		for (n = 0; k--; )
-			n = n << 8 | *q++;
-	}
-	if ((size_t)(end - q) < n)
-		return -1;
-	*val = q;
-	*len = n;
-	*p = q + n;
-	return 0;
-}
-
-/* Where field k of a certificate's TBSCertificate starts (0 the
- * version, 1 the serial number, 3 the issuer, 5 the subject, 6 the key,
- * 7 what follows), and where the TBSCertificate ends: 0, or -1 if it is
- * not there. */
-static int
-field(const unsigned char *cert, size_t n, int k, const unsigned char **at,
-      const unsigned char **end)
-{
-	const unsigned char *p = cert, *v, *val;
-	size_t len, vlen;
-	int tag, i;
-
-	/* Certificate, then its TBSCertificate: step inside each */
-	if (der(&p, cert + n, &tag, &v, &len) < 0 || tag != 0x30)
-		return -1;
-	p = v;
-	if (der(&p, v + len, &tag, &v, &len) < 0 || tag != 0x30)
-		return -1;
-	*end = v + len;
-	for (p = v, i = 0; ; i++) {
-		*at = p;
-		if (der(&p, *end, &tag, &val, &vlen) < 0)
-			return -1;
-		if (i == 0 && tag != 0xa0)
-			i++;	/* no version */
-		if (i == k)
-			return 0;
-	}
-}
-
-/* The issuer and subject names of a certificate, each with its tag and
- * length, as BearSSL compares them: 0, or -1 if not found. */
-static int
-names(const unsigned char *cert, size_t n, const unsigned char **issuer,
-      size_t *ilen, const unsigned char **subject, size_t *slen)
-{
-	const unsigned char *p, *end, *v;
-	size_t len;
-	int tag;
-
-	/* issuer, validity, subject */
-	if (field(cert, n, 3, issuer, &end) < 0)
-		return -1;
-	p = *issuer;
-	if (der(&p, end, &tag, &v, &len) < 0)
-		return -1;
-	*ilen = p - *issuer;
-	if (der(&p, end, &tag, &v, &len) < 0)
-		return -1;
-	*subject = p;
-	if (der(&p, end, &tag, &v, &len) < 0)
-		return -1;
-	*slen = p - *subject;
-	return 0;
-}
-
-/* The value of a certificate's extension 2.5.29.id, inside its OCTET
- * STRING (of the last, as BearSSL's decoder, if there are several): 0,
- * or -1 if it has none. */
-static int
-extension(const unsigned char *cert, size_t n, int id,
-          const unsigned char **val, size_t *len)
-{
-	const unsigned char *p, *end, *v, *ext, *q, *x;
-	size_t vlen, elen, xlen;
-	int tag = 0, found = -1;
-
-	if (field(cert, n, 7, &p, &end) < 0)
-		return -1;
-	/* [1] and [2], then [3] extensions */
-	while (p < end && tag != 0xa3)
-		if (der(&p, end, &tag, &ext, &elen) < 0)
-			return -1;
-	p = ext;
-	if (tag != 0xa3 || der(&p, ext + elen, &tag, &v, &vlen) < 0)
-		return -1;
-	for (p = v, end = v + vlen; p < end; ) {
-		/* Extension: extnID, critical (optional), extnValue */
-		if (der(&p, end, &tag, &ext, &elen) < 0)
-			return -1;
-		if (elen < 5 || memcmp(ext, "\x06\x03\x55\x1d", 4) ||
-		    ext[4] != id)
-			continue;
-		q = ext + 5;
-		do {
-			if (der(&q, ext + elen, &tag, &x, &xlen) < 0)
-				return -1;
-		} while (tag == 0x01);
-		if (tag != 0x04)
-			return -1;
-		*val = x;
-		*len = xlen;
-		found = 0;
-	}
-	return found;
-}
-
-/* An element that must have the tag t: its value, and *p past it. */
-static int
-dertag(const unsigned char **p, const unsigned char *end, int t,
-       const unsigned char **val, size_t *len)
-{
-	int tag;
-
-	return der(p, end, &tag, val, len) < 0 || tag != t ? -1 : 0;
-}
-
-/* The key of a certificate as BearSSL takes it, pointing into cert, and
- * whether its Basic Constraints say it is a CA's, as BearSSL's decoder
- * finds them: 0, or -1 for a key not RSA, nor EC on P-256, P-384 or
- * P-521. */
-static int
-certkey(const unsigned char *cert, size_t n, br_x509_pkey *pk, int *ca)
-{
-	static const char rsa[] = "\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01";
-	static const char ec[] = "\x2a\x86\x48\xce\x3d\x02\x01";
-	static const char *const curves[] = {	/* BR_EC_secp256r1 on */
-		"\x08\x2a\x86\x48\xce\x3d\x03\x01\x07",
-		"\x05\x2b\x81\x04\x00\x22", "\x05\x2b\x81\x04\x00\x23"
-	};
-	const unsigned char *p, *end, *v, *alg, *key, *x, *e;
-	size_t len, alen, klen, xlen, elen;
-	int i;
-
-	if (field(cert, n, 6, &p, &end) < 0 ||
-	    dertag(&p, end, 0x30, &v, &len) < 0 ||
-	    (p = v, dertag(&p, v + len, 0x30, &alg, &alen)) < 0 ||
-	    dertag(&p, v + len, 0x03, &key, &klen) < 0 || klen < 2 || *key ||
-	    (p = alg, dertag(&p, alg + alen, 0x06, &x, &xlen)) < 0)
-		return -1;
-	key++;	/* no unused bits */
-	klen--;
-	if (xlen == sizeof(rsa) - 1 && !memcmp(x, rsa, xlen)) {
-		/* RSAPublicKey: modulus, exponent */
-		if (dertag(&key, key + klen, 0x30, &v, &len) < 0 ||
-		    (p = v, dertag(&p, v + len, 0x02, &x, &xlen)) < 0 ||
-		    dertag(&p, v + len, 0x02, &e, &elen) < 0 || !xlen)
-			return -1;
-		for (; xlen > 1 && !*x; xlen--)
-			x++;
-		pk->key_type = BR_KEYTYPE_RSA;
-		pk->key.rsa.n = (unsigned char *)x;
-		pk->key.rsa.nlen = xlen;
-		pk->key.rsa.e = (unsigned char *)e;
-		pk->key.rsa.elen = elen;
-	} else if (xlen == sizeof(ec) - 1 && !memcmp(x, ec, xlen) &&
-	    dertag(&p, alg + alen, 0x06, &x, &xlen) == 0) {
-		/* namedCurve */
-		for (i = 0; i < 3 && (xlen != (size_t)curves[i][0] ||
-		     memcmp(x, curves[i] + 1, xlen)); i++)
-			;
-		if (i == 3)
-			return -1;
-		pk->key_type = BR_KEYTYPE_EC;
-		pk->key.ec.curve = BR_EC_secp256r1 + i;
-		pk->key.ec.q = (unsigned char *)key;
-		pk->key.ec.qlen = klen;
-	} else {
-		return -1;
-	}
-	/* BasicConstraints: cA (optional), pathLenConstraint (optional) */
-	*ca = extension(cert, n, 0x13, &p, &len) == 0 &&
-	      dertag(&p, p + len, 0x30, &v, &len) == 0 &&
-	      dertag(&v, v + len, 0x01, &x, &xlen) == 0 && xlen == 1 &&
-	      *x != 0;
-	return 0;
-}
-
-/* Decode base64 from s to the next '-' into b; white space is skipped.
- * -1 on anything else. */
-static int
-unbase64(Buf *b, const char *s, const char **end)
-{
-	unsigned long acc = 0;
-	unsigned char *q;
-	int k = 0, v;
-
-	bufgrow(b, strcspn(s, "-") / 4 * 3 + 3);
-	q = (unsigned char *)b->p + b->len;
-	for (; *s && *s != '-'; s++) {
-		if (*s == '=' || *s == ' ' || *s == '\t' || *s == '\r' ||
-		    *s == '\n')
-			continue;
-		if ((v = b64val((unsigned char)*s)) < 0)
-			return -1;
-		acc = acc << 6 | v;
-		if (++k == 4) {
-			*q++ = acc >> 16 & 0xff;
-			*q++ = acc >> 8 & 0xff;
-			*q++ = acc & 0xff;
-			acc = k = 0;
-		}
-	}
-	if (k == 3) {
-		*q++ = acc >> 10 & 0xff;
-		*q++ = acc >> 2 & 0xff;
-	} else if (k == 2) {
-		*q++ = acc >> 4 & 0xff;
-	}
-	b->len = q - (unsigned char *)b->p;
-	b->p[b->len] = '\0';
-	*end = s;
-	return k == 1 ? -1 : 0;
-}
-
-/* The certificates of a PEM bundle, in c->ca.  A malformed one is
- * skipped: the others still serve. */
-static void
-pemcerts(Httpclient *c, const char *s)
-{
-	static const char *begins[] = {
-		"-----BEGIN CERTIFICATE-----",
-		"-----BEGIN X509 CERTIFICATE-----",
-		"-----BEGIN TRUSTED CERTIFICATE-----",
-	};
-	const unsigned char *iss;
-	size_t k, ilen, cap = 0;
-	const char *p;
-	Buf b = { 0 };
-	Cacert *ca;
-
-	while ((s = strstr(s, "-----BEGIN "))) {
-		for (k = 0; k < LEN(begins) &&
-		     strncmp(s, begins[k], strlen(begins[k])); k++)
-			;
-		p = s + 11;
-		s = strchr(p, '\n') ? strchr(p, '\n') : p;
-		bufreset(&b);
-		if (k == LEN(begins) || unbase64(&b, s, &s) < 0 || !b.len)
-			continue;
-		if (c->nca == cap) {
-			cap = cap ? cap * 2 : 128;
-			c->ca = xrealloc(c->ca, cap * sizeof(*c->ca));
-		}
-		ca = &c->ca[c->nca++];
-		memset(ca, 0, sizeof(*ca));
-		ca->len = b.len;
-		ca->der = (unsigned char *)bufdetach(&b);
-		if (names(ca->der, ca->len, &iss, &ilen, &ca->subject,
-		    &ca->sublen) < 0)
-			ca->subject = NULL;
-	}
-	buffree(&b);
-}
-
-/* Read the CA bundle once, from SSL_CERT_FILE or the first readable file
- * of the list; its certificates are decoded only when a chain names
- * them. */
-static int
-readbundle(Conn *cn)
-{
-	Httpclient *c = cn->cl;
-	const char *path = getenv("SSL_CERT_FILE");
-	Buf b = { 0 };
-	int fd = -1, i, rc;
-
-	if (c->nca)
-		return 0;
-	if (path && *path) {
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			return cfail(cn, "SSL_CERT_FILE %s:", path);
-	} else {
-		for (i = 0; c->cafiles && c->cafiles[i] && fd < 0; i++)
-			fd = open(path = c->cafiles[i], O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return cfail(cn, "no CA certificates: set "
-			             "SSL_CERT_FILE");
-	}
-	rc = readall(fd, &b, 64 << 20);
-	close(fd);
-	if (rc < 0) {
-		buffree(&b);
-		return cfail(cn, "read %s:", path);
-	}
-	if (b.len)
-		pemcerts(c, b.p);
-	buffree(&b);
-	return c->nca ? 0 : cfail(cn, "no CA certificates in %s", path);
-}
-
-/* Make an anchor of a certificate of the bundle: its subject and key,
- * pointing into its DER, and the CA flag if it is a CA's and the anchor
- * is not a direct one.  One that does not decode is skipped. */
-static void
-addanchor(Httpclient *c, const Cacert *k, int direct)
-{
-	br_x509_trust_anchor ta;
-	int ca;
-
-	memset(&ta, 0, sizeof(ta));
-	if (!k->subject || certkey(k->der, k->len, &ta.pkey, &ca) < 0)
-		return;
-	ta.dn.data = (unsigned char *)k->subject;
-	ta.dn.len = k->sublen;
-	ta.flags = ca && !direct ? BR_X509_TA_CA : 0;
-	if (c->nta == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 16;
-		c->ta = xrealloc(c->ta, c->cap * sizeof(*c->ta));
-	}
-	c->ta[c->nta++] = ta;
-}
-
-/* Make an anchor of each certificate of the bundle whose subject is the
- * name p: what BearSSL matches a chain's issuers and subjects with.  Or,
- * direct, of the one that is the server's certificate p, as a
- * self-signed one is, without the CA flag: BearSSL then trusts it
- * directly when its name and key match, with no signature to check (its
- * own, the one a CA anchor of the same certificate would check, proves
- * nothing more, and cost as much CPU as the rest of the handshake). */
-static void
-takeanchors(Httpclient *c, const unsigned char *p, size_t n, int direct)
-{
-	Cacert *k;
-	size_t i;
-
-	for (i = 0; i < c->nca; i++) {
-		k = &c->ca[i];
-		if (direct ? k->direct || k->len != n || memcmp(k->der, p, n)
-		           : k->taken || !k->subject || k->sublen != n ||
-		             memcmp(k->subject, p, n))
-			continue;
-		if (direct)
-			k->direct = 1;
-		else
-			k->taken = 1;
-		addanchor(c, k, direct);
-	}
-}
-
-static void
-chainstart(const br_x509_class **ctx, const char *name)
-{
-	Chain *ch = (Chain *)ctx;
-
-	ch->name = name;
-	bufreset(&ch->chain);
-}
-
-static void
-certstart(const br_x509_class **ctx, uint32_t len)
-{
-	Chain *ch = (Chain *)ctx;
-
-	(void)len;
-	ch->at = ch->chain.len;
-	bufadd(&ch->chain, "\0\0\0\0", 4);
-}
-
-static void
-certappend(const br_x509_class **ctx, const unsigned char *p, size_t n)
-{
-	Chain *ch = (Chain *)ctx;
-
-	/* BearSSL bounds a chain by its buffer: at most 16 KB a record */
-	bufadd(&ch->chain, p, n);
-}
-
-static void
-certend(const br_x509_class **ctx)
-{
-	Chain *ch = (Chain *)ctx;
-	size_t n = ch->chain.len - ch->at - 4;
-	unsigned char *q = (unsigned char *)ch->chain.p + ch->at;
-
-	q[0] = n >> 24;
-	q[1] = n >> 16;
-	q[2] = n >> 8;
-	q[3] = n;
-}
-
-static void x509init(Tls *t, const br_x509_trust_anchor *ta, size_t nta);
-
-/* Whether a certificate names the address ip (len bytes) among its
- * subjectAltName's iPAddress entries, as curl checks a URL's address. */
-static int
-hasip(const unsigned char *cert, size_t n, const unsigned char *ip, int len)
-{
-	const unsigned char *v, *q, *val;
-	size_t vlen, k;
-	int tag;
-
-	/* GeneralNames: a SEQUENCE of them */
-	if (!cert || extension(cert, n, 0x11, &q, &k) < 0 ||
-	    dertag(&q, q + k, 0x30, &v, &vlen) < 0)
-		return 0;
-	for (q = v; q < v + vlen; ) {
-		if (der(&q, v + vlen, &tag, &val, &k) < 0)
-			return 0;
-		if (tag == 0x87 && k == (size_t)len && !memcmp(val, ip, len))
-			return 1;
-	}
-	return 0;
-}
-
-/* The chain is whole: take the anchors its certificates name, then let
- * BearSSL's engine judge it. */
-static unsigned
-chainend(const br_x509_class **ctx)
-{
-	Chain *ch = (Chain *)ctx;
-	const br_x509_class **x = &ch->t->xc.vtable;
-	const unsigned char *p, *end, *iss, *sub, *first = NULL;
-	size_t n, ilen, slen, firstlen = 0;
-	unsigned e;
-	int k;
-
-	p = (const unsigned char *)ch->chain.p;
-	end = p + ch->chain.len;
-	if (p && end - p >= 4) {
-		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-		takeanchors(ch->cl, p + 4, n, 1);
-	}
-	for (; p && end - p >= 4; p += 4 + n) {
-		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-		if (names(p + 4, n, &iss, &ilen, &sub, &slen) == 0) {
-			takeanchors(ch->cl, iss, ilen, 0);
-			takeanchors(ch->cl, sub, slen, 0);
-		}
-	}
-	x509init(ch->t, ch->cl->ta, ch->cl->nta);
-	(*x)->start_chain(x, ch->name);
-	p = (const unsigned char *)ch->chain.p;
-	for (k = 0; p && end - p >= 4; p += 4 + n, k++) {
-		n = (size_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-		(*x)->start_cert(x, n);
-		(*x)->append(x, p + 4, n);
-		(*x)->end_cert(x);
-		if (!k)
-			first = p + 4, firstlen = n;
-	}
-	ch->lonely = k == 1 && names(first, firstlen, &iss, &ilen, &sub,
-	             &slen) == 0 && (ilen != slen || memcmp(iss, sub, ilen));
-	if ((e = (*x)->end_chain(x)) == 0 && ch->iplen &&
-	    !hasip(first, firstlen, ch->ip, ch->iplen))
-		e = BR_ERR_X509_BAD_SERVER_NAME;
-	return e;
-}
-
-static const br_x509_pkey *
-chainkey(const br_x509_class *const *ctx, unsigned *usages)
-{
-	const Chain *ch = (const Chain *)ctx;
-	const br_x509_class *const *x = &ch->t->xc.vtable;
-
-	return (*x)->get_pkey(x, usages);
-}
-
-static const br_x509_class chainclass = {
-	sizeof(Chain), chainstart, certstart, certappend, certend, chainend,
-	chainkey
-};
-
 /* Sockets */
 
 /* Wait until c->fd is ready for one of ev: the events that came, 0 when
@@ -1442,339 +852,44 @@ dial(Conn *c, const Url *u)
 	return 0;
 }
 
-/* TLS */
+/* TLS, in tls.c, over the socket and its timeouts */
 
-typedef struct {
-	int code;
-	const char *words;
-} Errword;
-
-/* BearSSL's error codes worth telling apart, in words. */
-static const Errword tlserrs[] = {
-	{ BR_ERR_X509_NOT_TRUSTED, "certificate is not trusted (unknown CA)" },
-	{ BR_ERR_X509_BAD_SERVER_NAME,
-	  "certificate does not match the host name" },
-	{ BR_ERR_X509_EXPIRED, "certificate has expired or is not yet valid" },
-	{ BR_ERR_X509_TIME_UNKNOWN,
-	  "cannot check certificate dates: no clock" },
-	{ BR_ERR_X509_EMPTY_CHAIN, "server sent no certificate" },
-	{ BR_ERR_X509_NOT_CA, "certificate chain: an issuer is not a CA" },
-	{ BR_ERR_X509_BAD_SIGNATURE, "certificate chain: bad signature" },
-	{ BR_ERR_X509_DN_MISMATCH,
-	  "certificate chain: issuer names do not match" },
-	{ BR_ERR_X509_WEAK_PUBLIC_KEY, "certificate key is too weak" },
-	{ BR_ERR_X509_FORBIDDEN_KEY_USAGE,
-	  "certificate key usage forbids TLS server use" },
-	{ BR_ERR_X509_CRITICAL_EXTENSION,
-	  "certificate has an unsupported critical extension" },
-	{ BR_ERR_X509_UNSUPPORTED,
-	  "certificate uses an unsupported algorithm" },
-	{ BR_ERR_X509_WRONG_KEY_TYPE,
-	  "certificate uses an unsupported algorithm" },
-	{ BR_ERR_X509_LIMIT_EXCEEDED,
-	  "certificate chain too long or too large" },
-	{ BR_ERR_UNSUPPORTED_VERSION,
-	  "server wants a TLS version other than 1.0-1.2" },
-	{ BR_ERR_BAD_VERSION, "server wants a TLS version other than 1.0-1.2" },
-	{ BR_ERR_BAD_CIPHER_SUITE, "server chose an unsupported cipher suite" },
-	{ BR_ERR_BAD_MAC, "bad record MAC: data corrupted in transit" },
-	{ BR_ERR_NO_RANDOM, "no entropy source for TLS" },
-	{ BR_ERR_BAD_SIGNATURE, "bad server signature in the handshake" },
-	{ BR_ERR_UNEXPECTED, "TLS handshake protocol error" },
-	{ BR_ERR_BAD_HANDSHAKE, "TLS handshake protocol error" },
-	{ BR_ERR_BAD_HELLO_DONE, "TLS handshake protocol error" },
-	{ BR_ERR_BAD_FINISHED, "TLS handshake protocol error" },
-	{ BR_ERR_TOO_LARGE, "TLS record too large" },
-	{ BR_ERR_IO, "connection lost during the TLS exchange" },
-};
-
-/* TLS alerts (RFC 8446, 6) */
-static const Errword alerts[] = {
-	{ 10, "unexpected message" },
-	{ 20, "bad record MAC" },
-	{ 40, "handshake failure" },
-	{ 42, "bad certificate" },
-	{ 43, "unsupported certificate" },
-	{ 44, "certificate revoked" },
-	{ 45, "certificate expired" },
-	{ 46, "certificate unknown" },
-	{ 47, "illegal parameter" },
-	{ 48, "unknown CA" },
-	{ 50, "decode error" },
-	{ 51, "decrypt error" },
-	{ 70, "protocol version: TLS 1.0-1.2 refused" },
-	{ 71, "insufficient security" },
-	{ 80, "internal error" },
-	{ 90, "user canceled" },
-	{ 109, "missing extension" },
-	{ 112, "unrecognized name" },
-};
-
-static const char *
-words(const Errword *t, size_t n, int code)
+static int
+sockread(void *c, void *p, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (t[i].code == code)
-			return t[i].words;
-	return NULL;
+	return rawread(c, p, n);
 }
 
 static int
-tlsfail(Conn *c, int e)
+sockwrite(void *c, const void *p, size_t n)
 {
-	const char *s;
-	int a;
-
-	c->h->transient = 0;	/* a refusal is final, whatever came before */
-	if (e == BR_ERR_X509_NOT_TRUSTED && c->tls && c->tls->ch.lonely)
-		return cfail(c, "%s: certificate is not trusted (unknown CA): "
-		             "the server sent no issuer with it, and its "
-		             "intermediate certificate may be missing", c->host);
-	if ((s = words(tlserrs, LEN(tlserrs), e)))
-		return cfail(c, "%s: %s", c->host, s);
-	if (e >= BR_ERR_SEND_FATAL_ALERT) {
-		a = e - BR_ERR_SEND_FATAL_ALERT;
-		s = words(alerts, LEN(alerts), a);
-		return cfail(c, "%s: TLS error: we sent alert %d (%s)",
-		             c->host, a, s ? s : "?");
-	}
-	if (e >= BR_ERR_RECV_FATAL_ALERT) {
-		a = e - BR_ERR_RECV_FATAL_ALERT;
-		s = words(alerts, LEN(alerts), a);
-		return cfail(c, "%s: server sent TLS alert %d (%s)", c->host,
-		             a, s ? s : "?");
-	}
-	if (e >= BR_ERR_X509_INVALID_VALUE && e <= BR_ERR_X509_BAD_TIME)
-		return cfail(c, "%s: malformed certificate (X.509 error %d)",
-		             c->host, e);
-	return cfail(c, "%s: TLS error %d", c->host, e);
+	return rawwrite(c, p, n);
 }
 
-/* Send the records BearSSL has made.  It hands them over one at a time:
- * sent as they come, a flight of three went out as three small segments,
- * and Nagle and a delayed ACK held the last for 40 ms; they are kept until
- * it wants to read, or the request is all made. */
-static int
-tlsout(Conn *c)
+/* Put c's TLS over its socket: a new connection, or a kept one serving
+ * a new request. */
+static void
+conntlsbind(Conn *c)
 {
-	int rc = c->out.len ? rawwrite(c, c->out.p, c->out.len) : 0;
+	Tlsio io;
 
-	bufreset(&c->out);
-	return rc;
+	io.read = sockread;
+	io.write = sockwrite;
+	io.arg = c;
+	tlsbind(c->tls, &io);
 }
 
-/* br_sslio's transport: poll with the timeouts; the end of the stream is
- * an error for BearSSL, remembered in c->eof. */
+/* After a tls* call failed: the socket's failure has said why already;
+ * a refusal of TLS's is final, whatever came before. */
 static int
-tlsread(void *ctx, unsigned char *p, size_t n)
+conntlsfail(Conn *c)
 {
-	Conn *c = ctx;
-	int k;
+	const char *e = tlserror(c->tls);
 
-	if (tlsout(c) < 0)
+	if (!e)
 		return -1;
-	if (!(k = rawread(c, p, n)))
-		c->eof = 1;
-	return k > 0 ? k : -1;
-}
-
-static int
-tlswrite(void *ctx, const unsigned char *p, size_t n)
-{
-	Conn *c = ctx;
-
-	bufadd(&c->out, p, n);
-	if (c->out.len >= TLSOUT && tlsout(c) < 0)
-		return -1;
-	return (int)n;
-}
-
-/* Elliptic curves: BearSSL's interface to one piece of code, over the
- * code config.h names for each curve.  BearSSL asks only for the curves
- * said to be supported; a NULL or 0 answers any other. */
-static const br_ec_impl *
-eccode(int curve)
-{
-	size_t i;
-
-	for (i = 0; i < LEN(tlscurves); i++)
-		if (tlscurves[i].curve == curve)
-			return tlscurves[i].code;
-	return NULL;
-}
-
-static const unsigned char *
-ecgenerator(int curve, size_t *len)
-{
-	const br_ec_impl *c = eccode(curve);
-
-	*len = 0;
-	return c ? c->generator(curve, len) : NULL;
-}
-
-static const unsigned char *
-ecorder(int curve, size_t *len)
-{
-	const br_ec_impl *c = eccode(curve);
-
-	*len = 0;
-	return c ? c->order(curve, len) : NULL;
-}
-
-static size_t
-ecxoff(int curve, size_t *len)
-{
-	const br_ec_impl *c = eccode(curve);
-
-	*len = 0;
-	return c ? c->xoff(curve, len) : 0;
-}
-
-static uint32_t
-ecmul(unsigned char *g, size_t glen, const unsigned char *x, size_t xlen,
-      int curve)
-{
-	const br_ec_impl *c = eccode(curve);
-
-	return c ? c->mul(g, glen, x, xlen, curve) : 0;
-}
-
-static size_t
-ecmulgen(unsigned char *r, const unsigned char *x, size_t xlen, int curve)
-{
-	const br_ec_impl *c = eccode(curve);
-
-	return c ? c->mulgen(r, x, xlen, curve) : 0;
-}
-
-static uint32_t
-ecmuladd(unsigned char *a, const unsigned char *b, size_t len,
-         const unsigned char *x, size_t xlen, const unsigned char *y,
-         size_t ylen, int curve)
-{
-	const br_ec_impl *c = eccode(curve);
-
-	return c ? c->muladd(a, b, len, x, xlen, y, ylen, curve) : 0;
-}
-
-static void
-ecinit(br_ec_impl *ec)
-{
-	size_t i;
-
-	memset(ec, 0, sizeof(*ec));
-	for (i = 0; i < LEN(tlscurves); i++)
-		ec->supported_curves |= (uint32_t)1 << tlscurves[i].curve;
-	ec->generator = ecgenerator;
-	ec->order = ecorder;
-	ec->xoff = ecxoff;
-	ec->mul = ecmul;
-	ec->mulgen = ecmulgen;
-	ec->muladd = ecmuladd;
-}
-
-/* br_ssl_client_init_full, but only TLS 1.2, config.h's suites, ciphers
- * and curves, and the SHA-2 hashes, so that only those are linked in.
- * Both signature verifiers are always there: a chain may mix RSA and
- * ECDSA keys whatever the suite. */
-/* BearSSL's X.509 engine, with these anchors; the verifiers are the
- * TLS engine's. */
-static void
-x509init(Tls *t, const br_x509_trust_anchor *ta, size_t nta)
-{
-	br_ssl_engine_context *e = &t->sc.eng;
-	size_t i;
-	int id;
-
-	br_x509_minimal_init(&t->xc, &br_sha256_vtable, ta, nta);
-	for (i = 0; i < LEN(tlshashes); i++) {
-		id = tlshashes[i]->desc >> BR_HASHDESC_ID_OFF &
-		     BR_HASHDESC_ID_MASK;
-		br_x509_minimal_set_hash(&t->xc, id, tlshashes[i]);
-	}
-	br_x509_minimal_set_rsa(&t->xc, br_ssl_engine_get_rsavrfy(e));
-	br_x509_minimal_set_ecdsa(&t->xc, br_ssl_engine_get_ec(e),
-	                          br_ssl_engine_get_ecdsa(e));
-}
-
-static void
-tlsinit(Tls *t, Httpclient *cl, const br_x509_trust_anchor *ta, size_t nta)
-{
-	br_ssl_engine_context *e = &t->sc.eng;
-	uint16_t ids[LEN(tlssuites)];
-	size_t i;
-	int id;
-
-	br_ssl_client_zero(&t->sc);
-	br_ssl_engine_set_versions(e, BR_TLS12, BR_TLS12);
-	for (i = 0; i < LEN(tlshashes); i++) {
-		id = tlshashes[i]->desc >> BR_HASHDESC_ID_OFF &
-		     BR_HASHDESC_ID_MASK;
-		br_ssl_engine_set_hash(e, id, tlshashes[i]);
-	}
-	for (i = 0; i < LEN(tlssuites); i++) {
-		ids[i] = tlssuites[i].id;
-		tlssuites[i].cipher(e);
-	}
-	br_ssl_engine_set_suites(e, ids, LEN(ids));
-	/* i31, not the default i62: 3 KB less, and a certificate's RSA
-	 * signature is quick to check with either */
-	br_ssl_engine_set_rsavrfy(e, br_rsa_i31_pkcs1_vrfy);
-	ecinit(&t->ec);
-	br_ssl_engine_set_ec(e, &t->ec);
-	br_ssl_engine_set_ecdsa(e, br_ecdsa_i31_vrfy_asn1);
-	x509init(t, ta, nta);
-	t->ch.vtable = &chainclass;
-	t->ch.t = t;
-	t->ch.cl = cl;
-	br_ssl_engine_set_x509(e, &t->ch.vtable);
-	br_ssl_engine_set_prf_sha256(e, &br_tls12_sha256_prf);
-	br_ssl_engine_set_prf_sha384(e, &br_tls12_sha384_prf);
-}
-
-static int
-tlsstart(Conn *c, const Url *u)
-{
-	Tls *t;
-	int resume;
-
-	t = c->tls = xcalloc(1, sizeof(*t));
-	c->host = u->host;
-	tlsinit(t, c->cl, c->cl->ta, c->cl->nta);
-	br_ssl_engine_set_buffer(&t->sc.eng, t->buf, sizeof(t->buf), 1);
-	/* the name is both the SNI and the one checked in the certificate;
-	 * an address is neither (RFC 6066): its iPAddress is checked */
-	if (inet_pton(AF_INET, u->host, t->ch.ip) == 1)
-		t->ch.iplen = 4;
-	else if (inet_pton(AF_INET6, u->host, t->ch.ip) == 1)
-		t->ch.iplen = 16;
-	resume = !strcmp(c->cl->sesshost, u->host);
-	if (resume)
-		br_ssl_engine_set_session_parameters(&t->sc.eng, &c->cl->sess);
-	if (!br_ssl_client_reset(&t->sc, t->ch.iplen ? NULL : u->host,
-	    resume))
-		return tlsfail(c, br_ssl_engine_last_error(&t->sc.eng));
-	br_sslio_init(&t->io, &t->sc.eng, tlsread, c, tlswrite, c);
-	return 0;
-}
-
-/* After a br_sslio failure: 0 for a closed stream, -1 otherwise. */
-static int
-tlsend(Conn *c)
-{
-	int e = br_ssl_engine_last_error(&c->tls->sc.eng);
-
-	if (c->h->err[0])
-		return -1;	/* our transport's own error */
-	if (e == BR_ERR_OK)
-		return 0;	/* close_notify */
-	/* Closed without close_notify: common. The parser still catches a
-	 * body cut short of its Content-Length or last chunk. */
-	if (e == BR_ERR_IO && c->eof)
-		return 0;
-	return tlsfail(c, e);
+	c->h->transient = 0;
+	return cfail(c, "%s", e);
 }
 
 static int
@@ -1784,20 +899,7 @@ connread(Conn *c, char *p, size_t n)
 
 	if (!c->tls)
 		return rawread(c, p, n);
-	if ((k = br_sslio_read(&c->tls->io, p, n)) > 0)
-		return k;
-	return tlsend(c);
-}
-
-/* After a failed br_sslio write or flush. */
-static int
-tlswritefail(Conn *c)
-{
-	if (tlsend(c) < 0)
-		return -1;
-	/* the engine takes data only once the handshake is done */
-	return cfail(c, "%s: connection closed %s", c->host, c->sent ?
-	             "while sending the request" : "during the TLS handshake");
+	return (k = tlsread(c->tls, p, n)) < 0 ? conntlsfail(c) : k;
 }
 
 static int
@@ -1805,18 +907,15 @@ connwrite(Conn *c, const char *p, size_t n)
 {
 	if (!c->tls)
 		return rawwrite(c, p, n);
-	if (br_sslio_write_all(&c->tls->io, p, n) < 0)
-		return tlswritefail(c);
-	c->sent = 1;
-	return 0;
+	return tlswrite(c->tls, p, n) < 0 ? conntlsfail(c) : 0;
 }
 
 static int
 connflush(Conn *c)
 {
-	if (c->tls && br_sslio_flush(&c->tls->io) < 0)
-		return tlswritefail(c);
-	return c->tls ? tlsout(c) : 0;
+	if (!c->tls)
+		return 0;
+	return tlsflush(c->tls) < 0 ? conntlsfail(c) : 0;
 }
 
 /* Open a tunnel to u through the proxy we are connected to. The answer
@@ -1951,8 +1050,9 @@ proxyfor(Conn *c, const Url *u, Url *p)
 	return rc;
 }
 
+/* The request's head: its line, Host, ours and h's headers. */
 static void
-request(Buf *b, const Http *h, const Url *u, int absolute,
+reqhead(Buf *b, const Http *h, const Url *u, int absolute,
         const char *proxyauth)
 {
 	const char *const *hd;
@@ -2005,7 +1105,7 @@ httpnew(const char *const *cafiles, int conntimeout, int readtimeout,
 {
 	Httpclient *c = xcalloc(1, sizeof(*c));
 
-	c->cafiles = cafiles;
+	c->tlsctx = tlsctxnew(cafiles);
 	c->conntimeout = conntimeout;
 	c->readtimeout = readtimeout;
 	c->maxhead = maxhead;
@@ -2050,14 +1150,6 @@ connkey(char *key, size_t n, const Url *u, const Url *pu, int via)
 }
 
 static void
-tlsfree(Tls *t)
-{
-	if (t)
-		buffree(&t->ch.chain);
-	free(t);
-}
-
-static void
 dropkept(Httpclient *c)
 {
 	if (c->fd >= 0)
@@ -2087,12 +1179,11 @@ takekept(Conn *cn, const char *key)
 	}
 	cn->fd = c->fd;
 	cn->tls = c->tls;
-	cn->reused = cn->sent = 1;
+	cn->reused = 1;
 	c->fd = -1;
 	c->tls = NULL;
 	if (cn->tls)
-		br_sslio_init(&cn->tls->io, &cn->tls->sc.eng, tlsread, cn,
-		              tlswrite, cn);
+		conntlsbind(cn);
 	return 1;
 }
 
@@ -2114,7 +1205,11 @@ connopen(Conn *cn, const Url *u, const Url *pu, int via)
 	}
 	if (u->tls && via && tunnel(cn, u) < 0)
 		return -1;
-	return u->tls ? tlsstart(cn, u) : 0;
+	if (!u->tls)
+		return 0;
+	cn->tls = tlsnew(cn->cl->tlsctx);
+	conntlsbind(cn);
+	return tlsconnect(cn->tls, u->host) < 0 ? conntlsfail(cn) : 0;
 }
 
 static void
@@ -2122,7 +1217,6 @@ connclose(Conn *cn)
 {
 	tlsfree(cn->tls);
 	cn->tls = NULL;
-	buffree(&cn->out);
 	if (cn->fd >= 0)
 		close(cn->fd);
 	cn->fd = -1;
@@ -2183,7 +1277,7 @@ exchange(Conn *cn, Http *h, Httpresp *r, const Url *u, int via)
 	size_t n = h->spans ? 0 : h->bodylen;
 	int k, ret = -1;
 
-	request(&b, h, u, via && !u->tls, cn->proxyauth);
+	reqhead(&b, h, u, via && !u->tls, cn->proxyauth);
 	if (!u->tls && n <= ONEWRITE) {
 		if (n)
 			bufadd(&b, body, n);	/* one send: head and body */
@@ -2260,8 +1354,10 @@ httpdo(Httpclient *c, Http *h)
 	}
 	if ((via = proxyfor(&cn, &u, &pu)) < 0)
 		goto out;
-	if (u.tls && readbundle(&cn) < 0)
+	if (u.tls && (e = tlsload(c->tlsctx))) {
+		cfail(&cn, "%s", e);
 		goto out;
+	}
 	connkey(key, sizeof(key), &u, &pu, via);
 	if (!takekept(&cn, key) && connopen(&cn, &u, &pu, via) < 0)
 		goto out;
@@ -2273,7 +1369,7 @@ httpdo(Httpclient *c, Http *h)
 		httprespfree(&r);
 		httprespinit(&r, bodyfn, &cn, c->maxhead);
 		r.nobody = h->method && !strcmp(h->method, "HEAD");
-		cn.reused = cn.sent = cn.eof = cn.inbody = cn.wlost = 0;
+		cn.reused = cn.eof = cn.inbody = cn.wlost = 0;
 		h->err[0] = '\0';
 		h->transient = 0;
 		if (connopen(&cn, &u, &pu, via) < 0)
@@ -2282,8 +1378,7 @@ httpdo(Httpclient *c, Http *h)
 	}
 	if (ret == 0 && cn.tls) {
 		/* a new connection to this host resumes the session */
-		br_ssl_engine_get_session_parameters(&cn.tls->sc.eng, &c->sess);
-		snprintf(c->sesshost, sizeof(c->sesshost), "%s", u.host);
+		tlssave(cn.tls);
 	}
 	if (ret == 0 && r.keep && !cn.eof && !cn.wlost) {
 		dropkept(c);
@@ -2311,6 +1406,6 @@ httpfree(Httpclient *c)
 	if (!c)
 		return;
 	dropkept(c);
-	freeanchors(c);
+	tlsctxfree(c->tlsctx);
 	free(c);
 }

@@ -1,5 +1,5 @@
 /* See LICENSE file for copyright and license details. */
-/* http.h: HTTP/1.1 client, TLS through BearSSL */
+/* http.h: HTTP/1.1 client: URLs, proxies, framing, kept-alive connection */
 #include <signal.h>
 #include <stddef.h>
 
@@ -47,7 +47,7 @@ typedef struct {
 const char *httpurl(Url *u, const char *s);	/* NULL or why not */
 int httpnoproxy(const char *list, const char *host);
 
-typedef struct Httpclient Httpclient;	/* trust anchors, loaded lazily */
+typedef struct Httpclient Httpclient;	/* a kept connection, TLS's anchors */
 
 typedef struct {
 	/* in */

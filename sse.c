@@ -51,7 +51,7 @@ dispatch(Sse *s)
 
 /* One whole line, without its end. */
 static int
-line(Sse *s, const char *p, size_t n)
+sseline(Sse *s, const char *p, size_t n)
 {
 	const char *colon, *v;
 	size_t fn, vn;
@@ -84,7 +84,7 @@ line(Sse *s, const char *p, size_t n)
  * in the bytes fed, is passed on from them, uncopied.  The bytes it took,
  * 0 if p does not start one (the line by line way then reads it). */
 static size_t
-whole(Sse *s, const char *p, const char *e, int *r)
+ssefast(Sse *s, const char *p, const char *e, int *r)
 {
 	const char *v = p + 5, *q;
 
@@ -95,7 +95,7 @@ whole(Sse *s, const char *p, const char *e, int *r)
 		return 0;
 	if (*v == ' ')
 		v++;
-	if (toobig(s, q - v + 1))	/* counted as line() counts it */
+	if (toobig(s, q - v + 1))	/* counted as sseline() counts it */
 		return 0;
 	*r = s->fn(s->arg, s->event.len ? s->event.p : "", v, q - v);
 	bufreset(&s->event);
@@ -134,7 +134,7 @@ ssefeed(Sse *s, const char *p, size_t n)
 			continue;
 		}
 		s->cr = 0;
-		if (!s->line.len && (k = whole(s, p, e, &r))) {
+		if (!s->line.len && (k = ssefast(s, p, e, &r))) {
 			if (r)
 				return r;
 			p += k;
@@ -154,10 +154,10 @@ ssefeed(Sse *s, const char *p, size_t n)
 		s->cr = *q == '\r';
 		if (s->line.len) {
 			bufadd(&s->line, p, q - p);
-			r = line(s, s->line.p, s->line.len);
+			r = sseline(s, s->line.p, s->line.len);
 			bufreset(&s->line);
 		} else {
-			r = line(s, p, q - p);
+			r = sseline(s, p, q - p);
 		}
 		if (r)
 			return r;
@@ -173,7 +173,7 @@ sseend(Sse *s)
 	int r = 0;
 
 	if (s->line.len && !s->bom)
-		r = line(s, s->line.p, s->line.len);
+		r = sseline(s, s->line.p, s->line.len);
 	bufreset(&s->line);
 	if (!r)
 		r = dispatch(s);

@@ -1,9 +1,9 @@
 /* See LICENSE file for copyright and license details. */
-/* fuzz_cert.c: libFuzzer target for http.c's reading of certificates
+/* fuzz_cert.c: libFuzzer target for tls.c's reading of certificates
  * (the bundle's, and the server's chain): no read outside the bytes,
  * and where BearSSL's own decoder takes a certificate, the same subject,
  * key and CA flag. */
-#include "../http.c"
+#include "../tls.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,7 +40,7 @@ samekey(const br_x509_pkey *a, const br_x509_pkey *b)
 }
 
 /* How many times the bytes hold the OID of Basic Constraints: where a
- * certificate has it twice, which X.509 forbids, BearSSL and http.c
+ * certificate has it twice, which X.509 forbids, BearSSL and tls.c
  * read its CA flag differently. */
 static int
 nbasic(const uint8_t *p, size_t n)
@@ -65,8 +65,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int ca, mine, hers;
 	unsigned char ip[4] = { 127, 0, 0, 1 };
 
-	hasip(data, size, ip, 4);
-	if (names(data, size, &iss, &ilen, &sub, &slen) == 0 &&
+	certhasip(data, size, ip, 4);
+	if (certnames(data, size, &iss, &ilen, &sub, &slen) == 0 &&
 	    (iss < data || iss + ilen > end || sub < data || sub + slen > end))
 		abort();
 	mine = certkey(data, size, &k, &ca) == 0;
@@ -86,7 +86,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	        bk->key.ec.curve <= BR_EC_secp521r1));
 	if (hers && (!mine || !samekey(&k, bk) ||
 	    (ca != br_x509_decoder_isCA(&dc) && nbasic(data, size) < 2) ||
-	    names(data, size, &iss, &ilen, &sub, &slen) < 0 ||
+	    certnames(data, size, &iss, &ilen, &sub, &slen) < 0 ||
 	    slen != dn.len || memcmp(sub, dn.p, slen)))
 		abort();
 	buffree(&dn);

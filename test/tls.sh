@@ -1,5 +1,5 @@
 #!/bin/sh
-# tls.sh: http.c's TLS through test/httpget against openssl s_server, with
+# tls.sh: tls.c through http.c and test/httpget against openssl s_server, with
 # a CA and certificates made here: good chain, wrong host, unknown CA,
 # expired. Prints "ok - name" or "FAIL - name: details" per check.
 cd "$(dirname "$0")/.." || exit 1
