@@ -1851,7 +1851,7 @@ main(int argc, char *argv[])
 		case 'T': level = arg; break;
 		case 'j': a.json = 1; break;
 		case 'i':
-			if (!imageblock(arg, maximage, &a.attach, &why))
+			if (!toolimage(arg, maximage, &a.attach, &why))
 				die("-i: %s", why.p);
 			break;
 		case 'r': rpc = a.json = 1; break;

@@ -422,7 +422,7 @@ timenote(const Halt *h, const char *hint, Buf *nb)
 
 /* The walk of grep and find: config.h's bounds, and h to stop it. */
 static void
-walkopt(Walkopt *o, const Toolenv *e, Halt *h)
+searchopt(Walkopt *o, const Toolenv *e, Halt *h)
 {
 	o->ignorebytes = e->ignorebytes;
 	o->ignorelines = e->ignorelines;
@@ -759,7 +759,7 @@ imagetype(const char *p, size_t n)
  * comma before it, appended to b, for read and -i.  Its media type, or
  * NULL with the reason in out. */
 const char *
-imageblock(const char *path, size_t max, Buf *b, Buf *out)
+toolimage(const char *path, size_t max, Buf *b, Buf *out)
 {
 	Buf raw = { 0 };
 	const char *type = NULL;
@@ -794,7 +794,7 @@ readimage(Toolenv *e, const char *path, Buf *out)
 	const char *type;
 
 	bufreset(&e->image);
-	if (!(type = imageblock(path, e->maximage, &e->image, out)))
+	if (!(type = toolimage(path, e->maximage, &e->image, out)))
 		return 1;
 	bufaddf(out, "Read image file [%s]", type);
 	return 0;
@@ -2641,7 +2641,7 @@ grepglob(void *arg, const char *path, const char *rel, const struct stat *st)
 	const char *name = strrchr(rel, '/');
 
 	name = name ? name + 1 : rel;
-	if (S_ISREG(st->st_mode) && !globmatch(&gg->glob, rel, name))
+	if (S_ISREG(st->st_mode) && !walkglobmatch(&gg->glob, rel, name))
 		return 0;
 	return grepvisit(gg->g, path, rel, st);
 }
@@ -2658,7 +2658,7 @@ toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
 
 	g.e = e;
 	haltinit(&g.halt, e);
-	walkopt(&o, e, &g.halt);
+	searchopt(&o, e, &g.halt);
 	if (patharg(j, args, "grep", 0, &path, out) < 0)
 		return 1;
 	if (grepinit(&g, j, args, &glob, out) < 0) {
@@ -2666,15 +2666,15 @@ toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
 		free(path);
 		return 1;
 	}
-	if ((glob && globinit(&gg.glob, "grep", glob, out) < 0) ||
-	    statroot(path, &st, out) < 0)
+	if ((glob && walkglobinit(&gg.glob, "grep", glob, out) < 0) ||
+	    walkroot(path, &st, out) < 0)
 		goto done;
 	g.h.out = out;
 	g.h.base = out->len;
 	gg.g = &g;
 	if (S_ISDIR(st.st_mode)) {
-		walk(path, glob ? grepglob : grepvisit, glob ? (void *)&gg :
-		     (void *)&g, &o);
+		walktree(path, glob ? grepglob : grepvisit,
+		         glob ? (void *)&gg : (void *)&g, &o);
 	} else if (!S_ISREG(st.st_mode)) {
 		bufaddf(out, "Not a regular file: %s", path);
 		goto done;
@@ -2686,7 +2686,7 @@ toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
 		grepnotes(&g, out);
 done:
 	grepfree(&g);
-	globfree(&gg.glob);
+	walkglobfree(&gg.glob);
 	free(glob);
 	free(path);
 	return rc;
@@ -2704,7 +2704,7 @@ findvisit(void *arg, const char *path, const char *rel, const struct stat *st)
 
 	(void)path;
 	name = name ? name + 1 : rel;
-	if (!globmatch(&f->glob, rel, name))
+	if (!walkglobmatch(&f->glob, rel, name))
 		return 0;
 	if (f->n == f->limit) {
 		f->more = 1;
@@ -2734,21 +2734,21 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 		return 1;
 	if (patharg(j, args, "find", 0, &path, out) < 0 ||
 	    intarg(j, args, "find", "limit", &lim, out) < 0 ||
-	    statroot(path, &st, out) < 0)
+	    walkroot(path, &st, out) < 0)
 		goto done;
 	if (!S_ISDIR(st.st_mode)) {
 		bufaddf(out, "Not a directory: %s", path);
 		goto done;
 	}
-	if (globinit(&f.glob, "find", pat, out) < 0)
+	if (walkglobinit(&f.glob, "find", pat, out) < 0)
 		goto done;
 	f.e = e;
 	f.limit = lim > 0 ? lim : e->findlimit;
 	f.h.out = out;
 	f.h.base = out->len;
 	haltinit(&f.halt, e);
-	walkopt(&o, e, &f.halt);
-	walk(path, findvisit, &f, &o);
+	searchopt(&o, e, &f.halt);
+	walktree(path, findvisit, &f, &o);
 	if (stopped(e, &f.h))
 		goto done;
 	if (!f.n)
@@ -2761,7 +2761,7 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 	flushnotes(out, &nb);
 	rc = 0;
 done:
-	globfree(&f.glob);
+	walkglobfree(&f.glob);
 	free(pat);
 	free(path);
 	return rc;
@@ -2834,14 +2834,14 @@ toolls(Toolenv *e, const Json *j, int args, Buf *out)
 	if (patharg(j, args, "ls", 0, &path, out) < 0)
 		return 1;
 	if (intarg(j, args, "ls", "limit", &lim, out) < 0 ||
-	    statroot(path, &st, out) < 0)
+	    walkroot(path, &st, out) < 0)
 		goto done;
 	if (!S_ISDIR(st.st_mode)) {
 		bufaddf(out, "Not a directory: %s", path);
 		goto done;
 	}
 	errno = 0;
-	if (!(v = dirnames(path, &n, 0, byname)) && errno) {
+	if (!(v = walkdirnames(path, &n, 0, byname)) && errno) {
 		bufaddf(out, "Cannot read directory %s: %s", path,
 		        strerror(errno));
 		goto done;

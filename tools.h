@@ -94,7 +94,7 @@ int toolbash(Toolenv *e, const Json *j, int args, Buf *out);
 int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
-const char *imageblock(const char *path, size_t max, Buf *b, Buf *out);
+const char *toolimage(const char *path, size_t max, Buf *b, Buf *out);
 void toolreaper(Toolenv *e);
 void toolcleanup(Toolenv *e);
 int toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,

@@ -222,9 +222,9 @@ testimages(void)
 	bufreset(&env.image);
 	T(run(toolread, "{\"path\":\"big.bin\"}") == 1 && has("binary") &&
 	  !env.image.len, "read: a 1 MB binary that is no image refused");
-	T(!imageblock("big.bin", 2 << 20, &b, &why) &&
+	T(!toolimage("big.bin", 2 << 20, &b, &why) &&
 	  strstr(bstr(&why), "not a png, jpeg, gif or webp image") && !b.len,
-	  "imageblock: no image refused");
+	  "toolimage: no image refused");
 	free(big);
 	buffree(&b);
 	buffree(&why);
