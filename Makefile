@@ -8,12 +8,12 @@ include config.mk
 WIRESRC = wire.c openai.c anthropic.c responses.c
 WIREOBJ = wire.o openai.o anthropic.o responses.o
 HDR = anthropic.h events.h gitguard.h guard.h http.h json.h openai.h \
-	regex.h responses.h rpc.h sandbox.h session.h sse.h tools.h util.h \
-	walk.h wire.h
-SRC = agent.c events.c gitguard.c guard.c http.c json.c regex.c rpc.c \
-	sandbox.c session.c sse.c tools.c util.c walk.c $(WIRESRC)
-OBJ = agent.o events.o gitguard.o guard.o http.o json.o regex.o rpc.o \
-	sandbox.o session.o sse.o tools.o util.o walk.o $(WIREOBJ)
+	proc.h regex.h responses.h rpc.h sandbox.h session.h sse.h tools.h \
+	util.h walk.h wire.h
+SRC = agent.c events.c gitguard.c guard.c http.c json.c proc.c regex.c \
+	rpc.c sandbox.c session.c sse.c tools.c util.c walk.c $(WIRESRC)
+OBJ = agent.o events.o gitguard.o guard.o http.o json.o proc.o regex.o \
+	rpc.o sandbox.o session.o sse.o tools.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -30,21 +30,23 @@ config.h:
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h session.h tools.h \
-	sandbox.h gitguard.h guard.h events.h rpc.h config.h
+	sandbox.h proc.h gitguard.h guard.h events.h rpc.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 events.o: events.c util.h json.h wire.h tools.h events.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
-guard.o: guard.c util.h json.h tools.h sandbox.h gitguard.h guard.h
+guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h guard.h
 http.o: http.c util.h http.h config.h
 json.o: json.c util.h json.h
 openai.o: openai.c util.h json.h wire.h openai.h
+proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
 regex.o: regex.c util.h regex.h
 responses.o: responses.c util.h json.h wire.h responses.h
 rpc.o: rpc.c util.h json.h wire.h session.h tools.h gitguard.h rpc.h
 sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
 session.o: session.c util.h json.h session.h
 sse.o: sse.c util.h sse.h
-tools.o: tools.c util.h json.h tools.h sandbox.h gitguard.h walk.h regex.h
+tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \
+	regex.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
 wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h tools.h
@@ -70,14 +72,14 @@ test/http: test/http.c test/t.h http.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/http.c http.o util.o $(LDFLAGS) $(LIBS)
 test/httpget: test/httpget.c http.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/httpget.c http.o util.o $(LDFLAGS) $(LIBS)
-test/tools: test/tools.c test/t.h tools.o gitguard.o regex.o sandbox.o \
-	walk.o json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o gitguard.o regex.o \
-	    sandbox.o walk.o json.o util.o $(LDFLAGS)
-test/guard: test/guard.c test/t.h guard.o tools.o gitguard.o regex.o \
+test/tools: test/tools.c test/t.h tools.o proc.o gitguard.o regex.o \
 	sandbox.o walk.o json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o tools.o gitguard.o \
+	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o proc.o gitguard.o \
 	    regex.o sandbox.o walk.o json.o util.o $(LDFLAGS)
+test/guard: test/guard.c test/t.h guard.o tools.o proc.o gitguard.o \
+	regex.o sandbox.o walk.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o tools.o proc.o \
+	    gitguard.o regex.o sandbox.o walk.o json.o util.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o json.o util.o
@@ -145,17 +147,17 @@ test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
 	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c $(WIRESRC) sse.c \
 	    json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
-test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c gitguard.c regex.c \
-	sandbox.c walk.c $(WIRESRC) sse.c json.c util.c $(HDR)
+test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c proc.c gitguard.c \
+	regex.c sandbox.c walk.c $(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
-	    gitguard.c regex.c sandbox.c walk.c $(WIRESRC) sse.c json.c \
-	    util.c
+	    proc.c gitguard.c regex.c sandbox.c walk.c $(WIRESRC) sse.c \
+	    json.c util.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
-# guard.c runs hooks: tools.c and what it needs come along
-test/fuzz_guard: test/fuzz_guard.c guard.c tools.c gitguard.c regex.c \
-	sandbox.c walk.c json.c util.c $(HDR)
-	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c tools.c \
+# guard.c runs hooks (proc.c): tools.c and what it needs come along
+test/fuzz_guard: test/fuzz_guard.c guard.c tools.c proc.c gitguard.c \
+	regex.c sandbox.c walk.c json.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c tools.c proc.c \
 	    gitguard.c regex.c sandbox.c walk.c json.c util.c
 
 fuzz: $(FUZZ)

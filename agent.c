@@ -24,6 +24,7 @@
 #include "session.h"
 #include "tools.h"
 #include "sandbox.h"
+#include "proc.h"
 #include "gitguard.h"
 #include "guard.h"
 #include "events.h"
@@ -1872,7 +1873,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "agent: %s\n", why.p);
 		exit(2);
 	}
-	toolreaper(&a.tenv);
+	procreaper(&a.tenv);
 	if (a.json) {
 		/* events only on stdout, the session's header first (not
 		 * with -r); stderr only for errors */

@@ -1,7 +1,8 @@
 /* See LICENSE file for copyright and license details. */
 /* guard.c: whether a tool call may run: config.h's rules, the profile's
  * default, the hooks before and after a call, and the question on the
- * terminal.  The sandbox that holds what does run is in tools.c. */
+ * terminal.  The sandbox that holds what does run is sandbox.c's; hooks
+ * run in proc.c. */
 #define _XOPEN_SOURCE 700	/* realpath(3) */
 #include <ctype.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include "json.h"
 #include "tools.h"
 #include "sandbox.h"
+#include "proc.h"
 #include "gitguard.h"
 #include "guard.h"
 
@@ -1262,7 +1264,7 @@ hooks(Guard *g, int when, const char *tool, const Json *j, const Buf *out,
 			calljson(&in, tool, j, out, iserr);
 		bufreset(&err);
 		gitcheck(g->tenv);	/* the hook runs unsandboxed */
-		rc = toolhook(g->tenv, h->cmd, in.p, in.len, h->timeout, &err);
+		rc = prochook(g->tenv, h->cmd, in.p, in.len, h->timeout, &err);
 		if (rc == 0)
 			continue;
 		if (when == POST) {

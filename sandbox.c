@@ -286,7 +286,7 @@ static const Scrule scnet[] = {
  * the machine or beyond the sandbox that Landlock does not hold: reboot
  * it, load kernel code, swap, push input into another terminal.  And
  * setsid and setpgid do nothing but return 0: every process a call
- * starts stays in the group agent made for it (child() in tools.c,
+ * starts stays in the group agent made for it (childexec() in proc.c,
  * before the filter), so one kill(2) of the group reaches them all,
  * even one that forks on faster than /proc can be scanned; the kernel
  * restarts a fork that a fatal signal to the group interrupts.  setsid

@@ -67,7 +67,7 @@ typedef struct {
 	int stay;		/* what a call leaves running may stay (the
 				 * profile's); else it is killed at its end */
 	int reaper;		/* agent is the subreaper of tool processes:
-				 * every child is theirs (toolreaper) */
+				 * every child is theirs (procreaper) */
 	int gitbad;		/* at exit, .git could not be put back
 				 * (gitexit): agent exits 1 */
 	pid_t groups[64];	/* the live groups of calls whose processes
@@ -95,7 +95,4 @@ int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
 const char *toolimage(const char *path, size_t max, Buf *b, Buf *out);
-void toolreaper(Toolenv *e);
 void toolcleanup(Toolenv *e);
-int toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
-             int ms, Buf *err);
