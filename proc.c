@@ -120,8 +120,8 @@ logput(Tail *t, const char *p, size_t n)
 {
 	if (t->fd < 0)
 		return;
-	if (n > t->e->maxlog - t->saved) {
-		n = t->e->maxlog - t->saved;
+	if (n > t->e->lim->maxlog - t->saved) {
+		n = t->e->lim->maxlog - t->saved;
 		t->logcut = 1;
 	}
 	if (n && writeall(t->fd, p, n) < 0) {
@@ -164,16 +164,16 @@ tailadd(Tail *t, const char *p, size_t n)
 	}
 	t->total += n;
 	bufadd(&t->win, p, n);
-	if (t->fd < 0 && !t->saveerr && (t->total > e->maxbytes ||
-	    t->nl > (unsigned long long)e->maxlines))
+	if (t->fd < 0 && !t->saveerr && (t->total > e->lim->maxbytes ||
+	    t->nl > (unsigned long long)e->lim->maxlines))
 		tailsave(t);
 	else
 		logput(t, p, n);
-	if (t->win.len > 2 * e->maxbytes) {
-		i = t->win.len - e->maxbytes;
+	if (t->win.len > 2 * e->lim->maxbytes) {
+		i = t->win.len - e->lim->maxbytes;
 		t->prevnl = t->win.p[i - 1] == '\n';
-		memmove(t->win.p, t->win.p + i, e->maxbytes);
-		t->win.len = e->maxbytes;
+		memmove(t->win.p, t->win.p + i, e->lim->maxbytes);
+		t->win.len = e->lim->maxbytes;
 		t->win.p[t->win.len] = '\0';
 		t->trimmed = 1;
 	}
@@ -211,13 +211,13 @@ tailfit(Tail *t, size_t end, unsigned long long lines, int *n, size_t *from)
 	for (;;) {
 		if ((unsigned long long)*n == lines)
 			return 0;
-		if (*n == e->maxlines)
+		if (*n == e->lim->maxlines)
 			return CUTLINES;
 		for (start = pos; start > 0 && t->win.p[start - 1] != '\n';)
 			start--;
 		if (start == 0 && t->trimmed && !t->prevnl)
 			return CUTBYTES;	/* begun before win */
-		if (used + (pos - start) + (*n > 0) > e->maxbytes)
+		if (used + (pos - start) + (*n > 0) > e->lim->maxbytes)
 			return CUTBYTES;
 		used += (pos - start) + (*n > 0);
 		(*n)++;
@@ -247,7 +247,7 @@ tailtext(Tail *t, Buf *out)
 	lines = t->nl + !endnl;
 	cut = tailfit(t, end, lines, &n, &from);
 	if (n == 0) {
-		from = end > e->maxbytes ? end - e->maxbytes : 0;
+		from = end > e->lim->maxbytes ? end - e->lim->maxbytes : 0;
 		while (from < end && (t->win.p[from] & 0xc0) == 0x80)
 			from++;
 	}
@@ -267,7 +267,7 @@ tailtext(Tail *t, Buf *out)
 		        lines - n + 1, lines, lines);
 		if (cut == CUTBYTES) {
 			bufadds(out, " (");
-			bufaddsize(out, e->maxbytes);
+			bufaddsize(out, e->lim->maxbytes);
 			bufadds(out, " limit)");
 		}
 		bufadds(out, ". ");
@@ -283,7 +283,7 @@ findshell(const Toolenv *e)
 {
 	const char *const *s;
 
-	for (s = e->shells; s && *s; s++)
+	for (s = e->lim->shells; s && *s; s++)
 		if (access(*s, X_OK) == 0)
 			return *s;
 	return NULL;
@@ -359,10 +359,11 @@ secretvar(const Toolenv *e, const char *var)
 {
 	static const char *const tmpdir[] = { "TMPDIR", NULL };
 
-	if (scrubbed(var, e->scrubenv) ||
+	if (scrubbed(var, e->lim->scrubenv) ||
 	    (e->tmpdir && scrubbed(var, tmpdir)))
 		return 1;
-	return !scrubbed(var, e->keepenv) && secretname(var, e->secretwords);
+	return !scrubbed(var, e->lim->keepenv) &&
+	       secretname(var, e->lim->secretwords);
 }
 
 /* The environment of tool processes: without the variables that hold
@@ -745,7 +746,7 @@ killbelow(const Toolenv *e, Proc *sh)
 
 	if (!e->reaper || !reapleft(sh))
 		return PROCNONELEFT;
-	until = monoms() + e->killgrace;
+	until = monoms() + e->lim->killgrace;
 	while ((n = descendants(&p)) > 0 &&
 	       (now = monoms()) < until + KILLMS) {
 		any = PROCKILLED;
@@ -811,7 +812,7 @@ pgkill(const Toolenv *e, pid_t pg, Proc *sh)
 		return PROCNONELEFT;
 	kill(-pg, SIGTERM);
 	kill(-pg, SIGCONT);
-	if (pgwait(e, pg, sh, e->killgrace))
+	if (pgwait(e, pg, sh, e->lim->killgrace))
 		return PROCKILLED;
 	kill(-pg, SIGKILL);
 	return !e->reaper || pgwait(e, pg, sh, KILLMS) ? PROCKILLED :

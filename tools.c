@@ -260,7 +260,7 @@ overedit(const Toolenv *e, const char *tool, unsigned long long size,
 {
 	bufaddsize(out, size);
 	bufadds(out, ", over the ");
-	bufaddsize(out, e->maxedit);
+	bufaddsize(out, e->lim->maxedit);
 	bufaddf(out, " limit for %s.", tool);
 }
 
@@ -272,11 +272,11 @@ headline(const Toolenv *e, Head *h, const char *s, size_t n)
 
 	if (h->cut)
 		return -1;
-	if (h->lines >= e->maxlines) {
+	if (h->lines >= e->lim->maxlines) {
 		h->cut = CUTLINES;
 		return -1;
 	}
-	if (used + (h->lines > 0) + n > e->maxbytes) {
+	if (used + (h->lines > 0) + n > e->lim->maxbytes) {
 		h->cut = CUTBYTES;
 		return -1;
 	}
@@ -303,9 +303,9 @@ headnote(const Toolenv *e, const Head *h, const char *hint, Buf *nb)
 		return;
 	notesep(nb);
 	if (h->cut == CUTLINES) {
-		bufaddf(nb, "%d lines limit reached", e->maxlines);
+		bufaddf(nb, "%d lines limit reached", e->lim->maxlines);
 	} else {
-		bufaddsize(nb, e->maxbytes);
+		bufaddsize(nb, e->lim->maxbytes);
 		bufadds(nb, " limit reached");
 	}
 	bufaddf(nb, ": %s to see the rest", hint);
@@ -324,8 +324,8 @@ haltinit(Halt *h, const Toolenv *e)
 {
 	memset(h, 0, sizeof(*h));
 	h->e = e;
-	if (e->searchtime > 0)
-		h->end = monoms() + e->searchtime * 1000LL;
+	if (e->lim->searchtime > 0)
+		h->end = monoms() + e->lim->searchtime * 1000LL;
 }
 
 /* Whether to stop now (the walk's and rematch's stop).  In -r, stdin
@@ -364,17 +364,17 @@ timenote(const Halt *h, const char *hint, Buf *nb)
 		return;
 	notesep(nb);
 	bufaddf(nb, "Search stopped after %d s, its time limit: results "
-	        "are incomplete; %s", h->e->searchtime, hint);
+	        "are incomplete; %s", h->e->lim->searchtime, hint);
 }
 
 /* The walk of grep and find: config.h's bounds, and h to stop it. */
 static void
 searchopt(Walkopt *o, const Toolenv *e, Halt *h)
 {
-	o->ignorebytes = e->ignorebytes;
-	o->ignorelines = e->ignorelines;
-	o->maxrules = e->maxrules;
-	o->rulebytes = e->rulebytes;
+	o->ignorebytes = e->lim->ignorebytes;
+	o->ignorelines = e->lim->ignorelines;
+	o->maxrules = e->lim->maxrules;
+	o->rulebytes = e->lim->rulebytes;
 	o->stop = halted;
 	o->stoparg = h;
 }
@@ -741,7 +741,7 @@ readimage(Toolenv *e, const char *path, Buf *out)
 	const char *type;
 
 	bufreset(&e->image);
-	if (!(type = toolimage(path, e->maximage, &e->image, out)))
+	if (!(type = toolimage(path, e->lim->maximage, &e->image, out)))
 		return 1;
 	bufaddf(out, "Read image file [%s]", type);
 	return 0;
@@ -754,9 +754,9 @@ longline(const Toolenv *e, const char *path, long ln, size_t size, Buf *out)
 	bufaddf(out, "[Line %ld is ", ln);
 	bufaddsize(out, size);
 	bufadds(out, ", exceeds ");
-	bufaddsize(out, e->maxbytes);
+	bufaddsize(out, e->lim->maxbytes);
 	bufaddf(out, " limit. Use bash: sed -n '%ldp' %s | head -c %lu]", ln,
-	        path, (unsigned long)e->maxbytes);
+	        path, (unsigned long)e->lim->maxbytes);
 }
 
 static void
@@ -766,7 +766,7 @@ shownote(const Toolenv *e, int cut, long off, long last, long total,
 	bufaddf(out, "\n\n[Showing lines %ld-%ld of %ld", off, last, total);
 	if (cut == CUTBYTES) {
 		bufadds(out, " (");
-		bufaddsize(out, e->maxbytes);
+		bufaddsize(out, e->lim->maxbytes);
 		bufadds(out, " limit)");
 	}
 	bufaddf(out, ". Use offset=%ld to continue.]", last + 1);
@@ -789,7 +789,7 @@ readlines(const Toolenv *e, Rd *r, const char *path, long off, long lim,
 	for (;;) {
 		want = ln + 1 >= off && !h.cut &&
 		       !(lim && ln + 1 >= off + lim);
-		got = rdline(r, &line, want ? e->maxbytes + 1 : 0, &n);
+		got = rdline(r, &line, want ? e->lim->maxbytes + 1 : 0, &n);
 		if (got <= 0)
 			break;
 		ln++;
@@ -912,7 +912,7 @@ toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 	if (bufarg(j, args, "write", "content", &w.text, out) < 0 ||
 	    sandboxwritable(e, "write", w.path, out) < 0)
 		goto done;
-	if (w.text.len > e->maxedit) {
+	if (w.text.len > e->lim->maxedit) {
 		bufaddf(out, "Cannot write %s: the content is ", w.path);
 		overedit(e, "write", w.text.len, out);
 		goto done;
@@ -942,10 +942,10 @@ slurp(const Toolenv *e, const char *path, Buf *b, Buf *out)
 	if (fstat(fd, &st) == 0)
 		size = st.st_size;
 	/* a sparse file of 2 GB is refused before a byte is read */
-	if (size > e->maxedit)
+	if (size > e->lim->maxedit)
 		rc = 1;
 	else
-		rc = readall(fd, b, e->maxedit);
+		rc = readall(fd, b, e->lim->maxedit);
 	if (rc < 0)
 		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
 	close(fd);
@@ -1387,7 +1387,7 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 		return 1;
 	}
 	if (secs <= 0)
-		secs = e->bashtimeout;
+		secs = e->lim->bashtimeout;
 	else if (secs > MAXTIMEOUT)
 		secs = 0;
 	rc = procrun(e, cmd, secs, &end, out);
@@ -1451,7 +1451,7 @@ toere(Buf *b, const char *p, int literal)
 static void
 grepout(Grep *g, const char *rel, long ln, int sep, const char *s, size_t n)
 {
-	size_t max = g->e->greplinemax;
+	size_t max = g->e->lim->greplinemax;
 
 	bufreset(&g->text);
 	bufaddf(&g->text, "%s%c%ld%c ", rel, sep, ln, sep);
@@ -1487,7 +1487,8 @@ remember(Grep *g, long ln)
 		return;
 	b = &g->ring[ln % g->context];
 	bufreset(b);
-	bufadd(b, g->line.p, MIN(g->line.len, (size_t)g->e->greplinemax + 1));
+	bufadd(b, g->line.p, MIN(g->line.len,
+	                          (size_t)g->e->lim->greplinemax + 1));
 }
 
 static void
@@ -1559,7 +1560,7 @@ grepinit(Grep *g, const Json *j, int args, char **glob, Buf *out)
 	Buf ere = { 0 };
 	char *pat, err[256];
 	int icase = 0, literal = 0, rc;
-	long ctx = 0, lim = g->e->greplimit;
+	long ctx = 0, lim = g->e->lim->greplimit;
 
 	if (strarg(j, args, "grep", "pattern", 1, &pat, out) < 0)
 		return -1;
@@ -1580,7 +1581,7 @@ grepinit(Grep *g, const Json *j, int args, char **glob, Buf *out)
 		bufaddf(out, "grep: invalid regular expression: %s", err);
 		return -1;
 	}
-	g->context = MIN(MAX(ctx, 0), g->e->maxlines);
+	g->context = MIN(MAX(ctx, 0), g->e->lim->maxlines);
 	g->limit = MAX(lim, 1);
 	g->ring = g->context ? xcalloc(g->context, sizeof(*g->ring)) : NULL;
 	g->rd = rdopen(-1, g->e->intr);
@@ -1621,7 +1622,7 @@ grepnotes(Grep *g, Buf *out)
 	if (g->linecut) {
 		notesep(&nb);
 		bufaddf(&nb, "Some lines truncated to %d bytes. Use read tool "
-		        "to see full lines", g->e->greplinemax);
+		        "to see full lines", g->e->lim->greplinemax);
 	}
 	flushnotes(out, &nb);
 }
@@ -1725,7 +1726,7 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 	Walkopt o;
 	struct stat st;
 	char *path = NULL, *pat;
-	long lim = e->findlimit;
+	long lim = e->lim->findlimit;
 	int rc = 1;
 
 	if (strarg(j, args, "find", "pattern", 1, &pat, out) < 0)
@@ -1741,7 +1742,7 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 	if (walkglobinit(&f.glob, "find", pat, out) < 0)
 		goto done;
 	f.e = e;
-	f.limit = lim > 0 ? lim : e->findlimit;
+	f.limit = lim > 0 ? lim : e->lim->findlimit;
 	f.h.out = out;
 	f.h.base = out->len;
 	haltinit(&f.halt, e);
@@ -1825,7 +1826,7 @@ toolls(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	struct stat st;
 	char *path, **v;
-	long lim = e->lslimit;
+	long lim = e->lim->lslimit;
 	size_t n, i;
 	int rc = 1;
 
@@ -1847,7 +1848,7 @@ toolls(Toolenv *e, const Json *j, int args, Buf *out)
 	if (!n)
 		bufadds(out, "(empty directory)");
 	else
-		lslist(e, path, v, n, lim > 0 ? lim : e->lslimit, out);
+		lslist(e, path, v, n, lim > 0 ? lim : e->lim->lslimit, out);
 	for (i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
