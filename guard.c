@@ -913,6 +913,94 @@ shbodies(Shctx *x, const char *s, size_t n, size_t i, int depth)
 	return i;
 }
 
+/* A command's end at s[i], one of & ; | and a newline, or && || |& ;;
+ * ;&: the index after it, and after the texts of here-documents that a
+ * newline begins. */
+static size_t
+shsep(Shctx *x, Shcmd *c, const char *s, size_t n, size_t i, int depth)
+{
+	int ch = s[i], next = i + 1 < n ? s[i + 1] : 0;
+
+	shend(x, c, depth);
+	if (ch == ';' && (next == ';' || next == '&'))
+		shunsure(x, "a case statement");
+	i += 1 + ((ch == '&' && next == '&') ||
+	          (ch == '|' && (next == '|' || next == '&')));
+	if (ch == '\n' && x->ndocs)
+		i = shbodies(x, s, n, i, depth);
+	return i;
+}
+
+/* A word in single quotes from s[i]: the index after its close. */
+static size_t
+shsquote(Shctx *x, Shcmd *c, const char *s, size_t n, size_t i)
+{
+	c->inword = 1;
+	c->flags |= WQUOTED;
+	for (i++; i < n && s[i] != '\''; i++)
+		shadd(c, s[i], 0);
+	if (i >= n)
+		shunsure(x, "a ' left open");
+	return MIN(i + 1, n);
+}
+
+/* What s[i] begins in the command c: a blank, an operator, a quote, an
+ * expansion, a comment or a character of a word.  The index after it. */
+static size_t
+shstep(Shctx *x, Shcmd *c, const char *s, size_t n, size_t i, int depth)
+{
+	int ch = s[i], next = i + 1 < n ? s[i + 1] : 0;
+
+	switch (ch) {
+	case ' ':
+	case '\t':
+		shword(x, c);
+		return i + 1;
+	case '&':
+		if (next == '>')
+			return shredir(x, c, s, n, i, depth);
+		/* fall through */
+	case '\n':
+	case ';':
+	case '|':
+		return shsep(x, c, s, n, i, depth);
+	case '<':
+	case '>':
+		return shredir(x, c, s, n, i, depth);
+	case '(':
+		shunsure(x, "a subshell");
+		shend(x, c, depth);
+		return shlist(x, s, n, i + 1, ')', depth + 1);
+	case ')':
+		shunsure(x, "a ) that closes nothing");
+		shend(x, c, depth);
+		return i + 1;
+	case '\\':
+		if (next && next != '\n')
+			shadd(c, next, WQUOTED);
+		return MIN(i + 2, n);
+	case '\'':
+		return shsquote(x, c, s, n, i);
+	case '"':
+		return shdquote(x, c, s, n, i, depth);
+	case '$':
+		return shdollar(x, c, s, n, i, depth, 0);
+	case '`':
+		return shbackquote(x, c, s, n, i, depth);
+	case '#':
+		if (!c->inword) {	/* a comment, to the end */
+			while (i < n && s[i] != '\n')
+				i++;
+			return i;
+		}
+		/* fall through */
+	default:
+		shadd(c, ch, (ch && strchr("*?[{", ch)) ||
+		      (ch == '~' && !c->inword) ? WWILD : 0);
+		return i + 1;
+	}
+}
+
 /* Read the commands of s from s[i] up to the close that ends them (')'
  * of $( or ( ), or to the end: each simple command's forms join the
  * line's parts.  The index after what was read. */
@@ -920,7 +1008,7 @@ static size_t
 shlist(Shctx *x, const char *s, size_t n, size_t i, int close, int depth)
 {
 	Shcmd c;
-	int ch, next, closed = 0;
+	int closed = 0;
 
 	if (depth > SHDEPTH) {
 		shunsure(x, "nested too deep");
@@ -929,85 +1017,12 @@ shlist(Shctx *x, const char *s, size_t n, size_t i, int close, int depth)
 	}
 	memset(&c, 0, sizeof(c));
 	while (i < n && !x->stop) {
-		ch = s[i];
-		next = i + 1 < n ? s[i + 1] : 0;
-		if (close && ch == close) {
+		if (close && s[i] == close) {
 			closed = 1;
 			i++;
 			break;
 		}
-		switch (ch) {
-		case ' ':
-		case '\t':
-			shword(x, &c);
-			i++;
-			break;
-		case '&':
-			if (next == '>') {
-				i = shredir(x, &c, s, n, i, depth);
-				break;
-			}
-			/* fall through */
-		case '\n':
-		case ';':
-		case '|':
-			shend(x, &c, depth);
-			if (ch == ';' && (next == ';' || next == '&'))
-				shunsure(x, "a case statement");
-			i += 1 + ((ch == '&' && next == '&') ||
-			          (ch == '|' && (next == '|' || next == '&')));
-			if (ch == '\n' && x->ndocs)
-				i = shbodies(x, s, n, i, depth);
-			break;
-		case '<':
-		case '>':
-			i = shredir(x, &c, s, n, i, depth);
-			break;
-		case '(':
-			shunsure(x, "a subshell");
-			shend(x, &c, depth);
-			i = shlist(x, s, n, i + 1, ')', depth + 1);
-			break;
-		case ')':
-			shunsure(x, "a ) that closes nothing");
-			shend(x, &c, depth);
-			i++;
-			break;
-		case '\\':
-			if (next && next != '\n')
-				shadd(&c, next, WQUOTED);
-			i = MIN(i + 2, n);
-			break;
-		case '\'':
-			c.inword = 1;
-			c.flags |= WQUOTED;
-			for (i++; i < n && s[i] != '\''; i++)
-				shadd(&c, s[i], 0);
-			if (i >= n)
-				shunsure(x, "a ' left open");
-			i = MIN(i + 1, n);
-			break;
-		case '"':
-			i = shdquote(x, &c, s, n, i, depth);
-			break;
-		case '$':
-			i = shdollar(x, &c, s, n, i, depth, 0);
-			break;
-		case '`':
-			i = shbackquote(x, &c, s, n, i, depth);
-			break;
-		case '#':
-			if (!c.inword) {	/* a comment, to the end */
-				while (i < n && s[i] != '\n')
-					i++;
-				break;
-			}
-			/* fall through */
-		default:
-			shadd(&c, ch, (ch && strchr("*?[{", ch)) ||
-			      (ch == '~' && !c.inword) ? WWILD : 0);
-			i++;
-		}
+		i = shstep(x, &c, s, n, i, depth);
 	}
 	shend(x, &c, depth);
 	if (close && !closed && !x->stop)
