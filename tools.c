@@ -114,7 +114,7 @@ argfind(const Json *j, int args, const char *key)
 }
 
 static int
-missing(Buf *out, const char *tool, const char *key)
+argmissing(Buf *out, const char *tool, const char *key)
 {
 	bufaddf(out, "%s: missing required parameter \"%s\"", tool, key);
 	return -1;
@@ -128,7 +128,7 @@ bufarg(const Json *j, int args, const char *tool, const char *key, Buf *v,
 	int i = argfind(j, args, key);
 
 	if (i < 0)
-		return missing(out, tool, key);
+		return argmissing(out, tool, key);
 	if (jsonstrbuf(j, i, v) < 0) {
 		bufaddf(out, "%s: parameter \"%s\" must be a string", tool,
 		        key);
@@ -382,7 +382,7 @@ searchopt(Walkopt *o, const Toolenv *e, Halt *h)
 /* A search cut short by SIGINT is an error: what it found so far with a
  * notice, or "Interrupted" alone.  1 if it was. */
 static int
-stopped(const Toolenv *e, const Head *h)
+searchstopped(const Toolenv *e, const Head *h)
 {
 	if (!e->intr || !*e->intr)
 		return 0;
@@ -563,7 +563,7 @@ tmpnear(const char *target, Buf *name)
 /* Fill the new file, keeping the old one's owner and mode; fd is closed
  * whatever happens, errno tells the first failure. */
 static int
-fill(int fd, const struct stat *old, const char *p, size_t n)
+tmpfill(int fd, const struct stat *old, const char *p, size_t n)
 {
 	int err;
 
@@ -658,7 +658,7 @@ savefile(const Toolenv *e, const char *path, const char *p, size_t n,
 		goto done;
 	}
 	if ((fd = tmpnear(target, &tmp)) < 0 ||
-	    fill(fd, have ? &st : NULL, p, n) < 0 ||
+	    tmpfill(fd, have ? &st : NULL, p, n) < 0 ||
 	    rename(tmp.p, target) < 0) {
 		err = errno;
 		if (fd >= 0)
@@ -974,7 +974,7 @@ findmem(const char *h, size_t hn, const char *s, size_t n)
 
 /* Occurrences of s in h that do not overlap; the first at *at. */
 static int
-count(const char *h, size_t hn, const char *s, size_t n, size_t *at)
+editcount(const char *h, size_t hn, const char *s, size_t n, size_t *at)
 {
 	const char *p = h, *q;
 	int k = 0;
@@ -1009,7 +1009,7 @@ addpair(const Json *j, int obj, int idx, int top, Edit **ed, int *n,
 			snprintf(key, sizeof(key), "edits[%d].%s", idx, k[i]);
 		v = jsonget(j, obj, k[i]);
 		if (v < 0 || jsonisnull(j, v))
-			return missing(out, "edit", key);
+			return argmissing(out, "edit", key);
 		if (jsonstrbuf(j, v, i ? &d->new : &d->old) < 0) {
 			bufaddf(out, "edit: parameter \"%s\" must be a "
 			        "string", key);
@@ -1076,7 +1076,7 @@ editargs(const Json *j, int args, Edit **ed, int *n, Buf *out)
 			bufadds(out, "edit: edits must contain at least one "
 			        "replacement");
 		else
-			missing(out, "edit", "edits");
+			argmissing(out, "edit", "edits");
 		return -1;
 	}
 	return 0;
@@ -1154,14 +1154,14 @@ crlfat(const char *s, size_t len, size_t pos)
  * takes the line ends of the place it goes, so the lines no edit touches
  * keep their bytes. */
 static int
-lookup(Edit *d, const char *s, size_t len)
+editfind(Edit *d, const char *s, size_t len)
 {
-	int k = count(s, len, d->old.p, d->old.len, &d->pos);
+	int k = editcount(s, len, d->old.p, d->old.len, &d->pos);
 
 	if (k == 0 && findmem(s, len, "\r\n", 2)) {
 		crlftext(&d->old);
 		crlftext(&d->new);
-		return count(s, len, d->old.p, d->old.len, &d->pos);
+		return editcount(s, len, d->old.p, d->old.len, &d->pos);
 	}
 	if (k == 1 && !barelf(&d->old) && crlfat(s, len, d->pos))
 		crlftext(&d->new);
@@ -1170,8 +1170,8 @@ lookup(Edit *d, const char *s, size_t len)
 
 /* Where each edit's oldText is, exactly once; -1 with the reason. */
 static int
-locate(Edit *ed, int n, const char *s, size_t len, const char *path,
-       Buf *out)
+editlocate(Edit *ed, int n, const char *s, size_t len, const char *path,
+           Buf *out)
 {
 	int i, k;
 
@@ -1185,7 +1185,7 @@ locate(Edit *ed, int n, const char *s, size_t len, const char *path,
 				        "empty in %s.", ed[i].idx, path);
 			return -1;
 		}
-		k = lookup(&ed[i], s, len);
+		k = editfind(&ed[i], s, len);
 		if (k == 1)
 			continue;
 		if (k == 0 && n == 1)
@@ -1220,7 +1220,7 @@ bypos(const void *a, const void *b)
 
 /* Sort by place in the file and refuse overlaps. */
 static int
-order(Edit *ed, int n, const char *path, Buf *out)
+editorder(Edit *ed, int n, const char *path, Buf *out)
 {
 	int i;
 
@@ -1249,17 +1249,17 @@ firstdiff(const Buf *a, const Buf *b)
 	return ln;
 }
 
-/* Apply the edits to the original; locate brings the texts to its line
- * endings. */
+/* Apply the edits to the original; editlocate brings the texts to its
+ * line endings. */
 static int
-apply(Edit *ed, int n, const Buf *orig, const char *path, Buf *res,
-      Buf *out)
+editapply(Edit *ed, int n, const Buf *orig, const char *path, Buf *res,
+          Buf *out)
 {
 	size_t at = 0;
 	int i;
 
-	if (locate(ed, n, orig->p, orig->len, path, out) < 0 ||
-	    order(ed, n, path, out) < 0)
+	if (editlocate(ed, n, orig->p, orig->len, path, out) < 0 ||
+	    editorder(ed, n, path, out) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
 		bufadd(res, orig->p + at, ed[i].pos - at);
@@ -1286,7 +1286,7 @@ editjob(void *arg, Buf *out)
 	int rc = 1;
 
 	if (slurp(d->e, d->path, &d->text, out) == 0 &&
-	    apply(d->ed, d->n, &d->text, d->path, &res, out) == 0 &&
+	    editapply(d->ed, d->n, &d->text, d->path, &res, out) == 0 &&
 	    savefile(d->e, d->path, res.p, res.len, out) == 0) {
 		bufaddf(out, "Successfully replaced %d block%s in %s (first "
 		        "change at line %ld).", d->n, d->n == 1 ? "" : "s",
@@ -1467,7 +1467,7 @@ grepout(Grep *g, const char *rel, long ln, int sep, const char *s, size_t n)
 
 /* Print the context lines before line ln that are not out yet. */
 static void
-before(Grep *g, const char *rel, long ln, long shown)
+grepbefore(Grep *g, const char *rel, long ln, long shown)
 {
 	long k;
 	Buf *b;
@@ -1479,7 +1479,7 @@ before(Grep *g, const char *rel, long ln, long shown)
 }
 
 static void
-remember(Grep *g, long ln)
+grepremember(Grep *g, long ln)
 {
 	Buf *b;
 
@@ -1510,7 +1510,7 @@ greplines(Grep *g, const char *rel)
 		if (m < 0)
 			break;
 		if (m) {
-			before(g, rel, ln, shown);
+			grepbefore(g, rel, ln, shown);
 			grepout(g, rel, ln, ':', g->line.p, g->line.len);
 			shown = ln;
 			after = g->context;
@@ -1522,7 +1522,7 @@ greplines(Grep *g, const char *rel)
 		} else if (g->done) {
 			break;
 		}
-		remember(g, ln);
+		grepremember(g, ln);
 	}
 }
 
@@ -1681,7 +1681,7 @@ toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
 		name = strrchr(path, '/');
 		grepfile(&g, path, name ? name + 1 : path);
 	}
-	if (!(rc = stopped(e, &g.h)))
+	if (!(rc = searchstopped(e, &g.h)))
 		grepnotes(&g, out);
 done:
 	grepfree(&g);
@@ -1748,7 +1748,7 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 	haltinit(&f.halt, e);
 	searchopt(&o, e, &f.halt);
 	walktree(path, findvisit, &f, &o);
-	if (stopped(e, &f.h))
+	if (searchstopped(e, &f.h))
 		goto done;
 	if (!f.n)
 		bufadds(out, "No files found matching pattern");
