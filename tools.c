@@ -1,7 +1,9 @@
 /* See LICENSE file for copyright and license details. */
 /* tools.c: the model's tools: read, write, edit, bash, grep, find, ls:
- * arguments in, text out; bash's command runs in proc.c, the sandbox is
- * sandbox.c's, the tree walk of grep, find and ls walk.c's. */
+ * arguments in, text out.  Below them, proc.c runs bash's command,
+ * file.c reads and replaces files, edit.c finds and applies edit's
+ * texts, walk.c walks the tree of grep, find and ls, regex.c matches
+ * grep's patterns, and sandbox.c holds what they may do. */
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -24,10 +26,9 @@
 #include "walk.h"
 #include "regex.h"
 #include "edit.h"
+#include "file.h"
 
 enum {
-	CHUNK = 65536,		/* bytes read from a file at a time */
-	SNIFF = 8192,		/* bytes looked at to tell text from binary */
 	LINECAP = 1 << 20,	/* grep matches the first MiB of a line */
 	POLLGAP = 50,		/* grep, find, ls: ms between looks at stdin */
 	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
@@ -35,16 +36,6 @@ enum {
 };
 
 enum { CUTLINES = 1, CUTBYTES };	/* why a listing was cut */
-
-/* A file read in chunks: the read tool never holds more than it returns. */
-typedef struct {
-	int fd;
-	int eof;
-	volatile sig_atomic_t *intr;	/* or NULL: set, reading stops */
-	size_t pos, len;
-	int nl;			/* the last line read ended in a newline */
-	char buf[CHUNK];
-} Rd;
 
 /* Output built line by line from the top, cut at the Toolenv limits. */
 typedef struct {
@@ -73,7 +64,7 @@ typedef struct {
 	Head h;
 	Buf line, text;
 	Buf *ring;		/* the last context lines, cut for output */
-	Rd *rd;
+	Filerd *rd;
 	Halt halt;
 } Grep;
 
@@ -389,191 +380,7 @@ searchstopped(const Toolenv *e, const Head *h)
 	return 1;
 }
 
-/* files */
-
-static void
-fileerr(Buf *out, const char *path, int err)
-{
-	if (err == ENOENT)
-		bufaddf(out, "File not found: %s", path);
-	else if (err == EACCES)
-		bufaddf(out, "Permission denied: %s", path);
-	else
-		bufaddf(out, "Cannot open %s: %s", path, strerror(err));
-}
-
-/* Open a file to read its text; -1 with the reason in out. */
-static int
-openread(const char *path, Buf *out)
-{
-	struct stat st;
-	int fd;
-
-	if (stat(path, &st) < 0) {
-		fileerr(out, path, errno);
-		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		bufaddf(out, "%s is a directory, not a file: use ls to list "
-		        "it", path);
-		return -1;
-	}
-	/* a device or FIFO may never end (/dev/tty, /dev/zero) */
-	if (!S_ISREG(st.st_mode)) {
-		bufaddf(out, "%s is not a regular file", path);
-		return -1;
-	}
-	/* O_NONBLOCK: should a FIFO take its place now, open does not wait */
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0) {
-		fileerr(out, path, errno);
-		return -1;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		bufaddf(out, "%s is not a regular file", path);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Refill r->buf once it is used up; -1 with errno on a read error, or
- * EINTR once SIGINT has come. */
-static int
-rdmore(Rd *r)
-{
-	ssize_t n;
-
-	r->pos = r->len = 0;
-	while (!r->eof && r->len < sizeof(r->buf)) {
-		if (r->intr && *r->intr) {
-			errno = EINTR;
-			return -1;
-		}
-		n = read(r->fd, r->buf + r->len, sizeof(r->buf) - r->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			r->eof = 1;
-		r->len += n;
-	}
-	return 0;
-}
-
-/* The next line without its newline: at most cap bytes of it kept in line,
- * its whole length in *n.  1 for a line, 0 at the end, -1 on error.  A last
- * line without a newline counts; the end after a final newline does not. */
-static int
-rdline(Rd *r, Buf *line, size_t cap, size_t *n)
-{
-	const char *nl;
-	size_t k;
-	int any = 0;
-
-	bufreset(line);
-	*n = 0;
-	for (;;) {
-		if (r->pos == r->len) {
-			if (r->eof)
-				return any;
-			if (rdmore(r) < 0)
-				return -1;
-			continue;
-		}
-		nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
-		k = (nl ? (size_t)(nl - r->buf) : r->len) - r->pos;
-		if (line->len < cap)
-			bufadd(line, r->buf + r->pos, MIN(k, cap - line->len));
-		*n += k;
-		r->pos += k;
-		any = 1;
-		r->nl = nl != NULL;
-		if (nl) {
-			r->pos++;
-			return 1;
-		}
-	}
-}
-
-/* Binary: a NUL or invalid UTF-8 in the first SNIFF bytes.  p holds all of
- * the file's start that fits, so a character begun there is complete. */
-static int
-isbinary(const char *p, size_t n)
-{
-	size_t m = MIN(n, SNIFF);
-
-	return memchr(p, '\0', m) || utf8valid(p, n) < m;
-}
-
-static Rd *
-rdopen(int fd, volatile sig_atomic_t *intr)
-{
-	Rd *r = xmalloc(sizeof(*r));
-
-	r->fd = fd;
-	r->intr = intr;
-	r->eof = 0;
-	r->pos = r->len = 0;
-	return r;
-}
-
-/* Create the directories above path, as mkdir -p. */
-static int
-mkparents(const char *path, Buf *out)
-{
-	char *dir = dirof(path), *bad;
-	int rc = 0;
-
-	if (mkdirs(dir, 0777, &bad) < 0) {
-		bufaddf(out, "Cannot create directory %s: %s", bad,
-		        errno == ENOTDIR ? "a file is in the way" :
-		        strerror(errno));
-		rc = -1;
-	}
-	free(bad);
-	free(dir);
-	return rc;
-}
-
-/* A new file next to target, from mkstemp; its mode as open(2) would
- * make it, mkstemp's being 0600. */
-static int
-tmpnear(const char *target, Buf *name)
-{
-	mode_t mask = umask(0);
-	int fd;
-
-	umask(mask);
-	bufreset(name);
-	bufaddf(name, "%s.agentXXXXXX", target);
-	if ((fd = mkstemp(name->p)) >= 0 && fchmod(fd, 0666 & ~mask) < 0) {
-		close(fd);
-		unlink(name->p);
-		return -1;
-	}
-	return fd;
-}
-
-/* Fill the new file, keeping the old one's owner and mode; fd is closed
- * whatever happens, errno tells the first failure. */
-static int
-tmpfill(int fd, const struct stat *old, const char *p, size_t n)
-{
-	int err;
-
-	/* chown first: it may clear the set-id bits that fchmod sets */
-	if ((old && fchown(fd, old->st_uid, old->st_gid) < 0 &&
-	     errno != EPERM) ||
-	    (old && fchmod(fd, old->st_mode & 07777) < 0) ||
-	    writeall(fd, p, n) < 0 || fsync(fd) < 0) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	return close(fd);
-}
+/* files: read and written in file.c, the plan file here */
 
 /* Write the plan file where it is: the plan profile's sandbox allows
  * no new file beside it for a rename.  path, the model's name for it,
@@ -611,72 +418,15 @@ overwrite(const Toolenv *e, const char *path, const char *p, size_t n,
 	return 0;
 }
 
-/* Replace the file's content through a temporary file in the same
- * directory and rename(2), so a reader sees the old or the new file, never
- * half of one.  A symlink is written through; the file's owner and mode
- * are kept.  A hard link is not: the name gets a new file and the other
- * names keep the old one, the price of the atomic rename. */
+/* A file written whole: the plan file in place, any other through a
+ * temporary file and rename(2). */
 static int
 savefile(const Toolenv *e, const char *path, const char *p, size_t n,
          Buf *out)
 {
-	struct stat st;
-	Buf tmp = { 0 };
-	char *real, *dir = NULL;
-	const char *target;
-	int fd, have, err, rc = -1;
-
 	if (e->write == WPLAN)
 		return overwrite(e, path, p, n, out);
-	if (linktarget(path, &real) < 0) {
-		bufaddf(out, "Cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	target = real ? real : path;
-	have = stat(target, &st) == 0;
-	if (have && S_ISDIR(st.st_mode)) {
-		bufaddf(out, "Cannot write %s: it is a directory", path);
-		goto done;
-	}
-	if (have && !S_ISREG(st.st_mode)) {
-		bufaddf(out, "Cannot write %s: not a regular file", path);
-		goto done;
-	}
-	/* the rename would replace a file we may not write */
-	if (have && access(target, W_OK) < 0) {
-		if (errno == EACCES)
-			bufaddf(out, "Permission denied: %s is read-only",
-			        path);
-		else
-			bufaddf(out, "Cannot write %s: %s", path,
-			        strerror(errno));
-		goto done;
-	}
-	if ((fd = tmpnear(target, &tmp)) < 0 ||
-	    tmpfill(fd, have ? &st : NULL, p, n) < 0 ||
-	    rename(tmp.p, target) < 0) {
-		err = errno;
-		if (fd >= 0)
-			unlink(tmp.p);
-		if (err == EACCES)
-			bufaddf(out, "Permission denied: %s", path);
-		else
-			bufaddf(out, "Cannot write %s: %s", path,
-			        strerror(err));
-		goto done;
-	}
-	dir = dirof(target);
-	if (syncdir(dir) < 0) {
-		bufaddf(out, "Wrote %s, but cannot sync its directory: %s",
-		        path, strerror(errno));
-		goto done;
-	}
-	rc = 0;
-done:
-	buffree(&tmp);
-	free(real);
-	free(dir);
-	return rc;
+	return filereplace(path, p, n, out);
 }
 
 /* read */
@@ -707,7 +457,7 @@ toolimage(const char *path, size_t max, Buf *b, Buf *out)
 	const char *type = NULL;
 	int fd, rc;
 
-	if ((fd = openread(path, out)) < 0)
+	if ((fd = fileopen(path, out)) < 0)
 		return NULL;
 	rc = readall(fd, &raw, max);
 	close(fd);
@@ -770,7 +520,7 @@ shownote(const Toolenv *e, int cut, long off, long last, long total,
 /* Stream the lines of r from off, at most lim of them (0: no limit), into
  * out within the limits; count the rest of the file for the notice. */
 static int
-readlines(const Toolenv *e, Rd *r, const char *path, long off, long lim,
+readlines(const Toolenv *e, Filerd *r, const char *path, long off, long lim,
           Buf *out)
 {
 	Head h = { 0 };
@@ -784,7 +534,7 @@ readlines(const Toolenv *e, Rd *r, const char *path, long off, long lim,
 	for (;;) {
 		want = ln + 1 >= off && !h.cut &&
 		       !(lim && ln + 1 >= off + lim);
-		got = rdline(r, &line, want ? e->lim->maxbytes + 1 : 0, &n);
+		got = fileline(r, &line, want ? e->lim->maxbytes + 1 : 0, &n);
 		if (got <= 0)
 			break;
 		ln++;
@@ -830,24 +580,24 @@ toolread(Toolenv *e, const Json *j, int args, Buf *out)
 	char *path;
 	long off = 1, lim = 0;
 	int fd, rc = 1;
-	Rd *r;
+	Filerd *r;
 
 	if (patharg(j, args, "read", 1, &path, out) < 0)
 		return 1;
 	if (intarg(j, args, "read", "offset", &off, out) < 0 ||
 	    intarg(j, args, "read", "limit", &lim, out) < 0 ||
-	    (fd = openread(path, out)) < 0) {
+	    (fd = fileopen(path, out)) < 0) {
 		free(path);
 		return 1;
 	}
 	off = MAX(off, 1);
 	lim = MAX(lim, 0);
-	r = rdopen(fd, e->intr);
-	if (rdmore(r) < 0)
+	r = filereader(fd, e->intr);
+	if (filemore(r) < 0)
 		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
 	else if (imagetype(r->buf, r->len))
 		rc = readimage(e, path, out);
-	else if (isbinary(r->buf, r->len))
+	else if (filebinary(r->buf, r->len))
 		bufaddf(out, "Cannot read %s: it is a binary file (of images, "
 		        "only png, jpeg, gif and webp are read)", path);
 	else
@@ -867,7 +617,7 @@ writejob(void *arg, Buf *out)
 	Job *w = arg;
 	int inplace = w->e->write == WPLAN;
 
-	if ((inplace || mkparents(w->path, out) == 0) &&
+	if ((inplace || filemkparents(w->path, out) == 0) &&
 	    savefile(w->e, w->path, w->text.p, w->text.len, out) == 0) {
 		bufaddf(out, "Wrote %lu bytes to %s",
 		        (unsigned long)w->text.len, w->path);
@@ -932,7 +682,7 @@ slurp(const Toolenv *e, const char *path, Buf *b, Buf *out)
 	struct stat st;
 	int fd, rc;
 
-	if ((fd = openread(path, out)) < 0)
+	if ((fd = fileopen(path, out)) < 0)
 		return -1;
 	if (fstat(fd, &st) == 0)
 		size = st.st_size;
@@ -1281,7 +1031,7 @@ greplines(Grep *g, const char *rel)
 
 	int m;
 
-	while (!g->h.cut && rdline(g->rd, &g->line, LINECAP, &n) == 1) {
+	while (!g->h.cut && fileline(g->rd, &g->line, LINECAP, &n) == 1) {
 		ln++;
 		if (g->line.len && g->line.p[g->line.len - 1] == '\r')
 			g->line.p[--g->line.len] = '\0';
@@ -1318,8 +1068,8 @@ grepfile(Grep *g, const char *path, const char *rel)
 		return;
 	g->rd->fd = fd;
 	g->rd->eof = 0;
-	if (rdmore(g->rd) == 0 && !memchr(g->rd->buf, '\0',
-	    MIN(g->rd->len, SNIFF))) {
+	if (filemore(g->rd) == 0 && !memchr(g->rd->buf, '\0',
+	    MIN(g->rd->len, FILESNIFF))) {
 		bufgrow(&g->line, 0);
 		greplines(g, rel);
 	}
@@ -1366,7 +1116,7 @@ grepinit(Grep *g, const Json *j, int args, char **glob, Buf *out)
 	g->context = MIN(MAX(ctx, 0), g->e->lim->maxlines);
 	g->limit = MAX(lim, 1);
 	g->ring = g->context ? xcalloc(g->context, sizeof(*g->ring)) : NULL;
-	g->rd = rdopen(-1, g->e->intr);
+	g->rd = filereader(-1, g->e->intr);
 	return 0;
 }
 
