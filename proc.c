@@ -276,7 +276,7 @@ tailtext(Tail *t, Buf *out)
 	return cut;
 }
 
-/* the environment of tool processes */
+/* the shell and its environment */
 
 static const char *
 findshell(const Toolenv *e)
