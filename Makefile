@@ -7,13 +7,18 @@ include config.mk
 # the wires: wire.c what they share, each wire in its own file
 WIRESRC = wire.c openai.c anthropic.c responses.c
 WIREOBJ = wire.o openai.o anthropic.o responses.o
-HDR = anthropic.h events.h gitguard.h guard.h http.h json.h openai.h \
-	regex.h responses.h rpc.h sandbox.h session.h sse.h tls.h tools.h \
-	util.h walk.h wire.h
-SRC = agent.c events.c gitguard.c guard.c http.c json.c regex.c rpc.c \
-	sandbox.c session.c sse.c tls.c tools.c util.c walk.c $(WIRESRC)
-OBJ = agent.o events.o gitguard.o guard.o http.o json.o regex.o rpc.o \
-	sandbox.o session.o sse.o tls.o tools.o util.o walk.o $(WIREOBJ)
+# the tools and the rooms below them
+TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c
+TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o
+HDR = anthropic.h edit.h events.h file.h gitguard.h guard.h http.h \
+	json.h openai.h proc.h regex.h responses.h rpc.h sandbox.h session.h \
+	sse.h tls.h tools.h util.h walk.h wire.h
+SRC = agent.c edit.c events.c file.c gitguard.c guard.c http.c json.c \
+	proc.c regex.c rpc.c sandbox.c session.c sse.c tls.c tools.c util.c \
+	walk.c $(WIRESRC)
+OBJ = agent.o edit.o events.o file.o gitguard.o guard.o http.o json.o \
+	proc.o regex.o rpc.o sandbox.o session.o sse.o tls.o tools.o util.o \
+	walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -30,14 +35,17 @@ config.h:
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h session.h tools.h \
-	sandbox.h gitguard.h guard.h events.h rpc.h config.h
+	sandbox.h proc.h gitguard.h guard.h events.h rpc.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
+edit.o: edit.c util.h edit.h
 events.o: events.c util.h json.h wire.h tools.h events.h
+file.o: file.c util.h file.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
-guard.o: guard.c util.h json.h tools.h sandbox.h gitguard.h guard.h
+guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h guard.h
 http.o: http.c util.h tls.h http.h
 json.o: json.c util.h json.h
 openai.o: openai.c util.h json.h wire.h openai.h
+proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
 regex.o: regex.c util.h regex.h
 responses.o: responses.c util.h json.h wire.h responses.h
 rpc.o: rpc.c util.h json.h wire.h session.h tools.h gitguard.h rpc.h
@@ -45,7 +53,8 @@ sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
 session.o: session.c util.h json.h session.h
 sse.o: sse.c util.h sse.h
 tls.o: tls.c util.h tls.h config.h
-tools.o: tools.c util.h json.h tools.h sandbox.h gitguard.h walk.h regex.h
+tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \
+	regex.h edit.h file.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
 wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h tools.h
@@ -73,14 +82,12 @@ test/http: test/http.c test/t.h http.o tls.o util.o
 test/httpget: test/httpget.c http.o tls.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/httpget.c http.o tls.o util.o $(LDFLAGS) \
 	    $(LIBS)
-test/tools: test/tools.c test/t.h tools.o gitguard.o regex.o sandbox.o \
-	walk.o json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/tools.c tools.o gitguard.o regex.o \
-	    sandbox.o walk.o json.o util.o $(LDFLAGS)
-test/guard: test/guard.c test/t.h guard.o tools.o gitguard.o regex.o \
-	sandbox.o walk.o json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o tools.o gitguard.o \
-	    regex.o sandbox.o walk.o json.o util.o $(LDFLAGS)
+test/tools: test/tools.c test/t.h $(TOOLOBJ) json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/tools.c $(TOOLOBJ) json.o util.o \
+	    $(LDFLAGS)
+test/guard: test/guard.c test/t.h guard.o $(TOOLOBJ) json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o $(TOOLOBJ) json.o \
+	    util.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o json.o util.o
@@ -148,18 +155,16 @@ test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
 	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c $(WIRESRC) sse.c \
 	    json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
-test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c tools.c gitguard.c regex.c \
-	sandbox.c walk.c $(WIRESRC) sse.c json.c util.c $(HDR)
-	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c tools.c \
-	    gitguard.c regex.c sandbox.c walk.c $(WIRESRC) sse.c json.c \
-	    util.c
+test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c $(TOOLSRC) $(WIRESRC) \
+	sse.c json.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c $(TOOLSRC) \
+	    $(WIRESRC) sse.c json.c util.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
-# guard.c runs hooks: tools.c and what it needs come along
-test/fuzz_guard: test/fuzz_guard.c guard.c tools.c gitguard.c regex.c \
-	sandbox.c walk.c json.c util.c $(HDR)
-	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c tools.c \
-	    gitguard.c regex.c sandbox.c walk.c json.c util.c
+# guard.c runs hooks (proc.c): tools.c and what it needs come along
+test/fuzz_guard: test/fuzz_guard.c guard.c $(TOOLSRC) json.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c $(TOOLSRC) json.c \
+	    util.c
 
 fuzz: $(FUZZ)
 	for f in $(FUZZ); do t=$${f#test/fuzz_}; \

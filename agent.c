@@ -24,6 +24,7 @@
 #include "session.h"
 #include "tools.h"
 #include "sandbox.h"
+#include "proc.h"
 #include "gitguard.h"
 #include "guard.h"
 #include "events.h"
@@ -1692,6 +1693,7 @@ static void
 setup(Agent *a, const char *pname, const char *model, const char *toollist,
       const char *gname)
 {
+	static Toollimits lim;	/* config.h's, for the tools: set once here */
 	const char *v;
 	long timeout = readtimeout, n;
 	struct sigaction sa;
@@ -1733,26 +1735,27 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	buildsystem(a);
 	buildscrub(a);
 	hidesecrets(a->scrub);
-	a->tenv.maxlines = maxlines;
-	a->tenv.maxbytes = maxbytes;
-	a->tenv.greplinemax = greplinemax;
-	a->tenv.greplimit = greplimit;
-	a->tenv.findlimit = findlimit;
-	a->tenv.lslimit = lslimit;
-	a->tenv.bashtimeout = bashtimeout;
-	a->tenv.killgrace = killgrace;
-	a->tenv.maxedit = maxedit;
-	a->tenv.maxlog = maxlog;
-	a->tenv.maximage = maximage;
-	a->tenv.shells = shells;
-	a->tenv.scrubenv = a->scrub;
-	a->tenv.secretwords = secretwords;
-	a->tenv.keepenv = keepenv;
-	a->tenv.searchtime = searchtime;
-	a->tenv.ignorebytes = ignorebytes;
-	a->tenv.ignorelines = ignorelines;
-	a->tenv.maxrules = maxrules;
-	a->tenv.rulebytes = rulebytes;
+	lim.maxlines = maxlines;
+	lim.maxbytes = maxbytes;
+	lim.greplinemax = greplinemax;
+	lim.greplimit = greplimit;
+	lim.findlimit = findlimit;
+	lim.lslimit = lslimit;
+	lim.bashtimeout = bashtimeout;
+	lim.killgrace = killgrace;
+	lim.maxedit = maxedit;
+	lim.maxlog = maxlog;
+	lim.maximage = maximage;
+	lim.shells = shells;
+	lim.scrubenv = a->scrub;
+	lim.secretwords = secretwords;
+	lim.keepenv = keepenv;
+	lim.searchtime = searchtime;
+	lim.ignorebytes = ignorebytes;
+	lim.ignorelines = ignorelines;
+	lim.maxrules = maxrules;
+	lim.rulebytes = rulebytes;
+	a->tenv.lim = &lim;
 	a->tenv.intr = &intr;
 	a->tenv.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
@@ -1851,7 +1854,7 @@ main(int argc, char *argv[])
 		case 'T': level = arg; break;
 		case 'j': a.json = 1; break;
 		case 'i':
-			if (!imageblock(arg, maximage, &a.attach, &why))
+			if (!toolimage(arg, maximage, &a.attach, &why))
 				die("-i: %s", why.p);
 			break;
 		case 'r': rpc = a.json = 1; break;
@@ -1872,7 +1875,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "agent: %s\n", why.p);
 		exit(2);
 	}
-	toolreaper(&a.tenv);
+	procreaper(&a.tenv);
 	if (a.json) {
 		/* events only on stdout, the session's header first (not
 		 * with -r); stderr only for errors */

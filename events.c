@@ -457,9 +457,10 @@ emitcall(Events *e, const Wirecall *c, const char *type, const Json *args,
 	bufreset(&e->call);	/* no call runs now: -r's bash is none */
 }
 
-/* The running tool's output as it comes (tools.c's progress callback):
- * tool_execution_update with the end of what came so far, at most every
- * THROTTLE ms, as pi's bash sends it.  n 0 sends what is due now. */
+/* The running tool's output as it comes (the tools' progress callback,
+ * from proc.c's pump): tool_execution_update with the end of what came
+ * so far, at most every THROTTLE ms, as pi's bash sends it.  n 0 sends
+ * what is due now. */
 void
 emitoutput(void *arg, const char *p, size_t n)
 {

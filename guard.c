@@ -1,7 +1,8 @@
 /* See LICENSE file for copyright and license details. */
 /* guard.c: whether a tool call may run: config.h's rules, the profile's
  * default, the hooks before and after a call, and the question on the
- * terminal.  The sandbox that holds what does run is in tools.c. */
+ * terminal.  The sandbox that holds what does run is sandbox.c's; hooks
+ * run in proc.c. */
 #define _XOPEN_SOURCE 700	/* realpath(3) */
 #include <ctype.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include "json.h"
 #include "tools.h"
 #include "sandbox.h"
+#include "proc.h"
 #include "gitguard.h"
 #include "guard.h"
 
@@ -35,7 +37,7 @@ guardlisted(const char *list, const char *name)
 }
 
 static int
-known(const Tool *tools, int ntools, const char *name)
+toolknown(const Tool *tools, int ntools, const char *name)
 {
 	int i;
 
@@ -81,7 +83,7 @@ checklist(const Tool *tools, int ntools, const Profile *p,
 	while (list && *list) {
 		k = strcspn(list, ",");
 		snprintf(name, sizeof(name), "%.*s", (int)MIN(k, 64), list);
-		if (!known(tools, ntools, name)) {
+		if (!toolknown(tools, ntools, name)) {
 			bufaddf(why, "profile %s: no tool named %s", p->name,
 			        name);
 			return -1;
@@ -150,7 +152,7 @@ guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
 	if (checkprofiles(profiles, nprofiles, tools, ntools, why) < 0)
 		return -1;
 	for (r = rules; r->tool; r++) {
-		if (!known(tools, ntools, r->tool))
+		if (!toolknown(tools, ntools, r->tool))
 			bufaddf(why, "rule %d: no tool named %s",
 			        (int)(r - rules) + 1, r->tool);
 		else if (!r->glob || !*r->glob || !goodglob(r->glob))
@@ -167,7 +169,7 @@ guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
 			bufaddf(why, "hook %d: when must be PRE or POST",
 			        (int)(h - hooks) + 1);
 		else if (!h->tool || (strcmp(h->tool, "*") &&
-		         !known(tools, ntools, h->tool)))
+		         !toolknown(tools, ntools, h->tool)))
 			bufaddf(why, "hook %d: no tool named %s",
 			        (int)(h - hooks) + 1, h->tool ? h->tool : "");
 		else if (!h->cmd || !h->cmd[strspn(h->cmd, " \t\n")])
@@ -357,7 +359,7 @@ shword(Shctx *x, Shcmd *c)
 
 /* Words that begin or end a compound command where a command begins. */
 static int
-keyword(const char *w)
+shkeyword(const char *w)
 {
 	static const char *const kw[] = {
 		"!", "{", "}", "if", "then", "else", "elif", "fi", "do",
@@ -374,7 +376,7 @@ keyword(const char *w)
 
 /* NAME=value, or NAME+=value. */
 static int
-assignment(const char *w)
+shassign(const char *w)
 {
 	const char *p = w;
 
@@ -386,7 +388,7 @@ assignment(const char *w)
 }
 
 static const char *
-basename_(const char *w)
+shbase(const char *w)
 {
 	const char *p = strrchr(w, '/');
 
@@ -419,7 +421,7 @@ static const char gitargs[] = " -C -c --git-dir --work-tree --namespace "
 /* Whether the word w is one of the list's, a space before and after
  * each. */
 static int
-listed(const char *list, const char *w)
+spacelisted(const char *list, const char *w)
 {
 	const char *p;
 	size_t n = strlen(w);
@@ -465,12 +467,13 @@ shunwrap(Shctx *x, char **v, int nw, int m, int w, int depth)
 			shunsure(x, "env -S");
 		if (o[1] != '-' && !o[2] && strchr(wrappers[w].argopts, o[1]))
 			m++;
-		else if (o[1] == '-' && !strchr(o, '=') && listed(longargs, o))
+		else if (o[1] == '-' && !strchr(o, '=') &&
+		         spacelisted(longargs, o))
 			m++;
 	}
 	if (env && m < nw && !strcmp(v[m], "-"))
 		m++;
-	while (env && m < nw && assignment(v[m]))
+	while (env && m < nw && shassign(v[m]))
 		m++;
 	if (wrappers[w].operand && m < nw)
 		m++;
@@ -494,7 +497,7 @@ static void
 shinner(Shctx *x, char **v, int nw, int m, int depth)
 {
 	static const char shells[] = " sh bash dash zsh ksh mksh ash ";
-	const char *b = basename_(v[m]);
+	const char *b = shbase(v[m]);
 	Buf line = { 0 };
 	int k, c = 0;
 
@@ -505,7 +508,7 @@ shinner(Shctx *x, char **v, int nw, int m, int depth)
 		buffree(&line);
 		return;
 	}
-	if (!listed(shells, b))
+	if (!spacelisted(shells, b))
 		return;
 	for (k = m + 1; k < nw && (v[k][0] == '-' || v[k][0] == '+') &&
 	     v[k][1]; k++) {
@@ -551,7 +554,7 @@ shforms(Shctx *x, char **v, int *fl, int nw, const Buf *redir, int depth)
 	Buf a = { 0 }, b = { 0 };
 	int k = 0, m, w;
 
-	while (k < nw && !(fl[k] & WQUOTED) && keyword(v[k])) {
+	while (k < nw && !(fl[k] & WQUOTED) && shkeyword(v[k])) {
 		shunsure(x, "a shell keyword or a { } group");
 		k++;
 	}
@@ -564,12 +567,12 @@ shforms(Shctx *x, char **v, int *fl, int nw, const Buf *redir, int depth)
 		else if (v[k + 1][0] == '-' || (strcmp(v[k], "command") &&
 		         strcmp(v[k], "builtin") && strcmp(v[k], "exec") &&
 		         strcmp(v[k], "nohup") && strcmp(v[k], "time") &&
-		         (strcmp(v[k], "env") || assignment(v[k + 1]))))
+		         (strcmp(v[k], "env") || shassign(v[k + 1]))))
 			break;
 	}
 	shjoin(&a, NULL, v, k, nw, redir);
 	for (;;) {
-		while (m < nw && assignment(v[m]))
+		while (m < nw && shassign(v[m]))
 			m++;
 		if (m >= nw || (w = wrapperof(v[m])) < 0)
 			break;
@@ -580,13 +583,13 @@ shforms(Shctx *x, char **v, int *fl, int nw, const Buf *redir, int depth)
 	if (m < nw && (!strcmp(v[m], "cd") || !strcmp(v[m], "pushd") ||
 	    !strcmp(v[m], "popd")))
 		x->moved = 1;
-	if (m < nw && !strcmp(basename_(v[m]), "git")) {
+	if (m < nw && !strcmp(shbase(v[m]), "git")) {
 		for (k = m + 1; k < nw && v[k][0] == '-' &&
 		     strcmp(v[k], "--"); k++)
-			k += listed(gitargs, v[k]);
+			k += spacelisted(gitargs, v[k]);
 		shjoin(&b, "git", v, MIN(k, nw), nw, redir);
 	} else if (m < nw) {
-		shjoin(&b, basename_(v[m]), v, m + 1, nw, redir);
+		shjoin(&b, shbase(v[m]), v, m + 1, nw, redir);
 	} else {
 		shjoin(&b, NULL, v, nw, nw, redir);
 	}
@@ -911,6 +914,94 @@ shbodies(Shctx *x, const char *s, size_t n, size_t i, int depth)
 	return i;
 }
 
+/* A command's end at s[i], one of & ; | and a newline, or && || |& ;;
+ * ;&: the index after it, and after the texts of here-documents that a
+ * newline begins. */
+static size_t
+shsep(Shctx *x, Shcmd *c, const char *s, size_t n, size_t i, int depth)
+{
+	int ch = s[i], next = i + 1 < n ? s[i + 1] : 0;
+
+	shend(x, c, depth);
+	if (ch == ';' && (next == ';' || next == '&'))
+		shunsure(x, "a case statement");
+	i += 1 + ((ch == '&' && next == '&') ||
+	          (ch == '|' && (next == '|' || next == '&')));
+	if (ch == '\n' && x->ndocs)
+		i = shbodies(x, s, n, i, depth);
+	return i;
+}
+
+/* A word in single quotes from s[i]: the index after its close. */
+static size_t
+shsquote(Shctx *x, Shcmd *c, const char *s, size_t n, size_t i)
+{
+	c->inword = 1;
+	c->flags |= WQUOTED;
+	for (i++; i < n && s[i] != '\''; i++)
+		shadd(c, s[i], 0);
+	if (i >= n)
+		shunsure(x, "a ' left open");
+	return MIN(i + 1, n);
+}
+
+/* What s[i] begins in the command c: a blank, an operator, a quote, an
+ * expansion, a comment or a character of a word.  The index after it. */
+static size_t
+shstep(Shctx *x, Shcmd *c, const char *s, size_t n, size_t i, int depth)
+{
+	int ch = s[i], next = i + 1 < n ? s[i + 1] : 0;
+
+	switch (ch) {
+	case ' ':
+	case '\t':
+		shword(x, c);
+		return i + 1;
+	case '&':
+		if (next == '>')
+			return shredir(x, c, s, n, i, depth);
+		/* fall through */
+	case '\n':
+	case ';':
+	case '|':
+		return shsep(x, c, s, n, i, depth);
+	case '<':
+	case '>':
+		return shredir(x, c, s, n, i, depth);
+	case '(':
+		shunsure(x, "a subshell");
+		shend(x, c, depth);
+		return shlist(x, s, n, i + 1, ')', depth + 1);
+	case ')':
+		shunsure(x, "a ) that closes nothing");
+		shend(x, c, depth);
+		return i + 1;
+	case '\\':
+		if (next && next != '\n')
+			shadd(c, next, WQUOTED);
+		return MIN(i + 2, n);
+	case '\'':
+		return shsquote(x, c, s, n, i);
+	case '"':
+		return shdquote(x, c, s, n, i, depth);
+	case '$':
+		return shdollar(x, c, s, n, i, depth, 0);
+	case '`':
+		return shbackquote(x, c, s, n, i, depth);
+	case '#':
+		if (!c->inword) {	/* a comment, to the end */
+			while (i < n && s[i] != '\n')
+				i++;
+			return i;
+		}
+		/* fall through */
+	default:
+		shadd(c, ch, (ch && strchr("*?[{", ch)) ||
+		      (ch == '~' && !c->inword) ? WWILD : 0);
+		return i + 1;
+	}
+}
+
 /* Read the commands of s from s[i] up to the close that ends them (')'
  * of $( or ( ), or to the end: each simple command's forms join the
  * line's parts.  The index after what was read. */
@@ -918,7 +1009,7 @@ static size_t
 shlist(Shctx *x, const char *s, size_t n, size_t i, int close, int depth)
 {
 	Shcmd c;
-	int ch, next, closed = 0;
+	int closed = 0;
 
 	if (depth > SHDEPTH) {
 		shunsure(x, "nested too deep");
@@ -927,85 +1018,12 @@ shlist(Shctx *x, const char *s, size_t n, size_t i, int close, int depth)
 	}
 	memset(&c, 0, sizeof(c));
 	while (i < n && !x->stop) {
-		ch = s[i];
-		next = i + 1 < n ? s[i + 1] : 0;
-		if (close && ch == close) {
+		if (close && s[i] == close) {
 			closed = 1;
 			i++;
 			break;
 		}
-		switch (ch) {
-		case ' ':
-		case '\t':
-			shword(x, &c);
-			i++;
-			break;
-		case '&':
-			if (next == '>') {
-				i = shredir(x, &c, s, n, i, depth);
-				break;
-			}
-			/* fall through */
-		case '\n':
-		case ';':
-		case '|':
-			shend(x, &c, depth);
-			if (ch == ';' && (next == ';' || next == '&'))
-				shunsure(x, "a case statement");
-			i += 1 + ((ch == '&' && next == '&') ||
-			          (ch == '|' && (next == '|' || next == '&')));
-			if (ch == '\n' && x->ndocs)
-				i = shbodies(x, s, n, i, depth);
-			break;
-		case '<':
-		case '>':
-			i = shredir(x, &c, s, n, i, depth);
-			break;
-		case '(':
-			shunsure(x, "a subshell");
-			shend(x, &c, depth);
-			i = shlist(x, s, n, i + 1, ')', depth + 1);
-			break;
-		case ')':
-			shunsure(x, "a ) that closes nothing");
-			shend(x, &c, depth);
-			i++;
-			break;
-		case '\\':
-			if (next && next != '\n')
-				shadd(&c, next, WQUOTED);
-			i = MIN(i + 2, n);
-			break;
-		case '\'':
-			c.inword = 1;
-			c.flags |= WQUOTED;
-			for (i++; i < n && s[i] != '\''; i++)
-				shadd(&c, s[i], 0);
-			if (i >= n)
-				shunsure(x, "a ' left open");
-			i = MIN(i + 1, n);
-			break;
-		case '"':
-			i = shdquote(x, &c, s, n, i, depth);
-			break;
-		case '$':
-			i = shdollar(x, &c, s, n, i, depth, 0);
-			break;
-		case '`':
-			i = shbackquote(x, &c, s, n, i, depth);
-			break;
-		case '#':
-			if (!c.inword) {	/* a comment, to the end */
-				while (i < n && s[i] != '\n')
-					i++;
-				break;
-			}
-			/* fall through */
-		default:
-			shadd(&c, ch, (ch && strchr("*?[{", ch)) ||
-			      (ch == '~' && !c.inword) ? WWILD : 0);
-			i++;
-		}
+		i = shstep(x, &c, s, n, i, depth);
 	}
 	shend(x, &c, depth);
 	if (close && !closed && !x->stop)
@@ -1042,7 +1060,7 @@ guardsplitfree(Shline *l)
  * call has none); NULL if it holds a NUL, which would cut what runs
  * short of what rules and hooks read. */
 static char *
-subject(const char *tool, const Json *j)
+callsubject(const char *tool, const Json *j)
 {
 	Buf b = { 0 };
 
@@ -1078,7 +1096,7 @@ typedef struct {
 /* The first rule for one form of the subject, counted in v: 1 if it
  * says ALLOW. */
 static int
-weigh(const Guard *g, const char *tool, const char *form, Verdict *v)
+weighform(const Guard *g, const char *tool, const char *form, Verdict *v)
 {
 	const Rule *r = rulefor(g->rules, tool, form);
 
@@ -1110,7 +1128,7 @@ weighline(const Guard *g, const char *line, Verdict *v)
 
 /* Whether path is dir or beneath it. */
 static int
-under(const char *path, const char *dir)
+pathunder(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
 
@@ -1143,7 +1161,7 @@ pathforms(const char *path, const char *root, char *f[5])
 	f[3] = sandboxlanding(p);
 	f[2] = f[4] = NULL;
 	for (k = 1; k <= 3 && root; k += 2) {
-		if (!f[k] || !under(f[k], root))
+		if (!f[k] || !pathunder(f[k], root))
 			continue;
 		f[k + 1] = xstrdup(!strcmp(f[k], root) ? "." :
 		                   f[k] + strlen(root) + !!root[1]);
@@ -1161,7 +1179,7 @@ pathrules(const Guard *g, const char *tool, const char *path, Verdict *v)
 	pathforms(path, root, f);
 	for (k = 0; k < 5; k++)
 		if (f[k])
-			allow |= weigh(g, tool, f[k], v) && k >= 3;
+			allow |= weighform(g, tool, f[k], v) && k >= 3;
 	v->allow = allow;
 	for (k = 0; k < 5; k++)
 		free(f[k]);
@@ -1187,7 +1205,7 @@ farwrite(const Guard *g, const char *path, const char *root)
 			return 0;
 	if (!(to = sandboxlanding(path)))
 		return 1;
-	far = !root || !(under(to, root) || (tmp && under(to, tmp)));
+	far = !root || !(pathunder(to, root) || (tmp && pathunder(to, tmp)));
 	free(to);
 	pathrules(g, "write", path, &v);
 	return far || v.deny || v.ask;
@@ -1209,9 +1227,9 @@ bashrules(const Guard *g, const char *cmd, Verdict *v)
 	weighline(g, cmd, v);
 	allow = l.n > 0;
 	for (k = 0, p = bstr(&l.parts); k < l.n; k++) {
-		allow &= weigh(g, "bash", p, v);
+		allow &= weighform(g, "bash", p, v);
 		p += strlen(p) + 1;
-		weigh(g, "bash", p, v);
+		weighform(g, "bash", p, v);
 		p += strlen(p) + 1;
 	}
 	allow &= !l.unsure;
@@ -1247,8 +1265,8 @@ calljson(Buf *b, const char *tool, const Json *j, const Buf *res, int iserr)
 /* Run the hooks of that tool and time; a pre hook that fails (or hangs
  * past its timeout) blocks the call: 0, and its reason in res. */
 static int
-hooks(Guard *g, int when, const char *tool, const Json *j, const Buf *out,
-      int iserr, Buf *res)
+callhooks(Guard *g, int when, const char *tool, const Json *j,
+          const Buf *out, int iserr, Buf *res)
 {
 	const Hook *h;
 	Buf in = { 0 }, err = { 0 }, safe = { 0 };
@@ -1262,7 +1280,7 @@ hooks(Guard *g, int when, const char *tool, const Json *j, const Buf *out,
 			calljson(&in, tool, j, out, iserr);
 		bufreset(&err);
 		gitcheck(g->tenv);	/* the hook runs unsandboxed */
-		rc = toolhook(g->tenv, h->cmd, in.p, in.len, h->timeout, &err);
+		rc = prochook(g->tenv, h->cmd, in.p, in.len, h->timeout, &err);
 		if (rc == 0)
 			continue;
 		if (when == POST) {
@@ -1299,7 +1317,7 @@ hooks(Guard *g, int when, const char *tool, const Json *j, const Buf *out,
  * yes for this call alone; "a" to the profile's question stops it for
  * that tool (row of tools[]). */
 static int
-approve(Guard *g, const Tool *t, int row, const char *what, const Rule *r)
+askuser(Guard *g, const Tool *t, int row, const char *what, const Rule *r)
 {
 	char c, first = 0;
 	int fd;
@@ -1342,7 +1360,7 @@ guardcall(Guard *g, const Tool *t, int row, const Json *j, const char *what,
           Buf *res)
 {
 	Verdict v = { 0 };
-	char *s = subject(t->name, j);
+	char *s = callsubject(t->name, j);
 	int ask, ok;
 
 	if (!s) {
@@ -1361,7 +1379,7 @@ guardcall(Guard *g, const Tool *t, int row, const Json *j, const char *what,
 		        v.deny->glob);
 		return 0;
 	}
-	if (!hooks(g, PRE, t->name, j, NULL, 0, res))
+	if (!callhooks(g, PRE, t->name, j, NULL, 0, res))
 		return 0;
 	if (!v.ask && v.allow)
 		return 1;
@@ -1371,7 +1389,7 @@ guardcall(Guard *g, const Tool *t, int row, const Json *j, const char *what,
 		ask = t->approve;
 	if (!v.ask && !ask)
 		return 1;
-	ok = approve(g, t, row, what, v.ask);
+	ok = askuser(g, t, row, what, v.ask);
 	if (ok < 0)
 		bufadds(res, "Not run: there is no terminal to ask the user "
 		        "for approval (the user can allow tools with -y).");
@@ -1385,5 +1403,5 @@ void
 guardafter(Guard *g, const char *tool, const Json *j, const Buf *res,
            int iserr)
 {
-	hooks(g, POST, tool, j, res, iserr, NULL);
+	callhooks(g, POST, tool, j, res, iserr, NULL);
 }

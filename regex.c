@@ -41,7 +41,7 @@ typedef struct {
 static int alt(Comp *c);
 
 static int
-put(Comp *c, int op, int x, int y)
+instadd(Comp *c, int op, int x, int y)
 {
 	if (c->r->n >= REMAX) {
 		c->err = "pattern too big";
@@ -59,11 +59,11 @@ put(Comp *c, int op, int x, int y)
 
 /* Put an instruction at i, moving what follows one place on. */
 static int
-insert(Comp *c, int i, int op, int x, int y)
+instinsert(Comp *c, int i, int op, int x, int y)
 {
 	Reinst *p;
 
-	if (put(c, op, x, y) < 0)
+	if (instadd(c, op, x, y) < 0)
 		return -1;
 	p = c->r->prog;
 	memmove(p + i + 1, p + i, (c->r->n - 1 - i) * sizeof(*p));
@@ -114,7 +114,7 @@ putset(Comp *c, int neg)
 	}
 	for (b = 0; neg && b < 32; b++)
 		s[b] = ~s[b];
-	return put(c, SET, c->r->nset - 1, 0) < 0 ? -1 : 0;
+	return instadd(c, SET, c->r->nset - 1, 0) < 0 ? -1 : 0;
 }
 
 static int
@@ -239,7 +239,7 @@ anchor(Comp *c, int op)
 		c->err = "an anchor cannot be repeated";
 		return -1;
 	}
-	return put(c, op, 0, 0) < 0 ? -1 : 0;
+	return instadd(c, op, 0, 0) < 0 ? -1 : 0;
 }
 
 /* A backslash and what follows it, c->p on the backslash. */
@@ -316,12 +316,12 @@ atom(Comp *c)
 
 /* Append n instructions copied from the piece at src. */
 static int
-copy(Comp *c, const Reinst *src, int n)
+instcopy(Comp *c, const Reinst *src, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (put(c, src[i].op, src[i].x, src[i].y) < 0)
+		if (instadd(c, src[i].op, src[i].x, src[i].y) < 0)
 			return -1;
 	return 0;
 }
@@ -341,18 +341,18 @@ repeat(Comp *c, int s, int min, int max)
 		memcpy(f, r->prog + s, n * sizeof(*f));
 	r->n = s;
 	for (i = 0; i < min; i++)
-		if (copy(c, f, n) < 0)
+		if (instcopy(c, f, n) < 0)
 			goto out;
 	if (max < 0 && min > 0) {
-		if (put(c, SPLIT, -n, 1) < 0)
+		if (instadd(c, SPLIT, -n, 1) < 0)
 			goto out;
 	} else if (max < 0) {
-		if (put(c, SPLIT, 1, n + 2) < 0 || copy(c, f, n) < 0 ||
-		    put(c, JMP, -n - 1, 0) < 0)
+		if (instadd(c, SPLIT, 1, n + 2) < 0 || instcopy(c, f, n) < 0 ||
+		    instadd(c, JMP, -n - 1, 0) < 0)
 			goto out;
 	}
 	for (i = min; i < max; i++)
-		if (put(c, SPLIT, 1, n + 1) < 0 || copy(c, f, n) < 0)
+		if (instadd(c, SPLIT, 1, n + 1) < 0 || instcopy(c, f, n) < 0)
 			goto out;
 	rc = 0;
 out:
@@ -445,8 +445,8 @@ alt(Comp *c)
 		if (*c->p != '|')
 			return 0;
 		c->p++;
-		if (insert(c, s, SPLIT, 1, r->n - s + 2) < 0 ||
-		    (j = put(c, JMP, 0, 0)) < 0)
+		if (instinsert(c, s, SPLIT, 1, r->n - s + 2) < 0 ||
+		    (j = instadd(c, JMP, 0, 0)) < 0)
 			return -1;
 	}
 }
@@ -493,7 +493,7 @@ recomp(Regex *r, const char *pat, int icase, char *err, size_t errlen)
 	c.r = r;
 	c.p = pat;
 	c.icase = icase;
-	if (alt(&c) < 0 || put(&c, MATCH, 0, 0) < 0) {
+	if (alt(&c) < 0 || instadd(&c, MATCH, 0, 0) < 0) {
 		snprintf(err, errlen, "%s", c.err);
 		refree(r);
 		return -1;

@@ -286,7 +286,7 @@ static const Scrule scnet[] = {
  * the machine or beyond the sandbox that Landlock does not hold: reboot
  * it, load kernel code, swap, push input into another terminal.  And
  * setsid and setpgid do nothing but return 0: every process a call
- * starts stays in the group agent made for it (child() in tools.c,
+ * starts stays in the group agent made for it (childexec() in proc.c,
  * before the filter), so one kill(2) of the group reaches them all,
  * even one that forks on faster than /proc can be scanned; the kernel
  * restarts a fork that a fatal signal to the group interrupts.  setsid
@@ -536,7 +536,7 @@ sandboxlanding(const char *path)
 
 /* Whether path is dir or beneath it. */
 static int
-beneath(const char *path, const char *dir)
+pathbeneath(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
 
@@ -659,7 +659,7 @@ ingit(const Toolenv *e, const char *to)
 		bufreset(&b);
 		bufaddf(&b, "%s/%s", strcmp(e->root, "/") ? e->root : "",
 		        k < 0 ? ".git" : gitsurface[k]);
-		in = k < 0 ? !strcmp(to, b.p) : beneath(to, b.p);
+		in = k < 0 ? !strcmp(to, b.p) : pathbeneath(to, b.p);
 	}
 	buffree(&b);
 	return in;
@@ -695,8 +695,8 @@ sandboxwritable(const Toolenv *e, const char *tool, const char *path, Buf *out)
 		free(to);
 		return 0;
 	}
-	ok = beneath(to, e->tmpdir) || !strcmp(to, "/dev/null") ||
-	     (e->write == WTREE && beneath(to, e->root)) ||
+	ok = pathbeneath(to, e->tmpdir) || !strcmp(to, "/dev/null") ||
+	     (e->write == WTREE && pathbeneath(to, e->root)) ||
 	     (e->write == WPLAN && !strcmp(to, e->planpath));
 	if (!ok) {
 		bufaddf(out, "Not allowed: %s", path);

@@ -5,10 +5,13 @@
 
 enum { WALL, WTREE, WPLAN, WNONE };	/* where tool processes may write */
 
+/* config.h's bounds and lists, as the tools take them: made once at
+ * setup, read only after. */
 typedef struct {
 	int maxlines;		/* output cut after this many lines */
 	size_t maxbytes;	/* or this many bytes */
-	int greplinemax;	/* grep cuts a matched line to this many bytes */
+	int greplinemax;	/* grep cuts a matched line to this many
+				 * bytes */
 	int greplimit;		/* default match limit */
 	int findlimit;		/* default result limit */
 	int lslimit;		/* default entry limit */
@@ -17,8 +20,22 @@ typedef struct {
 	size_t maxedit;		/* bytes of a file edit loads, of write's
 				 * content */
 	size_t maxlog;		/* bytes of bash output saved to a file */
+	size_t maximage;	/* bytes of an image file read returns */
+	/* what grep and find take in of .gitignore files (walk.c's
+	 * Walkopt), and how long grep, find and ls may search */
+	size_t ignorebytes;
+	int ignorelines, maxrules;
+	size_t rulebytes;
+	int searchtime;		/* seconds, 0 for no limit */
 	const char *const *shells;	/* first that exists runs bash */
 	const char *const *scrubenv;	/* variables removed for bash */
+	const char *const *secretwords;	/* variables whose names hold one
+					 * are removed for bash too, */
+	const char *const *keepenv;	/* unless named here */
+} Toollimits;
+
+typedef struct {
+	const Toollimits *lim;
 	volatile sig_atomic_t *intr;	/* set by SIGINT: stop the tool */
 	volatile sig_atomic_t *pgid;	/* the running bash group, or 0: a
 					 * second SIGINT kills it and exits */
@@ -40,7 +57,6 @@ typedef struct {
 	int filter;		/* a seccomp filter holds what it does not */
 	char *unheld;		/* what it does not hold, said when a tool
 				 * that it would hold first runs */
-	size_t maximage;	/* bytes of an image file read returns */
 	Buf image;		/* read: an image's content block, with its
 				 * comma, for the caller's result */
 	/* bash's output as it comes, to progress(progarg, ...), or NULL */
@@ -51,15 +67,6 @@ typedef struct {
 	void *watcharg;
 	int keepnl;		/* bash's output ends as printed, with its
 				 * last newline: the user's, not the model's */
-	const char *const *secretwords;	/* variables whose names hold one
-					 * are removed for bash too, */
-	const char *const *keepenv;	/* unless named here */
-	/* what grep and find take in of .gitignore files (walk.c's
-	 * Walkopt), and how long grep, find and ls may search */
-	size_t ignorebytes;
-	int ignorelines, maxrules;
-	size_t rulebytes;
-	int searchtime;		/* seconds, 0 for no limit */
 	/* .git's config and hooks: gitwrite from the profile; 0, a .git
 	 * at start is kept as it was by gitguard.c (gitinit) */
 	int gitwrite;		/* tools may change git's configuration */
@@ -67,7 +74,7 @@ typedef struct {
 	int stay;		/* what a call leaves running may stay (the
 				 * profile's); else it is killed at its end */
 	int reaper;		/* agent is the subreaper of tool processes:
-				 * every child is theirs (toolreaper) */
+				 * every child is theirs (procreaper) */
 	int gitbad;		/* at exit, .git could not be put back
 				 * (gitexit): agent exits 1 */
 	pid_t groups[64];	/* the live groups of calls whose processes
@@ -94,8 +101,5 @@ int toolbash(Toolenv *e, const Json *j, int args, Buf *out);
 int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
-const char *imageblock(const char *path, size_t max, Buf *b, Buf *out);
-void toolreaper(Toolenv *e);
+const char *toolimage(const char *path, size_t max, Buf *b, Buf *out);
 void toolcleanup(Toolenv *e);
-int toolhook(const Toolenv *e, const char *cmd, const char *in, size_t n,
-             int ms, Buf *err);

@@ -164,6 +164,20 @@ bufaddf(Buf *b, const char *fmt, ...)
 	b->len += n;
 }
 
+/* A size as the tools' notices give it: 512B, 50.0KB, 64.0MB. */
+void
+bufaddsize(Buf *b, unsigned long long n)
+{
+	if (n < 1024)
+		bufaddf(b, "%lluB", n);
+	else if (n < 1024 * 1024)
+		bufaddf(b, "%.1fKB", n / 1024.0);
+	else if (n < 1024 * 1024 * 1024)
+		bufaddf(b, "%.1fMB", n / (1024.0 * 1024.0));
+	else
+		bufaddf(b, "%.1fGB", n / (1024.0 * 1024.0 * 1024.0));
+}
+
 /* The text of b, "" when it has none yet. */
 const char *
 bstr(const Buf *b)

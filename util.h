@@ -23,6 +23,7 @@ void bufadd(Buf *b, const void *p, size_t n);
 void bufaddc(Buf *b, int c);
 void bufadds(Buf *b, const char *s);
 void bufaddf(Buf *b, const char *fmt, ...);
+void bufaddsize(Buf *b, unsigned long long n);
 const char *bstr(const Buf *b);
 void bufreset(Buf *b);
 void buffree(Buf *b);

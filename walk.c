@@ -80,7 +80,7 @@ globadd(Glob *gl, const char *g)
 }
 
 void
-globfree(Glob *gl)
+walkglobfree(Glob *gl)
 {
 	size_t i;
 
@@ -94,7 +94,7 @@ globfree(Glob *gl)
 /* A glob from the model, made ready once for the whole walk; -1 with the
  * reason in out. */
 int
-globinit(Glob *gl, const char *tool, const char *g, Buf *out)
+walkglobinit(Glob *gl, const char *tool, const char *g, Buf *out)
 {
 	memset(gl, 0, sizeof(*gl));
 	if (strlen(g) > MAXGLOB) {
@@ -103,7 +103,7 @@ globinit(Glob *gl, const char *tool, const char *g, Buf *out)
 		return -1;
 	}
 	if (globadd(gl, g) < 0) {
-		globfree(gl);
+		walkglobfree(gl);
 		bufaddf(out, "%s: glob has more than %d {a,b} alternatives",
 		        tool, MAXALTS);
 		return -1;
@@ -113,7 +113,7 @@ globinit(Glob *gl, const char *tool, const char *g, Buf *out)
 
 /* Without a "/" a glob matches the name alone. */
 int
-globmatch(const Glob *gl, const char *rel, const char *name)
+walkglobmatch(const Glob *gl, const char *rel, const char *name)
 {
 	size_t i;
 
@@ -223,7 +223,7 @@ loadignore(Walk *w)
 }
 
 static int
-exists(const char *dir, size_t n, const char *name)
+dirhas(const char *dir, size_t n, const char *name)
 {
 	struct stat st;
 	Buf b = { 0 };
@@ -247,12 +247,12 @@ loadabove(Walk *w, const char *root)
 	Buf dir = { 0 }, pre = { 0 };
 	int top = 0;
 
-	if (!exists(abs, len, ".git")) {
+	if (!dirhas(abs, len, ".git")) {
 		while (!top && n < LEN(at) && len > 0) {
 			while (len > 0 && abs[--len] != '/')
 				;
 			at[n++] = len;	/* a parent: abs[0..len), or "/" */
-			top = exists(abs, len, ".git");
+			top = dirhas(abs, len, ".git");
 		}
 	}
 	while (top && n-- > 0) {
@@ -268,7 +268,7 @@ loadabove(Walk *w, const char *root)
 }
 
 static int
-ignored(const Ignore *r, const char *rel, const char *name, int isdir)
+ignoredby(const Ignore *r, const char *rel, const char *name, int isdir)
 {
 	char full[PATH_MAX];
 	int hit;
@@ -318,8 +318,8 @@ bystr(const void *a, const void *b)
 /* The names in a directory, sorted by cmp, without "." and ".." (and
  * without ".git" if nogit).  NULL with errno set if it cannot be read. */
 char **
-dirnames(const char *path, size_t *n, int nogit,
-         int (*cmp)(const void *, const void *))
+walkdirnames(const char *path, size_t *n, int nogit,
+             int (*cmp)(const void *, const void *))
 {
 	struct dirent *de;
 	char **v = NULL;
@@ -351,7 +351,7 @@ walkdir(Walk *w)
 	struct stat st;
 	char **names;
 
-	names = dirnames(w->path.p, &n, 1, bystr);
+	names = walkdirnames(w->path.p, &n, 1, bystr);
 	loadignore(w);
 	for (i = 0; i < n && !w->stop; i++) {
 		if (w->o->stop && w->o->stop(w->o->stoparg)) {
@@ -362,7 +362,7 @@ walkdir(Walk *w)
 			bufaddc(&w->path, '/');
 		bufadds(&w->path, names[i]);
 		if (lstat(w->path.p, &st) == 0 &&
-		    !ignored(w->rules, w->path.p + w->rootlen, names[i],
+		    !ignoredby(w->rules, w->path.p + w->rootlen, names[i],
 		             S_ISDIR(st.st_mode))) {
 			if (w->fn(w->arg, w->path.p, w->path.p + w->rootlen,
 			          &st))
@@ -380,7 +380,7 @@ walkdir(Walk *w)
 }
 
 void
-walk(const char *root, Walkfn fn, void *arg, const Walkopt *o)
+walktree(const char *root, Walkfn fn, void *arg, const Walkopt *o)
 {
 	Walk w;
 
@@ -398,7 +398,7 @@ walk(const char *root, Walkfn fn, void *arg, const Walkopt *o)
 
 /* The root of a search: a directory, or for grep a single file. */
 int
-statroot(const char *path, struct stat *st, Buf *out)
+walkroot(const char *path, struct stat *st, Buf *out)
 {
 	if (stat(path, st) == 0)
 		return 0;

@@ -10,11 +10,11 @@ typedef struct {
 typedef int (*Walkfn)(void *arg, const char *path, const char *rel,
                       const struct stat *st);
 
-int globinit(Glob *gl, const char *tool, const char *g, Buf *out);
-int globmatch(const Glob *gl, const char *rel, const char *name);
-void globfree(Glob *gl);
-char **dirnames(const char *path, size_t *n, int nogit,
-                int (*cmp)(const void *, const void *));
+int walkglobinit(Glob *gl, const char *tool, const char *g, Buf *out);
+int walkglobmatch(const Glob *gl, const char *rel, const char *name);
+void walkglobfree(Glob *gl);
+char **walkdirnames(const char *path, size_t *n, int nogit,
+                    int (*cmp)(const void *, const void *));
 /* What a walk takes in of .gitignore files (each pattern of them is
  * matched against each path, and they come with the repository), and
  * when it stops. */
@@ -27,5 +27,5 @@ typedef struct {
 	void *stoparg;
 } Walkopt;
 
-void walk(const char *root, Walkfn fn, void *arg, const Walkopt *o);
-int statroot(const char *path, struct stat *st, Buf *out);
+void walktree(const char *root, Walkfn fn, void *arg, const Walkopt *o);
+int walkroot(const char *path, struct stat *st, Buf *out);

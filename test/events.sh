@@ -194,7 +194,7 @@ def alike(p, a, path, bad):
         for i, (x, y) in enumerate(zip(p, a)):
             alike(x, y, "%s[%d]" % (path, i), bad)
     elif p != a and not path.endswith(".text"):
-        # bash's result: tools.c drops the last newline, as pi 1.x
+        # bash's result: proc.c drops the last newline, as pi 1.x
         bad.append("%s: %r, not %r" % (path, a, p))
 pi, ag = load(sys.argv[1]), load(sys.argv[2])
 bad = []

@@ -26,6 +26,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char *msgv[] = { msg0 };
 	static char **msgs = msgv;
 	static size_t nmsgs = 1;
+	static const Toollimits lim;	/* all 0: no shell, bash says so */
 	Session s;
 	Toolenv e = { 0 };
 	Rpc r = { 0 };
@@ -43,6 +44,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.sess = &s;
 	r.msgs = &msgs;
 	r.nmsgs = &nmsgs;
+	e.lim = &lim;
 	r.tenv = &e;
 	r.intr = &intr;
 	r.quit = &quit;

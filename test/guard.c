@@ -340,6 +340,7 @@ testcalls(void)
 	static const Profile prof = { "p", NULL, NULL, WALL, 1, NULL, NULL,
 	                              1, 0 };
 	static const Hook hooks[] = { { 0, NULL, NULL, 0 } };
+	static const Toollimits lim;
 	static const Tool tools[] = {
 		{ "bash", NULL, 1, "", "{}" }, { "read", NULL, 0, "", "{}" }
 	};
@@ -362,6 +363,7 @@ testcalls(void)
 	setsid();
 	memset(&e, 0, sizeof(e));
 	memset(&g, 0, sizeof(g));
+	e.lim = &lim;
 	e.write = WALL;
 	g.prof = &prof;
 	g.rules = rules;

@@ -23,12 +23,16 @@ static volatile sig_atomic_t intr, pgid, seenpgid;
 static const char *const shells[] = { "/bin/bash", "/bin/sh", NULL };
 static const char *const scrub[] = { "AGENT_API_KEY", "OPENAI_API_KEY",
                                      NULL };
-static Toolenv env = { 2000, 51200, 500, 100, 1000, 500, 0, 500, 16 << 20,
-                       64 << 20, shells, scrub, &intr, &pgid, NULL, 0, 0,
-                       WALL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL,
-                       5 << 20, { NULL, 0, 0 }, NULL, NULL, NULL, 0, NULL, 0,
-                       NULL, NULL, 256 << 10, 10000, 10000, 32 << 10, 0, 0,
-                       NULL, 1, 0, 0, { 0 }, 0 };
+static Toollimits lim = {
+	.maxlines = 2000, .maxbytes = 51200, .greplinemax = 500,
+	.greplimit = 100, .findlimit = 1000, .lslimit = 500,
+	.bashtimeout = 0, .killgrace = 500, .maxedit = 16 << 20,
+	.maxlog = 64 << 20, .maximage = 5 << 20, .ignorebytes = 256 << 10,
+	.ignorelines = 10000, .maxrules = 10000, .rulebytes = 32 << 10,
+	.searchtime = 0, .shells = shells, .scrubenv = scrub
+};
+static Toolenv env = { .lim = &lim, .intr = &intr, .pgid = &pgid,
+                       .write = WALL, .stay = 1 };
 static Buf out;
 static int root;
 
@@ -208,11 +212,11 @@ testimages(void)
 	big = xcalloc(1, 1 << 20);
 	memcpy(big, png, sizeof(png) - 1);
 	put("big.png", big, 1 << 20);
-	env.maximage = 1 << 19;
+	lim.maximage = 1 << 19;
 	T(run(toolread, "{\"path\":\"big.png\"}") == 1 &&
 	  has("over the 512.0KB limit") && !env.image.len,
 	  "read: an image over the bound refused: %s", out.p);
-	env.maximage = 5 << 20;
+	lim.maximage = 5 << 20;
 	T(run(toolread, "{\"path\":\"big.png\"}") == 0 &&
 	  env.image.len > ((1 << 20) + 2) / 3 * 4,
 	  "read: an image within the bound, whole");
@@ -222,9 +226,9 @@ testimages(void)
 	bufreset(&env.image);
 	T(run(toolread, "{\"path\":\"big.bin\"}") == 1 && has("binary") &&
 	  !env.image.len, "read: a 1 MB binary that is no image refused");
-	T(!imageblock("big.bin", 2 << 20, &b, &why) &&
+	T(!toolimage("big.bin", 2 << 20, &b, &why) &&
 	  strstr(bstr(&why), "not a png, jpeg, gif or webp image") && !b.len,
-	  "imageblock: no image refused");
+	  "toolimage: no image refused");
 	free(big);
 	buffree(&b);
 	buffree(&why);
@@ -609,7 +613,7 @@ static void
 testbig(void)
 {
 	struct stat st;
-	size_t keep = env.maxedit;
+	size_t keep = lim.maxedit;
 	Buf b = { 0 };
 	int fd, i;
 
@@ -627,7 +631,7 @@ testbig(void)
 	  "change a file this large.") && stat("sparse", &st) == 0 &&
 	  st.st_size == 3LL << 30 && st.st_blocks < 1024,
 	  "edit: a 3 GB sparse file refused, left as it was");
-	env.maxedit = 1000;
+	lim.maxedit = 1000;
 	if (truncate("sparse", 1001) < 0)
 		T(0, "edit: cannot truncate the sparse file");
 	T(run(tooledit, "{\"path\":\"sparse\",\"oldText\":\"x\","
@@ -652,7 +656,7 @@ testbig(void)
 	T(run(toolwrite, b.p) == 0 && is("Wrote 1000 bytes to w1k"),
 	  "write: content at the limit is fine");
 	buffree(&b);
-	env.maxedit = keep;
+	lim.maxedit = keep;
 }
 
 /* Live (not zombie) processes in group g, by ps(1). */
@@ -741,10 +745,10 @@ testbashlong(void)
 	  (long)seenpgid, g);
 	intr = 0;
 
-	env.bashtimeout = 1;
+	lim.bashtimeout = 1;
 	T(run(toolbash, "{\"command\":\"sleep 10\"}") == 1 &&
 	  has("timed out after 1 seconds"), "bash: the default timeout");
-	env.bashtimeout = 0;
+	lim.bashtimeout = 0;
 
 	T(run(toolbash, "{\"command\":\"seq 1 200000\"}") == 0 &&
 	  has("\n200000\n\n[Showing lines 198001-200000 of 200000. Full "
@@ -810,7 +814,7 @@ testbashlog(void)
 	Buf b, want = { 0 };
 	int fd, save, rc;
 
-	env.maxlog = 100000;
+	lim.maxlog = 100000;
 	T(run(toolbash, "{\"command\":\"seq 1 200000\"}") == 0 &&
 	  has("\n200000\n\n[Showing lines 198001-200000 of 200000. Full "
 	  "output: ") && has(" (cut at 100000 bytes)]"),
@@ -828,7 +832,7 @@ testbashlog(void)
 	T(rc == 1 && has("(cut at 100000 bytes)]") && has("timed out") &&
 	  stat(file, &st) == 0 && st.st_size == 100000,
 	  "bash: endless output: the log stops at maxlog");
-	env.maxlog = 64 << 20;
+	lim.maxlog = 64 << 20;
 
 	dir = xstrdup(env.logdir ? env.logdir : "");
 	bufaddf(&want, "agent: bash output kept in %s\n", dir);
@@ -1406,7 +1410,7 @@ testbounds(void)
 	  ms() - t0);
 	alarm(0);
 	intr = 0;
-	env.searchtime = 1;
+	lim.searchtime = 1;
 	t0 = ms();
 	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "|needle\",\"path\":"
 	  "\"slow\"}") == 0 && is("a.txt:1: needle aaaa\n\n[Search stopped "
@@ -1417,7 +1421,7 @@ testbounds(void)
 	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":"
 	  "\"slow\"}") == 0 && has("No matches found\n\n[Search stopped"),
 	  "grep: the time limit, nothing found");
-	env.searchtime = 0;
+	lim.searchtime = 0;
 	buffree(&line);
 	buffree(&b);
 }
