@@ -810,9 +810,12 @@ wireformfree(Wireform *f)
 }
 
 /* The form of stored message msg for this request: the one kept in f if
- * it was made for this wire and model, else made now. */
+ * it was made for this wire and model, else made now.  Keeping them is
+ * for speed alone: in make bench, "line mode, 800 messages" takes 104 ms
+ * of CPU with them and 602 without (a request would parse and write out
+ * the whole history again). */
 static void
-form(const Wirereq *q, const char *msg, Wireform *f)
+formfor(const Wirereq *q, const char *msg, Wireform *f)
 {
 	Json j;
 	Buf b = { 0 };
@@ -915,7 +918,7 @@ makebody(const Wirereq *q, Buf *b, Wirebody *wb)
 	int k;
 
 	for (i = 0; i < q->nmsgs; i++) {
-		form(q, q->msgs[i], &f[i]);
+		formfor(q, q->msgs[i], &f[i]);
 		n += f[i].len + 1;
 		for (k = 0; k < f[i].nrefs; k++)
 			n += f[i].refs[k].len;
