@@ -10,15 +10,15 @@ WIREOBJ = wire.o openai.o anthropic.o responses.o
 # the tools and the rooms below them
 TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c
 TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o
-HDR = anthropic.h edit.h events.h file.h gitguard.h guard.h http.h \
-	json.h openai.h proc.h regex.h responses.h rpc.h sandbox.h session.h \
-	sse.h tls.h tools.h util.h walk.h wire.h
-SRC = agent.c edit.c events.c file.c gitguard.c guard.c http.c json.c \
-	proc.c regex.c rpc.c sandbox.c session.c sse.c tls.c tools.c util.c \
-	walk.c $(WIRESRC)
-OBJ = agent.o edit.o events.o file.o gitguard.o guard.o http.o json.o \
-	proc.o regex.o rpc.o sandbox.o session.o sse.o tls.o tools.o util.o \
-	walk.o $(WIREOBJ)
+HDR = anthropic.h edit.h entry.h events.h file.h gitguard.h guard.h http.h \
+	json.h openai.h proc.h regex.h responses.h rpc.h sandbox.h sessdir.h \
+	session.h sse.h tls.h tools.h util.h walk.h wire.h
+SRC = agent.c edit.c entry.c events.c file.c gitguard.c guard.c http.c \
+	json.c proc.c regex.c rpc.c sandbox.c sessdir.c session.c sse.c tls.c \
+	tools.c util.c walk.c $(WIRESRC)
+OBJ = agent.o edit.o entry.o events.o file.o gitguard.o guard.o http.o \
+	json.o proc.o regex.o rpc.o sandbox.o sessdir.o session.o sse.o tls.o \
+	tools.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -34,10 +34,12 @@ config.h:
 
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
-agent.o: agent.c util.h json.h sse.h http.h wire.h session.h tools.h \
-	sandbox.h proc.h gitguard.h guard.h events.h rpc.h config.h
+agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
+	sessdir.h tools.h sandbox.h proc.h gitguard.h guard.h events.h rpc.h \
+	config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 edit.o: edit.c util.h edit.h
+entry.o: entry.c util.h json.h entry.h
 events.o: events.c util.h json.h wire.h tools.h events.h
 file.o: file.c util.h file.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
@@ -48,16 +50,19 @@ openai.o: openai.c util.h json.h wire.h openai.h
 proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
 regex.o: regex.c util.h regex.h
 responses.o: responses.c util.h json.h wire.h responses.h
-rpc.o: rpc.c util.h json.h wire.h session.h tools.h gitguard.h rpc.h
+rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
+	rpc.h
 sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
-session.o: session.c util.h json.h session.h
+sessdir.o: sessdir.c util.h json.h entry.h sessdir.h
+session.o: session.c util.h json.h entry.h session.h
 sse.o: sse.c util.h sse.h
 tls.o: tls.c util.h tls.h config.h
 tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \
 	regex.h edit.h file.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
-wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h tools.h
+wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h \
+	tools.h
 
 # Say what to install rather than fail with a compiler error.
 tls.o: tls.c
@@ -90,10 +95,13 @@ test/guard: test/guard.c test/t.h guard.o $(TOOLOBJ) json.o util.o
 	    util.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
-test/session: test/session.c test/t.h session.o json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/session.c session.o json.o util.o $(LDFLAGS)
-test/cut: test/cut.c test/t.h session.o json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/cut.c session.o json.o util.o $(LDFLAGS)
+test/session: test/session.c test/t.h session.o sessdir.o entry.o json.o \
+	util.o
+	$(CC) $(ACFLAGS) -o $@ test/session.c session.o sessdir.o entry.o \
+	    json.o util.o $(LDFLAGS)
+test/cut: test/cut.c test/t.h session.o entry.o json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/cut.c session.o entry.o json.o util.o \
+	    $(LDFLAGS)
 test/wire: test/wire.c test/t.h $(WIREOBJ) sse.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/wire.c $(WIREOBJ) sse.o json.o util.o \
 	    $(LDFLAGS)
@@ -144,9 +152,9 @@ test/fuzz_http: test/fuzz_http.c http.c tls.c util.c $(HDR) config.h
 test/fuzz_cert: test/fuzz_cert.c tls.c util.c $(HDR) config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_cert.c util.c $(LIBS)
 
-test/fuzz_session: test/fuzz_session.c session.c json.c util.c $(HDR)
-	clang $(FUZZFLAGS) -DREADBLOCK=8 -o $@ test/fuzz_session.c session.c \
-	    json.c util.c
+test/fuzz_session: test/fuzz_session.c session.c entry.c json.c util.c $(HDR)
+	clang $(FUZZFLAGS) -DREADBLOCK=8 -o $@ test/fuzz_session.c \
+	    session.c entry.c json.c util.c
 test/fuzz_wire: test/fuzz_wire.c $(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c $(WIRESRC) sse.c json.c \
 	    util.c
@@ -155,10 +163,10 @@ test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
 	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c $(WIRESRC) sse.c \
 	    json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
-test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c $(TOOLSRC) $(WIRESRC) \
-	sse.c json.c util.c $(HDR)
-	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c $(TOOLSRC) \
-	    $(WIRESRC) sse.c json.c util.c
+test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c $(TOOLSRC) \
+	$(WIRESRC) sse.c json.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c entry.c \
+	    $(TOOLSRC) $(WIRESRC) sse.c json.c util.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 # guard.c runs hooks (proc.c): tools.c and what it needs come along

@@ -13,6 +13,7 @@
 #include "util.h"
 #include "json.h"
 #include "wire.h"
+#include "entry.h"
 #include "session.h"
 #include "tools.h"
 #include "gitguard.h"

@@ -1,6 +1,7 @@
 /* See LICENSE file for copyright and license details. */
-/* session.c: the JSONL session file, pi's format version 3: load, index,
- * append under a lock, fork; branches, and where a compaction cuts. */
+/* session.c: the JSONL session file, pi's format version 3: index, load
+ * (only the lines the context uses), append under a lock, fork; the
+ * branch from the leaf.  What the entries say is entry.c's. */
 #ifdef __linux__
 #define _DEFAULT_SOURCE	/* madvise(2), for huge pages */
 #include <sys/mman.h>
@@ -8,7 +9,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +19,7 @@
 
 #include "util.h"
 #include "json.h"
+#include "entry.h"
 #include "session.h"
 
 #ifndef READBLOCK
@@ -27,11 +28,8 @@
 #endif
 
 enum {
-	HEADMAX = 65536,	/* sesslatest reads no more of a header line */
 	IDTRIES = 100,		/* then a whole UUID, as pi does */
-	WINDOW = 1 << 20,	/* and the lines it keeps, this much */
-	STALE = 600		/* a temp file this many seconds old is a
-				 * crash's leftover */
+	WINDOW = 1 << 20	/* and the lines it keeps, this much */
 };
 
 /* n random bytes: /dev/urandom, or a clock and pid mix when it fails. */
@@ -93,194 +91,6 @@ isonow(char *t)
 	snprintf(t, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
 	         f[0] % 10000, f[1] % 100, f[2] % 100, f[3] % 100, f[4] % 100,
 	         f[5] % 100, (int)(ms % 1000));
-}
-
-/* Where sessions live: AGENT_SESSION_DIR, or under the XDG data home. */
-char *
-sessbase(void)
-{
-	Buf b = { 0 };
-	const char *v;
-
-	if ((v = getenv("AGENT_SESSION_DIR")) && *v)
-		bufadds(&b, v);
-	else if ((v = getenv("XDG_DATA_HOME")) && *v)
-		bufaddf(&b, "%s/agent/sessions", v);
-	else if ((v = getenv("HOME")) && *v)
-		bufaddf(&b, "%s/.local/share/agent/sessions", v);
-	else
-		return NULL;
-	return bufdetach(&b);
-}
-
-char *
-sessdir(const char *base, const char *cwd)
-{
-	Buf b = { 0 };
-	size_t n = strlen(base);
-	const char *p;
-
-	while (n > 1 && base[n - 1] == '/')
-		n--;
-	bufadd(&b, base, n);
-	bufadds(&b, "/--");
-	if (*cwd == '/' || *cwd == '\\')
-		cwd++;
-	for (p = cwd; *p; p++)
-		bufaddc(&b, strchr("/\\:", *p) ? '-' : *p);
-	bufadds(&b, "--");
-	return bufdetach(&b);
-}
-
-/* Whether p[n] is a session header (pi: type "session", a string id);
- * if so its version and cwd. */
-static int
-header(const char *p, size_t n, double *version, char **cwd)
-{
-	Json j;
-	double v;
-	int i, ok;
-
-	if (jsonparse(&j, p, n) < 0)
-		return 0;
-	i = jsonget(&j, 0, "id");
-	ok = jsoneq(&j, jsonget(&j, 0, "type"), "session") &&
-	     i >= 0 && j.t[i].type == JSTR;
-	i = jsonget(&j, 0, "cwd");
-	if (ok && i >= 0 && j.t[i].type != JSTR)
-		ok = 0;
-	if (ok && version) {
-		if (jsonnum(&j, jsonget(&j, 0, "version"), &v) < 0)
-			v = 1;	/* pi's first files had none */
-		*version = v;
-	}
-	if (ok && cwd)
-		*cwd = i >= 0 ? jsonstr(&j, i) : xstrdup("");
-	jsonfree(&j);
-	return ok;
-}
-
-/* The cwd in the session header that is the first line of file path,
- * to be freed ("" if it has none), or NULL if that is no header. */
-static char *
-headcwd(const char *path)
-{
-	char *buf = xmalloc(HEADMAX), *nl, *cwd = NULL;
-	ssize_t r;
-	size_t n = 0;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		goto out;
-	while (n < HEADMAX && (r = read(fd, buf + n, HEADMAX - n)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto out;
-		if ((nl = memchr(buf + n, '\n', r))) {
-			n = nl - buf;
-			break;
-		}
-		n += r;
-	}
-	if (n && buf[n - 1] == '\r')
-		n--;
-	if (!header(buf, n, NULL, &cwd))
-		cwd = NULL;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return cwd;
-}
-
-/* Is a newer than b?  Names break ties: ours begin with their time. */
-static int
-newer(const struct stat *a, const char *an, const struct stat *b,
-      const char *bn)
-{
-	if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
-		return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
-	if (a->st_mtim.tv_nsec != b->st_mtim.tv_nsec)
-		return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
-	return strcmp(an, bn) > 0;
-}
-
-/* Whether name is one of create's temp files: *.jsonl.XXXXXX. */
-static int
-istemp(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 13 && !strncmp(name + n - 13, ".jsonl.", 7) &&
-	       strspn(name + n - 6, "abcdefghijklmnopqrstuvwxyz"
-	              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
-}
-
-/* dir/name, to be freed, if it names a session file (*.jsonl, regular:
- * its stat in st), else NULL.  A temp file that a crash left between
- * mkstemp and link (create) is removed on the way. */
-static char *
-jsonlfile(const char *dir, const char *name, time_t now, struct stat *st)
-{
-	size_t n = strlen(name);
-	char *path;
-
-	path = xmalloc(strlen(dir) + n + 2);
-	snprintf(path, strlen(dir) + n + 2, "%s/%s", dir, name);
-	if (istemp(name) && lstat(path, st) == 0 && S_ISREG(st->st_mode) &&
-	    st->st_mtime < now - STALE && unlink(path) < 0)
-		warn("unlink %s:", path);
-	if (n <= 6 || strcmp(name + n - 6, ".jsonl") || stat(path, st) < 0 ||
-	    !S_ISREG(st->st_mode)) {
-		free(path);
-		return NULL;
-	}
-	return path;
-}
-
-/* The newest session file in dir of a session worked on in cwd (pi
- * records it), to be freed, or NULL.  A newer session of another
- * directory is passed over, and said so: the names of directories under
- * the session base collide ("/x/a-b/c" and "/x/a/b-c"). */
-char *
-sesslatest(const char *dir, const char *cwd)
-{
-	DIR *d;
-	struct dirent *de;
-	struct stat st, best, other;
-	char *path, *found = NULL, *passed = NULL, *in = NULL;
-	time_t now = time(NULL);
-
-	memset(&best, 0, sizeof(best));
-	if (!(d = opendir(dir)))
-		return NULL;
-	while ((de = readdir(d))) {
-		if (!(path = jsonlfile(dir, de->d_name, now, &st)) ||
-		    (found && !newer(&st, path, &best, found)) ||
-		    !(in = headcwd(path))) {
-			free(path);
-			continue;
-		}
-		if (!strcmp(in, cwd)) {
-			free(found);
-			found = path;
-			best = st;
-		} else if (!passed || newer(&st, path, &other, passed)) {
-			free(passed);
-			passed = path;
-			other = st;
-		} else {
-			free(path);
-		}
-		free(in);
-	}
-	closedir(d);
-	if (passed && (!found || newer(&other, passed, &best, found)))
-		warn("%s: a session of another directory: not continued",
-		     passed);
-	free(passed);
-	return found;
 }
 
 /* The entries are found by id through a hash table, so that a branch is
@@ -1001,7 +811,7 @@ loadlines(Session *s, Lines *l, const char *text, int fd,
 		warn("read %s:", name);
 		return -1;
 	}
-	if (r == 0 || !header(p, n, &v, &s->cwd)) {
+	if (r == 0 || !entryheader(p, n, &v, &s->cwd)) {
 		warn("%s: not a session file", name);
 		return -1;
 	}
@@ -1594,288 +1404,6 @@ sessbranch(const Session *s, const Entry ***path)
 	}
 	*path = p;
 	return n;
-}
-
-/* The last compaction on a branch: its index, or -1.  *from is the first
- * entry the context keeps: the one the compaction names, or the one
- * after it (0 without a compaction); *summary, if asked for, its summary
- * (NULL if none), to be freed. */
-long
-sesscompaction(const Entry **path, size_t n, size_t *from, char **summary)
-{
-	Json j;
-	char *kept;
-	long last = -1;
-	size_t i;
-
-	*from = 0;
-	if (summary)
-		*summary = NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(path[i]->type, "compaction"))
-			last = i;
-	if (last < 0)
-		return -1;
-	*from = last + 1;
-	if (jsonparse(&j, path[last]->line, strlen(path[last]->line)) < 0)
-		return last;
-	if (summary)
-		*summary = jsonstr(&j, jsonget(&j, 0, "summary"));
-	kept = jsonstr(&j, jsonget(&j, 0, "firstKeptEntryId"));
-	for (i = 0; kept && i < (size_t)last; i++)
-		if (!strcmp(path[i]->id, kept))
-			*from = i;
-	free(kept);
-	jsonfree(&j);
-	return last;
-}
-
-/* Whether an entry puts anything into the context. */
-int
-sessincontext(const Entry *e)
-{
-	return !strcmp(e->type, "message") ||
-	       !strcmp(e->type, "custom_message") ||
-	       !strcmp(e->type, "branch_summary");
-}
-
-/* Whether the conversation may be cut before e: before what a user or
- * the assistant said (pi's own kinds too), never between a call and its
- * result. */
-static int
-cutpoint(const Entry *e)
-{
-	Json j;
-	int role, ok;
-
-	if (!strcmp(e->type, "custom_message") ||
-	    !strcmp(e->type, "branch_summary"))
-		return 1;
-	if (strcmp(e->type, "message") ||
-	    jsonparse(&j, e->line, strlen(e->line)) < 0)
-		return 0;
-	role = jsonget(&j, jsonget(&j, 0, "message"), "role");
-	ok = jsoneq(&j, role, "user") || jsoneq(&j, role, "assistant") ||
-	     jsoneq(&j, role, "bashExecution");
-	jsonfree(&j);
-	return ok;
-}
-
-/* Messages as pi stores them */
-
-/* A user's message as pi stores it: the text, then more content blocks
- * (each with its comma), or NULL. */
-char *
-sessuser(const char *text, size_t len, const Buf *more)
-{
-	Buf b = { 0 };
-
-	bufadds(&b, "{\"role\":\"user\",\"content\":[{\"type\":\"text\","
-	        "\"text\":");
-	jsonesc(&b, text, len);
-	bufaddc(&b, '}');
-	if (more)
-		bufadd(&b, bstr(more), more->len);
-	bufaddf(&b, "],\"timestamp\":%lld}", nowms());
-	return bufdetach(&b);
-}
-
-/* A tool's result as pi stores it: the call's id and name, the text,
- * then more content blocks (an image read), or NULL. */
-char *
-sessresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-           const Buf *more)
-{
-	Buf b = { 0 };
-
-	bufadds(&b, "{\"role\":\"toolResult\",\"toolCallId\":");
-	jsonesc(&b, bstr(id), id->len);
-	bufadds(&b, ",\"toolName\":");
-	jsonesc(&b, bstr(name), name->len);
-	bufadds(&b, ",\"content\":[{\"type\":\"text\",\"text\":");
-	jsonesc(&b, bstr(text), text->len);
-	bufaddc(&b, '}');
-	if (more)
-		bufadd(&b, bstr(more), more->len);
-	bufaddf(&b, "],\"isError\":%s,\"timestamp\":%lld}",
-	        iserr ? "true" : "false", nowms());
-	return bufdetach(&b);
-}
-
-/* A command the user ran in pi (!cmd), message m of j, as pi shows it to
- * the model: a user's message, or NULL when pi keeps it out. */
-char *
-sessbash(const Json *j, int m)
-{
-	Buf t = { 0 }, v = { 0 };
-	double code;
-	char *msg;
-	int no;
-
-	if (jsonbool(j, jsonget(j, m, "excludeFromContext"), &no) == 0 && no)
-		return NULL;
-	jsonstrbuf(j, jsonget(j, m, "command"), &v);
-	bufadds(&t, "Ran `");
-	bufadd(&t, bstr(&v), v.len);
-	bufadds(&t, "`\n```\n");
-	bufreset(&v);
-	jsonstrbuf(j, jsonget(j, m, "output"), &v);
-	bufadd(&t, bstr(&v), v.len);
-	bufadds(&t, v.len && v.p[v.len - 1] != '\n' ? "\n```" : "```");
-	if (jsonnum(j, jsonget(j, m, "exitCode"), &code) == 0 && code != 0 &&
-	    code > -1e9 && code < 1e9)
-		bufaddf(&t, "\n\nCommand exited with code %d", (int)code);
-	if (jsonbool(j, jsonget(j, m, "cancelled"), &no) == 0 && no)
-		bufadds(&t, "\n\n(command cancelled)");
-	msg = sessuser(bstr(&t), t.len, NULL);
-	buffree(&t);
-	buffree(&v);
-	return msg;
-}
-
-/* A session entry (its type and line) as text for the summariser; a
- * tool result is cut after maxresult bytes. */
-void
-sessserialize(Buf *b, const char *type, const char *line,
-              size_t maxresult)
-{
-	Json j;
-	Buf t = { 0 }, calls = { 0 };
-	int m, c, blk, ty;
-
-	if (jsonparse(&j, line, strlen(line)) < 0)
-		return;
-	m = jsonget(&j, 0, "message");
-	c = jsonget(&j, m, "content");
-	if (!strcmp(type, "custom_message")) {
-		jsontext(&t, &j, jsonget(&j, 0, "content"));
-		bufaddf(b, "[User]: %s\n\n", bstr(&t));
-	} else if (!strcmp(type, "branch_summary")) {
-		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
-		bufaddf(b, "[Summary of another branch]: %s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
-		jsonstrbuf(&j, jsonget(&j, m, "command"), &t);
-		bufaddf(b, "[User ran]: %s\n", bstr(&t));
-		bufreset(&t);
-		jsonstrbuf(&j, jsonget(&j, m, "output"), &t);
-		bufaddf(b, "%s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
-		jsontext(&t, &j, c);
-		bufaddf(b, "[User]: %s\n\n", bstr(&t));
-	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
-		jsontext(&t, &j, c);
-		bufadds(b, "[Tool result]: ");
-		if (t.len > maxresult) {
-			bufadd(b, t.p, utf8back(t.p, maxresult));
-			bufaddf(b, "\n[... %zu more bytes]", t.len -
-			        utf8back(t.p, maxresult));
-		} else {
-			bufadd(b, bstr(&t), t.len);
-		}
-		bufadds(b, "\n\n");
-	}
-	blk = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
-	      jsonat(&j, c, 0) : -1;
-	for (; blk >= 0; blk = jsonnext(&j, blk)) {
-		ty = jsonget(&j, blk, "type");
-		bufreset(&t);
-		if (jsoneq(&j, ty, "thinking")) {
-			jsonstrbuf(&j, jsonget(&j, blk, "thinking"), &t);
-			bufaddf(b, "[Assistant thinking]: %s\n\n", bstr(&t));
-		} else if (jsoneq(&j, ty, "text")) {
-			jsonstrbuf(&j, jsonget(&j, blk, "text"), &t);
-			bufaddf(b, "[Assistant]: %s\n\n", bstr(&t));
-		} else if (jsoneq(&j, ty, "toolCall")) {
-			bufadds(&calls, calls.len ? "; " : "");
-			jsonstrbuf(&j, jsonget(&j, blk, "name"), &calls);
-			bufaddc(&calls, '(');
-			jsonraw(&calls, &j, jsonget(&j, blk, "arguments"));
-			bufaddc(&calls, ')');
-		}
-	}
-	if (calls.len)
-		bufaddf(b, "[Assistant tool calls]: %s\n\n", calls.p);
-	buffree(&t);
-	buffree(&calls);
-	jsonfree(&j);
-}
-
-/* The tokens an entry or a message holds, estimated from its bytes; an
- * image's data counts as pi counts an image, 4800 bytes. */
-long
-sesstokens(const char *json)
-{
-	Json j;
-	size_t n = strlen(json), skip = 0;
-	int i, d;
-
-	if (!strstr(json, "\"image\"") || jsonparse(&j, json, n) < 0)
-		return tokensof(n);
-	for (i = 0; i < j.n; i++) {
-		if (j.t[i].type != JOBJ ||
-		    !jsoneq(&j, jsonget(&j, i, "type"), "image") ||
-		    (d = jsonget(&j, i, "data")) < 0 || j.t[d].type != JSTR)
-			continue;
-		skip += j.t[d].end - j.t[d].start;
-		n += 4800;
-	}
-	jsonfree(&j);
-	return tokensof(n - skip);
-}
-
-/* Where to cut a branch to compact it: path[from..n) is the context, and
- * its last keep tokens (estimated) stay whole.  The cut is the first cut
- * point at or after the entry that fills that budget or, when only tool
- * results follow it, the last one before.  -1: nothing to cut, the
- * context being shorter than keep. */
-long
-sesscut(const Entry **path, size_t n, size_t from, long keep)
-{
-	long k, cut, acc = 0;
-
-	for (k = (long)n - 1; k > (long)from; k--) {
-		if (sessincontext(path[k]))
-			acc += sesstokens(path[k]->line);
-		if (acc >= keep)
-			break;
-	}
-	if (acc < keep)
-		return -1;
-	k = MAX(k, (long)from);	/* nothing after from: keep may be 0 */
-	for (cut = k; cut < (long)n && !cutpoint(path[cut]); cut++)
-		;
-	if (cut == (long)n)
-		for (cut = k; cut > (long)from && !cutpoint(path[cut]); cut--)
-			;
-	return cut > (long)from ? cut : -1;
-}
-
-/* The model of the last model_change on the path, if it names provider's
- * (a session goes on with the model it was switched to); NULL if not.
- * To be freed. */
-char *
-sessmodel(const Entry **path, size_t n, const char *provider)
-{
-	Json j;
-	char *p, *m = NULL;
-	size_t k;
-
-	for (k = n; k-- > 0; ) {
-		if (strcmp(path[k]->type, "model_change") || !path[k]->line ||
-		    jsonparse(&j, path[k]->line, strlen(path[k]->line)) < 0)
-			continue;
-		p = jsonstr(&j, jsonget(&j, 0, "provider"));
-		if (p && !strcmp(p, provider))
-			m = jsonstr(&j, jsonget(&j, 0, "modelId"));
-		free(p);
-		jsonfree(&j);
-		if (m && !*m) {
-			free(m);
-			m = NULL;
-		}
-		return m;
-	}
-	return NULL;
 }
 
 /* Add the usage of answer line to tok, as pi stores it; its cost. */

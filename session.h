@@ -3,22 +3,6 @@
 #include <sys/types.h>
 
 typedef struct {
-	char *id;		/* 8 hex digits (pi writes longer ones too) */
-	char *parent;		/* NULL for a first entry */
-	char *type;		/* "message", "compaction", ... */
-	char *line;		/* the line as stored, without its newline;
-				 * NULL if the context does not use it */
-	off_t off;		/* where the line is in the file loaded, or
-				 * -1: not read from the file */
-	size_t len;		/* its length */
-	size_t msgat, msglen;	/* where its "message" lies in the line,
-				 * msgat 0 if it has none or is not known */
-	char *role;		/* that message's role, or NULL */
-	int shared;		/* line lies in the session's block */
-	int hidden;		/* a later entry has the same id */
-} Entry;
-
-typedef struct {
 	char *path;		/* NULL: in memory only (-n) */
 	int fd;			/* open O_APPEND once the file exists, or -1 */
 	int oldfd;		/* the file loaded, when path came to name
@@ -39,9 +23,6 @@ typedef struct {
 	unsigned long long seed;	/* its hash's, drawn at random */
 } Session;
 
-char *sessbase(void);
-char *sessdir(const char *base, const char *cwd);
-char *sesslatest(const char *dir, const char *cwd);
 int sessparse(Session *s, const char *text, size_t len, const char *name);
 int sessread(Session *s, const char *path);	/* read only, in memory */
 int sessload(Session *s, const char *path);
@@ -55,17 +36,5 @@ size_t sesscontext(Session *s, const Entry ***path);
 void sessdone(Session *s, const Entry **path);
 char *sessmessage(Session *s, const Entry *e, int *shared);
 char *sessblock(Session *s);
-long sesscompaction(const Entry **path, size_t n, size_t *from,
-                    char **summary);
-int sessincontext(const Entry *e);
-long sesscut(const Entry **path, size_t n, size_t from, long keep);
-long sesstokens(const char *json);
-char *sessuser(const char *text, size_t len, const Buf *more);
-char *sessresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-                 const Buf *more);
-char *sessbash(const Json *j, int m);
-void sessserialize(Buf *b, const char *type, const char *line,
-                   size_t maxresult);
-char *sessmodel(const Entry **path, size_t n, const char *provider);
 double sessusage(Session *s, long long tok[4]);
 void sessfree(Session *s);

@@ -6,6 +6,7 @@
 
 #include "../util.h"
 #include "../json.h"
+#include "../entry.h"
 #include "../session.h"
 #include "t.h"
 

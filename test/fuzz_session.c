@@ -10,6 +10,7 @@
 
 #include "../util.h"
 #include "../json.h"
+#include "../entry.h"
 #include "../session.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -16,7 +16,9 @@
 
 #include "../util.h"
 #include "../json.h"
+#include "../entry.h"
 #include "../session.h"
+#include "../sessdir.h"
 #include "t.h"
 
 /* A session as pi writes it, with a compaction and two branches; run from

@@ -1,0 +1,35 @@
+/* See LICENSE file for copyright and license details. */
+/* entry.h: pi's entries and messages as stored */
+#include <stddef.h>
+#include <sys/types.h>
+
+/* An entry of a session file, as session.c indexes it. */
+typedef struct {
+	char *id;		/* 8 hex digits (pi writes longer ones too) */
+	char *parent;		/* NULL for a first entry */
+	char *type;		/* "message", "compaction", ... */
+	char *line;		/* the line as stored, without its newline;
+				 * NULL if the context does not use it */
+	off_t off;		/* where the line is in the file loaded, or
+				 * -1: not read from the file */
+	size_t len;		/* its length */
+	size_t msgat, msglen;	/* where its "message" lies in the line,
+				 * msgat 0 if it has none or is not known */
+	char *role;		/* that message's role, or NULL */
+	int shared;		/* line lies in the session's block */
+	int hidden;		/* a later entry has the same id */
+} Entry;
+
+long sesscompaction(const Entry **path, size_t n, size_t *from,
+                    char **summary);
+int sessincontext(const Entry *e);
+long sesscut(const Entry **path, size_t n, size_t from, long keep);
+long sesstokens(const char *json);
+char *sessuser(const char *text, size_t len, const Buf *more);
+char *sessresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+                 const Buf *more);
+char *sessbash(const Json *j, int m);
+void sessserialize(Buf *b, const char *type, const char *line,
+                   size_t maxresult);
+char *sessmodel(const Entry **path, size_t n, const char *provider);
+int entryheader(const char *p, size_t n, double *version, char **cwd);
