@@ -237,7 +237,7 @@ str(const char *p, size_t n)
 }
 
 /* Add the line p[n], at off in the file, as an entry if it is one; the
- * line itself is not kept: keep() reads the ones the context uses.  A
+ * line itself is not kept: readcontext() reads the ones the context uses.  A
  * check of the line finds the members wanted, without jsmn: the index
  * of a big file is made at the speed of reading it. */
 static int
@@ -472,7 +472,7 @@ typedef struct {
 
 /* Fill w with up to want bytes of fd from off: 0, or -1. */
 static int
-fill(Window *w, int fd, off_t off, size_t want)
+windowfill(Window *w, int fd, off_t off, size_t want)
 {
 	ssize_t r;
 
@@ -523,7 +523,7 @@ fetch(Entry *e, const char *text, int fd, Window *w, const char *name)
 	} else {
 		if (e->off < w->off ||
 		    e->off + (off_t)e->len > w->off + (off_t)w->b.len) {
-			if (fill(w, fd, e->off, MAX(e->len, WINDOW)) < 0) {
+			if (windowfill(w, fd, e->off, MAX(e->len, WINDOW)) < 0) {
 				warn("read %s:", name);
 				return -1;
 			}
@@ -566,7 +566,7 @@ bigblock(size_t n)
 /* The end of the run of want[k] from i: lines that follow each other in
  * the file, a newline (or CRLF) between each two. */
 static size_t
-run(Entry **want, size_t k, size_t i)
+linerun(Entry **want, size_t k, size_t i)
 {
 	off_t end;
 
@@ -611,12 +611,12 @@ readblock(Session *s, Entry **want, size_t k, int fd, const char *name)
 	int r = 0;
 
 	for (i = 0; i < k; i = j) {
-		j = run(want, k, i);
+		j = linerun(want, k, i);
 		size += want[j - 1]->off + want[j - 1]->len - want[i]->off + 1;
 	}
 	s->block = bigblock(size);
 	for (i = 0; i < k && r == 0; i = j) {
-		j = run(want, k, i);
+		j = linerun(want, k, i);
 		n = want[j - 1]->off + want[j - 1]->len - want[i]->off;
 		if (readat(fd, s->block + at, n, want[i]->off) < 0) {
 			if (errno)
@@ -657,7 +657,8 @@ readblock(Session *s, Entry **want, size_t k, int fd, const char *name)
  * every line on the branch (a fork copies them).  The rest of the file
  * stays on disk: only its index is in memory.  0, or -1. */
 static int
-keep(Session *s, const char *text, int fd, const char *name, int all)
+readcontext(Session *s, const char *text, int fd, const char *name,
+            int all)
 {
 	const Entry **path;
 	Entry **want;
@@ -714,7 +715,7 @@ linefd(const Session *s)
 size_t
 sesscontext(Session *s, const Entry ***path)
 {
-	if (s->fd >= 0 && keep(s, NULL, linefd(s), s->path ? s->path :
+	if (s->fd >= 0 && readcontext(s, NULL, linefd(s), s->path ? s->path :
 	                       "session", 0) < 0) {
 		*path = NULL;
 		return 0;
@@ -796,7 +797,7 @@ sessmessage(Session *s, const Entry *e, int *shared)
 	return xrealloc(p, e->msglen + 1);
 }
 
-/* Index the lines of l, header first, and keep() what the context
+/* Index the lines of l, header first, and readcontext() what the context
  * needs, the rest read again from text, or fd, when it is needed. */
 static int
 loadlines(Session *s, Lines *l, const char *text, int fd,
@@ -825,7 +826,7 @@ loadlines(Session *s, Lines *l, const char *text, int fd,
 		indexall(s, s->n);
 		rootleaf(s, name);
 	}
-	if (r < 0 || keep(s, text, fd, name, all) < 0) {
+	if (r < 0 || readcontext(s, text, fd, name, all) < 0) {
 		sessfree(s);
 		return -1;
 	}
@@ -1008,7 +1009,7 @@ writetemp(const Session *s, int fd, const char *tmp, int from)
  * would replace a file another agent made meanwhile with the same -s
  * path.  An empty file is replaced: nothing is lost. */
 static int
-place(Session *s, const char *tmp)
+putinplace(Session *s, const char *tmp)
 {
 	struct stat st;
 
@@ -1063,7 +1064,7 @@ create(Session *s, int from)
 		warn("open %s:", tmp);
 		goto out;
 	}
-	if (place(s, tmp) < 0)
+	if (putinplace(s, tmp) < 0)
 		goto out;
 	/* renamed, tmp is gone; else sesslatest removes it later */
 	if (unlink(tmp) < 0 && errno != ENOENT)
