@@ -1302,6 +1302,69 @@ done:
 	return rc;
 }
 
+/* -r's new_session: a new session in the directory of this one, or in
+ * memory as this one is; the same working directory. */
+static int
+newsession(Agent *a)
+{
+	char cwd[4096], *dir;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	dir = a->sess.path ? dirof(a->sess.path) : NULL;
+	sessfree(&a->sess);
+	sessnew(&a->sess, dir, cwd);
+	free(dir);
+	return 0;
+}
+
+/* -r's bash: the user's command, a bashExecution message, recorded. */
+static void
+recordbash(Agent *a, const char *msg)
+{
+	Buf f = { 0 };
+
+	bufadds(&f, "\"message\":");
+	bufadds(&f, msg);
+	if (sessappend(&a->sess, "message", f.p) < 0)
+		warn("the bash command is not saved in the session file");
+	buffree(&f);
+}
+
+/* Do what rpc.c read: NULL, or why it failed. */
+static const char *
+rpcdo(Agent *a, Rpccmd *c)
+{
+	int ok = 1;
+
+	if (c->kind == RPROMPT) {
+		turn(a, c->arg, strlen(c->arg));
+	} else if (c->kind == RCOMPACT) {
+		ok = compact(a, "manual", c->arg) == 0;
+	} else if (c->kind == RMODEL) {	/* saved now, as /model */
+		free(a->model);
+		a->model = xstrdup(c->arg);
+		a->modelnoted = 0;
+		notemodel(a);
+	} else if (c->kind == RLEVEL) {	/* and as /thinking */
+		ok = setlevel(a, c->arg) == 0;
+		notelevel(a);
+	} else {	/* a new session, or a message in this one */
+		if (c->kind == RNEW && newsession(a) < 0)
+			return "getcwd failed";
+		if (c->kind == RRECORD)
+			recordbash(a, c->arg);
+		msgsfree(&a->msgs);
+		memset(&a->msgs, 0, sizeof(a->msgs));
+		a->modelnoted = 0;
+		loadcontext(a);
+	}
+	if (!ok || sesssync(&a->sess) < 0 || a->ioerr)
+		return c->kind == RCOMPACT ? "compaction failed" :
+		       "the session file could not be written";
+	return NULL;
+}
+
 /* -r: what rpc.c reads from stdin, till it ends or a signal says quit */
 static int
 rpcmode(Agent *a)
@@ -1313,7 +1376,6 @@ rpcmode(Agent *a)
 	          .sess = &a->sess, .msgs = &a->msgs.v, .nmsgs = &a->msgs.n,
 	          .tenv = &a->tenv, .intr = &intr, .quit = &quitsig, .out = 1 };
 	Rpccmd c;
-	int ok;
 
 	a->rpc = &r;
 	httpwatch(a->http, 0, rpcwatch, &r);
@@ -1322,24 +1384,7 @@ rpcmode(Agent *a)
 	while (rpcnext(&r, &c)) {
 		intr = quitsig != 0;
 		a->ioerr = 0;
-		ok = 1;
-		if (c.kind == RPROMPT)
-			turn(a, c.arg, strlen(c.arg));
-		else if (c.kind == RCOMPACT)
-			ok = compact(a, "manual", c.arg) == 0;
-		else if (c.kind == RMODEL) {	/* saved now, as /model */
-			a->modelnoted = 0;
-			notemodel(a);
-		} else if (c.kind == RLEVEL) {	/* and as /thinking */
-			ok = setlevel(a, c.arg) == 0;
-			notelevel(a);
-		} else {	/* rpc.c has changed the session */
-			msgsfree(&a->msgs);
-			memset(&a->msgs, 0, sizeof(a->msgs));
-			a->modelnoted = 0;
-			loadcontext(a);
-		}
-		rpcdone(&r, &c, ok && sesssync(&a->sess) == 0 && !a->ioerr);
+		rpcdone(&r, &c, rpcdo(a, &c));
 	}
 	rpcfree(&r);
 	return 0;

@@ -2,8 +2,9 @@
 /* rpc.c: -r, pi's rpc mode: one JSON command a line on stdin, the
  * responses with agent.c's events on stdout.  Lines are framed and parsed
  * here and answered from what agent.c shows of its state; what needs the
- * agent itself (a prompt, a compaction, a new session, another model, the
- * bash command's result to record) goes back to it through rpcnext. */
+ * agent itself or changes its state (a prompt, a compaction, a new
+ * session, another model or thinking level, the bash command's result to
+ * record) goes back to it through rpcnext, and agent.c does it. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -373,7 +374,7 @@ lastnote(Buf *out)
 }
 
 /* The user's bash command: pi's result, and the bashExecution message
- * that records it in the session. */
+ * for agent.c to record in the session, in c. */
 static void
 bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 {
@@ -424,32 +425,11 @@ bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	bufaddc(&d, ',');
 	bufadd(&d, m.p + 1, m.len - 2);	/* m's fields */
 	bufaddf(&d, ",\"timestamp\":%lld}", nowms());
-	bufreset(&m);
-	bufadds(&m, "\"message\":");
-	bufadd(&m, d.p, d.len);
-	if (sessappend(r->sess, "message", m.p) < 0)
-		warn("the bash command is not saved in the session file");
 	c->kind = RRECORD;
+	c->arg = bufdetach(&d);
 	free(cmd);
-	buffree(&d);
 	buffree(&out);
 	buffree(&m);
-}
-
-/* A new session in the directory of this one, or in memory as this one
- * is; the same working directory. */
-static int
-newsession(Rpc *r)
-{
-	char cwd[4096], *dir;
-
-	if (!getcwd(cwd, sizeof(cwd)))
-		return -1;
-	dir = r->sess->path ? dirof(r->sess->path) : NULL;
-	sessfree(r->sess);
-	sessnew(r->sess, dir, cwd);
-	free(dir);
-	return 0;
 }
 
 /* A held command, now that the agent is idle: 1 if c is for agent.c, 0
@@ -458,7 +438,7 @@ static int
 begin(Rpc *r, const char *line, Rpccmd *c)
 {
 	Json j;
-	char *p = NULL, *m = NULL;
+	char *p = NULL;
 	int ok = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -474,17 +454,13 @@ begin(Rpc *r, const char *line, Rpccmd *c)
 		c->kind = RCOMPACT;
 		c->arg = jsonstr(&j, jsonget(&j, 0, "customInstructions"));
 	} else if (!strcmp(c->type, "new_session")) {
-		c->kind = newsession(r) < 0 ? 0 : RNEW;
+		c->kind = RNEW;
 	} else if (!strcmp(c->type, "set_model")) {
 		p = jsonstr(&j, jsonget(&j, 0, "provider"));
-		m = jsonstr(&j, jsonget(&j, 0, "modelId"));
+		c->arg = jsonstr(&j, jsonget(&j, 0, "modelId"));
 		/* another provider would need its key: not here */
-		if ((ok = p && m && *m && !strcmp(p, r->provider))) {
-			free(*r->model);
-			*r->model = m;
-			m = NULL;
+		if ((ok = p && c->arg && *c->arg && !strcmp(p, r->provider)))
 			c->kind = RMODEL;
-		}
 	} else if (!strcmp(c->type, "set_thinking_level")) {
 		c->arg = jsonstr(&j, jsonget(&j, 0, "level"));
 		if ((ok = wirelevel(c->arg) >= 0))
@@ -495,22 +471,20 @@ begin(Rpc *r, const char *line, Rpccmd *c)
 	if (c->kind == RPROMPT && !c->arg)
 		respond(r, NULL, c->id, c->type, 0, NULL,
 		        "message must be a string");
-	else if (!strcmp(c->type, "new_session") && !c->kind)
-		respond(r, NULL, c->id, c->type, 0, NULL, "getcwd failed");
 	else if (!strcmp(c->type, "set_model") && !ok)
 		respond(r, NULL, c->id, c->type, 0, NULL, "Model not found");
 	else if (!strcmp(c->type, "set_thinking_level") && !ok)
 		respond(r, NULL, c->id, c->type, 0, NULL, "Invalid thinking "
 		        "level: off, minimal, low, medium, high, xhigh or max");
 	free(p);
-	free(m);
 	jsonfree(&j);
 	if (c->kind && (c->kind != RPROMPT || c->arg)) {
-		/* the others leave agent.c a context to load again */
+		/* agent.c does it; recording the bash command's message
+		 * is no turn */
 		r->busy = c->kind == RRECORD ? RIDLE : RTURN;
 		return 1;
 	}
-	free(c->arg);	/* a bad level's */
+	free(c->arg);	/* a bad level's or model's */
 	free(c->id);
 	free(c->type);
 	return 0;
@@ -589,13 +563,14 @@ compacted(Rpc *r, Buf *d)
 	bufaddc(d, '}');
 }
 
-/* agent.c has done c: ok or not.  Its response, and c is freed. */
+/* agent.c has done c: err is NULL, or why it failed.  Its response, and
+ * c is freed. */
 void
-rpcdone(Rpc *r, Rpccmd *c, int ok)
+rpcdone(Rpc *r, Rpccmd *c, const char *err)
 {
 	Buf d = { 0 };
 
-	if (c->kind == RCOMPACT && ok)
+	if (c->kind == RCOMPACT && !err)
 		compacted(r, &d);
 	else if (c->kind == RNEW)
 		bufadds(&d, "{\"cancelled\":false}");
@@ -607,9 +582,7 @@ rpcdone(Rpc *r, Rpccmd *c, int ok)
 		bufaddc(&d, '}');
 	}
 	if (c->kind != RPROMPT && c->kind != RRECORD)
-		respond(r, NULL, c->id, c->type, ok, d.p, c->kind == RCOMPACT ?
-		        "compaction failed" : "the session file could not be "
-		        "written");
+		respond(r, NULL, c->id, c->type, !err, d.p, err);
 	buffree(&d);
 	free(c->arg);
 	free(c->id);

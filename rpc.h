@@ -2,13 +2,16 @@
 /* rpc.h: -r, pi's rpc mode: one JSON command a line on stdin */
 #include <signal.h>
 
-/* What agent.c is to do: the others need the context loaded again. */
+/* What agent.c is to do: a prompt, a compaction, a new session, another
+ * model, another thinking level, or a message to record (the user's bash
+ * command's). */
 enum { RPROMPT = 1, RCOMPACT, RNEW, RMODEL, RLEVEL, RRECORD };
 enum { RIDLE, RTURN, RBASH };	/* what runs */
 
 typedef struct {
 	int kind;		/* RPROMPT, ... */
-	char *arg;		/* the prompt or the focus, or NULL */
+	char *arg;		/* the prompt, the focus, the model, the level
+				 * or the message (JSON), or NULL */
 	char *id;		/* the request's id as JSON, or NULL */
 	char *type;		/* the command's name */
 } Rpccmd;
@@ -19,15 +22,15 @@ typedef struct {
 } Rpcq;
 
 typedef struct {
-	/* agent.c's state, shown to the commands that ask about it */
+	/* agent.c's state, shown to the commands that ask about it; what
+	 * changes it goes back to agent.c through rpcnext */
 	const char *provider;
-	char **model;		/* agent.c's: set_model replaces it */
-	const int *level;	/* the thinking level: set_thinking_level's
-				 * arg, agent.c sets it */
+	char *const *model;	/* the model */
+	const int *level;	/* the thinking level */
 	int wire;
 	long context, maxout;
 	int autocompact;
-	Session *sess;		/* new_session and bash change it */
+	const Session *sess;
 	char **const *msgs;	/* the context's messages, */
 	const size_t *nmsgs;	/* and how many */
 	Toolenv *tenv;		/* where the bash command runs */
@@ -49,5 +52,5 @@ int rpcwatch(void *r);
 int rpcnext(Rpc *r, Rpccmd *c);
 int rpcpending(const Rpc *r, int follow);
 char *rpctake(Rpc *r, int follow);
-void rpcdone(Rpc *r, Rpccmd *c, int ok);
+void rpcdone(Rpc *r, Rpccmd *c, const char *err);
 void rpcfree(Rpc *r);

@@ -32,7 +32,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	Toolenv e = { 0 };
 	Rpc r = { 0 };
 	size_t k, step;
-	char *m, *model;
+	static char model[] = "m", *modelp = model;
+	char *m;
 
 	if (null < 0 && (null = open("/dev/null", O_WRONLY)) < 0)
 		abort();
@@ -40,8 +41,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	sessnew(&s, NULL, "/");
 	r.provider = "p";
-	model = xstrdup("m");	/* set_model frees it */
-	r.model = &model;
+	r.model = &modelp;
 	r.sess = &s;
 	r.msgs = &msgs;
 	r.nmsgs = &nmsgs;
@@ -60,7 +60,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(m);
 	}
 	rpcfree(&r);
-	free(model);
 	sessfree(&s);
 	return 0;
 }
