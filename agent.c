@@ -1,8 +1,8 @@
 /* See LICENSE file for copyright and license details. */
 /* agent.c: main, flags and setup, the line interface and -r's loop,
  * asking the provider (retries, errors), tool calls with their approvals
- * and traces, the turn loop, and the context: built from the session,
- * counted and compacted.  What the answer shows is events.c's. */
+ * and traces, and the turn loop.  The context is context.c's; what the
+ * answer shows is events.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -30,6 +30,7 @@
 #include "gitguard.h"
 #include "guard.h"
 #include "events.h"
+#include "context.h"
 #include "rpc.h"
 
 typedef struct {
@@ -47,15 +48,6 @@ typedef struct {
 } Provider;
 
 #include "config.h"
-
-typedef struct {
-	char **v;		/* messages as pi stores them: JSON texts */
-	Wireform *form;		/* each one's wire form, once made */
-	char *shared;		/* each lies in a block, not its own */
-	size_t n, cap;
-	char **block;		/* the session's blocks of lines they lie in */
-	size_t nblock;
-} Msgs;
 
 /* One model call: its exchange, and what streamed back. */
 typedef struct {
@@ -79,7 +71,6 @@ typedef struct Agent {
 	char *key;
 	int json;		/* -j: events on stdout instead of text */
 	Events ev;		/* what the run shows, text or events */
-	size_t compactat;	/* msgs before this have pre-compaction usage */
 	Tool offer[LEN(tools)];	/* the tools offered, their descriptions'
 				 * numbers filled in */
 	int noffer;
@@ -90,7 +81,8 @@ typedef struct Agent {
 	const char **scrub;
 	char *desc[LEN(tools)];	/* the tools' descriptions and schemas, */
 	char *schema[LEN(tools)];	/* their numbers filled in */
-	Msgs msgs;		/* the context: the session's branch */
+	Ctx ctx;		/* the context: the session's branch */
+	Ctxconf ctxconf;	/* config.h's, for it */
 	Session sess;
 	int modelnoted;		/* a model_change is on the branch */
 	int level, levelset;	/* thinking level; named by -T or the env */
@@ -105,8 +97,6 @@ typedef struct Agent {
 } Agent;
 
 static int compact(Agent *a, const char *why, const char *focus);
-static long contexttokens(const Agent *a);
-static long reserve(const Agent *a);
 
 /* What config.h's models[] says of the model, or NULL. */
 static const Model *
@@ -115,31 +105,20 @@ modelof(const Agent *a)
 	return wiremodel(models, LEN(models), a->model);
 }
 
-/* The model's context window, and the output tokens asked for: its
- * own, or the provider's. */
-static long
-window(const Agent *a)
+/* The model, m, in place of the one before; the context is told its
+ * window, the output tokens asked of it (its own, or the provider's) and
+ * its tokens for one estimated token of text. */
+static void
+usemodel(Agent *a, char *m)
 {
-	const Model *m = modelof(a);
+	const Model *mo;
 
-	return m && m->context > 0 ? m->context : a->prov->context;
-}
-
-static long
-outlimit(const Agent *a)
-{
-	const Model *m = modelof(a);
-
-	return m && m->maxout > 0 ? m->maxout : a->prov->maxout;
-}
-
-/* The model's tokens for one estimated token of text (sesstokens'). */
-static double
-tokens(const Agent *a)
-{
-	const Model *m = modelof(a);
-
-	return m && m->tokens > 0 ? m->tokens : 1;
+	free(a->model);
+	a->model = m;
+	mo = modelof(a);
+	a->ctx.window = mo && mo->context > 0 ? mo->context : a->prov->context;
+	a->ctx.maxout = mo && mo->maxout > 0 ? mo->maxout : a->prov->maxout;
+	a->ctx.tokens = mo && mo->tokens > 0 ? mo->tokens : 1;
 }
 
 static volatile sig_atomic_t intr;	/* SIGINT came: stop the turn */
@@ -190,32 +169,19 @@ color(Agent *a, const char *code)
 	return a->ev.color ? code : "";
 }
 
-static void
-msgadd(Msgs *m, char *json)
-{
-	if (m->n == m->cap) {
-		m->cap = m->cap ? m->cap * 2 : 16;
-		m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
-		m->form = xrealloc(m->form, m->cap * sizeof(*m->form));
-		m->shared = xrealloc(m->shared, m->cap);
-	}
-	memset(&m->form[m->n], 0, sizeof(*m->form));
-	m->shared[m->n] = 0;
-	m->v[m->n++] = json;
-}
-
 /* A message joins the context and, at once, the session file. */
 static void
 record(Agent *a, char *json)
 {
-	Buf f = { 0 };
-
-	bufadds(&f, "\"message\":");
-	bufadds(&f, json);
-	if (sessappend(&a->sess, "message", f.p) < 0)
+	if (ctxrecord(&a->ctx, json) < 0)
 		a->ioerr = 1;
-	buffree(&f);
-	msgadd(&a->msgs, json);
+}
+
+/* The last message of the context. */
+static const char *
+lastmsg(const Agent *a)
+{
+	return a->ctx.msgs.v[a->ctx.msgs.n - 1];
 }
 
 /* The session says which model answered, as pi's do, when it changes. */
@@ -249,24 +215,6 @@ notelevel(Agent *a)
 		a->ioerr = 1;
 	buffree(&f);
 	a->branchlevel = a->level;
-}
-
-static void
-msgsfree(Msgs *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++) {
-		if (!m->shared[i])
-			free(m->v[i]);
-		wireformfree(&m->form[i]);
-	}
-	for (i = 0; i < m->nblock; i++)
-		free(m->block[i]);
-	free(m->v);
-	free(m->form);
-	free(m->shared);
-	free(m->block);
 }
 
 /* The wire's callback: a piece of the answer, shown as it comes.  A
@@ -529,12 +477,12 @@ request(Agent *a, Wirereq *q)
 	q->model = a->model;
 	q->provider = a->prov->name;
 	q->system = a->system;
-	q->msgs = a->msgs.v;
-	q->nmsgs = a->msgs.n;
-	q->forms = a->msgs.form;
+	q->msgs = a->ctx.msgs.v;
+	q->nmsgs = a->ctx.msgs.n;
+	q->forms = a->ctx.msgs.form;
 	q->tools = a->offer;
 	q->ntools = a->noffer;
-	q->maxout = outlimit(a);
+	q->maxout = a->ctx.maxout;
 	q->maxfield = a->prov->maxfield;
 	q->level = a->level;
 	q->think = a->prov->think;
@@ -702,7 +650,7 @@ runcall(Agent *a, Wirecall *c)
 	         iserr);
 	record(a, sessresult(&c->id, &c->name, &res, iserr, &a->tenv.image));
 	bufreset(&a->tenv.image);
-	emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
+	emitmsg(&a->ev, lastmsg(a), 1);
 	jsonfree(&j);
 	buffree(&res);
 	buffree(&what);
@@ -756,19 +704,18 @@ turn(Agent *a, const char *text, size_t len)
 	notemodel(a);
 	notelevel(a);
 	emit(&a->ev, "agent_start", NULL);
-	if (autocompact && a->msgs.n &&
-	    contexttokens(a) > window(a) - reserve(a))
+	if (autocompact && ctxfull(&a->ctx))
 		compact(a, "threshold", NULL);
 	record(a, sessuser(text, len, &a->attach));
 	buffree(&a->attach);
 	for (round = 0; round < maxrounds; round++) {
 		emit(&a->ev, "turn_start", NULL);
 		if (!round && !compacted)
-			emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
+			emitmsg(&a->ev, lastmsg(a), 1);
 		/* -r: a message sent while the agent works, as pi's */
 		if (a->rpc && (s = rpctake(a->rpc, follow))) {
 			record(a, sessuser(s, strlen(s), NULL));
-			emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 1);
+			emitmsg(&a->ev, lastmsg(a), 1);
 			free(s);
 		}
 		emitstart(&a->ev, a->prov->wire, a->prov->name, a->model);
@@ -803,8 +750,8 @@ turn(Agent *a, const char *text, size_t len)
 			     "rest are left out", maxcalls);
 		textdone(&a->ev);
 		record(a, wiremessage(&r.w, a->prov->name, a->model, NULL));
-		emitends(&a->ev, a->msgs.v[a->msgs.n - 1]);
-		emitmsg(&a->ev, a->msgs.v[a->msgs.n - 1], 0);
+		emitends(&a->ev, lastmsg(a));
+		emitmsg(&a->ev, lastmsg(a), 0);
 		follow = !r.w.ncalls;
 		if (!r.w.ncalls && !(a->rpc && rpcpending(a->rpc, 1))) {
 			rc = 0;
@@ -958,8 +905,7 @@ command(Agent *a, const char *line)
 		return 1;
 	}
 	if (!strncmp(line, "/model ", 7) && line[7]) {
-		free(a->model);
-		a->model = xstrdup(line + 7);
+		usemodel(a, xstrdup(line + 7));
 		a->modelnoted = a->ioerr = 0;
 		notemodel(a);	/* saved now, as pi does */
 		if (sesssync(&a->sess) < 0 || a->ioerr)
@@ -1028,191 +974,76 @@ linemode(Agent *a)
 	return rc;
 }
 
-/* A user message holding intro, text and outro, as pi puts summaries
- * into the context. */
-static char *
-summaryjson(const char *intro, const char *text, const char *outro)
-{
-	Buf t = { 0 };
-	char *json;
-
-	bufadds(&t, intro);
-	bufadds(&t, text);
-	bufadds(&t, outro);
-	json = sessuser(t.p, t.len, NULL);
-	buffree(&t);
-	return json;
-}
-
-/* The message an entry puts into the context, if any. */
+/* What the branch (path, n; the context's from start) says besides its
+ * messages: the thinking level last set holds, from before a compaction
+ * too; a model_change since says whether the model in use is noted. */
 static void
-entrymsg(Agent *a, const Entry *e)
+branchsettings(Agent *a, const Entry **path, size_t n, size_t start)
 {
 	Json j;
-	Buf b = { 0 };
 	char *v, *w;
-	int k = -1;
+	size_t i;
 
-	/* most are taken from their lines as they stand, without a parse */
-	if (!strcmp(e->type, "message") && e->role &&
-	    strcmp(e->role, "bashExecution") &&
-	    (v = sessmessage(&a->sess, e, &k))) {
-		msgadd(&a->msgs, v);
-		a->msgs.shared[a->msgs.n - 1] = k;
-		return;
+	for (i = 0; i < n; i++) {
+		if (strcmp(path[i]->type, "thinking_level_change") &&
+		    (i < start || strcmp(path[i]->type, "model_change")))
+			continue;
+		if (jsonparse(&j, path[i]->line, strlen(path[i]->line)) < 0)
+			continue;
+		if (!strcmp(path[i]->type, "thinking_level_change")) {
+			v = jsonstr(&j, jsonget(&j, 0, "thinkingLevel"));
+			if (!a->levelset && wirelevel(v) >= 0)
+				a->level = wirelevel(v);
+			a->branchlevel = wirelevel(v);
+			free(v);
+		} else {
+			v = jsonstr(&j, jsonget(&j, 0, "provider"));
+			w = jsonstr(&j, jsonget(&j, 0, "modelId"));
+			a->modelnoted = v && w && !strcmp(v, a->prov->name) &&
+			                !strcmp(w, a->model);
+			free(v);
+			free(w);
+		}
+		jsonfree(&j);
 	}
-	k = -1;
-	if (jsonparse(&j, e->line, strlen(e->line)) < 0)
-		return;
-	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0 &&
-	    jsoneq(&j, jsonget(&j, k, "role"), "bashExecution")) {
-		if ((v = sessbash(&j, k)))
-			msgadd(&a->msgs, v);
-	} else if (!strcmp(e->type, "message") && k >= 0) {
-		jsonraw(&b, &j, k);
-		msgadd(&a->msgs, bufdetach(&b));
-	} else if (!strcmp(e->type, "branch_summary")) {
-		v = jsonstr(&j, jsonget(&j, 0, "summary"));
-		msgadd(&a->msgs, summaryjson("The following is a summary of a "
-		       "branch that this conversation came back from:\n\n"
-		       "<summary>\n", v ? v : "", "\n</summary>"));
-		free(v);
-	} else if (!strcmp(e->type, "custom_message")) {
-		jsontext(&b, &j, jsonget(&j, 0, "content"));
-		msgadd(&a->msgs, sessuser(bstr(&b), b.len, NULL));
-	} else if (!strcmp(e->type, "thinking_level_change")) {
-		v = jsonstr(&j, jsonget(&j, 0, "thinkingLevel"));
-		if (!a->levelset && wirelevel(v) >= 0)
-			a->level = wirelevel(v);
-		a->branchlevel = wirelevel(v);
-		free(v);
-	} else if (!strcmp(e->type, "model_change")) {
-		v = jsonstr(&j, jsonget(&j, 0, "provider"));
-		w = jsonstr(&j, jsonget(&j, 0, "modelId"));
-		a->modelnoted = v && w && !strcmp(v, a->prov->name) &&
-		                !strcmp(w, a->model);
-		free(v);
-		free(w);
-	}
-	buffree(&b);
-	jsonfree(&j);
 }
 
-/* The context of a session: the messages on its branch.  After a
- * compaction its summary stands for what came before the first entry it
- * kept, as pi builds it. */
+/* The context of the session's branch, in place of the one before, and
+ * the model and thinking level it says; the model the session was
+ * switched to, unless -m says. */
 static void
-loadcontext(Agent *a)
+loadbranch(Agent *a)
 {
 	const Entry **path;
-	size_t n, i, start = 0;
-	long comp;
-	char *sum, *m;
+	size_t n, start;
+	char *m;
 
 	n = sesscontext(&a->sess, &path);
-	/* the model the session was switched to, unless -m says */
-	if (!a->modelset && (m = sessmodel(path, n, a->prov->name))) {
-		free(a->model);
-		a->model = m;
-	}
-	if ((comp = sesscompaction(path, n, &start, &sum)) >= 0) {
-		msgadd(&a->msgs, summaryjson("The conversation history before "
-		       "this point was compacted into the following summary:"
-		       "\n\n<summary>\n", sum ? sum : "", "\n</summary>"));
-		free(sum);
-	}
-	for (i = 0; i < start; i++)	/* a level set before it holds */
-		if (!strcmp(path[i]->type, "thinking_level_change"))
-			entrymsg(a, path[i]);
-	for (i = start; i < n; i++) {
-		if ((long)i == comp)
-			a->compactat = a->msgs.n;
-		else
-			entrymsg(a, path[i]);
-	}
-	/* the block the messages may lie in is theirs now */
-	if ((m = sessblock(&a->sess))) {
-		a->msgs.block = xrealloc(a->msgs.block, (a->msgs.nblock + 1) *
-		                         sizeof(*a->msgs.block));
-		a->msgs.block[a->msgs.nblock++] = m;
-	}
+	if (!a->modelset && (m = sessmodel(path, n, a->prov->name)))
+		usemodel(a, m);
+	start = ctxload(&a->ctx, path, n);
+	branchsettings(a, path, n, start);
 	sessdone(&a->sess, path);
 }
 
-/* The tokens kept free for the answer, and those of recent conversation
- * kept whole: config.h's, made to fit a small window. */
-static long
-reserve(const Agent *a)
-{
-	return MAX(reservetokens, outlimit(a));
-}
-
-static long
-keepbudget(const Agent *a)
-{
-	return MIN(keeptokens, MAX(window(a) - reserve(a), 0) / 2);
-}
-
-/* The tokens the context holds: the usage of the last answer, and an
- * estimate of what came after it. */
-static long
-contexttokens(const Agent *a)
-{
-	Json j;
-	double v;
-	long tail = 0, got = -1;
-	size_t i;
-	int stop;
-
-	for (i = a->msgs.n; i-- > 0 && got < 0; ) {
-		if (i >= a->compactat &&
-		    jsonparse(&j, a->msgs.v[i], strlen(a->msgs.v[i])) == 0) {
-			stop = jsonget(&j, 0, "stopReason");
-			if (jsoneq(&j, jsonget(&j, 0, "role"), "assistant") &&
-			    !jsoneq(&j, stop, "error") &&
-			    !jsoneq(&j, stop, "aborted") &&
-			    jsonnum(&j, jsonget(&j, jsonget(&j, 0, "usage"),
-			            "totalTokens"), &v) == 0 && v > 0 && v < 1e12)
-				got = (long)v;
-			jsonfree(&j);
-		}
-		if (got < 0)
-			tail += sesstokens(a->msgs.v[i]);
-	}
-	return (got < 0 ? 0 : got) + (long)(tail * tokens(a));
-}
-
-/* Ask the model for a summary of conv, silently, with the summariser's
+/* Ask the model for the summary k plans, silently, with the summariser's
  * prompt and no tools; the summary goes to out. */
 static int
-summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
-          Buf *out)
+summarize(Agent *a, const Ctxcut *k, Buf *out)
 {
-	Buf p = { 0 };
-	char *msg;
 	Wirereq q;
 	Reply r;
 	Http h;
 	int rc;
 
-	bufadds(&p, "<conversation>\n");
-	bufadd(&p, bstr(conv), conv->len);
-	bufadds(&p, "</conversation>\n\n");
-	if (prev)
-		bufaddf(&p, "<previous-summary>\n%s\n</previous-summary>\n\n",
-		        prev);
-	bufadds(&p, summaryask);
-	if (focus && *focus)
-		bufaddf(&p, "\n\nAdditional focus: %s", focus);
-	msg = sessuser(p.p, p.len, NULL);
 	request(a, &q);
-	q.system = summaryprompt;
-	q.msgs = &msg;
+	q.system = k->system;
+	q.msgs = &k->ask;
 	q.nmsgs = 1;
 	q.forms = NULL;
 	q.tools = NULL;
 	q.ntools = 0;
-	q.maxout = reserve(a) * 4 / 5;
+	q.maxout = k->maxout;
 	rc = ask(a, &q, &r, &h, 1);
 	if (rc == 0 && (!strcmp(r.w.finish, "length") || r.w.cut)) {
 		warn("the summary was cut short by the output token limit");
@@ -1221,8 +1052,6 @@ summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
 	if (rc == 0)
 		bufadd(out, bstr(&r.w.text), r.w.text.len);
 	replyfree(&r);
-	free(msg);
-	buffree(&p);
 	return rc == 0 && out->len ? 0 : -1;
 }
 
@@ -1232,71 +1061,33 @@ summarize(Agent *a, const Buf *conv, const char *prev, const char *focus,
 static int
 compact(Agent *a, const char *why, const char *focus)
 {
-	const Entry **path;
-	long n, k, cut, last;
-	long before = contexttokens(a);
-	size_t from, room;
-	Buf conv = { 0 }, sum = { 0 }, f = { 0 };
-	char *prev = NULL, *firstkept = NULL;
+	Ctxcut k;
+	Buf sum = { 0 }, f = { 0 };
 	int rc = -1;
 
-	n = (long)sesscontext(&a->sess, &path);
-	last = sesscompaction(path, n, &from, &prev);
-	/* what is kept is counted in the model's tokens */
-	cut = sesscut(path, n, from, (long)(keepbudget(a) / tokens(a)));
-	for (k = (long)from; k < cut; k++)
-		if (k != last && sessincontext(path[k]))
-			sessserialize(&conv, path[k]->type, path[k]->line,
-			              maxresultsummary);
-	if (cut < 0 || !conv.len) {
+	if (ctxplan(&a->ctx, focus, &k) < 0) {
 		if (!a->ev.quiet)
 			warn("nothing to compact: the conversation is short");
-		goto done;
+		return -1;
 	}
-	/* the summariser's window is the model's: the oldest part goes */
-	room = (size_t)(MAX(window(a) - reserve(a), 0) * 3 / tokens(a));
-	if (conv.len > room) {
-		k = conv.len - room;
-		bufreset(&sum);
-		bufadds(&sum, "[... the oldest part of the conversation left out]\n");
-		bufadd(&sum, conv.p + k, conv.len - k);
-		bufreset(&conv);
-		bufadd(&conv, sum.p, sum.len);
-		bufreset(&sum);
-	}
-	k = cut;
-	firstkept = xstrdup(path[k]->id);
 	if (!a->ev.quiet)
 		warn("compacting the conversation (%s, about %ld tokens)", why,
-		     before);
+		     k.before);
 	bufaddf(&f, "\"reason\":\"%s\"", why);
 	emit(&a->ev, "compaction_start", f.p);
-	bufreset(&f);
-	if (summarize(a, &conv, prev, focus, &sum) < 0) {
+	if (summarize(a, &k, &sum) < 0) {
 		warn("compaction failed: the conversation is kept whole");
-		emitcompacted(&a->ev, why, NULL, NULL, before, intr ? NULL :
+		emitcompacted(&a->ev, why, NULL, NULL, k.before, intr ? NULL :
 		              "Compaction failed: no summary", intr != 0);
 		goto done;
 	}
-	bufadds(&f, "\"summary\":");
-	jsonesc(&f, sum.p, sum.len);
-	bufadds(&f, ",\"firstKeptEntryId\":");
-	jsonescs(&f, firstkept);
-	bufaddf(&f, ",\"tokensBefore\":%ld", before);
-	free(path);
-	path = NULL;	/* the append may move the entries */
-	if (sessappend(&a->sess, "compaction", f.p) < 0)
+	if (ctxcompact(&a->ctx, &k, &sum) < 0)
 		a->ioerr = 1;
-	msgsfree(&a->msgs);
-	memset(&a->msgs, 0, sizeof(a->msgs));
-	loadcontext(a);
-	emitcompacted(&a->ev, why, &sum, firstkept, before, NULL, 0);
+	loadbranch(a);
+	emitcompacted(&a->ev, why, &sum, k.firstkept, k.before, NULL, 0);
 	rc = 0;
 done:
-	free(path);
-	free(prev);
-	free(firstkept);
-	buffree(&conv);
+	ctxcutfree(&k);
 	buffree(&sum);
 	buffree(&f);
 	return rc;
@@ -1342,8 +1133,7 @@ rpcdo(Agent *a, Rpccmd *c)
 	} else if (c->kind == RCOMPACT) {
 		ok = compact(a, "manual", c->arg) == 0;
 	} else if (c->kind == RMODEL) {	/* saved now, as /model */
-		free(a->model);
-		a->model = xstrdup(c->arg);
+		usemodel(a, xstrdup(c->arg));
 		a->modelnoted = 0;
 		notemodel(a);
 	} else if (c->kind == RLEVEL) {	/* and as /thinking */
@@ -1354,10 +1144,8 @@ rpcdo(Agent *a, Rpccmd *c)
 			return "getcwd failed";
 		if (c->kind == RRECORD)
 			recordbash(a, c->arg);
-		msgsfree(&a->msgs);
-		memset(&a->msgs, 0, sizeof(a->msgs));
 		a->modelnoted = 0;
-		loadcontext(a);
+		loadbranch(a);
 	}
 	if (!ok || sesssync(&a->sess) < 0 || a->ioerr)
 		return c->kind == RCOMPACT ? "compaction failed" :
@@ -1371,9 +1159,10 @@ rpcmode(Agent *a)
 {
 	Rpc r = { .provider = a->prov->name, .model = &a->model,
 	          .level = &a->level,
-	          .wire = a->prov->wire, .context = window(a),
-	          .maxout = outlimit(a), .autocompact = autocompact,
-	          .sess = &a->sess, .msgs = &a->msgs.v, .nmsgs = &a->msgs.n,
+	          .wire = a->prov->wire, .context = a->ctx.window,
+	          .maxout = a->ctx.maxout, .autocompact = autocompact,
+	          .sess = &a->sess, .msgs = &a->ctx.msgs.v,
+	          .nmsgs = &a->ctx.msgs.n,
 	          .tenv = &a->tenv, .intr = &intr, .quit = &quitsig, .out = 1 };
 	Rpccmd c;
 
@@ -1442,7 +1231,7 @@ opensession(Agent *a, int mode, const char *file)
 	if (a->sess.cwd && stat(a->sess.cwd, &st) < 0)
 		warn("the session's working directory %s is gone: the tools "
 		     "work in %s", a->sess.cwd, cwd);
-	loadcontext(a);
+	loadbranch(a);
 }
 
 static const Provider *
@@ -1599,73 +1388,6 @@ offertools(Agent *a, const char *list)
 	free(s);
 }
 
-/* Append up to max bytes of a file; -1 with errno if it cannot be read. */
-static int
-addfile(Buf *b, const char *path, size_t max)
-{
-	size_t start = b->len;
-	int fd, rc, err;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	rc = readall(fd, b, max);
-	err = errno;
-	close(fd);
-	if (rc > 0) {
-		b->len = start + utf8back(b->p + start, max);
-		bufaddf(b, "\n[cut at %zu bytes]", max);
-	}
-	errno = err;
-	return rc < 0 ? -1 : 0;
-}
-
-/* A file of instructions we trust: a regular file of ours or root's, not
- * one that another user left in a shared directory such as /tmp. */
-static int
-trusted(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	       (st.st_uid == getuid() || st.st_uid == 0) &&
-	       access(path, R_OK) == 0;
-}
-
-/* The project instructions from cwd up to the root, outermost first. */
-static void
-addcontext(Buf *b, const char *cwd)
-{
-	char dir[4096], path[4200], *found[128], *slash;
-	int n = 0, k;
-
-	snprintf(dir, sizeof(dir), "%s", cwd);
-	while (n < (int)LEN(found)) {
-		for (k = 0; contextfiles[k]; k++) {
-			snprintf(path, sizeof(path), "%s/%s",
-			         strcmp(dir, "/") ? dir : "", contextfiles[k]);
-			if (trusted(path)) {
-				found[n++] = xstrdup(path);
-				break;
-			}
-		}
-		if (!(slash = strrchr(dir, '/')) || !strcmp(dir, "/"))
-			break;
-		if (slash == dir)
-			dir[1] = '\0';	/* up to the root */
-		else
-			*slash = '\0';
-	}
-	if (n)
-		bufadds(b, "\n\n# Project instructions\n\nThe user's "
-		        "instructions for this project, from these files:");
-	while (n-- > 0) {
-		bufaddf(b, "\n\n## %s\n\n", found[n]);
-		if (addfile(b, found[n], maxcontext) < 0)
-			warn("%s:", found[n]);
-		free(found[n]);
-	}
-}
-
 static void
 buildsystem(Agent *a)
 {
@@ -1684,7 +1406,7 @@ buildsystem(Agent *a)
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), ".");
 	guardprompt(&a->guard, &b);
-	addcontext(&b, cwd);
+	ctxinstructions(&b, cwd, contextfiles, maxcontext);
 	/* the day in UTC: local time would link the time zone code in */
 	utcdate(time(NULL), f);
 	bufaddf(&b, "\n\nCurrent date: %04d-%02d-%02d\nCurrent working "
@@ -1758,7 +1480,14 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 		model = getenv("AGENT_MODEL");
 	if (!(model && *model) && !(model = a->prov->model))
 		die("%s: no model: use -m or AGENT_MODEL", a->prov->name);
-	a->model = xstrdup(model);
+	usemodel(a, xstrdup(model));
+	a->ctxconf.reserve = reservetokens;
+	a->ctxconf.keep = keeptokens;
+	a->ctxconf.maxresult = maxresultsummary;
+	a->ctxconf.system = summaryprompt;
+	a->ctxconf.ask = summaryask;
+	a->ctx.conf = &a->ctxconf;
+	a->ctx.sess = &a->sess;
 	v = getenv("AGENT_BASE_URL");
 	a->url = v && *v ? v : a->prov->url;
 	v = getenv("AGENT_API_KEY");
@@ -1944,7 +1673,7 @@ main(int argc, char *argv[])
 	sessfree(&a.sess);
 	httpfree(a.http);
 	eventsfree(&a.ev);
-	msgsfree(&a.msgs);
+	ctxfree(&a.ctx);
 	free(a.system);
 	free(a.scrub);
 	for (c = 0; c < (int)LEN(tools); c++) {

@@ -1,0 +1,380 @@
+/* See LICENSE file for copyright and license details. */
+/* context.c: the context: the messages built from the session's branch,
+ * counted against the model's window, compacted into a summary that the
+ * caller asks the model for; and the project's instructions (AGENTS.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "util.h"
+#include "json.h"
+#include "wire.h"
+#include "entry.h"
+#include "session.h"
+#include "context.h"
+
+static void
+msgadd(Ctxmsgs *m, char *json)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 16;
+		m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
+		m->form = xrealloc(m->form, m->cap * sizeof(*m->form));
+		m->shared = xrealloc(m->shared, m->cap);
+	}
+	memset(&m->form[m->n], 0, sizeof(*m->form));
+	m->shared[m->n] = 0;
+	m->v[m->n++] = json;
+}
+
+static void
+msgsfree(Ctxmsgs *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		if (!m->shared[i])
+			free(m->v[i]);
+		wireformfree(&m->form[i]);
+	}
+	for (i = 0; i < m->nblock; i++)
+		free(m->block[i]);
+	free(m->v);
+	free(m->form);
+	free(m->shared);
+	free(m->block);
+	memset(m, 0, sizeof(*m));
+}
+
+/* A user message holding intro, text and outro, as pi puts summaries
+ * into the context. */
+static char *
+summaryjson(const char *intro, const char *text, const char *outro)
+{
+	Buf t = { 0 };
+	char *json;
+
+	bufadds(&t, intro);
+	bufadds(&t, text);
+	bufadds(&t, outro);
+	json = sessuser(t.p, t.len, NULL);
+	buffree(&t);
+	return json;
+}
+
+/* The message an entry puts into the context, if any. */
+static void
+entrymsg(Ctx *c, const Entry *e)
+{
+	Json j;
+	Buf b = { 0 };
+	char *v;
+	int k = -1;
+
+	/* most are taken from their lines as they stand, without a parse */
+	if (!strcmp(e->type, "message") && e->role &&
+	    strcmp(e->role, "bashExecution") &&
+	    (v = sessmessage(c->sess, e, &k))) {
+		msgadd(&c->msgs, v);
+		c->msgs.shared[c->msgs.n - 1] = k;
+		return;
+	}
+	if (!sessincontext(e) || jsonparse(&j, e->line, strlen(e->line)) < 0)
+		return;
+	k = -1;
+	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0 &&
+	    jsoneq(&j, jsonget(&j, k, "role"), "bashExecution")) {
+		if ((v = sessbash(&j, k)))
+			msgadd(&c->msgs, v);
+	} else if (!strcmp(e->type, "message") && k >= 0) {
+		jsonraw(&b, &j, k);
+		msgadd(&c->msgs, bufdetach(&b));
+	} else if (!strcmp(e->type, "branch_summary")) {
+		v = jsonstr(&j, jsonget(&j, 0, "summary"));
+		msgadd(&c->msgs, summaryjson("The following is a summary of a "
+		       "branch that this conversation came back from:\n\n"
+		       "<summary>\n", v ? v : "", "\n</summary>"));
+		free(v);
+	} else if (!strcmp(e->type, "custom_message")) {
+		jsontext(&b, &j, jsonget(&j, 0, "content"));
+		msgadd(&c->msgs, sessuser(bstr(&b), b.len, NULL));
+	}
+	buffree(&b);
+	jsonfree(&j);
+}
+
+/* The context of a session's branch (path, from sesscontext; the caller
+ * calls sessdone after), in place of the one before: the messages on it.
+ * After a compaction its summary stands for what came before the first
+ * entry it kept, as pi builds it.  That entry's index on path. */
+size_t
+ctxload(Ctx *c, const Entry **path, size_t n)
+{
+	size_t i, start = 0;
+	long comp;
+	char *sum, *m;
+
+	msgsfree(&c->msgs);
+	if ((comp = sesscompaction(path, n, &start, &sum)) >= 0) {
+		msgadd(&c->msgs, summaryjson("The conversation history before "
+		       "this point was compacted into the following summary:"
+		       "\n\n<summary>\n", sum ? sum : "", "\n</summary>"));
+		free(sum);
+	}
+	for (i = start; i < n; i++) {
+		if ((long)i == comp)
+			c->compactat = c->msgs.n;
+		else
+			entrymsg(c, path[i]);
+	}
+	/* the block the messages may lie in is theirs now */
+	if ((m = sessblock(c->sess))) {
+		c->msgs.block = xrealloc(c->msgs.block, (c->msgs.nblock + 1) *
+		                         sizeof(*c->msgs.block));
+		c->msgs.block[c->msgs.nblock++] = m;
+	}
+	return start;
+}
+
+/* A message joins the context and, at once, the session file: -1 if it
+ * could not be written there. */
+int
+ctxrecord(Ctx *c, char *json)
+{
+	Buf f = { 0 };
+	int rc;
+
+	bufadds(&f, "\"message\":");
+	bufadds(&f, json);
+	rc = sessappend(c->sess, "message", f.p);
+	buffree(&f);
+	msgadd(&c->msgs, json);
+	return rc < 0 ? -1 : 0;
+}
+
+void
+ctxfree(Ctx *c)
+{
+	msgsfree(&c->msgs);
+}
+
+/* The tokens kept free for the answer, and those of recent conversation
+ * kept whole: config.h's, made to fit a small window. */
+static long
+reserve(const Ctx *c)
+{
+	return MAX(c->conf->reserve, c->maxout);
+}
+
+static long
+keepbudget(const Ctx *c)
+{
+	return MIN(c->conf->keep, MAX(c->window - reserve(c), 0) / 2);
+}
+
+/* The tokens the context holds: the usage of the last answer, and an
+ * estimate of what came after it. */
+long
+ctxtokens(const Ctx *c)
+{
+	Json j;
+	double v;
+	long tail = 0, got = -1;
+	size_t i;
+	int stop;
+	char **msg = c->msgs.v;
+
+	for (i = c->msgs.n; i-- > 0 && got < 0; ) {
+		if (i >= c->compactat &&
+		    jsonparse(&j, msg[i], strlen(msg[i])) == 0) {
+			stop = jsonget(&j, 0, "stopReason");
+			if (jsoneq(&j, jsonget(&j, 0, "role"), "assistant") &&
+			    !jsoneq(&j, stop, "error") &&
+			    !jsoneq(&j, stop, "aborted") &&
+			    jsonnum(&j, jsonget(&j, jsonget(&j, 0, "usage"),
+			            "totalTokens"), &v) == 0 && v > 0 && v < 1e12)
+				got = (long)v;
+			jsonfree(&j);
+		}
+		if (got < 0)
+			tail += sesstokens(msg[i]);
+	}
+	return (got < 0 ? 0 : got) + (long)(tail * c->tokens);
+}
+
+/* Whether the context leaves less than the reserve of the window free. */
+int
+ctxfull(const Ctx *c)
+{
+	return c->msgs.n && ctxtokens(c) > c->window - reserve(c);
+}
+
+/* What the summariser is asked: the conversation, the summary before if
+ * there is one, and the focus the user gave. */
+static char *
+summarizerask(const Ctx *c, const Buf *conv, const char *prev,
+           const char *focus)
+{
+	Buf p = { 0 };
+	char *msg;
+
+	bufadds(&p, "<conversation>\n");
+	bufadd(&p, bstr(conv), conv->len);
+	bufadds(&p, "</conversation>\n\n");
+	if (prev)
+		bufaddf(&p, "<previous-summary>\n%s\n</previous-summary>\n\n",
+		        prev);
+	bufadds(&p, c->conf->ask);
+	if (focus && *focus)
+		bufaddf(&p, "\n\nAdditional focus: %s", focus);
+	msg = sessuser(p.p, p.len, NULL);
+	buffree(&p);
+	return msg;
+}
+
+/* Plan to replace the older part of the conversation by a summary: what
+ * to ask the summariser, into k.  The last keep tokens stay as they are.
+ * 0, or -1: nothing to compact, the conversation is short. */
+int
+ctxplan(Ctx *c, const char *focus, Ctxcut *k)
+{
+	const Entry **path;
+	long n, i, cut, last;
+	size_t from, room;
+	Buf conv = { 0 }, cat = { 0 };
+	char *prev = NULL;
+	int rc = -1;
+
+	memset(k, 0, sizeof(*k));
+	k->before = ctxtokens(c);
+	n = (long)sesscontext(c->sess, &path);
+	last = sesscompaction(path, n, &from, &prev);
+	/* what is kept is counted in the model's tokens */
+	cut = sesscut(path, n, from, (long)(keepbudget(c) / c->tokens));
+	for (i = (long)from; i < cut; i++)
+		if (i != last && sessincontext(path[i]))
+			sessserialize(&conv, path[i]->type, path[i]->line,
+			              c->conf->maxresult);
+	if (cut < 0 || !conv.len)
+		goto done;
+	/* the summariser's window is the model's: the oldest part goes */
+	room = (size_t)(MAX(c->window - reserve(c), 0) * 3 / c->tokens);
+	if (conv.len > room) {
+		bufadds(&cat, "[... the oldest part of the conversation left "
+		        "out]\n");
+		bufadd(&cat, conv.p + conv.len - room, room);
+		buffree(&conv);
+		conv = cat;
+	}
+	k->firstkept = xstrdup(path[cut]->id);
+	k->system = c->conf->system;
+	k->ask = summarizerask(c, &conv, prev, focus);
+	k->maxout = reserve(c) * 4 / 5;
+	rc = 0;
+done:
+	free(path);
+	free(prev);
+	buffree(&conv);
+	return rc;
+}
+
+/* The compaction k planned, with the summary the model made: its entry,
+ * as pi writes them, appended to the session; nothing is deleted.  The
+ * caller loads the context again.  -1 if it could not be written. */
+int
+ctxcompact(Ctx *c, const Ctxcut *k, const Buf *summary)
+{
+	Buf f = { 0 };
+	int rc;
+
+	bufadds(&f, "\"summary\":");
+	jsonesc(&f, summary->p, summary->len);
+	bufadds(&f, ",\"firstKeptEntryId\":");
+	jsonescs(&f, k->firstkept);
+	bufaddf(&f, ",\"tokensBefore\":%ld", k->before);
+	rc = sessappend(c->sess, "compaction", f.p);
+	buffree(&f);
+	return rc < 0 ? -1 : 0;
+}
+
+void
+ctxcutfree(Ctxcut *k)
+{
+	free(k->ask);
+	free(k->firstkept);
+	memset(k, 0, sizeof(*k));
+}
+
+/* Append up to max bytes of a file; -1 with errno if it cannot be read. */
+static int
+addfile(Buf *b, const char *path, size_t max)
+{
+	size_t start = b->len;
+	int fd, rc, err;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	rc = readall(fd, b, max);
+	err = errno;
+	close(fd);
+	if (rc > 0) {
+		b->len = start + utf8back(b->p + start, max);
+		bufaddf(b, "\n[cut at %zu bytes]", max);
+	}
+	errno = err;
+	return rc < 0 ? -1 : 0;
+}
+
+/* A file of instructions we trust: a regular file of ours or root's, not
+ * one that another user left in a shared directory such as /tmp. */
+static int
+trusted(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (st.st_uid == getuid() || st.st_uid == 0) &&
+	       access(path, R_OK) == 0;
+}
+
+/* The project's instructions, for the system prompt: in each directory
+ * from cwd up to the root, the first of names (NULL-terminated) there,
+ * up to max bytes of each; outermost first. */
+void
+ctxinstructions(Buf *b, const char *cwd, const char *const *names,
+                size_t max)
+{
+	char dir[4096], path[4200], *found[128], *slash;
+	int n = 0, k;
+
+	snprintf(dir, sizeof(dir), "%s", cwd);
+	while (n < (int)LEN(found)) {
+		for (k = 0; names[k]; k++) {
+			snprintf(path, sizeof(path), "%s/%s",
+			         strcmp(dir, "/") ? dir : "", names[k]);
+			if (trusted(path)) {
+				found[n++] = xstrdup(path);
+				break;
+			}
+		}
+		if (!(slash = strrchr(dir, '/')) || !strcmp(dir, "/"))
+			break;
+		if (slash == dir)
+			dir[1] = '\0';	/* up to the root */
+		else
+			*slash = '\0';
+	}
+	if (n)
+		bufadds(b, "\n\n# Project instructions\n\nThe user's "
+		        "instructions for this project, from these files:");
+	while (n-- > 0) {
+		bufaddf(b, "\n\n## %s\n\n", found[n]);
+		if (addfile(b, found[n], max) < 0)
+			warn("%s:", found[n]);
+		free(found[n]);
+	}
+}

@@ -1,0 +1,54 @@
+/* See LICENSE file for copyright and license details. */
+/* context.h: the context: messages built from the session, counted, and
+ * compacted into a summary; the project's instructions */
+
+/* What config.h says of the context, handed over at setup. */
+typedef struct {
+	long reserve;		/* tokens kept free for the answer, at least */
+	long keep;		/* tokens of recent conversation kept whole */
+	size_t maxresult;	/* bytes of a tool result a summary is made
+				 * of */
+	const char *system;	/* the summariser's system prompt */
+	const char *ask;	/* what it is asked, after the conversation */
+} Ctxconf;
+
+typedef struct {
+	char **v;		/* messages as pi stores them: JSON texts */
+	Wireform *form;		/* each one's wire form, once made */
+	char *shared;		/* each lies in a block, not its own */
+	size_t n, cap;
+	char **block;		/* the session's blocks of lines they lie in */
+	size_t nblock;
+} Ctxmsgs;
+
+typedef struct {
+	Ctxmsgs msgs;		/* the session's branch, as messages */
+	size_t compactat;	/* msgs before this have pre-compaction usage */
+	Session *sess;		/* the session it is built from */
+	const Ctxconf *conf;
+	long window;		/* the model's context window, tokens */
+	long maxout;		/* the output tokens asked of it */
+	double tokens;		/* its tokens for one estimated token of text
+				 * (sesstokens') */
+} Ctx;
+
+/* A compaction planned: what the summariser is asked, and what the
+ * compaction entry will say. */
+typedef struct {
+	const char *system;	/* the summariser's system prompt */
+	char *ask;		/* its one message: a user message, JSON */
+	long maxout;		/* the output tokens it may take */
+	char *firstkept;	/* the id of the first entry kept whole */
+	long before;		/* the tokens of the context before */
+} Ctxcut;
+
+size_t ctxload(Ctx *c, const Entry **path, size_t n);
+int ctxrecord(Ctx *c, char *json);
+void ctxfree(Ctx *c);
+long ctxtokens(const Ctx *c);
+int ctxfull(const Ctx *c);
+int ctxplan(Ctx *c, const char *focus, Ctxcut *k);
+int ctxcompact(Ctx *c, const Ctxcut *k, const Buf *summary);
+void ctxcutfree(Ctxcut *k);
+void ctxinstructions(Buf *b, const char *cwd, const char *const *names,
+                     size_t max);
