@@ -17,18 +17,36 @@
 #include "session.h"
 #include "context.h"
 
+/* A block the list frees with the rest. */
 static void
-msgadd(Ctxmsgs *m, char *json)
+blockadd(Ctxmsgs *m, char *p)
+{
+	if (m->nblock == m->blockcap) {
+		m->blockcap = m->blockcap ? m->blockcap * 2 : 16;
+		m->block = xrealloc(m->block, m->blockcap * sizeof(*m->block));
+	}
+	m->block[m->nblock++] = p;
+}
+
+/* A message whose text lies in one of the list's blocks. */
+static void
+msginblock(Ctxmsgs *m, char *json)
 {
 	if (m->n == m->cap) {
 		m->cap = m->cap ? m->cap * 2 : 16;
 		m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
 		m->form = xrealloc(m->form, m->cap * sizeof(*m->form));
-		m->shared = xrealloc(m->shared, m->cap);
 	}
 	memset(&m->form[m->n], 0, sizeof(*m->form));
-	m->shared[m->n] = 0;
 	m->v[m->n++] = json;
+}
+
+/* A message whose text is an allocation of its own: a block of its own. */
+static void
+msgadd(Ctxmsgs *m, char *json)
+{
+	blockadd(m, json);
+	msginblock(m, json);
 }
 
 static void
@@ -36,16 +54,12 @@ msgsfree(Ctxmsgs *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->n; i++) {
-		if (!m->shared[i])
-			free(m->v[i]);
+	for (i = 0; i < m->n; i++)
 		wireformfree(&m->form[i]);
-	}
 	for (i = 0; i < m->nblock; i++)
 		free(m->block[i]);
 	free(m->v);
 	free(m->form);
-	free(m->shared);
 	free(m->block);
 	memset(m, 0, sizeof(*m));
 }
@@ -73,19 +87,21 @@ entrymsg(Ctx *c, const Entry *e)
 	Json j;
 	Buf b = { 0 };
 	char *v;
-	int k = -1;
+	int k = -1, inblock;
 
-	/* most are taken from their lines as they stand, without a parse */
+	/* most are taken from their lines as they stand, without a parse;
+	 * in the block of lines, when they were read into one */
 	if (!strcmp(e->type, "message") && e->role &&
 	    strcmp(e->role, "bashExecution") &&
-	    (v = sessmessage(c->sess, e, &k))) {
-		msgadd(&c->msgs, v);
-		c->msgs.shared[c->msgs.n - 1] = k;
+	    (v = sessmessage(c->sess, e, &inblock))) {
+		if (inblock)
+			msginblock(&c->msgs, v);
+		else
+			msgadd(&c->msgs, v);
 		return;
 	}
 	if (!sessincontext(e) || jsonparse(&j, e->line, strlen(e->line)) < 0)
 		return;
-	k = -1;
 	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0 &&
 	    jsoneq(&j, jsonget(&j, k, "role"), "bashExecution")) {
 		if ((v = sessbash(&j, k)))
@@ -131,12 +147,9 @@ ctxload(Ctx *c, const Entry **path, size_t n)
 		else
 			entrymsg(c, path[i]);
 	}
-	/* the block the messages may lie in is theirs now */
-	if ((m = sessblock(c->sess))) {
-		c->msgs.block = xrealloc(c->msgs.block, (c->msgs.nblock + 1) *
-		                         sizeof(*c->msgs.block));
-		c->msgs.block[c->msgs.nblock++] = m;
-	}
+	/* the block the messages may lie in is the list's now */
+	if ((m = sessblock(c->sess)))
+		blockadd(&c->msgs, m);
 	return start;
 }
 

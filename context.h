@@ -12,13 +12,17 @@ typedef struct {
 	const char *ask;	/* what it is asked, after the conversation */
 } Ctxconf;
 
+/* The messages.  Their texts lie in blocks that the list owns and frees
+ * together: a message made in this run is a block of its own; those
+ * loaded from the session lie in place in the block its lines were read
+ * into, taken over whole, for make bench's "resume 20 MB + prompt": a
+ * long session's messages are not copied one by one. */
 typedef struct {
 	char **v;		/* messages as pi stores them: JSON texts */
 	Wireform *form;		/* each one's wire form, once made */
-	char *shared;		/* each lies in a block, not its own */
 	size_t n, cap;
-	char **block;		/* the session's blocks of lines they lie in */
-	size_t nblock;
+	char **block;		/* the blocks the texts lie in */
+	size_t nblock, blockcap;
 } Ctxmsgs;
 
 typedef struct {
