@@ -686,17 +686,11 @@ failed(Agent *a, Reply *r)
 		free(m);
 }
 
-/* One user message and the model rounds it sets off: 0 done, 1 failed,
- * 130 interrupted. */
-static int
-turn(Agent *a, const char *text, size_t len)
+/* A turn begins: the counts start again, the session notes the model
+ * and level, and a context near the window is compacted first. */
+static void
+beginturn(Agent *a)
 {
-	Reply r;
-	Http h;
-	Wirereq q;
-	int round, i, rc = 1, compacted = 0, follow = 0;
-	char *s;
-
 	intr = quitsig != 0;	/* a quit stays asked for */
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
@@ -706,6 +700,74 @@ turn(Agent *a, const char *text, size_t len)
 	emit(&a->ev, "agent_start", NULL);
 	if (autocompact && ctxfull(&a->ctx))
 		compact(a, "threshold", NULL);
+}
+
+/* An answer that came whole: counted, each call given an id if it came
+ * without (its result must name one), recorded and shown. */
+static void
+takeanswer(Agent *a, Reply *r)
+{
+	int i;
+
+	a->turnin += r->w.in;
+	a->turnout += r->w.out;
+	a->turncached += r->w.cached;
+	a->turncost += wirecost(&r->w, NULL);
+	for (i = 0; i < r->w.ncalls; i++)
+		if (!r->w.calls[i].id.len)
+			bufaddf(&r->w.calls[i].id, "call_%d_%04x%04x",
+			        ++a->nids, rand() & 0xffff, rand() & 0xffff);
+	if (r->w.dropped)
+		warn("the answer holds more than %d tool calls: the rest are "
+		     "left out", maxcalls);
+	textdone(&a->ev);
+	record(a, wiremessage(&r->w, a->prov->name, a->model, NULL));
+	emitends(&a->ev, lastmsg(a));
+	emitmsg(&a->ev, lastmsg(a), 0);
+}
+
+/* The status of a last answer, one without calls: 1 if it was cut. */
+static int
+answerstatus(const Reply *r)
+{
+	if (!strcmp(r->w.finish, "length")) {
+		warn("the answer was cut short: the output token limit was "
+		     "reached");
+		return 1;
+	}
+	if (r->w.cut) {
+		warn("the answer was cut short: %s", r->w.finish);
+		return 1;
+	}
+	return 0;
+}
+
+/* A turn ends: the answer ends its line, the usage is said, the session
+ * synced.  Its status, 1 if the session could not be written. */
+static int
+endturn(Agent *a, int rc)
+{
+	emit(&a->ev, "agent_end", NULL);
+	if (a->ev.textseen && a->ev.lastc != '\n')	/* it ends its line */
+		outwrite(&a->ev, "\n", 1);
+	showusage(a);
+	if (sesssync(&a->sess) < 0)
+		a->ioerr = 1;
+	return rc == 0 && a->ioerr ? 1 : rc;
+}
+
+/* One user message and the model rounds it sets off: 0 done, 1 failed,
+ * 130 interrupted. */
+static int
+turn(Agent *a, const char *text, size_t len)
+{
+	Reply r;
+	Http h;
+	Wirereq q;
+	int round, i, compacted = 0, follow = 0;
+	char *s;
+
+	beginturn(a);
 	record(a, sessuser(text, len, &a->attach));
 	buffree(&a->attach);
 	for (round = 0; round < maxrounds; round++) {
@@ -732,41 +794,15 @@ turn(Agent *a, const char *text, size_t len)
 				continue;
 			}
 			replyfree(&r);
-			rc = intr ? 130 : 1;
-			goto done;
+			return endturn(a, intr ? 130 : 1);
 		}
-		a->turnin += r.w.in;
-		a->turnout += r.w.out;
-		a->turncached += r.w.cached;
-		a->turncost += wirecost(&r.w, NULL);
-		/* a call must have an id for its result to name */
-		for (i = 0; i < r.w.ncalls; i++)
-			if (!r.w.calls[i].id.len)
-				bufaddf(&r.w.calls[i].id, "call_%d_%04x%04x",
-				        ++a->nids, rand() & 0xffff,
-				        rand() & 0xffff);
-		if (r.w.dropped)
-			warn("the answer holds more than %d tool calls: the "
-			     "rest are left out", maxcalls);
-		textdone(&a->ev);
-		record(a, wiremessage(&r.w, a->prov->name, a->model, NULL));
-		emitends(&a->ev, lastmsg(a));
-		emitmsg(&a->ev, lastmsg(a), 0);
+		takeanswer(a, &r);
 		follow = !r.w.ncalls;
 		if (!r.w.ncalls && !(a->rpc && rpcpending(a->rpc, 1))) {
-			rc = 0;
-			if (!strcmp(r.w.finish, "length")) {
-				warn("the answer was cut short: the output "
-				     "token limit was reached");
-				rc = 1;
-			} else if (r.w.cut) {
-				warn("the answer was cut short: %s",
-				     r.w.finish);
-				rc = 1;
-			}
+			i = answerstatus(&r);
 			emit(&a->ev, "turn_end", NULL);
 			replyfree(&r);
-			goto done;
+			return endturn(a, i);
 		}
 		endline(&a->ev);
 		for (i = 0; i < r.w.ncalls && !intr; i++)
@@ -776,19 +812,11 @@ turn(Agent *a, const char *text, size_t len)
 		if (intr && !a->rpc) {	/* -r: an aborted call, as pi's */
 			endline(&a->ev);
 			warn("interrupted");
-			rc = 130;
-			goto done;
+			return endturn(a, 130);
 		}
 	}
 	warn("stopped after %d model calls in one turn", maxrounds);
-done:
-	emit(&a->ev, "agent_end", NULL);
-	if (a->ev.textseen && a->ev.lastc != '\n')	/* it ends its line */
-		outwrite(&a->ev, "\n", 1);
-	showusage(a);
-	if (sesssync(&a->sess) < 0)
-		a->ioerr = 1;
-	return rc == 0 && a->ioerr ? 1 : rc;
+	return endturn(a, 1);
 }
 
 /* Read all of a piped stdin, up to maxstdin bytes. */
@@ -1458,17 +1486,15 @@ setthinking(Agent *a, const char *name)
 		usage();
 }
 
+/* -P, else AGENT_PROVIDER, else config.h's first; -m, else AGENT_MODEL,
+ * else the provider's model; the base URL and the key, from the
+ * environment or config.h. */
 static void
-setup(Agent *a, const char *pname, const char *model, const char *toollist,
-      const char *gname)
+setprovider(Agent *a, const char *pname, const char *model)
 {
-	static Toollimits lim;	/* config.h's, for the tools: set once here */
 	const char *v;
-	long timeout = readtimeout, n;
-	struct sigaction sa;
 	Url u;
 
-	checkconfig(a);
 	if (!pname)
 		pname = getenv("AGENT_PROVIDER");
 	a->prov = pname && *pname ? findprovider(pname) : &providers[0];
@@ -1481,13 +1507,6 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	if (!(model && *model) && !(model = a->prov->model))
 		die("%s: no model: use -m or AGENT_MODEL", a->prov->name);
 	usemodel(a, xstrdup(model));
-	a->ctxconf.reserve = reservetokens;
-	a->ctxconf.keep = keeptokens;
-	a->ctxconf.maxresult = maxresultsummary;
-	a->ctxconf.system = summaryprompt;
-	a->ctxconf.ask = summaryask;
-	a->ctx.conf = &a->ctxconf;
-	a->ctx.sess = &a->sess;
 	v = getenv("AGENT_BASE_URL");
 	a->url = v && *v ? v : a->prov->url;
 	v = getenv("AGENT_API_KEY");
@@ -1499,12 +1518,63 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 		    a->prov->keyenv);
 	if ((v = httpurl(&u, a->url)))
 		die("%s: %s", a->url, v);
-	/* seconds, up to a million: digits alone, as atol would take */
+}
+
+/* What the context takes of config.h, and the session it is of. */
+static void
+setcontext(Agent *a)
+{
+	a->ctxconf.reserve = reservetokens;
+	a->ctxconf.keep = keeptokens;
+	a->ctxconf.maxresult = maxresultsummary;
+	a->ctxconf.system = summaryprompt;
+	a->ctxconf.ask = summaryask;
+	a->ctx.conf = &a->ctxconf;
+	a->ctx.sess = &a->sess;
+}
+
+/* AGENT_TIMEOUT's seconds, up to a million: digits alone, as atol would
+ * take; else config.h's readtimeout. */
+static long
+envtimeout(void)
+{
+	const char *v;
+	long n;
+
 	for (v = getenv("AGENT_TIMEOUT"), n = 0; v && *v >= '0' && *v <= '9' &&
 	     n < 1000000; v++)
 		n = n * 10 + (*v - '0');
-	if (n > 0)
-		timeout = MIN(n, 1000000);
+	return n > 0 ? MIN(n, 1000000) : readtimeout;
+}
+
+/* SIGINT, SIGTERM and SIGHUP stop the turn (onsignal); SIGPIPE is
+ * ignored. */
+static void
+catchsignals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = onsignal;	/* no SA_RESTART: reads see EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+static void
+setup(Agent *a, const char *pname, const char *model, const char *toollist,
+      const char *gname)
+{
+	static Toollimits lim;	/* config.h's, for the tools: set once here */
+	long timeout;
+
+	checkconfig(a);
+	setprovider(a, pname, model);
+	setcontext(a);
+	timeout = envtimeout();
 	a->ev.color = isatty(2) && !getenv("NO_COLOR");
 	setguard(a, gname);
 	offertools(a, toollist);
@@ -1543,15 +1613,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	a->ev.maxhold = maxhold;
 	a->ev.maxtail = maxbytes;
 	srand(time(NULL) ^ getpid());
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = onsignal;	/* no SA_RESTART: reads see EINTR */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
+	catchsignals();
 }
 
 /* The next flag of argv from *ind (the word) and *pos (the letter), as
@@ -1591,99 +1653,143 @@ nextflag(char **argv, const char *spec, int *ind, int *pos,
 	return c;
 }
 
+/* What the flags name, for setup and the run. */
+typedef struct {
+	const char *pname, *model, *toollist, *gname, *level;
+	const char *file;	/* -s's or -f's */
+	int mode;		/* the session: 'c', 'n', 's', 'f', or 0 */
+	int rpc;		/* -r */
+} Flags;
+
+/* The flags of argv into f, and a's own (-q -y -j -i); -v and -h end the
+ * run.  The index of the first word that is no flag. */
+static int
+readflags(Agent *a, char **argv, Flags *f)
+{
+	const char *arg = NULL;
+	Buf why = { 0 };
+	int c, ind = 1, pos = 1;
+
+	memset(f, 0, sizeof(*f));
+	while ((c = nextflag(argv, "cnqyjrvhs:f:P:m:t:g:T:i:", &ind, &pos,
+	                     &arg)) != -1) {
+		switch (c) {
+		case 'c': case 'n': case 's': case 'f':
+			if (f->mode && f->mode != c)
+				usage();	/* one session choice */
+			f->mode = c;
+			f->file = arg;
+			break;
+		case 'q': a->ev.quiet = 1; break;
+		case 'y': a->guard.yes = 1; break;
+		case 'v':
+			if (puts("agent " VERSION) == EOF || fflush(stdout))
+				die("write stdout:");
+			exit(0);
+		case 'h':
+			if (fputs(usagetext, stdout) == EOF || fflush(stdout))
+				die("write stdout:");
+			exit(0);
+		case 'P': f->pname = arg; break;
+		case 'm': f->model = arg; break;
+		case 't': f->toollist = arg; break;
+		case 'g': f->gname = arg; break;
+		case 'T': f->level = arg; break;
+		case 'j': a->json = 1; break;
+		case 'i':
+			if (!toolimage(arg, maximage, &a->attach, &why))
+				die("-i: %s", why.p);
+			break;
+		case 'r': f->rpc = a->json = 1; break;
+		default:
+			usage();
+		}
+	}
+	return ind;
+}
+
+/* The sandbox and the git guard: from here on, toolcleanup; what cannot
+ * start is config's. */
+static void
+startsandbox(Agent *a)
+{
+	Buf why = { 0 };
+
+	if (sandboxinit(&a->tenv, &why) < 0 && !why.len)
+		die("cannot make the sandbox:");
+	if (why.len || gitinit(&a->tenv, maxgitbytes, maxgitfiles, &why) < 0) {
+		toolcleanup(&a->tenv);
+		fprintf(stderr, "agent: %s\n", why.p);
+		exit(2);
+	}
+	procreaper(&a->tenv);
+	buffree(&why);
+}
+
+/* -j and -r: events only on stdout, the session's header first (not with
+ * -r); stderr only for errors. */
+static void
+showevents(Agent *a, int rpc)
+{
+	a->ev.ttyout = a->ev.ttyesc = 0;
+	a->ev.quiet = 1;
+	a->ev.on = 1;
+	a->tenv.progress = emitoutput;
+	a->tenv.progarg = &a->ev;
+	if (!rpc) {
+		outwrite(&a->ev, a->sess.head, strlen(a->sess.head));
+		outwrite(&a->ev, "\n", 1);
+	}
+}
+
+/* All that a run holds, at its end. */
+static void
+agentfree(Agent *a)
+{
+	size_t i;
+
+	sessfree(&a->sess);
+	httpfree(a->http);
+	eventsfree(&a->ev);
+	ctxfree(&a->ctx);
+	free(a->system);
+	free(a->scrub);
+	for (i = 0; i < LEN(tools); i++) {
+		free(a->desc[i]);
+		free(a->schema[i]);
+	}
+	free(a->key);
+	free(a->model);
+	buffree(&a->attach);
+	buffree(&a->sid);
+	toolcleanup(&a->tenv);
+}
+
 int
 main(int argc, char *argv[])
 {
 	Agent a;
-	const char *pname = NULL, *model = NULL, *toollist = NULL;
-	const char *file = NULL, *gname = NULL, *level = NULL, *arg = NULL;
-	Buf why = { 0 };
-	int c, rc, mode = 0, rpc = 0, ind = 1, pos = 1;
+	Flags f;
+	int ind, rc;
 
 #ifndef SMALL	/* musl, where the locale moves nothing agent uses */
 	setlocale(LC_CTYPE, "");
 #endif
 	memset(&a, 0, sizeof(a));
-	while ((c = nextflag(argv, "cnqyjrvhs:f:P:m:t:g:T:i:", &ind, &pos,
-	                     &arg)) != -1) {
-		switch (c) {
-		case 'c': case 'n': case 's': case 'f':
-			if (mode && mode != c)
-				usage();	/* one session choice */
-			mode = c;
-			file = arg;
-			break;
-		case 'q': a.ev.quiet = 1; break;
-		case 'y': a.guard.yes = 1; break;
-		case 'v':
-			if (puts("agent " VERSION) == EOF || fflush(stdout))
-				die("write stdout:");
-			return 0;
-		case 'h':
-			if (fputs(usagetext, stdout) == EOF || fflush(stdout))
-				die("write stdout:");
-			return 0;
-		case 'P': pname = arg; break;
-		case 'm': model = arg; break;
-		case 't': toollist = arg; break;
-		case 'g': gname = arg; break;
-		case 'T': level = arg; break;
-		case 'j': a.json = 1; break;
-		case 'i':
-			if (!toolimage(arg, maximage, &a.attach, &why))
-				die("-i: %s", why.p);
-			break;
-		case 'r': rpc = a.json = 1; break;
-		default:
-			usage();
-		}
-	}
-	setup(&a, pname, model, toollist, gname);
-	setthinking(&a, level);
-	opensession(&a, mode, file);
+	ind = readflags(&a, argv, &f);
+	setup(&a, f.pname, f.model, f.toollist, f.gname);
+	setthinking(&a, f.level);
+	opensession(&a, f.mode, f.file);
 	if (intr)	/* during a long load */
 		exit(status(130));
-	/* from here on, toolcleanup; what cannot start is config's */
-	if (sandboxinit(&a.tenv, &why) < 0 && !why.len)
-		die("cannot make the sandbox:");
-	if (why.len || gitinit(&a.tenv, maxgitbytes, maxgitfiles, &why) < 0) {
-		toolcleanup(&a.tenv);
-		fprintf(stderr, "agent: %s\n", why.p);
-		exit(2);
-	}
-	procreaper(&a.tenv);
-	if (a.json) {
-		/* events only on stdout, the session's header first (not
-		 * with -r); stderr only for errors */
-		a.ev.ttyout = a.ev.ttyesc = 0;
-		a.ev.quiet = 1;
-		a.ev.on = 1;
-		a.tenv.progress = emitoutput;
-		a.tenv.progarg = &a.ev;
-		if (!rpc) {
-			outwrite(&a.ev, a.sess.head, strlen(a.sess.head));
-			outwrite(&a.ev, "\n", 1);
-		}
-	}
-	if (rpc)
+	startsandbox(&a);
+	if (a.json)
+		showevents(&a, f.rpc);
+	if (f.rpc)
 		rc = ind < argc ? (usage(), 2) : rpcmode(&a);
 	else
 		rc = ind < argc ? oneshot(&a, argv + ind) : linemode(&a);
 	rc = status(rc);
-	sessfree(&a.sess);
-	httpfree(a.http);
-	eventsfree(&a.ev);
-	ctxfree(&a.ctx);
-	free(a.system);
-	free(a.scrub);
-	for (c = 0; c < (int)LEN(tools); c++) {
-		free(a.desc[c]);
-		free(a.schema[c]);
-	}
-	free(a.key);
-	free(a.model);
-	buffree(&a.attach);
-	buffree(&a.sid);
-	toolcleanup(&a.tenv);
+	agentfree(&a);
 	return rc == 0 && a.tenv.gitbad ? 1 : rc;
 }
