@@ -1,17 +1,15 @@
 /* See LICENSE file for copyright and license details. */
-/* agent.c: main, flags and setup, the line interface and -r's loop,
- * asking the provider (retries, errors), tool calls with their approvals
- * and traces, and the turn loop.  The context is context.c's; what the
- * answer shows is events.c's. */
+/* agent.c: main, flags and setup, the line interface and -r's loop, tool
+ * calls with their approvals and traces, and the turn loop.  The context
+ * is context.c's, asking the model ask.c's, what the answer shows
+ * events.c's. */
 #include <errno.h>
-#include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -30,6 +28,7 @@
 #include "gitguard.h"
 #include "guard.h"
 #include "events.h"
+#include "ask.h"
 #include "context.h"
 #include "rpc.h"
 
@@ -49,20 +48,7 @@ typedef struct {
 
 #include "config.h"
 
-/* One model call: its exchange, and what streamed back. */
 typedef struct {
-	Wire w;			/* the answer */
-	Buf err;		/* an error body, the start of a body that is
-				 * no stream, or why the stream was cut */
-	Buf why;		/* why it failed, as said on stderr */
-	int overflow;		/* the provider says the context is too long */
-	int silent;		/* an answer for us, not the user: a summary */
-	Http *http;
-	Sse sse;
-	struct Agent *a;
-} Reply;
-
-typedef struct Agent {
 	const Provider *prov;
 	char *model;		/* -m's, else the session's, else a default */
 	const char *url;
@@ -77,6 +63,7 @@ typedef struct Agent {
 	int always[LEN(tools)];	/* 'a' answered: no more asking */
 	Guard guard;
 	Httpclient *http;
+	Ask ask;		/* how the model is asked */
 	Toolenv tenv;
 	const char **scrub;
 	char *desc[LEN(tools)];	/* the tools' descriptions and schemas, */
@@ -215,255 +202,6 @@ notelevel(Agent *a)
 		a->ioerr = 1;
 	buffree(&f);
 	a->branchlevel = a->level;
-}
-
-/* The wire's callback: a piece of the answer, shown as it comes.  A
- * call's first piece makes the message's text narration. */
-static int
-onpiece(void *arg, int kind, const char *p, size_t n)
-{
-	Reply *r = arg;
-
-	if (r->silent)
-		return intr != 0;
-	if (r->a->json)
-		emitpiece(&r->a->ev, &r->w, kind, p, n);
-	else if (kind == WTEXT)
-		showtext(&r->a->ev, p, n);
-	else if (kind == WTHINK)
-		showthink(&r->a->ev, p, n);
-	else if (!r->a->ev.ttyesc && r->a->ev.textto != TOERR)
-		settle(&r->a->ev, TOERR);
-	return intr != 0;
-}
-
-/* sse.c's callback: a long event stream stops at once on SIGINT. */
-static int
-onevent(void *arg, const char *event, const char *data, size_t len)
-{
-	Reply *r = arg;
-
-	return intr ? 1 : wireevent(&r->w, event, data, len);
-}
-
-/* Whether a 2xx answer is what was asked for: an event stream in no
- * encoding we cannot read.  None named is taken for one: some local
- * servers name none. */
-static int
-isstream(const Http *h)
-{
-	return (!h->ctype[0] ||
-	        !strncasecmp(h->ctype, "text/event-stream", 17)) &&
-	       (!h->encoding[0] || !strcasecmp(h->encoding, "identity"));
-}
-
-static int
-onbody(void *arg, const char *p, size_t n)
-{
-	Reply *r = arg;
-	int rc;
-
-	if (intr)
-		return 1;
-	/* an error, or a body that is not a stream: its start is kept to
-	 * say what came */
-	if (r->http->status / 100 != 2 || !isstream(r->http)) {
-		if (r->err.len < maxerrbody)
-			bufadd(&r->err, p, MIN(n, maxerrbody - r->err.len));
-		return 0;
-	}
-	r->a->ev.hold = 1;
-	rc = ssefeed(&r->sse, p, n);
-	r->a->ev.hold = 0;
-	outflush(&r->a->ev);
-	if (rc == SSEBIG)
-		bufaddf(&r->err, "an event in the stream is over %zu bytes",
-		        maxevent);
-	return rc;
-}
-
-static void
-replyinit(Reply *r, Agent *a, Http *h, int silent)
-{
-	memset(r, 0, sizeof(*r));
-	r->a = a;
-	r->http = h;
-	r->silent = silent;
-	if (!silent)
-		textstart(&a->ev);
-	wireinit(&r->w, a->prov->wire, onpiece, r);
-	r->w.maxcalls = maxcalls;
-	r->w.maxkeep = maxkeep;
-	r->w.price = wireprice(prices, LEN(prices), a->model);
-	sseinit(&r->sse, onevent, r);
-	r->sse.max = maxevent;
-}
-
-static void
-replyfree(Reply *r)
-{
-	wirefree(&r->w);
-	buffree(&r->err);
-	buffree(&r->why);
-	ssefree(&r->sse);
-}
-
-/* How long to wait before trying a failed request again, in ms; -1: do not
- * try again, -2: the server asks for a wait longer than retrymax. */
-static long
-retrydelay(const Http *h, const Reply *r, int attempt)
-{
-	long delay;
-
-	if (intr || attempt >= maxattempts)
-		return -1;
-	if (r->w.again)
-		;	/* an overload said in the stream, before the answer */
-	else if (h->status && h->status != 429 && h->status != 500 &&
-	    h->status != 502 && h->status != 503 && h->status != 504 &&
-	    h->status != 529)
-		return -1;
-	/* no answer: only a connection lost before a byte of it may
-	 * pass; a bad host name or certificate will not be better next
-	 * time */
-	else if (!h->status && !h->transient)
-		return -1;
-	if (h->retryafter > retrymax)
-		return -2;
-	if (h->retryafter >= 0)
-		return h->retryafter * 1000;
-	delay = (long)retrybase << (attempt - 1);
-	return delay - rand() % (delay / 4 + 1);
-}
-
-/* Say why a request failed, in one line on stderr, kept in r->why; what
- * the server said is made safe for the terminal first. */
-static void
-failure(Agent *a, Reply *r, Http *h, int rc)
-{
-	Json j;
-	Buf msg = { 0 }, safe = { 0 }, *w = &r->why;
-	const char *name = a->prov->name;
-	int ok = h->status / 100 == 2;
-
-	endthinking(&a->ev);
-	endline(&a->ev);
-	if ((!ok || !isstream(h)) && r->err.len &&
-	    jsonparse(&j, r->err.p, r->err.len) == 0) {
-		wireerror(&msg, &j, 0);
-		jsonfree(&j);
-	} else if (r->w.err.len) {
-		bufadd(&msg, r->w.err.p, r->w.err.len);
-	} else {
-		bufadd(&msg, bstr(&r->err), MIN(r->err.len, 300));
-	}
-	safetext(&safe, bstr(&msg), MIN(msg.len, 1000), 1);
-	bufgrow(&safe, 0);
-	bufreset(w);
-	if (rc < 0 && intr)
-		bufadds(w, "interrupted");
-	else if (ok && h->encoding[0] && !isstream(h))
-		bufaddf(w, "%s: the answer came %s-encoded, which agent does "
-		        "not decode", name, h->encoding);
-	else if (ok && !isstream(h))
-		bufaddf(w, "%s: HTTP %d sent %s, not an event stream: %s",
-		        name, h->status, h->ctype,
-		        safe.len ? safe.p : "(no body)");
-	else if (ok && msg.len)
-		bufaddf(w, "%s: %s", name, safe.p);
-	else if (rc < 0 && ok)
-		bufaddf(w, "%s: the answer broke off: %s", name, h->err);
-	else if (h->status / 100 == 3)
-		bufaddf(w, "%s: HTTP %d, moved to %s: check the base URL",
-		        name, h->status,
-		        h->location[0] ? h->location : "(nowhere)");
-	else if (h->status && !ok)
-		bufaddf(w, "%s: HTTP %d: %s", name, h->status,
-		        safe.len ? safe.p : rc < 0 ? h->err : "(no message)");
-	else if (rc < 0)
-		bufaddf(w, "%s: %s", name, h->err);
-	else
-		bufaddf(w, "%s: the stream ended before the answer was "
-		        "complete", name);
-	warn("%s", w->p);
-	buffree(&msg);
-	buffree(&safe);
-}
-
-/* An overload said in the stream, to be tried again: the server's words
- * made safe for the terminal. */
-static void
-againmsg(Agent *a, const Reply *r, long delay)
-{
-	Buf safe = { 0 };
-
-	safetext(&safe, bstr(&r->w.err), MIN(r->w.err.len, 1000), 1);
-	warn("%s: %s, retrying in %.1f s", a->prov->name, bstr(&safe),
-	     delay / 1000.0);
-	buffree(&safe);
-}
-
-/* POST the request and stream the answer into r, trying again what may
- * succeed on a second try.  0 on success, -1 with the reason said. */
-static int
-ask(Agent *a, const Wirereq *q, Reply *r, Http *h, int silent)
-{
-	Buf auth = { 0 }, url = { 0 };
-	Wirebody body;
-	const char *headers[6];
-	int attempt, rc, n;
-	long delay;
-
-	wirespans(q, &body);
-	bufaddf(&url, "%s/%s", a->url, wirepath(a->prov->wire));
-	n = wireheaders(q, a->key, &auth, headers);
-	headers[n++] = "Content-Type: application/json";
-	headers[n++] = "Accept: text/event-stream";
-	headers[n] = NULL;
-	for (attempt = 1;; attempt++) {
-		memset(h, 0, sizeof(*h));
-		h->method = "POST";
-		h->url = url.p;
-		h->headers = headers;
-		h->spans = body.v;
-		h->nspans = body.n;
-		h->bodylen = body.len;
-		h->fn = onbody;
-		h->arg = r;
-		replyinit(r, a, h, silent);
-		rc = httpdo(a->http, h);
-		if (rc == 0 && h->status / 100 == 2 && isstream(h)) {
-			r->w.atend = 1;
-			sseend(&r->sse);
-			if (!r->err.len && wirecomplete(&r->w))
-				break;
-		}
-		if ((delay = retrydelay(h, r, attempt)) < 0) {
-			r->overflow = wireoverflow(h->status, r->err.p,
-			                           r->err.len);
-			failure(a, r, h, rc);
-			if (delay == -2)
-				warn("the server asks for a wait of %ld s: "
-				     "giving up", h->retryafter);
-			rc = -1;
-			break;
-		}
-		if (r->w.again)
-			againmsg(a, r, delay);
-		else if (h->status)
-			warn("%s: HTTP %d, retrying in %.1f s", a->prov->name,
-			     h->status, delay / 1000.0);
-		else
-			warn("%s: %s, retrying in %.1f s", a->prov->name,
-			     h->err, delay / 1000.0);
-		replyfree(r);
-		httpsleep(a->http, delay);
-	}
-	endthinking(&a->ev);
-	wirebodyfree(&body);
-	buffree(&auth);
-	buffree(&url);
-	return rc;
 }
 
 /* The request for the conversation so far. */
@@ -782,18 +520,18 @@ turn(Agent *a, const char *text, size_t len)
 		}
 		emitstart(&a->ev, a->prov->wire, a->prov->name, a->model);
 		request(a, &q);
-		if (ask(a, &q, &r, &h, 0) < 0) {
+		if (askmodel(&a->ask, &q, &r, &h, 0) < 0) {
 			failed(a, &r);
 			emit(&a->ev, "turn_end", NULL);
 			if (r.overflow && autocompact && !compacted &&
 			    compact(a, "overflow", NULL) == 0) {
 				/* once: the same question on a shorter context */
-				replyfree(&r);
+				askfree(&r);
 				compacted = 1;
 				round--;
 				continue;
 			}
-			replyfree(&r);
+			askfree(&r);
 			return endturn(a, intr ? 130 : 1);
 		}
 		takeanswer(a, &r);
@@ -801,14 +539,14 @@ turn(Agent *a, const char *text, size_t len)
 		if (!r.w.ncalls && !(a->rpc && rpcpending(a->rpc, 1))) {
 			i = answerstatus(&r);
 			emit(&a->ev, "turn_end", NULL);
-			replyfree(&r);
+			askfree(&r);
 			return endturn(a, i);
 		}
 		endline(&a->ev);
 		for (i = 0; i < r.w.ncalls && !intr; i++)
 			runcall(a, &r.w.calls[i]);
 		emit(&a->ev, "turn_end", NULL);
-		replyfree(&r);
+		askfree(&r);
 		if (intr && !a->rpc) {	/* -r: an aborted call, as pi's */
 			endline(&a->ev);
 			warn("interrupted");
@@ -1072,14 +810,14 @@ summarize(Agent *a, const Ctxcut *k, Buf *out)
 	q.tools = NULL;
 	q.ntools = 0;
 	q.maxout = k->maxout;
-	rc = ask(a, &q, &r, &h, 1);
+	rc = askmodel(&a->ask, &q, &r, &h, 1);
 	if (rc == 0 && (!strcmp(r.w.finish, "length") || r.w.cut)) {
 		warn("the summary was cut short by the output token limit");
 		rc = -1;
 	}
 	if (rc == 0)
 		bufadd(out, bstr(&r.w.text), r.w.text.len);
-	replyfree(&r);
+	askfree(&r);
 	return rc == 0 && out->len ? 0 : -1;
 }
 
@@ -1520,6 +1258,27 @@ setprovider(Agent *a, const char *pname, const char *model)
 		die("%s: %s", a->url, v);
 }
 
+/* How the model is asked: where, with config.h's bounds. */
+static void
+setask(Agent *a)
+{
+	a->ask.url = a->url;
+	a->ask.key = a->key;
+	a->ask.http = a->http;
+	a->ask.ev = &a->ev;
+	a->ask.json = a->json;
+	a->ask.intr = &intr;
+	a->ask.prices = prices;
+	a->ask.nprices = LEN(prices);
+	a->ask.maxerrbody = maxerrbody;
+	a->ask.maxevent = maxevent;
+	a->ask.maxkeep = maxkeep;
+	a->ask.maxcalls = maxcalls;
+	a->ask.maxattempts = maxattempts;
+	a->ask.retrybase = retrybase;
+	a->ask.retrymax = retrymax;
+}
+
 /* What the context takes of config.h, and the session it is of. */
 static void
 setcontext(Agent *a)
@@ -1612,6 +1371,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	a->ev.lastc = -1;
 	a->ev.maxhold = maxhold;
 	a->ev.maxtail = maxbytes;
+	setask(a);
 	srand(time(NULL) ^ getpid());
 	catchsignals();
 }

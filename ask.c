@@ -1,0 +1,272 @@
+/* See LICENSE file for copyright and license details. */
+/* ask.c: asking the model: the request POSTed, its answer streamed
+ * through sse.c into the wire and shown as it comes (events.c), tried
+ * again when a second try may succeed, and why it failed said in one
+ * line. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util.h"
+#include "json.h"
+#include "sse.h"
+#include "http.h"
+#include "wire.h"
+#include "tools.h"
+#include "events.h"
+#include "ask.h"
+
+/* The wire's callback: a piece of the answer, shown as it comes.  A
+ * call's first piece makes the message's text narration. */
+static int
+onpiece(void *arg, int kind, const char *p, size_t n)
+{
+	Reply *r = arg;
+	Events *ev = r->ask->ev;
+
+	if (r->silent)
+		return *r->ask->intr != 0;
+	if (r->ask->json)
+		emitpiece(ev, &r->w, kind, p, n);
+	else if (kind == WTEXT)
+		showtext(ev, p, n);
+	else if (kind == WTHINK)
+		showthink(ev, p, n);
+	else if (!ev->ttyesc && ev->textto != TOERR)
+		settle(ev, TOERR);
+	return *r->ask->intr != 0;
+}
+
+/* sse.c's callback: a long event stream stops at once on SIGINT. */
+static int
+onevent(void *arg, const char *event, const char *data, size_t len)
+{
+	Reply *r = arg;
+
+	return *r->ask->intr ? 1 : wireevent(&r->w, event, data, len);
+}
+
+/* Whether a 2xx answer is what was asked for: an event stream in no
+ * encoding we cannot read.  None named is taken for one: some local
+ * servers name none. */
+static int
+isstream(const Http *h)
+{
+	return (!h->ctype[0] ||
+	        !strncasecmp(h->ctype, "text/event-stream", 17)) &&
+	       (!h->encoding[0] || !strcasecmp(h->encoding, "identity"));
+}
+
+static int
+onbody(void *arg, const char *p, size_t n)
+{
+	Reply *r = arg;
+	const Ask *k = r->ask;
+	int rc;
+
+	if (*k->intr)
+		return 1;
+	/* an error, or a body that is not a stream: its start is kept to
+	 * say what came */
+	if (r->http->status / 100 != 2 || !isstream(r->http)) {
+		if (r->err.len < k->maxerrbody)
+			bufadd(&r->err, p, MIN(n, k->maxerrbody - r->err.len));
+		return 0;
+	}
+	k->ev->hold = 1;
+	rc = ssefeed(&r->sse, p, n);
+	k->ev->hold = 0;
+	outflush(k->ev);
+	if (rc == SSEBIG)
+		bufaddf(&r->err, "an event in the stream is over %zu bytes",
+		        k->maxevent);
+	return rc;
+}
+
+static void
+replyinit(Reply *r, const Ask *k, const Wirereq *q, Http *h, int silent)
+{
+	memset(r, 0, sizeof(*r));
+	r->ask = k;
+	r->http = h;
+	r->silent = silent;
+	if (!silent)
+		textstart(k->ev);
+	wireinit(&r->w, q->wire, onpiece, r);
+	r->w.maxcalls = k->maxcalls;
+	r->w.maxkeep = k->maxkeep;
+	r->w.price = wireprice(k->prices, k->nprices, q->model);
+	sseinit(&r->sse, onevent, r);
+	r->sse.max = k->maxevent;
+}
+
+/* What a reply holds, whether the call succeeded or not. */
+void
+askfree(Reply *r)
+{
+	wirefree(&r->w);
+	buffree(&r->err);
+	buffree(&r->why);
+	ssefree(&r->sse);
+}
+
+/* How long to wait before trying a failed request again, in ms; -1: do not
+ * try again, -2: the server asks for a wait longer than retrymax. */
+static long
+retrydelay(const Http *h, const Reply *r, int attempt)
+{
+	const Ask *k = r->ask;
+	long delay;
+
+	if (*k->intr || attempt >= k->maxattempts)
+		return -1;
+	if (r->w.again)
+		;	/* an overload said in the stream, before the answer */
+	else if (h->status && h->status != 429 && h->status != 500 &&
+	    h->status != 502 && h->status != 503 && h->status != 504 &&
+	    h->status != 529)
+		return -1;
+	/* no answer: only a connection lost before a byte of it may
+	 * pass; a bad host name or certificate will not be better next
+	 * time */
+	else if (!h->status && !h->transient)
+		return -1;
+	if (h->retryafter > k->retrymax)
+		return -2;
+	if (h->retryafter >= 0)
+		return h->retryafter * 1000;
+	delay = (long)k->retrybase << (attempt - 1);
+	return delay - rand() % (delay / 4 + 1);
+}
+
+/* Say why a request failed, in one line on stderr, kept in r->why; what
+ * the server said is made safe for the terminal first. */
+static void
+failure(Reply *r, const char *name, Http *h, int rc)
+{
+	Json j;
+	Buf msg = { 0 }, safe = { 0 }, *w = &r->why;
+	int ok = h->status / 100 == 2;
+
+	endthinking(r->ask->ev);
+	endline(r->ask->ev);
+	if ((!ok || !isstream(h)) && r->err.len &&
+	    jsonparse(&j, r->err.p, r->err.len) == 0) {
+		wireerror(&msg, &j, 0);
+		jsonfree(&j);
+	} else if (r->w.err.len) {
+		bufadd(&msg, r->w.err.p, r->w.err.len);
+	} else {
+		bufadd(&msg, bstr(&r->err), MIN(r->err.len, 300));
+	}
+	safetext(&safe, bstr(&msg), MIN(msg.len, 1000), 1);
+	bufgrow(&safe, 0);
+	bufreset(w);
+	if (rc < 0 && *r->ask->intr)
+		bufadds(w, "interrupted");
+	else if (ok && h->encoding[0] && !isstream(h))
+		bufaddf(w, "%s: the answer came %s-encoded, which agent does "
+		        "not decode", name, h->encoding);
+	else if (ok && !isstream(h))
+		bufaddf(w, "%s: HTTP %d sent %s, not an event stream: %s",
+		        name, h->status, h->ctype,
+		        safe.len ? safe.p : "(no body)");
+	else if (ok && msg.len)
+		bufaddf(w, "%s: %s", name, safe.p);
+	else if (rc < 0 && ok)
+		bufaddf(w, "%s: the answer broke off: %s", name, h->err);
+	else if (h->status / 100 == 3)
+		bufaddf(w, "%s: HTTP %d, moved to %s: check the base URL",
+		        name, h->status,
+		        h->location[0] ? h->location : "(nowhere)");
+	else if (h->status && !ok)
+		bufaddf(w, "%s: HTTP %d: %s", name, h->status,
+		        safe.len ? safe.p : rc < 0 ? h->err : "(no message)");
+	else if (rc < 0)
+		bufaddf(w, "%s: %s", name, h->err);
+	else
+		bufaddf(w, "%s: the stream ended before the answer was "
+		        "complete", name);
+	warn("%s", w->p);
+	buffree(&msg);
+	buffree(&safe);
+}
+
+/* An overload said in the stream, to be tried again: the server's words
+ * made safe for the terminal. */
+static void
+againmsg(const char *name, const Reply *r, long delay)
+{
+	Buf safe = { 0 };
+
+	safetext(&safe, bstr(&r->w.err), MIN(r->w.err.len, 1000), 1);
+	warn("%s: %s, retrying in %.1f s", name, bstr(&safe),
+	     delay / 1000.0);
+	buffree(&safe);
+}
+
+/* POST the request and stream the answer into r, shown as it comes
+ * unless silent (an answer for us, not the user), trying again what may
+ * succeed on a second try.  0 on success, -1 with the reason said; r is
+ * the caller's to free in both cases (askfree). */
+int
+askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
+{
+	Buf auth = { 0 }, url = { 0 };
+	Wirebody body;
+	const char *headers[6];
+	int attempt, rc, n;
+	long delay;
+
+	wirespans(q, &body);
+	bufaddf(&url, "%s/%s", k->url, wirepath(q->wire));
+	n = wireheaders(q, k->key, &auth, headers);
+	headers[n++] = "Content-Type: application/json";
+	headers[n++] = "Accept: text/event-stream";
+	headers[n] = NULL;
+	for (attempt = 1;; attempt++) {
+		memset(h, 0, sizeof(*h));
+		h->method = "POST";
+		h->url = url.p;
+		h->headers = headers;
+		h->spans = body.v;
+		h->nspans = body.n;
+		h->bodylen = body.len;
+		h->fn = onbody;
+		h->arg = r;
+		replyinit(r, k, q, h, silent);
+		rc = httpdo(k->http, h);
+		if (rc == 0 && h->status / 100 == 2 && isstream(h)) {
+			r->w.atend = 1;
+			sseend(&r->sse);
+			if (!r->err.len && wirecomplete(&r->w))
+				break;
+		}
+		if ((delay = retrydelay(h, r, attempt)) < 0) {
+			r->overflow = wireoverflow(h->status, r->err.p,
+			                           r->err.len);
+			failure(r, q->provider, h, rc);
+			if (delay == -2)
+				warn("the server asks for a wait of %ld s: "
+				     "giving up", h->retryafter);
+			rc = -1;
+			break;
+		}
+		if (r->w.again)
+			againmsg(q->provider, r, delay);
+		else if (h->status)
+			warn("%s: HTTP %d, retrying in %.1f s", q->provider,
+			     h->status, delay / 1000.0);
+		else
+			warn("%s: %s, retrying in %.1f s", q->provider,
+			     h->err, delay / 1000.0);
+		askfree(r);
+		httpsleep(k->http, delay);
+	}
+	endthinking(k->ev);
+	wirebodyfree(&body);
+	buffree(&auth);
+	buffree(&url);
+	return rc;
+}
+
