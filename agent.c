@@ -150,12 +150,6 @@ usage(void)
 	exit(2);
 }
 
-static const char *
-color(Agent *a, const char *code)
-{
-	return a->ev.color ? code : "";
-}
-
 /* A message joins the context and, at once, the session file. */
 static void
 record(Agent *a, char *json)
@@ -284,37 +278,6 @@ toolindex(Agent *a, const char *name)
 	return -1;
 }
 
-static void
-traceend(Agent *a, int iserr, const Buf *res)
-{
-	Buf safe = { 0 };
-	size_t lines = 0, k, eol;
-
-	if (a->ev.quiet)
-		return;
-	if (iserr) {
-		/* the last line says most: "Command exited with code 2";
-		 * it may hold a path or output the model chose */
-		for (eol = res->len; eol > 0 && res->p[eol - 1] == '\n'; eol--)
-			;
-		for (k = eol; k > 0 && res->p[k - 1] != '\n'; k--)
-			;
-		safetext(&safe, res->p ? res->p + k : "",
-		         utf8back(res->p ? res->p + k : "", MIN(eol - k, 200)),
-		         1);
-		fprintf(stderr, " %s-> %.*s%s\n", color(a, "\033[31m"),
-		        (int)safe.len, bstr(&safe), color(a, "\033[0m"));
-		buffree(&safe);
-		return;
-	}
-	for (k = 0; k < res->len; k++)
-		lines += res->p[k] == '\n';
-	if (res->len && res->p[res->len - 1] != '\n')
-		lines++;
-	fprintf(stderr, " %s-> %zu line%s%s\n", color(a, "\033[2m"), lines,
-	        lines == 1 ? "" : "s", color(a, "\033[0m"));
-}
-
 /* Whether a call may run; if not, why, in res. */
 static int
 mayrun(Agent *a, Wirecall *c, int ti, Json *j, Buf *res)
@@ -370,15 +333,12 @@ runcall(Agent *a, Wirecall *c)
 		gitcheck(&a->tenv);
 		sandboxsay(&a->tenv);	/* what is not held, on its line */
 	}
-	if (!a->ev.quiet)
-		fprintf(stderr, "%s%s%s %s", color(a, "\033[36m"),
-		        ti >= 0 ? tools[ti].name : "tool", color(a, "\033[0m"),
-		        what.p);
+	showcall(&a->ev, ti >= 0 ? tools[ti].name : "tool", what.p);
 	emitcall(&a->ev, c, "tool_execution_start", ok ? &j : NULL, NULL,
 	         NULL, 0);
 	if (ok)
 		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
-	traceend(a, iserr, &res);
+	showresult(&a->ev, iserr, &res);
 	if (ok)
 		gitcheck(&a->tenv);
 	gitnote(&a->tenv, &res);
@@ -392,18 +352,6 @@ runcall(Agent *a, Wirecall *c)
 	jsonfree(&j);
 	buffree(&res);
 	buffree(&what);
-}
-
-static void
-showusage(Agent *a)
-{
-	if (a->ev.quiet || (!a->turnin && !a->turnout))
-		return;
-	fprintf(stderr, "%stokens: %lld in (%lld cached), %lld out",
-	        color(a, "\033[2m"), a->turnin, a->turncached, a->turnout);
-	if (wireprice(prices, LEN(prices), a->model))
-		fprintf(stderr, ", $%.4f", a->turncost);
-	fprintf(stderr, "%s\n", color(a, "\033[0m"));
 }
 
 /* What arrived of an answer that failed, and why: into the session if
@@ -488,7 +436,8 @@ endturn(Agent *a, int rc)
 	emit(&a->ev, "agent_end", NULL);
 	if (a->ev.textseen && a->ev.lastc != '\n')	/* it ends its line */
 		outwrite(&a->ev, "\n", 1);
-	showusage(a);
+	showusage(&a->ev, a->turnin, a->turncached, a->turnout,
+	          wireprice(prices, LEN(prices), a->model) ? a->turncost : -1);
 	if (sesssync(&a->sess) < 0)
 		a->ioerr = 1;
 	return rc == 0 && a->ioerr ? 1 : rc;

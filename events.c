@@ -1,7 +1,7 @@
 /* See LICENSE file for copyright and license details. */
 /* events.c: what a run shows on stdout: the answer as text (narration and
- * thinking going to stderr), or pi's json-mode events (-j, and -r's
- * events), one JSON object a line.  Deltas carry the piece alone, never a
+ * thinking going to stderr, with the tool calls' traces and the usage),
+ * or pi's json-mode events (-j, and -r's events), one JSON object a line.  Deltas carry the piece alone, never a
  * copy of the whole message as pi 0.x did: that made the output grow with
  * the square of the answer. */
 #include <errno.h>
@@ -175,6 +175,63 @@ showthink(Events *e, const char *p, size_t n)
 	safetext(&show, p, n, 0);
 	fwrite(show.p, 1, show.len, stderr);
 	buffree(&show);
+}
+
+/* A tool call's trace on stderr: the tool and what it works on... */
+void
+showcall(Events *e, const char *name, const char *what)
+{
+	if (!e->quiet)
+		fprintf(stderr, "%s%s%s %s", colorif(e, "\033[36m"), name,
+		        colorif(e, "\033[0m"), what);
+}
+
+/* ...and, on the same line, how it went: the lines of its result, or
+ * the last line of an error. */
+void
+showresult(Events *e, int iserr, const Buf *res)
+{
+	Buf safe = { 0 };
+	size_t lines = 0, k, eol;
+
+	if (e->quiet)
+		return;
+	if (iserr) {
+		/* the last line says most: "Command exited with code 2";
+		 * it may hold a path or output the model chose */
+		for (eol = res->len; eol > 0 && res->p[eol - 1] == '\n'; eol--)
+			;
+		for (k = eol; k > 0 && res->p[k - 1] != '\n'; k--)
+			;
+		safetext(&safe, res->p ? res->p + k : "",
+		         utf8back(res->p ? res->p + k : "", MIN(eol - k, 200)),
+		         1);
+		fprintf(stderr, " %s-> %.*s%s\n", colorif(e, "\033[31m"),
+		        (int)safe.len, bstr(&safe), colorif(e, "\033[0m"));
+		buffree(&safe);
+		return;
+	}
+	for (k = 0; k < res->len; k++)
+		lines += res->p[k] == '\n';
+	if (res->len && res->p[res->len - 1] != '\n')
+		lines++;
+	fprintf(stderr, " %s-> %zu line%s%s\n", colorif(e, "\033[2m"), lines,
+	        lines == 1 ? "" : "s", colorif(e, "\033[0m"));
+}
+
+/* A turn's tokens on stderr, and its cost in dollars if it is known (not
+ * -1). */
+void
+showusage(Events *e, long long in, long long cached, long long out,
+          double cost)
+{
+	if (e->quiet || (!in && !out))
+		return;
+	fprintf(stderr, "%stokens: %lld in (%lld cached), %lld out",
+	        colorif(e, "\033[2m"), in, cached, out);
+	if (cost >= 0)
+		fprintf(stderr, ", $%.4f", cost);
+	fprintf(stderr, "%s\n", colorif(e, "\033[0m"));
 }
 
 /* Events */

@@ -49,6 +49,10 @@ void settle(Events *e, int to);
 void textdone(Events *e);
 void showtext(Events *e, const char *p, size_t n);
 void showthink(Events *e, const char *p, size_t n);
+void showcall(Events *e, const char *name, const char *what);
+void showresult(Events *e, int iserr, const Buf *res);
+void showusage(Events *e, long long in, long long cached, long long out,
+               double cost);
 void emit(Events *e, const char *type, const char *fields);
 void emitmsg(Events *e, const char *json, int start);
 void emitstart(Events *e, int wire, const char *provider,
