@@ -83,8 +83,6 @@ typedef struct {
 	Buf sid;		/* the session's id, a request's cache key */
 } Agent;
 
-static int compact(Agent *a, const char *why, const char *focus);
-
 /* What config.h's models[] says of the model, or NULL. */
 static const Model *
 modelof(const Agent *a)
@@ -133,7 +131,7 @@ onsignal(int sig)
 
 /* The exit status: 128 and the signal when one asked us to quit. */
 static int
-status(int rc)
+exitstatus(int rc)
 {
 	return quitsig ? 128 + quitsig : rc;
 }
@@ -152,7 +150,7 @@ usage(void)
 
 /* A message joins the context and, at once, the session file. */
 static void
-record(Agent *a, char *json)
+recordmsg(Agent *a, char *json)
 {
 	if (ctxrecord(&a->ctx, json) < 0)
 		a->ioerr = 1;
@@ -200,7 +198,7 @@ notelevel(Agent *a)
 
 /* The request for the conversation so far. */
 static void
-request(Agent *a, Wirereq *q)
+makerequest(Agent *a, Wirereq *q)
 {
 	Json j;
 
@@ -234,7 +232,7 @@ request(Agent *a, Wirereq *q)
 /* What a call works on: its command, path or pattern, cut to max bytes
  * (0: whole) and made safe for the terminal. */
 static void
-summary(Buf *b, const Json *j, int args, size_t max)
+callsummary(Buf *b, const Json *j, int args, size_t max)
 {
 	static const char *keys[] = { "command", "path", "pattern" };
 	Buf v = { 0 }, safe = { 0 };
@@ -307,7 +305,7 @@ mayrun(Agent *a, Wirecall *c, int ti, Json *j, Buf *res)
 		buffree(&what);
 		return 0;
 	}
-	summary(&what, j, 0, 0);
+	callsummary(&what, j, 0, 0);
 	ok = guardcall(&a->guard, &tools[ti], ti, j, what.p, res);
 	buffree(&what);
 	return ok;
@@ -324,7 +322,7 @@ runcall(Agent *a, Wirecall *c)
 	ti = toolindex(a, bstr(&c->name));
 	ok = mayrun(a, c, ti, &j, &res);
 	if (ti >= 0 && j.n && j.t[0].type == JOBJ)	/* run or refused */
-		summary(&what, &j, 0, 70);
+		callsummary(&what, &j, 0, 70);
 	else if (ti < 0)
 		safetext(&what, bstr(&c->name), c->name.len, 1);
 	bufgrow(&what, 0);
@@ -346,7 +344,8 @@ runcall(Agent *a, Wirecall *c)
 		guardafter(&a->guard, tools[ti].name, &j, &res, iserr);
 	emitcall(&a->ev, c, "tool_execution_end", NULL, &res, &a->tenv.image,
 	         iserr);
-	record(a, sessresult(&c->id, &c->name, &res, iserr, &a->tenv.image));
+	recordmsg(a, sessresult(&c->id, &c->name, &res, iserr,
+	                        &a->tenv.image));
 	bufreset(&a->tenv.image);
 	emitmsg(&a->ev, lastmsg(a), 1);
 	jsonfree(&j);
@@ -357,7 +356,7 @@ runcall(Agent *a, Wirecall *c)
 /* What arrived of an answer that failed, and why: into the session if
  * anything did, and to the events in any case. */
 static void
-failed(Agent *a, Reply *r)
+recordfailed(Agent *a, Reply *r)
 {
 	char *m;
 
@@ -367,9 +366,130 @@ failed(Agent *a, Reply *r)
 	emitmsg(&a->ev, m, 0);
 	if (r->w.text.len || r->w.think.len || r->w.ncalls ||
 	    (intr && a->rpc))	/* -r: pi keeps an aborted one */
-		record(a, m);
+		recordmsg(a, m);
 	else
 		free(m);
+}
+
+/* What the branch (path, n; the context's from start) says besides its
+ * messages: the thinking level last set holds, from before a compaction
+ * too; a model_change since says whether the model in use is noted. */
+static void
+branchsettings(Agent *a, const Entry **path, size_t n, size_t start)
+{
+	Json j;
+	char *v, *w;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(path[i]->type, "thinking_level_change") &&
+		    (i < start || strcmp(path[i]->type, "model_change")))
+			continue;
+		if (jsonparse(&j, path[i]->line, strlen(path[i]->line)) < 0)
+			continue;
+		if (!strcmp(path[i]->type, "thinking_level_change")) {
+			v = jsonstr(&j, jsonget(&j, 0, "thinkingLevel"));
+			if (!a->levelset && wirelevel(v) >= 0)
+				a->level = wirelevel(v);
+			a->branchlevel = wirelevel(v);
+			free(v);
+		} else {
+			v = jsonstr(&j, jsonget(&j, 0, "provider"));
+			w = jsonstr(&j, jsonget(&j, 0, "modelId"));
+			a->modelnoted = v && w && !strcmp(v, a->prov->name) &&
+			                !strcmp(w, a->model);
+			free(v);
+			free(w);
+		}
+		jsonfree(&j);
+	}
+}
+
+/* The context of the session's branch, in place of the one before, and
+ * the model and thinking level it says; the model the session was
+ * switched to, unless -m says. */
+static void
+loadbranch(Agent *a)
+{
+	const Entry **path;
+	size_t n, start;
+	char *m;
+
+	n = sesscontext(&a->sess, &path);
+	if (!a->modelset && (m = sessmodel(path, n, a->prov->name)))
+		usemodel(a, m);
+	start = ctxload(&a->ctx, path, n);
+	branchsettings(a, path, n, start);
+	sessdone(&a->sess, path);
+}
+
+/* Ask the model for the summary k plans, silently, with the summariser's
+ * prompt and no tools; the summary goes to out. */
+static int
+summarize(Agent *a, const Ctxcut *k, Buf *out)
+{
+	Wirereq q;
+	Reply r;
+	Http h;
+	int rc;
+
+	makerequest(a, &q);
+	q.system = k->system;
+	q.msgs = &k->ask;
+	q.nmsgs = 1;
+	q.forms = NULL;
+	q.tools = NULL;
+	q.ntools = 0;
+	q.maxout = k->maxout;
+	rc = askmodel(&a->ask, &q, &r, &h, 1);
+	if (rc == 0 && (!strcmp(r.w.finish, "length") || r.w.cut)) {
+		warn("the summary was cut short by the output token limit");
+		rc = -1;
+	}
+	if (rc == 0)
+		bufadd(out, bstr(&r.w.text), r.w.text.len);
+	askfree(&r);
+	return rc == 0 && out->len ? 0 : -1;
+}
+
+/* Replace the older part of the conversation by a summary: a compaction
+ * entry, as pi writes them; nothing is deleted.  The last keeptokens stay
+ * as they are.  0 done, -1 not. */
+static int
+compact(Agent *a, const char *why, const char *focus)
+{
+	Ctxcut k;
+	Buf sum = { 0 }, f = { 0 };
+	int rc = -1;
+
+	if (ctxplan(&a->ctx, focus, &k) < 0) {
+		if (!a->ev.quiet)
+			warn("nothing to compact: the conversation is short");
+		return -1;
+	}
+	if (!a->ev.quiet)
+		warn("compacting the conversation (%s, about %ld tokens)", why,
+		     k.tokensbefore);
+	bufaddf(&f, "\"reason\":\"%s\"", why);
+	emit(&a->ev, "compaction_start", f.p);
+	if (summarize(a, &k, &sum) < 0) {
+		warn("compaction failed: the conversation is kept whole");
+		emitcompacted(&a->ev, why, NULL, NULL, k.tokensbefore,
+		              intr ? NULL : "Compaction failed: no summary",
+		              intr != 0);
+		goto done;
+	}
+	if (ctxcompact(&a->ctx, &k, &sum) < 0)
+		a->ioerr = 1;
+	loadbranch(a);
+	emitcompacted(&a->ev, why, &sum, k.firstkept, k.tokensbefore, NULL,
+	              0);
+	rc = 0;
+done:
+	ctxcutfree(&k);
+	buffree(&sum);
+	buffree(&f);
+	return rc;
 }
 
 /* A turn begins: the counts start again, the session notes the model
@@ -407,7 +527,7 @@ takeanswer(Agent *a, Reply *r)
 		warn("the answer holds more than %d tool calls: the rest are "
 		     "left out", maxcalls);
 	textdone(&a->ev);
-	record(a, wiremessage(&r->w, a->prov->name, a->model, NULL));
+	recordmsg(a, wiremessage(&r->w, a->prov->name, a->model, NULL));
 	emitends(&a->ev, lastmsg(a));
 	emitmsg(&a->ev, lastmsg(a), 0);
 }
@@ -455,7 +575,7 @@ turn(Agent *a, const char *text, size_t len)
 	char *s;
 
 	beginturn(a);
-	record(a, sessuser(text, len, &a->attach));
+	recordmsg(a, sessuser(text, len, &a->attach));
 	buffree(&a->attach);
 	for (round = 0; round < maxrounds; round++) {
 		emit(&a->ev, "turn_start", NULL);
@@ -463,14 +583,14 @@ turn(Agent *a, const char *text, size_t len)
 			emitmsg(&a->ev, lastmsg(a), 1);
 		/* -r: a message sent while the agent works, as pi's */
 		if (a->rpc && (s = rpctake(a->rpc, follow))) {
-			record(a, sessuser(s, strlen(s), NULL));
+			recordmsg(a, sessuser(s, strlen(s), NULL));
 			emitmsg(&a->ev, lastmsg(a), 1);
 			free(s);
 		}
 		emitstart(&a->ev, a->prov->wire, a->prov->name, a->model);
-		request(a, &q);
+		makerequest(a, &q);
 		if (askmodel(&a->ask, &q, &r, &h, 0) < 0) {
-			failed(a, &r);
+			recordfailed(a, &r);
 			emit(&a->ev, "turn_end", NULL);
 			if (r.overflow && autocompact && !compacted &&
 			    compact(a, "overflow", NULL) == 0) {
@@ -520,7 +640,7 @@ readstdin(Agent *a, Buf *b)
 		if (n < 0)
 			toolcleanup(&a->tenv);
 		if (n < 0 && intr)
-			exit(status(130));
+			exit(exitstatus(130));
 		if (n < 0)
 			die("read stdin:");
 		if (n == 0)
@@ -536,14 +656,14 @@ readstdin(Agent *a, Buf *b)
 }
 
 static int
-oneshot(Agent *a, char **words)
+oneshot(Agent *a, char **prompt)
 {
 	Buf msg = { 0 }, in = { 0 };
 	int rc;
 
-	for (; *words; words++) {
-		bufadds(&msg, *words);
-		if (words[1])
+	for (; *prompt; prompt++) {
+		bufadds(&msg, *prompt);
+		if (prompt[1])
 			bufaddc(&msg, ' ');
 	}
 	if (!isatty(0)) {
@@ -580,7 +700,7 @@ setlevel(Agent *a, const char *name)
 
 /* A /command typed in line mode: 1 to go on, 0 to quit. */
 static int
-command(Agent *a, const char *line)
+slashcommand(Agent *a, const char *line)
 {
 	long long tok[4];
 	double cost;
@@ -671,7 +791,7 @@ linemode(Agent *a)
 		if (!msg.len)
 			continue;
 		if (msg.p[0] == '/' && !memchr(msg.p, '\n', msg.len)) {
-			r = command(a, msg.p);
+			r = slashcommand(a, msg.p);
 			bufreset(&msg);
 			if (!r)
 				break;
@@ -689,125 +809,6 @@ linemode(Agent *a)
 	return rc;
 }
 
-/* What the branch (path, n; the context's from start) says besides its
- * messages: the thinking level last set holds, from before a compaction
- * too; a model_change since says whether the model in use is noted. */
-static void
-branchsettings(Agent *a, const Entry **path, size_t n, size_t start)
-{
-	Json j;
-	char *v, *w;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (strcmp(path[i]->type, "thinking_level_change") &&
-		    (i < start || strcmp(path[i]->type, "model_change")))
-			continue;
-		if (jsonparse(&j, path[i]->line, strlen(path[i]->line)) < 0)
-			continue;
-		if (!strcmp(path[i]->type, "thinking_level_change")) {
-			v = jsonstr(&j, jsonget(&j, 0, "thinkingLevel"));
-			if (!a->levelset && wirelevel(v) >= 0)
-				a->level = wirelevel(v);
-			a->branchlevel = wirelevel(v);
-			free(v);
-		} else {
-			v = jsonstr(&j, jsonget(&j, 0, "provider"));
-			w = jsonstr(&j, jsonget(&j, 0, "modelId"));
-			a->modelnoted = v && w && !strcmp(v, a->prov->name) &&
-			                !strcmp(w, a->model);
-			free(v);
-			free(w);
-		}
-		jsonfree(&j);
-	}
-}
-
-/* The context of the session's branch, in place of the one before, and
- * the model and thinking level it says; the model the session was
- * switched to, unless -m says. */
-static void
-loadbranch(Agent *a)
-{
-	const Entry **path;
-	size_t n, start;
-	char *m;
-
-	n = sesscontext(&a->sess, &path);
-	if (!a->modelset && (m = sessmodel(path, n, a->prov->name)))
-		usemodel(a, m);
-	start = ctxload(&a->ctx, path, n);
-	branchsettings(a, path, n, start);
-	sessdone(&a->sess, path);
-}
-
-/* Ask the model for the summary k plans, silently, with the summariser's
- * prompt and no tools; the summary goes to out. */
-static int
-summarize(Agent *a, const Ctxcut *k, Buf *out)
-{
-	Wirereq q;
-	Reply r;
-	Http h;
-	int rc;
-
-	request(a, &q);
-	q.system = k->system;
-	q.msgs = &k->ask;
-	q.nmsgs = 1;
-	q.forms = NULL;
-	q.tools = NULL;
-	q.ntools = 0;
-	q.maxout = k->maxout;
-	rc = askmodel(&a->ask, &q, &r, &h, 1);
-	if (rc == 0 && (!strcmp(r.w.finish, "length") || r.w.cut)) {
-		warn("the summary was cut short by the output token limit");
-		rc = -1;
-	}
-	if (rc == 0)
-		bufadd(out, bstr(&r.w.text), r.w.text.len);
-	askfree(&r);
-	return rc == 0 && out->len ? 0 : -1;
-}
-
-/* Replace the older part of the conversation by a summary: a compaction
- * entry, as pi writes them; nothing is deleted.  The last keeptokens stay
- * as they are.  0 done, -1 not. */
-static int
-compact(Agent *a, const char *why, const char *focus)
-{
-	Ctxcut k;
-	Buf sum = { 0 }, f = { 0 };
-	int rc = -1;
-
-	if (ctxplan(&a->ctx, focus, &k) < 0) {
-		if (!a->ev.quiet)
-			warn("nothing to compact: the conversation is short");
-		return -1;
-	}
-	if (!a->ev.quiet)
-		warn("compacting the conversation (%s, about %ld tokens)", why,
-		     k.before);
-	bufaddf(&f, "\"reason\":\"%s\"", why);
-	emit(&a->ev, "compaction_start", f.p);
-	if (summarize(a, &k, &sum) < 0) {
-		warn("compaction failed: the conversation is kept whole");
-		emitcompacted(&a->ev, why, NULL, NULL, k.before, intr ? NULL :
-		              "Compaction failed: no summary", intr != 0);
-		goto done;
-	}
-	if (ctxcompact(&a->ctx, &k, &sum) < 0)
-		a->ioerr = 1;
-	loadbranch(a);
-	emitcompacted(&a->ev, why, &sum, k.firstkept, k.before, NULL, 0);
-	rc = 0;
-done:
-	ctxcutfree(&k);
-	buffree(&sum);
-	buffree(&f);
-	return rc;
-}
-
 /* -r's new_session: a new session in the directory of this one, or in
  * memory as this one is; the same working directory. */
 static int
@@ -822,19 +823,6 @@ newsession(Agent *a)
 	sessnew(&a->sess, dir, cwd);
 	free(dir);
 	return 0;
-}
-
-/* -r's bash: the user's command, a bashExecution message, recorded. */
-static void
-recordbash(Agent *a, const char *msg)
-{
-	Buf f = { 0 };
-
-	bufadds(&f, "\"message\":");
-	bufadds(&f, msg);
-	if (sessappend(&a->sess, "message", f.p) < 0)
-		warn("the bash command is not saved in the session file");
-	buffree(&f);
 }
 
 /* Do what rpc.c read: NULL, or why it failed. */
@@ -857,8 +845,9 @@ rpcdo(Agent *a, Rpccmd *c)
 	} else {	/* a new session, or a message in this one */
 		if (c->kind == RNEW && newsession(a) < 0)
 			return "getcwd failed";
-		if (c->kind == RRECORD)
-			recordbash(a, c->arg);
+		if (c->kind == RRECORD && ctxappend(&a->ctx, c->arg) < 0)
+			warn("the bash command is not saved in the session "
+			     "file");
 		a->modelnoted = 0;
 		loadbranch(a);
 	}
@@ -977,7 +966,7 @@ badconfig(const char *fmt, ...)
 /* Text of a tool's row with the numbers it names as ${name} filled in
  * from config.h, so that what the model is told is what holds. */
 static char *
-fill(const char *tool, const char *text)
+fillnumbers(const char *tool, const char *text)
 {
 	const struct { const char *name; long long v; } nums[] = {
 		{ "maxlines", maxlines },
@@ -1045,8 +1034,8 @@ checkconfig(Agent *a)
 		if (!tools[i].fn || !tools[i].desc || !tools[i].schema)
 			badconfig("tool %s: a function, a description and a "
 			          "schema are needed", tools[i].name);
-		a->desc[i] = fill(tools[i].name, tools[i].desc);
-		a->schema[i] = fill(tools[i].name, tools[i].schema);
+		a->desc[i] = fillnumbers(tools[i].name, tools[i].desc);
+		a->schema[i] = fillnumbers(tools[i].name, tools[i].schema);
 		if (jsonparse(&j, a->schema[i], strlen(a->schema[i])) < 0)
 			badconfig("tool %s: its schema is not valid JSON",
 			          tools[i].name);
@@ -1068,7 +1057,7 @@ checkconfig(Agent *a)
 }
 
 static void
-offer(Agent *a, int row)
+offertool(Agent *a, int row)
 {
 	a->offer[a->noffer] = tools[row];
 	a->offer[a->noffer].desc = a->desc[row];
@@ -1085,7 +1074,7 @@ offertools(Agent *a, const char *list)
 	a->noffer = 0;
 	for (i = 0; !list && i < (int)LEN(tools); i++)
 		if (!guardlisted(a->guard.prof->off, tools[i].name))
-			offer(a, i);
+			offertool(a, i);
 	if (!list)
 		return;
 	s = xstrdup(list);
@@ -1098,7 +1087,7 @@ offertools(Agent *a, const char *list)
 			warn("-t: the %s profile offers no %s",
 			     a->guard.prof->name, name);
 		else if (toolindex(a, name) < 0)
-			offer(a, i);
+			offertool(a, i);
 	}
 	free(s);
 }
@@ -1232,8 +1221,8 @@ setask(Agent *a)
 static void
 setcontext(Agent *a)
 {
-	a->ctxconf.reserve = reservetokens;
-	a->ctxconf.keep = keeptokens;
+	a->ctxconf.reservetokens = reservetokens;
+	a->ctxconf.keeptokens = keeptokens;
 	a->ctxconf.maxresult = maxresultsummary;
 	a->ctxconf.system = summaryprompt;
 	a->ctxconf.ask = summaryask;
@@ -1490,7 +1479,7 @@ main(int argc, char *argv[])
 	setthinking(&a, f.level);
 	opensession(&a, f.mode, f.file);
 	if (intr)	/* during a long load */
-		exit(status(130));
+		exit(exitstatus(130));
 	startsandbox(&a);
 	if (a.json)
 		showevents(&a, f.rpc);
@@ -1498,7 +1487,7 @@ main(int argc, char *argv[])
 		rc = ind < argc ? (usage(), 2) : rpcmode(&a);
 	else
 		rc = ind < argc ? oneshot(&a, argv + ind) : linemode(&a);
-	rc = status(rc);
+	rc = exitstatus(rc);
 	agentfree(&a);
 	return rc == 0 && a.tenv.gitbad ? 1 : rc;
 }

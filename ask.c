@@ -142,7 +142,7 @@ retrydelay(const Http *h, const Reply *r, int attempt)
 /* Say why a request failed, in one line on stderr, kept in r->why; what
  * the server said is made safe for the terminal first. */
 static void
-failure(Reply *r, const char *name, Http *h, int rc)
+sayfailure(Reply *r, const char *name, Http *h, int rc)
 {
 	Json j;
 	Buf msg = { 0 }, safe = { 0 }, *w = &r->why;
@@ -195,7 +195,7 @@ failure(Reply *r, const char *name, Http *h, int rc)
 /* An overload said in the stream, to be tried again: the server's words
  * made safe for the terminal. */
 static void
-againmsg(const char *name, const Reply *r, long delay)
+sayagain(const char *name, const Reply *r, long delay)
 {
 	Buf safe = { 0 };
 
@@ -245,7 +245,7 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 		if ((delay = retrydelay(h, r, attempt)) < 0) {
 			r->overflow = wireoverflow(h->status, r->err.p,
 			                           r->err.len);
-			failure(r, q->provider, h, rc);
+			sayfailure(r, q->provider, h, rc);
 			if (delay == -2)
 				warn("the server asks for a wait of %ld s: "
 				     "giving up", h->retryafter);
@@ -253,7 +253,7 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 			break;
 		}
 		if (r->w.again)
-			againmsg(q->provider, r, delay);
+			sayagain(q->provider, r, delay);
 		else if (h->status)
 			warn("%s: HTTP %d, retrying in %.1f s", q->provider,
 			     h->status, delay / 1000.0);

@@ -102,7 +102,8 @@ entrymsg(Ctx *c, const Entry *e)
 	}
 	if (!sessincontext(e) || jsonparse(&j, e->line, strlen(e->line)) < 0)
 		return;
-	if (!strcmp(e->type, "message") && (k = jsonget(&j, 0, "message")) >= 0 &&
+	if (!strcmp(e->type, "message") &&
+	    (k = jsonget(&j, 0, "message")) >= 0 &&
 	    jsoneq(&j, jsonget(&j, k, "role"), "bashExecution")) {
 		if ((v = sessbash(&j, k)))
 			msgadd(&c->msgs, v);
@@ -153,10 +154,10 @@ ctxload(Ctx *c, const Entry **path, size_t n)
 	return start;
 }
 
-/* A message joins the context and, at once, the session file: -1 if it
- * could not be written there. */
+/* A message into the session file alone, for the context to take at
+ * its next load: -1 if it could not be written. */
 int
-ctxrecord(Ctx *c, char *json)
+ctxappend(Ctx *c, const char *json)
 {
 	Buf f = { 0 };
 	int rc;
@@ -165,8 +166,18 @@ ctxrecord(Ctx *c, char *json)
 	bufadds(&f, json);
 	rc = sessappend(c->sess, "message", f.p);
 	buffree(&f);
-	msgadd(&c->msgs, json);
 	return rc < 0 ? -1 : 0;
+}
+
+/* A message joins the context and, at once, the session file: -1 if it
+ * could not be written there. */
+int
+ctxrecord(Ctx *c, char *json)
+{
+	int rc = ctxappend(c, json);
+
+	msgadd(&c->msgs, json);
+	return rc;
 }
 
 void
@@ -178,15 +189,16 @@ ctxfree(Ctx *c)
 /* The tokens kept free for the answer, and those of recent conversation
  * kept whole: config.h's, made to fit a small window. */
 static long
-reserve(const Ctx *c)
+answerreserve(const Ctx *c)
 {
-	return MAX(c->conf->reserve, c->maxout);
+	return MAX(c->conf->reservetokens, c->maxout);
 }
 
 static long
 keepbudget(const Ctx *c)
 {
-	return MIN(c->conf->keep, MAX(c->window - reserve(c), 0) / 2);
+	return MIN(c->conf->keeptokens,
+	           MAX(c->window - answerreserve(c), 0) / 2);
 }
 
 /* The tokens the context holds: the usage of the last answer, and an
@@ -209,7 +221,8 @@ ctxtokens(const Ctx *c)
 			    !jsoneq(&j, stop, "error") &&
 			    !jsoneq(&j, stop, "aborted") &&
 			    jsonnum(&j, jsonget(&j, jsonget(&j, 0, "usage"),
-			            "totalTokens"), &v) == 0 && v > 0 && v < 1e12)
+			            "totalTokens"), &v) == 0 &&
+			    v > 0 && v < 1e12)
 				got = (long)v;
 			jsonfree(&j);
 		}
@@ -223,7 +236,7 @@ ctxtokens(const Ctx *c)
 int
 ctxfull(const Ctx *c)
 {
-	return c->msgs.n && ctxtokens(c) > c->window - reserve(c);
+	return c->msgs.n && ctxtokens(c) > c->window - answerreserve(c);
 }
 
 /* What the summariser is asked: the conversation, the summary before if
@@ -263,7 +276,7 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 	int rc = -1;
 
 	memset(k, 0, sizeof(*k));
-	k->before = ctxtokens(c);
+	k->tokensbefore = ctxtokens(c);
 	n = (long)sesscontext(c->sess, &path);
 	last = sesscompaction(path, n, &from, &prev);
 	/* what is kept is counted in the model's tokens */
@@ -275,7 +288,7 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 	if (cut < 0 || !conv.len)
 		goto done;
 	/* the summariser's window is the model's: the oldest part goes */
-	room = (size_t)(MAX(c->window - reserve(c), 0) * 3 / c->tokens);
+	room = (size_t)(MAX(c->window - answerreserve(c), 0) * 3 / c->tokens);
 	if (conv.len > room) {
 		bufadds(&cat, "[... the oldest part of the conversation left "
 		        "out]\n");
@@ -286,7 +299,7 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 	k->firstkept = xstrdup(path[cut]->id);
 	k->system = c->conf->system;
 	k->ask = summarizerask(c, &conv, prev, focus);
-	k->maxout = reserve(c) * 4 / 5;
+	k->maxout = answerreserve(c) * 4 / 5;
 	rc = 0;
 done:
 	free(path);
@@ -308,7 +321,7 @@ ctxcompact(Ctx *c, const Ctxcut *k, const Buf *summary)
 	jsonesc(&f, summary->p, summary->len);
 	bufadds(&f, ",\"firstKeptEntryId\":");
 	jsonescs(&f, k->firstkept);
-	bufaddf(&f, ",\"tokensBefore\":%ld", k->before);
+	bufaddf(&f, ",\"tokensBefore\":%ld", k->tokensbefore);
 	rc = sessappend(c->sess, "compaction", f.p);
 	buffree(&f);
 	return rc < 0 ? -1 : 0;
@@ -324,7 +337,7 @@ ctxcutfree(Ctxcut *k)
 
 /* Append up to max bytes of a file; -1 with errno if it cannot be read. */
 static int
-addfile(Buf *b, const char *path, size_t max)
+appendfile(Buf *b, const char *path, size_t max)
 {
 	size_t start = b->len;
 	int fd, rc, err;
@@ -345,7 +358,7 @@ addfile(Buf *b, const char *path, size_t max)
 /* A file of instructions we trust: a regular file of ours or root's, not
  * one that another user left in a shared directory such as /tmp. */
 static int
-trusted(const char *path)
+trustedfile(const char *path)
 {
 	struct stat st;
 
@@ -369,7 +382,7 @@ ctxinstructions(Buf *b, const char *cwd, const char *const *names,
 		for (k = 0; names[k]; k++) {
 			snprintf(path, sizeof(path), "%s/%s",
 			         strcmp(dir, "/") ? dir : "", names[k]);
-			if (trusted(path)) {
+			if (trustedfile(path)) {
 				found[n++] = xstrdup(path);
 				break;
 			}
@@ -386,7 +399,7 @@ ctxinstructions(Buf *b, const char *cwd, const char *const *names,
 		        "instructions for this project, from these files:");
 	while (n-- > 0) {
 		bufaddf(b, "\n\n## %s\n\n", found[n]);
-		if (addfile(b, found[n], max) < 0)
+		if (appendfile(b, found[n], max) < 0)
 			warn("%s:", found[n]);
 		free(found[n]);
 	}

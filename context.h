@@ -4,8 +4,8 @@
 
 /* What config.h says of the context, handed over at setup. */
 typedef struct {
-	long reserve;		/* tokens kept free for the answer, at least */
-	long keep;		/* tokens of recent conversation kept whole */
+	long reservetokens;	/* tokens kept free for the answer, at least */
+	long keeptokens;	/* tokens of recent conversation kept whole */
 	size_t maxresult;	/* bytes of a tool result a summary is made
 				 * of */
 	const char *system;	/* the summariser's system prompt */
@@ -27,7 +27,8 @@ typedef struct {
 
 typedef struct {
 	Ctxmsgs msgs;		/* the session's branch, as messages */
-	size_t compactat;	/* msgs before this have pre-compaction usage */
+	size_t compactat;	/* msgs before this have pre-compaction
+				 * usage */
 	Session *sess;		/* the session it is built from */
 	const Ctxconf *conf;
 	long window;		/* the model's context window, tokens */
@@ -43,10 +44,11 @@ typedef struct {
 	char *ask;		/* its one message: a user message, JSON */
 	long maxout;		/* the output tokens it may take */
 	char *firstkept;	/* the id of the first entry kept whole */
-	long before;		/* the tokens of the context before */
+	long tokensbefore;	/* the tokens of the context before */
 } Ctxcut;
 
 size_t ctxload(Ctx *c, const Entry **path, size_t n);
+int ctxappend(Ctx *c, const char *json);
 int ctxrecord(Ctx *c, char *json);
 void ctxfree(Ctx *c);
 long ctxtokens(const Ctx *c);

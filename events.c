@@ -1,9 +1,9 @@
 /* See LICENSE file for copyright and license details. */
 /* events.c: what a run shows on stdout: the answer as text (narration and
  * thinking going to stderr, with the tool calls' traces and the usage),
- * or pi's json-mode events (-j, and -r's events), one JSON object a line.  Deltas carry the piece alone, never a
- * copy of the whole message as pi 0.x did: that made the output grow with
- * the square of the answer. */
+ * or pi's json-mode events (-j, and -r's events), one JSON object a line.
+ * Deltas carry the piece alone, never a copy of the whole message as pi
+ * 0.x did: that made the output grow with the square of the answer. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -57,7 +57,7 @@ qfree(Rpcq *q)
 /* A line to stdout.  A reader gone ends the run as the end of stdin
  * does. */
 static void
-say(Rpc *r, const Buf *b)
+writeout(Rpc *r, const Buf *b)
 {
 	if (b->len && !r->eof && writeall(r->out, b->p, b->len) < 0) {
 		r->eof = 1;
@@ -90,7 +90,7 @@ respond(Rpc *r, Buf *later, const char *id, const char *cmd, int ok,
 	if (later)
 		bufadd(later, b.p, b.len);
 	else
-		say(r, &b);
+		writeout(r, &b);
 	buffree(&b);
 }
 
@@ -193,7 +193,7 @@ lasttext(Rpc *r, Buf *d)
 /* A message for the running turn (prompt with streamingBehavior, steer,
  * follow_up); 0 queued, -1 with why in err. */
 static int
-queue(Rpc *r, const Json *j, const char *type, const char **err)
+queuemsg(Rpc *r, const Json *j, const char *type, const char **err)
 {
 	char *msg, *how = NULL;
 	int follow = !strcmp(type, "follow_up");
@@ -221,7 +221,7 @@ queue(Rpc *r, const Json *j, const char *type, const char **err)
 
 /* The commands that need the agent idle: held until it is. */
 static int
-deferred(const char *type)
+needsidle(const char *type)
 {
 	return !strcmp(type, "compact") || !strcmp(type, "new_session") ||
 	       !strcmp(type, "set_model") || !strcmp(type, "bash") ||
@@ -230,19 +230,19 @@ deferred(const char *type)
 
 /* Answer one command as it arrives, or hold it for rpcnext. */
 static void
-command(Rpc *r, const Json *j, const char *type, const char *id,
+answercommand(Rpc *r, const Json *j, const char *type, const char *id,
         const char *line, size_t n)
 {
 	Buf d = { 0 };
 	const char *err = NULL;
 
-	if ((!strcmp(type, "prompt") && r->busy == RIDLE) || deferred(type)) {
+	if ((!strcmp(type, "prompt") && r->busy == RIDLE) || needsidle(type)) {
 		qpush(&r->later, xstrndup(line, n));
 		return;
 	}
 	if (!strcmp(type, "prompt") || !strcmp(type, "steer") ||
 	    !strcmp(type, "follow_up")) {
-		queue(r, j, type, &err);
+		queuemsg(r, j, type, &err);
 	} else if (!strcmp(type, "abort")) {
 		if (r->busy != RIDLE) {
 			*r->intr = 1;	/* answered when the turn ends */
@@ -271,7 +271,7 @@ command(Rpc *r, const Json *j, const char *type, const char *id,
 
 /* One line of stdin, without its \n. */
 static void
-line(Rpc *r, const char *p, size_t n)
+inputline(Rpc *r, const char *p, size_t n)
 {
 	Json j;
 	char *type, *id;
@@ -289,7 +289,7 @@ line(Rpc *r, const char *p, size_t n)
 	}
 	id = idof(&j);
 	type = jsonstr(&j, jsonget(&j, 0, "type"));
-	command(r, &j, type ? type : "undefined", id, p, n);
+	answercommand(r, &j, type ? type : "undefined", id, p, n);
 	free(type);
 	free(id);
 	jsonfree(&j);
@@ -316,7 +316,7 @@ rpcfeed(Rpc *r, const char *p, size_t n)
 		}
 		if (nl) {
 			if (!r->skip)
-				line(r, bstr(&r->in), r->in.len);
+				inputline(r, bstr(&r->in), r->in.len);
 			bufreset(&r->in);
 			r->skip = 0;
 			k++;
@@ -328,7 +328,7 @@ rpcfeed(Rpc *r, const char *p, size_t n)
 
 /* What stdin has now; at its end, a last line without \n counts. */
 static void
-readin(Rpc *r)
+readinput(Rpc *r)
 {
 	char buf[65536];
 	ssize_t n;
@@ -343,7 +343,7 @@ readin(Rpc *r)
 	if (n < 0)
 		warn("read stdin:");
 	if (r->in.len && !r->skip)
-		line(r, r->in.p, r->in.len);
+		inputline(r, r->in.p, r->in.len);
 	bufreset(&r->in);
 	r->eof = 1;
 }
@@ -356,7 +356,7 @@ rpcwatch(void *arg)
 	Rpc *r = arg;
 
 	if (!r->eof)
-		readin(r);
+		readinput(r);
 	return r->eof;
 }
 
@@ -376,7 +376,7 @@ lastnote(Buf *out)
 /* The user's bash command: pi's result, and the bashExecution message
  * for agent.c to record in the session, in c. */
 static void
-bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
+userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 {
 	void (*progress)(void *, const char *, size_t);
 	Buf out = { 0 }, d = { 0 }, m = { 0 };
@@ -435,7 +435,7 @@ bash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 /* A held command, now that the agent is idle: 1 if c is for agent.c, 0
  * if it is answered. */
 static int
-begin(Rpc *r, const char *line, Rpccmd *c)
+startheld(Rpc *r, const char *line, Rpccmd *c)
 {
 	Json j;
 	char *p = NULL;
@@ -466,7 +466,7 @@ begin(Rpc *r, const char *line, Rpccmd *c)
 		if ((ok = wirelevel(c->arg) >= 0))
 			c->kind = RLEVEL;
 	} else {
-		bash(r, &j, c->id, c);
+		userbash(r, &j, c->id, c);
 	}
 	if (c->kind == RPROMPT && !c->arg)
 		respond(r, NULL, c->id, c->type, 0, NULL,
@@ -501,11 +501,11 @@ rpcnext(Rpc *r, Rpccmd *c)
 	int k;
 
 	r->busy = RIDLE;
-	say(r, &r->after);
+	writeout(r, &r->after);
 	bufreset(&r->after);
 	for (;;) {
 		while (!*r->quit && (line = qshift(&r->later))) {
-			k = begin(r, line, c);
+			k = startheld(r, line, c);
 			free(line);
 			if (k)
 				return 1;
@@ -516,7 +516,7 @@ rpcnext(Rpc *r, Rpccmd *c)
 		pf.fd = 0;
 		pf.events = POLLIN;
 		if (poll(&pf, 1, 500) > 0)
-			readin(r);
+			readinput(r);
 	}
 }
 
@@ -539,7 +539,7 @@ rpctake(Rpc *r, int follow)
 
 /* The compaction just appended, as compact's data. */
 static void
-compacted(Rpc *r, Buf *d)
+compactiondata(Rpc *r, Buf *d)
 {
 	Json j;
 	const Entry *e = r->sess->n ? &r->sess->e[r->sess->n - 1] : NULL;
@@ -571,7 +571,7 @@ rpcdone(Rpc *r, Rpccmd *c, const char *err)
 	Buf d = { 0 };
 
 	if (c->kind == RCOMPACT && !err)
-		compacted(r, &d);
+		compactiondata(r, &d);
 	else if (c->kind == RNEW)
 		bufadds(&d, "{\"cancelled\":false}");
 	else if (c->kind == RMODEL) {
