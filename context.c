@@ -127,7 +127,8 @@ entrymsg(Ctx *c, const Entry *e)
 /* The context of a session's branch (path, from sesscontext; the caller
  * calls sessdone after), in place of the one before: the messages on it.
  * After a compaction its summary stands for what came before the first
- * entry it kept, as pi builds it.  That entry's index on path. */
+ * entry it kept, as pi builds it.  The index on path of the first entry
+ * the context keeps: 0 without a compaction. */
 size_t
 ctxload(Ctx *c, const Entry **path, size_t n)
 {
@@ -243,7 +244,7 @@ ctxfull(const Ctx *c)
  * there is one, and the focus the user gave. */
 static char *
 summarizerask(const Ctx *c, const Buf *conv, const char *prev,
-           const char *focus)
+              const char *focus)
 {
 	Buf p = { 0 };
 	char *msg;
@@ -263,7 +264,7 @@ summarizerask(const Ctx *c, const Buf *conv, const char *prev,
 }
 
 /* Plan to replace the older part of the conversation by a summary: what
- * to ask the summariser, into k.  The last keep tokens stay as they are.
+ * to ask the summariser, into k.  The last keeptokens stay as they are.
  * 0, or -1: nothing to compact, the conversation is short. */
 int
 ctxplan(Ctx *c, const char *focus, Ctxcut *k)
