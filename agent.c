@@ -331,23 +331,23 @@ runcall(Agent *a, Wirecall *c)
 		gitcheck(&a->tenv);
 		sandboxsay(&a->tenv);	/* what is not held, on its line */
 	}
-	showcall(&a->ev, ti >= 0 ? tools[ti].name : "tool", what.p);
-	emitcall(&a->ev, c, "tool_execution_start", ok ? &j : NULL, NULL,
-	         NULL, 0);
+	evshowcall(&a->ev, ti >= 0 ? tools[ti].name : "tool", what.p);
+	evcall(&a->ev, c, "tool_execution_start", ok ? &j : NULL, NULL,
+	       NULL, 0);
 	if (ok)
 		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
-	showresult(&a->ev, iserr, &res);
+	evshowresult(&a->ev, iserr, &res);
 	if (ok)
 		gitcheck(&a->tenv);
 	gitnote(&a->tenv, &res);
 	if (ok)
 		guardafter(&a->guard, tools[ti].name, &j, &res, iserr);
-	emitcall(&a->ev, c, "tool_execution_end", NULL, &res, &a->tenv.image,
-	         iserr);
-	recordmsg(a, sessresult(&c->id, &c->name, &res, iserr,
-	                        &a->tenv.image));
+	evcall(&a->ev, c, "tool_execution_end", NULL, &res, &a->tenv.image,
+	       iserr);
+	recordmsg(a, entryresult(&c->id, &c->name, &res, iserr,
+	                         &a->tenv.image));
 	bufreset(&a->tenv.image);
-	emitmsg(&a->ev, lastmsg(a), 1);
+	evmsg(&a->ev, lastmsg(a), 1);
 	jsonfree(&j);
 	buffree(&res);
 	buffree(&what);
@@ -360,10 +360,10 @@ recordfailed(Agent *a, Reply *r)
 {
 	char *m;
 
-	textdone(&a->ev);
-	m = witherror(wiremessage(&r->w, a->prov->name, a->model,
+	evtextdone(&a->ev);
+	m = evwitherror(wiremessage(&r->w, a->prov->name, a->model,
 	              intr ? "aborted" : "error"), bstr(&r->why));
-	emitmsg(&a->ev, m, 0);
+	evmsg(&a->ev, m, 0);
 	if (r->w.text.len || r->w.think.len || r->w.ncalls ||
 	    (intr && a->rpc))	/* -r: pi keeps an aborted one */
 		recordmsg(a, m);
@@ -416,7 +416,7 @@ loadbranch(Agent *a)
 	char *m;
 
 	n = sesscontext(&a->sess, &path);
-	if (!a->modelset && (m = sessmodel(path, n, a->prov->name)))
+	if (!a->modelset && (m = entrymodel(path, n, a->prov->name)))
 		usemodel(a, m);
 	start = ctxload(&a->ctx, path, n);
 	branchsettings(a, path, n, start);
@@ -471,19 +471,19 @@ compact(Agent *a, const char *why, const char *focus)
 		warn("compacting the conversation (%s, about %ld tokens)", why,
 		     k.tokensbefore);
 	bufaddf(&f, "\"reason\":\"%s\"", why);
-	emit(&a->ev, "compaction_start", f.p);
+	evemit(&a->ev, "compaction_start", f.p);
 	if (summarize(a, &k, &sum) < 0) {
 		warn("compaction failed: the conversation is kept whole");
-		emitcompacted(&a->ev, why, NULL, NULL, k.tokensbefore,
-		              intr ? NULL : "Compaction failed: no summary",
-		              intr != 0);
+		evcompacted(&a->ev, why, NULL, NULL, k.tokensbefore,
+		            intr ? NULL : "Compaction failed: no summary",
+		            intr != 0);
 		goto done;
 	}
 	if (ctxcompact(&a->ctx, &k, &sum) < 0)
 		a->ioerr = 1;
 	loadbranch(a);
-	emitcompacted(&a->ev, why, &sum, k.firstkept, k.tokensbefore, NULL,
-	              0);
+	evcompacted(&a->ev, why, &sum, k.firstkept, k.tokensbefore, NULL,
+	            0);
 	rc = 0;
 done:
 	ctxcutfree(&k);
@@ -503,7 +503,7 @@ beginturn(Agent *a)
 	a->turncost = 0;
 	notemodel(a);
 	notelevel(a);
-	emit(&a->ev, "agent_start", NULL);
+	evemit(&a->ev, "agent_start", NULL);
 	if (autocompact && ctxfull(&a->ctx))
 		compact(a, "threshold", NULL);
 }
@@ -526,10 +526,10 @@ takeanswer(Agent *a, Reply *r)
 	if (r->w.dropped)
 		warn("the answer holds more than %d tool calls: the rest are "
 		     "left out", maxcalls);
-	textdone(&a->ev);
+	evtextdone(&a->ev);
 	recordmsg(a, wiremessage(&r->w, a->prov->name, a->model, NULL));
-	emitends(&a->ev, lastmsg(a));
-	emitmsg(&a->ev, lastmsg(a), 0);
+	evends(&a->ev, lastmsg(a));
+	evmsg(&a->ev, lastmsg(a), 0);
 }
 
 /* The status of a last answer, one without calls: 1 if it was cut. */
@@ -553,11 +553,11 @@ answerstatus(const Reply *r)
 static int
 endturn(Agent *a, int rc)
 {
-	emit(&a->ev, "agent_end", NULL);
+	evemit(&a->ev, "agent_end", NULL);
 	if (a->ev.textseen && a->ev.lastc != '\n')	/* it ends its line */
-		outwrite(&a->ev, "\n", 1);
-	showusage(&a->ev, a->turnin, a->turncached, a->turnout,
-	          wireprice(prices, LEN(prices), a->model) ? a->turncost : -1);
+		evwrite(&a->ev, "\n", 1);
+	evshowusage(&a->ev, a->turnin, a->turncached, a->turnout,
+	            wireprice(prices, LEN(prices), a->model) ? a->turncost : -1);
 	if (sesssync(&a->sess) < 0)
 		a->ioerr = 1;
 	return rc == 0 && a->ioerr ? 1 : rc;
@@ -575,23 +575,23 @@ turn(Agent *a, const char *text, size_t len)
 	char *s;
 
 	beginturn(a);
-	recordmsg(a, sessuser(text, len, &a->attach));
+	recordmsg(a, entryuser(text, len, &a->attach));
 	buffree(&a->attach);
 	for (round = 0; round < maxrounds; round++) {
-		emit(&a->ev, "turn_start", NULL);
+		evemit(&a->ev, "turn_start", NULL);
 		if (!round && !compacted)
-			emitmsg(&a->ev, lastmsg(a), 1);
+			evmsg(&a->ev, lastmsg(a), 1);
 		/* -r: a message sent while the agent works, as pi's */
 		if (a->rpc && (s = rpctake(a->rpc, follow))) {
-			recordmsg(a, sessuser(s, strlen(s), NULL));
-			emitmsg(&a->ev, lastmsg(a), 1);
+			recordmsg(a, entryuser(s, strlen(s), NULL));
+			evmsg(&a->ev, lastmsg(a), 1);
 			free(s);
 		}
-		emitstart(&a->ev, a->prov->wire, a->prov->name, a->model);
+		evstart(&a->ev, a->prov->wire, a->prov->name, a->model);
 		makerequest(a, &q);
 		if (askmodel(&a->ask, &q, &r, &h, 0) < 0) {
 			recordfailed(a, &r);
-			emit(&a->ev, "turn_end", NULL);
+			evemit(&a->ev, "turn_end", NULL);
 			if (r.overflow && autocompact && !compacted &&
 			    compact(a, "overflow", NULL) == 0) {
 				/* once: the same question on a shorter context */
@@ -607,17 +607,17 @@ turn(Agent *a, const char *text, size_t len)
 		follow = !r.w.ncalls;
 		if (!r.w.ncalls && !(a->rpc && rpcpending(a->rpc, 1))) {
 			i = answerstatus(&r);
-			emit(&a->ev, "turn_end", NULL);
+			evemit(&a->ev, "turn_end", NULL);
 			askfree(&r);
 			return endturn(a, i);
 		}
-		endline(&a->ev);
+		evendline(&a->ev);
 		for (i = 0; i < r.w.ncalls && !intr; i++)
 			runcall(a, &r.w.calls[i]);
-		emit(&a->ev, "turn_end", NULL);
+		evemit(&a->ev, "turn_end", NULL);
 		askfree(&r);
 		if (intr && !a->rpc) {	/* -r: an aborted call, as pi's */
-			endline(&a->ev);
+			evendline(&a->ev);
 			warn("interrupted");
 			return endturn(a, 130);
 		}
@@ -691,7 +691,7 @@ setlevel(Agent *a, const char *name)
 		     "high, xhigh or max", name);
 		return -1;
 	}
-	if (l != TOFF && a->prov->think == THNONE)
+	if (l != LEVELOFF && a->prov->think == THNONE)
 		warn("%s takes no thinking level: %s is not sent",
 		     a->prov->name, name);
 	a->level = l;
@@ -831,28 +831,28 @@ rpcdo(Agent *a, Rpccmd *c)
 {
 	int ok = 1;
 
-	if (c->kind == RPROMPT) {
+	if (c->kind == RPCPROMPT) {
 		turn(a, c->arg, strlen(c->arg));
-	} else if (c->kind == RCOMPACT) {
+	} else if (c->kind == RPCCOMPACT) {
 		ok = compact(a, "manual", c->arg) == 0;
-	} else if (c->kind == RMODEL) {	/* saved now, as /model */
+	} else if (c->kind == RPCMODEL) {	/* saved now, as /model */
 		usemodel(a, xstrdup(c->arg));
 		a->modelnoted = 0;
 		notemodel(a);
-	} else if (c->kind == RLEVEL) {	/* and as /thinking */
+	} else if (c->kind == RPCLEVEL) {	/* and as /thinking */
 		ok = setlevel(a, c->arg) == 0;
 		notelevel(a);
 	} else {	/* a new session, or a message in this one */
-		if (c->kind == RNEW && newsession(a) < 0)
+		if (c->kind == RPCNEW && newsession(a) < 0)
 			return "getcwd failed";
-		if (c->kind == RRECORD && ctxappend(&a->ctx, c->arg) < 0)
+		if (c->kind == RPCRECORD && ctxappend(&a->ctx, c->arg) < 0)
 			warn("the bash command is not saved in the session "
 			     "file");
 		a->modelnoted = 0;
 		loadbranch(a);
 	}
 	if (!ok || sesssync(&a->sess) < 0 || a->ioerr)
-		return c->kind == RCOMPACT ? "compaction failed" :
+		return c->kind == RPCCOMPACT ? "compaction failed" :
 		       "the session file could not be written";
 	return NULL;
 }
@@ -895,7 +895,7 @@ opensession(Agent *a, int mode, const char *file)
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd:");
-	if (mode != 'n' && !(base = sessbase())) {
+	if (mode != 'n' && !(base = sessdirbase())) {
 		warn("no HOME and no AGENT_SESSION_DIR: no session file");
 		mode = 'n';
 	}
@@ -903,9 +903,9 @@ opensession(Agent *a, int mode, const char *file)
 		sessnew(&a->sess, NULL, cwd);
 		return;
 	}
-	dir = sessdir(base, cwd);
+	dir = sessdirfor(base, cwd);
 	free(base);
-	if (mode == 'c' && (latest = sesslatest(dir, cwd))) {
+	if (mode == 'c' && (latest = sessdirlatest(dir, cwd))) {
 		if (sessload(&a->sess, latest) < 0)
 			exit(1);
 		free(latest);
@@ -1432,11 +1432,11 @@ showevents(Agent *a, int rpc)
 	a->ev.ttyout = a->ev.ttyesc = 0;
 	a->ev.quiet = 1;
 	a->ev.on = 1;
-	a->tenv.progress = emitoutput;
+	a->tenv.progress = evoutput;
 	a->tenv.progarg = &a->ev;
 	if (!rpc) {
-		outwrite(&a->ev, a->sess.head, strlen(a->sess.head));
-		outwrite(&a->ev, "\n", 1);
+		evwrite(&a->ev, a->sess.head, strlen(a->sess.head));
+		evwrite(&a->ev, "\n", 1);
 	}
 }
 
@@ -1448,7 +1448,7 @@ agentfree(Agent *a)
 
 	sessfree(&a->sess);
 	httpfree(a->http);
-	eventsfree(&a->ev);
+	evfree(&a->ev);
 	ctxfree(&a->ctx);
 	free(a->system);
 	free(a->scrub);

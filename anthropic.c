@@ -25,7 +25,7 @@ addpart(Wire *w, int kind, int block)
 	memset(p, 0, sizeof(*p));
 	p->kind = kind;
 	p->block = block;
-	p->from = p->to = kind == WTEXT ? w->text.len : w->think.len;
+	p->from = p->to = kind == PIECETEXT ? w->text.len : w->think.len;
 	return p;
 }
 
@@ -92,18 +92,18 @@ anthropicstart(Wire *w, const Json *j, int block)
 		wiresetstr(&c->id, j, jsonget(j, cb, "id"));
 		wiresetstr(&c->name, j, jsonget(j, cb, "name"));
 		rc = wirecalldelta(w, c - w->calls, (size_t)-1);
-		if ((p = addpart(w, WCALL, block)))
+		if ((p = addpart(w, PIECECALL, block)))
 			p->call = w->ncalls - 1;
 	} else if (jsoneq(j, t, "redacted_thinking")) {
 		jsonstrbuf(j, jsonget(j, cb, "data"), &s);
-		if ((p = addpart(w, WREDACTED, block)))
+		if ((p = addpart(w, PIECEREDACTED, block)))
 			keepsig(w, p, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "thinking")) {
-		addpart(w, WTHINK, block);
-		rc = wirepiece(w, WTHINK, j, jsonget(j, cb, "thinking"));
+		addpart(w, PIECETHINK, block);
+		rc = wirepiece(w, PIECETHINK, j, jsonget(j, cb, "thinking"));
 	} else if (jsoneq(j, t, "text")) {
-		addpart(w, WTEXT, block);
-		rc = wirepiece(w, WTEXT, j, jsonget(j, cb, "text"));
+		addpart(w, PIECETEXT, block);
+		rc = wirepiece(w, PIECETEXT, j, jsonget(j, cb, "text"));
 	}
 	buffree(&s);
 	return rc;
@@ -128,14 +128,14 @@ anthropicdelta(Wire *w, const Json *j, int block)
 	size_t n;
 
 	if (jsoneq(j, t, "text_delta")) {
-		rc = wirepiece(w, WTEXT, j, jsonget(j, d, "text"));
+		rc = wirepiece(w, PIECETEXT, j, jsonget(j, d, "text"));
 	} else if (jsoneq(j, t, "thinking_delta")) {
-		rc = wirepiece(w, WTHINK, j, jsonget(j, d, "thinking"));
+		rc = wirepiece(w, PIECETHINK, j, jsonget(j, d, "thinking"));
 	} else if (jsoneq(j, t, "signature_delta")) {
 		jsonstrbuf(j, jsonget(j, d, "signature"), &s);
 		if (w->sig.len + s.len <= w->maxkeep)
 			bufadd(&w->sig, bstr(&s), s.len);
-		if ((p = partof(w, block, WTHINK)))
+		if ((p = partof(w, block, PIECETHINK)))
 			keepsig(w, p, bstr(&s), s.len);
 	} else if (jsoneq(j, t, "input_json_delta") &&
 	           (c = callofblock(w, block))) {
@@ -242,9 +242,9 @@ anthropicwhole(const Wire *w)
 	int i;
 
 	for (i = 0; i < w->nparts; i++)
-		if (w->parts[i].kind == WTEXT)
+		if (w->parts[i].kind == PIECETEXT)
 			text += w->parts[i].to - w->parts[i].from;
-		else if (w->parts[i].kind == WTHINK)
+		else if (w->parts[i].kind == PIECETHINK)
 			think += w->parts[i].to - w->parts[i].from;
 	return w->nparts && text == w->text.len && think == w->think.len;
 }
@@ -263,19 +263,19 @@ anthropicstore(Buf *b, const Wire *w)
 	for (i = 0; i < w->nparts; i++) {
 		p = &w->parts[i];
 		/* thinking with no text but its signature is kept */
-		if ((p->kind == WTEXT && p->to == p->from) ||
-		    (p->kind == WTHINK && p->to == p->from && !p->sig.len) ||
-		    (p->kind == WREDACTED && p->lost))
+		if ((p->kind == PIECETEXT && p->to == p->from) ||
+		    (p->kind == PIECETHINK && p->to == p->from && !p->sig.len) ||
+		    (p->kind == PIECEREDACTED && p->lost))
 			continue;
 		bufadds(b, n++ ? "," : "");
-		if (p->kind == WTEXT) {
+		if (p->kind == PIECETEXT) {
 			bufadds(b, "{\"type\":\"text\",\"text\":");
 			jsonesc(b, w->text.p + p->from, p->to - p->from);
 			bufadds(b, "}");
-		} else if (p->kind == WTHINK) {
+		} else if (p->kind == PIECETHINK) {
 			wirestorethink(b, bstr(&w->think) + p->from,
 			               p->to - p->from, &p->sig);
-		} else if (p->kind == WREDACTED) {
+		} else if (p->kind == PIECEREDACTED) {
 			bufadds(b, "{\"type\":\"thinking\",\"thinking\":"
 			        "\"[Reasoning redacted]\","
 			        "\"thinkingSignature\":");
@@ -338,8 +338,8 @@ anthropicthink(const Wirereq *q, Buf *b)
 		        "\"budget_tokens\":%ld}", budgets[l]);
 		return;
 	}
-	if (q->thinkas == TKHIGH && l > THIGH)
-		l = THIGH;
+	if (q->thinkas == TKHIGH && l > LEVELHIGH)
+		l = LEVELHIGH;
 	bufaddf(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
 	        "\"summarized\"},\"output_config\":{\"effort\":\"%s\"}",
 	        effort[l]);
@@ -524,10 +524,10 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 	int iserr;
 
 	if (jsoneq(j, role, "user") && wirehasimage(j, content)) {
-		f->kind = WFUSER;
+		f->kind = FORMUSER;
 		anthropicblocks(b, j, content, q->images);
 	} else if (jsoneq(j, role, "user")) {
-		f->kind = WFUSER;
+		f->kind = FORMUSER;
 		bufadds(b, "{\"type\":\"text\",\"text\":");
 		if (wirerefer(f, b, j, content))
 			return;
@@ -538,10 +538,10 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 		}
 		jsonesc(b, text.p, text.len);
 	} else if (jsoneq(j, role, "assistant") && wireanswered(j)) {
-		f->kind = WFANSWER;
+		f->kind = FORMANSWER;
 		anthropicassistant(f, b, j, q);
 	} else if (jsoneq(j, role, "toolResult")) {
-		f->kind = WFRESULT;
+		f->kind = FORMRESULT;
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
 		anthropicresult(b, f->result ? f->result : "");
 		anthropiccontent(f, b, j, content, q->images);
@@ -619,20 +619,20 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	(void)wb;	/* copied whole, for now */
 	a.b = &msgs;
 	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind == WFUSER) {
+		if (f[i].kind == FORMUSER) {
 			anthropicowed(&a);
 			anthropicblock(&a, &f[i]);
-		} else if (f[i].kind == WFANSWER) {
+		} else if (f[i].kind == FORMANSWER) {
 			anthropicowed(&a);
 			anthropicclose(&a);
 			if (f[i].len) {
 				bufadds(&msgs, a.nmsg++ ? "," : "");
 				wireputform(NULL, &msgs, &f[i]);
 			}
-			wireowe(&a.o, &f[i]);
-		} else if (f[i].kind == WFRESULT) {
+			wireowedadd(&a.o, &f[i]);
+		} else if (f[i].kind == FORMRESULT) {
 			anthropicblock(&a, &f[i]);
-			wirepaid(&a.o, f[i].result);
+			wireowedpaid(&a.o, f[i].result);
 		}
 	}
 	anthropicowed(&a);

@@ -27,13 +27,13 @@ onpiece(void *arg, int kind, const char *p, size_t n)
 	if (r->silent)
 		return *r->ask->intr != 0;
 	if (r->ask->json)
-		emitpiece(ev, &r->w, kind, p, n);
-	else if (kind == WTEXT)
-		showtext(ev, p, n);
-	else if (kind == WTHINK)
-		showthink(ev, p, n);
-	else if (!ev->ttyesc && ev->textto != TOERR)
-		settle(ev, TOERR);
+		evpiece(ev, &r->w, kind, p, n);
+	else if (kind == PIECETEXT)
+		evtext(ev, p, n);
+	else if (kind == PIECETHINK)
+		evthink(ev, p, n);
+	else if (!ev->ttyesc && ev->textto != EVERR)
+		evsettle(ev, EVERR);
 	return *r->ask->intr != 0;
 }
 
@@ -76,7 +76,7 @@ onbody(void *arg, const char *p, size_t n)
 	k->ev->hold = 1;
 	rc = ssefeed(&r->sse, p, n);
 	k->ev->hold = 0;
-	outflush(k->ev);
+	evflush(k->ev);
 	if (rc == SSEBIG)
 		bufaddf(&r->err, "an event in the stream is over %zu bytes",
 		        k->maxevent);
@@ -91,7 +91,7 @@ replyinit(Reply *r, const Ask *k, const Wirereq *q, Http *h, int silent)
 	r->http = h;
 	r->silent = silent;
 	if (!silent)
-		textstart(k->ev);
+		evtextstart(k->ev);
 	wireinit(&r->w, q->wire, onpiece, r);
 	r->w.maxcalls = k->maxcalls;
 	r->w.maxkeep = k->maxkeep;
@@ -148,8 +148,8 @@ sayfailure(Reply *r, const char *name, Http *h, int rc)
 	Buf msg = { 0 }, safe = { 0 }, *w = &r->why;
 	int ok = h->status / 100 == 2;
 
-	endthinking(r->ask->ev);
-	endline(r->ask->ev);
+	evendthinking(r->ask->ev);
+	evendline(r->ask->ev);
 	if ((!ok || !isstream(h)) && r->err.len &&
 	    jsonparse(&j, r->err.p, r->err.len) == 0) {
 		wireerror(&msg, &j, 0);
@@ -263,7 +263,7 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 		askfree(r);
 		httpsleep(k->http, delay);
 	}
-	endthinking(k->ev);
+	evendthinking(k->ev);
 	wirebodyfree(&body);
 	buffree(&auth);
 	buffree(&url);

@@ -75,7 +75,7 @@ summaryjson(const char *intro, const char *text, const char *outro)
 	bufadds(&t, intro);
 	bufadds(&t, text);
 	bufadds(&t, outro);
-	json = sessuser(t.p, t.len, NULL);
+	json = entryuser(t.p, t.len, NULL);
 	buffree(&t);
 	return json;
 }
@@ -100,12 +100,12 @@ entrymsg(Ctx *c, const Entry *e)
 			msgadd(&c->msgs, v);
 		return;
 	}
-	if (!sessincontext(e) || jsonparse(&j, e->line, strlen(e->line)) < 0)
+	if (!entryincontext(e) || jsonparse(&j, e->line, strlen(e->line)) < 0)
 		return;
 	if (!strcmp(e->type, "message") &&
 	    (k = jsonget(&j, 0, "message")) >= 0 &&
 	    jsoneq(&j, jsonget(&j, k, "role"), "bashExecution")) {
-		if ((v = sessbash(&j, k)))
+		if ((v = entrybash(&j, k)))
 			msgadd(&c->msgs, v);
 	} else if (!strcmp(e->type, "message") && k >= 0) {
 		jsonraw(&b, &j, k);
@@ -118,7 +118,7 @@ entrymsg(Ctx *c, const Entry *e)
 		free(v);
 	} else if (!strcmp(e->type, "custom_message")) {
 		jsontext(&b, &j, jsonget(&j, 0, "content"));
-		msgadd(&c->msgs, sessuser(bstr(&b), b.len, NULL));
+		msgadd(&c->msgs, entryuser(bstr(&b), b.len, NULL));
 	}
 	buffree(&b);
 	jsonfree(&j);
@@ -137,7 +137,7 @@ ctxload(Ctx *c, const Entry **path, size_t n)
 	char *sum, *m;
 
 	msgsfree(&c->msgs);
-	if ((comp = sesscompaction(path, n, &start, &sum)) >= 0) {
+	if ((comp = entrycompaction(path, n, &start, &sum)) >= 0) {
 		msgadd(&c->msgs, summaryjson("The conversation history before "
 		       "this point was compacted into the following summary:"
 		       "\n\n<summary>\n", sum ? sum : "", "\n</summary>"));
@@ -228,7 +228,7 @@ ctxtokens(const Ctx *c)
 			jsonfree(&j);
 		}
 		if (got < 0)
-			tail += sesstokens(msg[i]);
+			tail += entrytokens(msg[i]);
 	}
 	return (got < 0 ? 0 : got) + (long)(tail * c->tokens);
 }
@@ -258,7 +258,7 @@ summarizerask(const Ctx *c, const Buf *conv, const char *prev,
 	bufadds(&p, c->conf->ask);
 	if (focus && *focus)
 		bufaddf(&p, "\n\nAdditional focus: %s", focus);
-	msg = sessuser(p.p, p.len, NULL);
+	msg = entryuser(p.p, p.len, NULL);
 	buffree(&p);
 	return msg;
 }
@@ -279,13 +279,13 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 	memset(k, 0, sizeof(*k));
 	k->tokensbefore = ctxtokens(c);
 	n = (long)sesscontext(c->sess, &path);
-	last = sesscompaction(path, n, &from, &prev);
+	last = entrycompaction(path, n, &from, &prev);
 	/* what is kept is counted in the model's tokens */
-	cut = sesscut(path, n, from, (long)(keepbudget(c) / c->tokens));
+	cut = entrycut(path, n, from, (long)(keepbudget(c) / c->tokens));
 	for (i = (long)from; i < cut; i++)
-		if (i != last && sessincontext(path[i]))
-			sessserialize(&conv, path[i]->type, path[i]->line,
-			              c->conf->maxresult);
+		if (i != last && entryincontext(path[i]))
+			entryserialize(&conv, path[i]->type, path[i]->line,
+			               c->conf->maxresult);
 	if (cut < 0 || !conv.len)
 		goto done;
 	/* the summariser's window is the model's: the oldest part goes */

@@ -34,7 +34,7 @@ typedef struct {
 	long window;		/* the model's context window, tokens */
 	long maxout;		/* the output tokens asked of it */
 	double tokens;		/* its tokens for one estimated token of text
-				 * (sesstokens') */
+				 * (entrytokens') */
 } Ctx;
 
 /* A compaction planned: what the summariser is asked, and what the

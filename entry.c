@@ -16,7 +16,7 @@
  * after it (0 without a compaction); *summary, if asked for, its summary
  * (NULL if none), to be freed. */
 long
-sesscompaction(const Entry **path, size_t n, size_t *from, char **summary)
+entrycompaction(const Entry **path, size_t n, size_t *from, char **summary)
 {
 	Json j;
 	char *kept;
@@ -47,7 +47,7 @@ sesscompaction(const Entry **path, size_t n, size_t *from, char **summary)
 
 /* Whether an entry puts anything into the context. */
 int
-sessincontext(const Entry *e)
+entryincontext(const Entry *e)
 {
 	return !strcmp(e->type, "message") ||
 	       !strcmp(e->type, "custom_message") ||
@@ -81,7 +81,7 @@ cutpoint(const Entry *e)
 /* A user's message as pi stores it: the text, then more content blocks
  * (each with its comma), or NULL. */
 char *
-sessuser(const char *text, size_t len, const Buf *more)
+entryuser(const char *text, size_t len, const Buf *more)
 {
 	Buf b = { 0 };
 
@@ -98,8 +98,8 @@ sessuser(const char *text, size_t len, const Buf *more)
 /* A tool's result as pi stores it: the call's id and name, the text,
  * then more content blocks (an image read), or NULL. */
 char *
-sessresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-           const Buf *more)
+entryresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+            const Buf *more)
 {
 	Buf b = { 0 };
 
@@ -120,7 +120,7 @@ sessresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
 /* A command the user ran in pi (!cmd), message m of j, as pi shows it to
  * the model: a user's message, or NULL when pi keeps it out. */
 char *
-sessbash(const Json *j, int m)
+entrybash(const Json *j, int m)
 {
 	Buf t = { 0 }, v = { 0 };
 	double code;
@@ -142,7 +142,7 @@ sessbash(const Json *j, int m)
 		bufaddf(&t, "\n\nCommand exited with code %d", (int)code);
 	if (jsonbool(j, jsonget(j, m, "cancelled"), &no) == 0 && no)
 		bufadds(&t, "\n\n(command cancelled)");
-	msg = sessuser(bstr(&t), t.len, NULL);
+	msg = entryuser(bstr(&t), t.len, NULL);
 	buffree(&t);
 	buffree(&v);
 	return msg;
@@ -151,8 +151,8 @@ sessbash(const Json *j, int m)
 /* A session entry (its type and line) as text for the summariser; a
  * tool result is cut after maxresult bytes. */
 void
-sessserialize(Buf *b, const char *type, const char *line,
-              size_t maxresult)
+entryserialize(Buf *b, const char *type, const char *line,
+               size_t maxresult)
 {
 	Json j;
 	Buf t = { 0 }, calls = { 0 };
@@ -218,7 +218,7 @@ sessserialize(Buf *b, const char *type, const char *line,
 /* The tokens an entry or a message holds, estimated from its bytes; an
  * image's data counts as pi counts an image, 4800 bytes. */
 long
-sesstokens(const char *json)
+entrytokens(const char *json)
 {
 	Json j;
 	size_t n = strlen(json), skip = 0;
@@ -244,13 +244,13 @@ sesstokens(const char *json)
  * results follow it, the last one before.  -1: nothing to cut, the
  * context being shorter than keep. */
 long
-sesscut(const Entry **path, size_t n, size_t from, long keep)
+entrycut(const Entry **path, size_t n, size_t from, long keep)
 {
 	long k, cut, acc = 0;
 
 	for (k = (long)n - 1; k > (long)from; k--) {
-		if (sessincontext(path[k]))
-			acc += sesstokens(path[k]->line);
+		if (entryincontext(path[k]))
+			acc += entrytokens(path[k]->line);
 		if (acc >= keep)
 			break;
 	}
@@ -269,7 +269,7 @@ sesscut(const Entry **path, size_t n, size_t from, long keep)
  * (a session goes on with the model it was switched to); NULL if not.
  * To be freed. */
 char *
-sessmodel(const Entry **path, size_t n, const char *provider)
+entrymodel(const Entry **path, size_t n, const char *provider)
 {
 	Json j;
 	char *p, *m = NULL;

@@ -20,16 +20,16 @@ typedef struct {
 	int hidden;		/* a later entry has the same id */
 } Entry;
 
-long sesscompaction(const Entry **path, size_t n, size_t *from,
-                    char **summary);
-int sessincontext(const Entry *e);
-long sesscut(const Entry **path, size_t n, size_t from, long keep);
-long sesstokens(const char *json);
-char *sessuser(const char *text, size_t len, const Buf *more);
-char *sessresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-                 const Buf *more);
-char *sessbash(const Json *j, int m);
-void sessserialize(Buf *b, const char *type, const char *line,
-                   size_t maxresult);
-char *sessmodel(const Entry **path, size_t n, const char *provider);
+long entrycompaction(const Entry **path, size_t n, size_t *from,
+                     char **summary);
+int entryincontext(const Entry *e);
+long entrycut(const Entry **path, size_t n, size_t from, long keep);
+long entrytokens(const char *json);
+char *entryuser(const char *text, size_t len, const Buf *more);
+char *entryresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
+                  const Buf *more);
+char *entrybash(const Json *j, int m);
+void entryserialize(Buf *b, const char *type, const char *line,
+                    size_t maxresult);
+char *entrymodel(const Entry **path, size_t n, const char *provider);
 int entryheader(const char *p, size_t n, double *version, char **cwd);

@@ -27,20 +27,20 @@ colorif(const Events *e, const char *code)
 
 /* Bytes to stdout: at once, or with the rest of the read being parsed. */
 void
-outwrite(Events *e, const char *p, size_t n)
+evwrite(Events *e, const char *p, size_t n)
 {
 	if (!n)
 		return;
 	bufadd(&e->pending, p, n);
 	e->lastc = (unsigned char)p[n - 1];
 	if (!e->hold)
-		outflush(e);
+		evflush(e);
 }
 
-/* What outwrite() holds, to stdout.  A reader that went away ends us
+/* What evwrite() holds, to stdout.  A reader that went away ends us
  * quietly. */
 void
-outflush(Events *e)
+evflush(Events *e)
 {
 	int err;
 
@@ -59,14 +59,14 @@ outflush(Events *e)
 
 /* Before a trace or a message on a terminal: finish the answer's line. */
 void
-endline(Events *e)
+evendline(Events *e)
 {
 	if (e->ttyout && e->textseen && e->lastc != '\n')
-		outwrite(e, "\n", 1);
+		evwrite(e, "\n", 1);
 }
 
 void
-endthinking(Events *e)
+evendthinking(Events *e)
 {
 	if (e->thinking)
 		fprintf(stderr, "%s\n", colorif(e, "\033[0m"));
@@ -76,9 +76,9 @@ endthinking(Events *e)
 /* A message begins: on a terminal its text streams to stdout; otherwise
  * it is held until it is known to be the final answer. */
 void
-textstart(Events *e)
+evtextstart(Events *e)
 {
-	e->textto = e->ttyesc || e->on ? TOOUT : TOHOLD;
+	e->textto = e->ttyesc || e->on ? EVOUT : EVHOLD;
 	e->began = 0;
 	bufreset(&e->held);
 }
@@ -92,16 +92,16 @@ answer(Events *e, const char *p, size_t n)
 	if (!n)
 		return;
 	if (!e->began && e->textseen && e->lastc != '\n')
-		outwrite(e, "\n", 1);
+		evwrite(e, "\n", 1);
 	e->began = e->textseen = 1;
 	if (e->ttyesc) {
 		/* a model could hide lines, or set the window title and
 		 * the clipboard (OSC 0, OSC 52) */
 		safetext(&show, p, n, 0);
-		outwrite(e, show.p, show.len);
+		evwrite(e, show.p, show.len);
 		buffree(&show);
 	} else {
-		outwrite(e, p, n);
+		evwrite(e, p, n);
 	}
 }
 
@@ -114,21 +114,21 @@ narrate(Events *e, const char *p, size_t n)
 
 	if (e->quiet || !n)
 		return;
-	outflush(e);
+	evflush(e);
 	safetext(&show, p, n, 0);
 	fwrite(show.p, 1, show.len, stderr);
 	buffree(&show);
 	e->narrated = (unsigned char)p[n - 1];
 }
 
-/* The text held goes where it is now known to belong, TOOUT or TOERR;
+/* The text held goes where it is now known to belong, EVOUT or EVERR;
  * the rest of the message's goes there too. */
 void
-settle(Events *e, int to)
+evsettle(Events *e, int to)
 {
-	if (e->textto == TOHOLD && to == TOERR)
+	if (e->textto == EVHOLD && to == EVERR)
 		narrate(e, e->held.p, e->held.len);
-	else if (e->textto == TOHOLD)
+	else if (e->textto == EVHOLD)
 		answer(e, e->held.p, e->held.len);
 	bufreset(&e->held);
 	e->textto = to;
@@ -137,38 +137,38 @@ settle(Events *e, int to)
 /* The end of a message's text: held text is the answer; narration ends
  * its line. */
 void
-textdone(Events *e)
+evtextdone(Events *e)
 {
-	settle(e, TOOUT);
+	evsettle(e, EVOUT);
 	if (e->narrated && e->narrated != '\n')
 		fputc('\n', stderr);
 	e->narrated = 0;
 }
 
 void
-showtext(Events *e, const char *p, size_t n)
+evtext(Events *e, const char *p, size_t n)
 {
-	endthinking(e);
-	if (e->textto == TOERR) {
+	evendthinking(e);
+	if (e->textto == EVERR) {
 		narrate(e, p, n);
-	} else if (e->textto == TOHOLD) {
+	} else if (e->textto == EVHOLD) {
 		/* bounded: past maxhold it streams to stdout */
 		bufadd(&e->held, p, n);
 		if (e->held.len > e->maxhold)
-			settle(e, TOOUT);
+			evsettle(e, EVOUT);
 	} else {
 		answer(e, p, n);
 	}
 }
 
 void
-showthink(Events *e, const char *p, size_t n)
+evthink(Events *e, const char *p, size_t n)
 {
 	Buf show = { 0 };
 
 	if (e->quiet)
 		return;
-	outflush(e);	/* the text before it goes first */
+	evflush(e);	/* the text before it goes first */
 	if (!e->thinking)
 		fputs(colorif(e, "\033[2m"), stderr);
 	e->thinking = 1;
@@ -179,7 +179,7 @@ showthink(Events *e, const char *p, size_t n)
 
 /* A tool call's trace on stderr: the tool and what it works on... */
 void
-showcall(Events *e, const char *name, const char *what)
+evshowcall(Events *e, const char *name, const char *what)
 {
 	if (!e->quiet)
 		fprintf(stderr, "%s%s%s %s", colorif(e, "\033[36m"), name,
@@ -189,7 +189,7 @@ showcall(Events *e, const char *name, const char *what)
 /* ...and, on the same line, how it went: the lines of its result, or
  * the last line of an error. */
 void
-showresult(Events *e, int iserr, const Buf *res)
+evshowresult(Events *e, int iserr, const Buf *res)
 {
 	Buf safe = { 0 };
 	size_t lines = 0, k, eol;
@@ -222,8 +222,8 @@ showresult(Events *e, int iserr, const Buf *res)
 /* A turn's tokens on stderr, and its cost in dollars if it is known (not
  * -1). */
 void
-showusage(Events *e, long long in, long long cached, long long out,
-          double cost)
+evshowusage(Events *e, long long in, long long cached, long long out,
+            double cost)
 {
 	if (e->quiet || (!in && !out))
 		return;
@@ -278,7 +278,7 @@ ending(Events *e, const char *type, Buf *f)
 /* One event; fields is a JSON fragment or NULL.  turn_end and agent_end
  * get what the round and the run made; their starts forget it. */
 void
-emit(Events *e, const char *type, const char *fields)
+evemit(Events *e, const char *type, const char *fields)
 {
 	Buf b = { 0 }, f = { 0 };
 
@@ -301,7 +301,7 @@ emit(Events *e, const char *type, const char *fields)
 		bufadds(&b, fields);
 	}
 	bufadds(&b, "}\n");
-	outwrite(e, b.p, b.len);
+	evwrite(e, b.p, b.len);
 	buffree(&b);
 	buffree(&f);
 }
@@ -309,7 +309,7 @@ emit(Events *e, const char *type, const char *fields)
 /* A message's start (if start) and end, for a message whole at once, or
  * the end of the answer that streamed. */
 void
-emitmsg(Events *e, const char *json, int start)
+evmsg(Events *e, const char *json, int start)
 {
 	Buf f = { 0 };
 
@@ -318,8 +318,8 @@ emitmsg(Events *e, const char *json, int start)
 	bufadds(&f, "\"message\":");
 	bufadds(&f, json);
 	if (start)
-		emit(e, "message_start", f.p);
-	emit(e, "message_end", f.p);
+		evemit(e, "message_start", f.p);
+	evemit(e, "message_end", f.p);
 	buffree(&f);
 	if (isrole(json, "assistant")) {
 		e->last = e->run.len + (e->run.len > 0);
@@ -333,7 +333,7 @@ emitmsg(Events *e, const char *json, int start)
 /* The start of an answer about to stream, an empty message with the
  * fields of the one to come; its blocks are counted from here. */
 void
-emitstart(Events *e, int wire, const char *provider, const char *model)
+evstart(Events *e, int wire, const char *provider, const char *model)
 {
 	Buf f = { 0 };
 	Wire w;
@@ -348,7 +348,7 @@ emitstart(Events *e, int wire, const char *provider, const char *model)
 	m = wiremessage(&w, provider, model, NULL);
 	bufadds(&f, "\"message\":");
 	bufadds(&f, m);
-	emit(e, "message_start", f.p);
+	evemit(e, "message_start", f.p);
 	free(m);
 	wirefree(&w);
 	buffree(&f);
@@ -376,7 +376,7 @@ update(Events *e, const char *type, int index, const Buf *extra)
 	if (extra)
 		bufadd(&f, extra->p, extra->len);
 	bufaddc(&f, '}');
-	emit(e, "message_update", f.p);
+	evemit(e, "message_update", f.p);
 	buffree(&f);
 }
 
@@ -394,7 +394,7 @@ blockbegin(Events *e, int *index, const char *type, const Buf *extra)
 /* A piece of the answer as it streams: its block's start the first time,
  * then the delta.  A call's start names it, as pi 1.x's does. */
 void
-emitpiece(Events *e, const Wire *w, int kind, const char *p, size_t n)
+evpiece(Events *e, const Wire *w, int kind, const char *p, size_t n)
 {
 	Buf d = { 0 }, x = { 0 };
 	const Wirecall *c;
@@ -406,10 +406,10 @@ emitpiece(Events *e, const Wire *w, int kind, const char *p, size_t n)
 		bufadds(&d, ",\"delta\":");
 		jsonesc(&d, p, n);
 	}
-	if (kind == WTEXT) {
+	if (kind == PIECETEXT) {
 		k = blockbegin(e, &e->text, "text_start", NULL);
 		update(e, "text_delta", k, &d);
-	} else if (kind == WTHINK) {
+	} else if (kind == PIECETHINK) {
 		k = blockbegin(e, &e->think, "thinking_start", NULL);
 		update(e, "thinking_delta", k, &d);
 	} else {
@@ -429,7 +429,7 @@ emitpiece(Events *e, const Wire *w, int kind, const char *p, size_t n)
 /* The ends of the answer's blocks, in contentIndex order, from the
  * message as stored (json): each with its whole content, as pi's. */
 void
-emitends(Events *e, const char *json)
+evends(Events *e, const char *json)
 {
 	Json j;
 	Buf x = { 0 };
@@ -468,8 +468,8 @@ emitends(Events *e, const char *json)
 /* A tool call starting (with its arguments, or NULL when it may not run)
  * or ending (with its result). */
 void
-emitcall(Events *e, const Wirecall *c, const char *type, const Json *args,
-         const Buf *res, const Buf *image, int iserr)
+evcall(Events *e, const Wirecall *c, const char *type, const Json *args,
+       const Buf *res, const Buf *image, int iserr)
 {
 	Buf f = { 0 };
 
@@ -486,18 +486,18 @@ emitcall(Events *e, const Wirecall *c, const char *type, const Json *args,
 			jsonraw(&e->call, args, 0);
 		else
 			bufadds(&e->call, "{}");
-		emit(e, type, e->call.p);
+		evemit(e, type, e->call.p);
 		bufreset(&e->tail);
 		e->updated = 0;
 		e->dirty = 0;
 		/* pi's bash says at once that it runs, output or not */
 		if (args && c->name.len == 4 && !memcmp(c->name.p, "bash", 4))
-			emitoutput(e, NULL, 0);
+			evoutput(e, NULL, 0);
 		e->updated = 0;	/* the first output goes at once */
 		return;
 	}
 	if (e->dirty)
-		emitoutput(e, NULL, 0);
+		evoutput(e, NULL, 0);
 	e->dirty = 0;
 	bufadds(&f, "\"toolCallId\":");
 	jsonesc(&f, bstr(&c->id), c->id.len);
@@ -509,7 +509,7 @@ emitcall(Events *e, const Wirecall *c, const char *type, const Json *args,
 	if (image)
 		bufadd(&f, bstr(image), image->len);	/* an image read */
 	bufaddf(&f, "]},\"isError\":%s", iserr ? "true" : "false");
-	emit(e, type, f.p);
+	evemit(e, type, f.p);
 	buffree(&f);
 	bufreset(&e->call);	/* no call runs now: -r's bash is none */
 }
@@ -519,7 +519,7 @@ emitcall(Events *e, const Wirecall *c, const char *type, const Json *args,
  * so far, at most every THROTTLE ms, as pi's bash sends it.  n 0 sends
  * what is due now. */
 void
-emitoutput(void *arg, const char *p, size_t n)
+evoutput(void *arg, const char *p, size_t n)
 {
 	Events *e = arg;
 	Buf f = { 0 };
@@ -553,16 +553,16 @@ emitoutput(void *arg, const char *p, size_t n)
 		bufaddc(&f, '}');
 	}
 	bufadds(&f, e->tail.len ? "],\"details\":{}}" : "]}");
-	emit(e, "tool_execution_update", f.p);
+	evemit(e, "tool_execution_update", f.p);
 	buffree(&f);
 }
 
 /* A compaction's end: its result, or why there is none (err).  willRetry:
  * the turn that overflowed is asked again. */
 void
-emitcompacted(Events *e, const char *why, const Buf *sum,
-              const char *firstkept, long before, const char *err,
-              int aborted)
+evcompacted(Events *e, const char *why, const Buf *sum,
+            const char *firstkept, long before, const char *err,
+            int aborted)
 {
 	Buf f = { 0 };
 
@@ -583,14 +583,14 @@ emitcompacted(Events *e, const char *why, const Buf *sum,
 		bufadds(&f, ",\"errorMessage\":");
 		jsonescs(&f, err);
 	}
-	emit(e, "compaction_end", f.p);
+	evemit(e, "compaction_end", f.p);
 	buffree(&f);
 }
 
 /* A stored message (a JSON object) with errorMessage added: why it
  * failed, as pi keeps it.  msg is taken; the result is the caller's. */
 char *
-witherror(char *msg, const char *err)
+evwitherror(char *msg, const char *err)
 {
 	Buf b = { 0 };
 	size_t n = strlen(msg);
@@ -606,7 +606,7 @@ witherror(char *msg, const char *err)
 }
 
 void
-eventsfree(Events *e)
+evfree(Events *e)
 {
 	buffree(&e->pending);
 	buffree(&e->held);

@@ -3,7 +3,7 @@
  * events */
 #include <stddef.h>
 
-enum { TOOUT, TOERR, TOHOLD };	/* where a message's text goes */
+enum { EVOUT, EVERR, EVHOLD };	/* where a message's text goes */
 typedef struct {
 	int on;			/* events on stdout, not text */
 	Toolenv *tenv;		/* cleaned up if stdout goes away */
@@ -18,8 +18,8 @@ typedef struct {
 	size_t maxhold;		/* bytes held before they go to stdout */
 	int thinking;		/* thinking is being shown on stderr */
 	int textseen;		/* stdout has text from an earlier message */
-	int textto;		/* where this message's text goes: TOOUT,
-				 * TOERR (tools follow), or TOHOLD: */
+	int textto;		/* where this message's text goes: EVOUT,
+				 * EVERR (tools follow), or EVHOLD: */
 	Buf held;		/* not known yet, stdout being no terminal */
 	int began;		/* this message's text has gone to stdout */
 	int narrated;		/* the last byte of narration on stderr */
@@ -40,31 +40,31 @@ typedef struct {
 	long long updated;	/* when the last update went, ms */
 	int dirty;		/* output came since */
 } Events;
-void outwrite(Events *e, const char *p, size_t n);
-void outflush(Events *e);
-void endline(Events *e);
-void endthinking(Events *e);
-void textstart(Events *e);
-void settle(Events *e, int to);
-void textdone(Events *e);
-void showtext(Events *e, const char *p, size_t n);
-void showthink(Events *e, const char *p, size_t n);
-void showcall(Events *e, const char *name, const char *what);
-void showresult(Events *e, int iserr, const Buf *res);
-void showusage(Events *e, long long in, long long cached, long long out,
-               double cost);
-void emit(Events *e, const char *type, const char *fields);
-void emitmsg(Events *e, const char *json, int start);
-void emitstart(Events *e, int wire, const char *provider,
-               const char *model);
-void emitpiece(Events *e, const Wire *w, int kind, const char *p, size_t n);
-void emitends(Events *e, const char *json);
-void emitcall(Events *e, const Wirecall *c, const char *type,
-              const Json *args, const Buf *res, const Buf *image,
-              int iserr);
-void emitoutput(void *e, const char *p, size_t n);
-void emitcompacted(Events *e, const char *why, const Buf *sum,
-                   const char *firstkept, long before, const char *err,
-                   int aborted);
-char *witherror(char *msg, const char *err);
-void eventsfree(Events *e);
+void evwrite(Events *e, const char *p, size_t n);
+void evflush(Events *e);
+void evendline(Events *e);
+void evendthinking(Events *e);
+void evtextstart(Events *e);
+void evsettle(Events *e, int to);
+void evtextdone(Events *e);
+void evtext(Events *e, const char *p, size_t n);
+void evthink(Events *e, const char *p, size_t n);
+void evshowcall(Events *e, const char *name, const char *what);
+void evshowresult(Events *e, int iserr, const Buf *res);
+void evshowusage(Events *e, long long in, long long cached, long long out,
+                 double cost);
+void evemit(Events *e, const char *type, const char *fields);
+void evmsg(Events *e, const char *json, int start);
+void evstart(Events *e, int wire, const char *provider,
+             const char *model);
+void evpiece(Events *e, const Wire *w, int kind, const char *p, size_t n);
+void evends(Events *e, const char *json);
+void evcall(Events *e, const Wirecall *c, const char *type,
+            const Json *args, const Buf *res, const Buf *image,
+            int iserr);
+void evoutput(void *e, const char *p, size_t n);
+void evcompacted(Events *e, const char *why, const Buf *sum,
+                 const char *firstkept, long before, const char *err,
+                 int aborted);
+char *evwitherror(char *msg, const char *err);
+void evfree(Events *e);

@@ -101,10 +101,10 @@ openaievent(Wire *w, const char *data, size_t len)
 			continue;
 		if (!w->sig.len)
 			bufadds(&w->sig, reasonfields[k]);
-		rc |= wirepiece(w, WTHINK, j, v[k]);
+		rc |= wirepiece(w, PIECETHINK, j, v[k]);
 		break;
 	}
-	rc |= wirepiece(w, WTEXT, j, v[3]);
+	rc |= wirepiece(w, PIECETEXT, j, v[3]);
 	if (v[4] >= 0)
 		rc |= openaicalls(w, j, v[4]);
 	return rc;
@@ -120,10 +120,10 @@ openaithink(const Wirereq *q, Buf *b)
 
 	if (!wirethinks(q) || q->think == THANTHROPIC)
 		return;
-	if (l >= TXHIGH)
-		l = q->think == THXHIGH ? TXHIGH : THIGH;
-	if (l == TMINIMAL && q->think == THXHIGH)
-		l = TLOW;
+	if (l >= LEVELXHIGH)
+		l = q->think == THXHIGH ? LEVELXHIGH : LEVELHIGH;
+	if (l == LEVELMINIMAL && q->think == THXHIGH)
+		l = LEVELLOW;
 	if (q->think == THROUTER)
 		bufaddf(b, ",\"reasoning\":{\"effort\":\"%s\"}",
 		        wirelevelname(l));
@@ -314,7 +314,7 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 	Buf text = { 0 };
 	int role = jsonget(j, 0, "role"), content = jsonget(j, 0, "content");
 
-	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
+	f->kind = jsoneq(j, role, "toolResult") ? FORMRESULT : FORMOTHER;
 	if (jsoneq(j, role, "user") && wirehasimage(j, content)) {
 		openaiparts(b, j, content, q->images);
 	} else if (jsoneq(j, role, "user")) {
@@ -327,7 +327,7 @@ openaiform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 		bufadds(b, "}");
 	} else if (jsoneq(j, role, "assistant") && wireanswered(j)) {
 		openaianswer(f, b, j, q);
-	} else if (f->kind == WFRESULT) {
+	} else if (f->kind == FORMRESULT) {
 		f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
 		bufadds(b, ",{\"role\":\"tool\",\"tool_call_id\":");
 		openaiid(b, f->result ? f->result : "");
@@ -428,7 +428,7 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 		if (f[i].mark && f[i].len)
 			last = i;
 	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind != WFRESULT && f[i].kind != WFNONE) {
+		if (f[i].kind != FORMRESULT && f[i].kind != FORMNONE) {
 			openaiowed(b, &o);
 			openaiattach(b, &imgs);
 		}
@@ -436,9 +436,9 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 			openaimarked(q, b, &f[i]);
 		else
 			wireputform(wb, b, &f[i]);
-		wireowe(&o, &f[i]);
-		if (f[i].kind == WFRESULT)
-			wirepaid(&o, f[i].result);
+		wireowedadd(&o, &f[i]);
+		if (f[i].kind == FORMRESULT)
+			wireowedpaid(&o, f[i].result);
 		if (f[i].imgs)
 			bufadd(&imgs, f[i].imgs, f[i].imglen);
 	}

@@ -32,7 +32,7 @@ respnewpart(Wire *w, int kind, int idx)
 	memset(p, 0, sizeof(*p));
 	p->kind = kind;
 	p->block = idx;
-	p->from = p->to = kind == WTEXT ? w->text.len : w->think.len;
+	p->from = p->to = kind == PIECETEXT ? w->text.len : w->think.len;
 	return p;
 }
 
@@ -90,9 +90,9 @@ respadded(Wire *w, const Json *j, int item, int idx)
 	Wirepart *p;
 
 	if (jsoneq(j, t, "reasoning")) {
-		respnewpart(w, WTHINK, idx);
+		respnewpart(w, PIECETHINK, idx);
 	} else if (jsoneq(j, t, "message")) {
-		respnewpart(w, WTEXT, idx);
+		respnewpart(w, PIECETEXT, idx);
 	} else if (jsoneq(j, t, "function_call") &&
 	           (c = wirecallat(w, w->ncalls))) {
 		c->block = idx;
@@ -100,7 +100,7 @@ respadded(Wire *w, const Json *j, int item, int idx)
 		wiresetstr(&c->name, j, jsonget(j, item, "name"));
 		jsonstrbuf(j, jsonget(j, item, "arguments"), &c->args);
 		rc = wirecalldelta(w, c - w->calls, (size_t)-1);
-		if ((p = respnewpart(w, WCALL, idx)))
+		if ((p = respnewpart(w, PIECECALL, idx)))
 			p->call = c - w->calls;
 	}
 	return rc;
@@ -112,9 +112,9 @@ respsummary(Wire *w, int idx)
 {
 	Wirepart *p = resppart(w, idx);
 
-	if (!p || p->kind != WTHINK || p->to == p->from)
+	if (!p || p->kind != PIECETHINK || p->to == p->from)
 		return 0;
-	return wiredelta(w, WTHINK, "\n\n", 2);
+	return wiredelta(w, PIECETHINK, "\n\n", 2);
 }
 
 /* The texts of an item that arrived done without its deltas: the
@@ -122,7 +122,7 @@ respsummary(Wire *w, int idx)
 static int
 resplate(Wire *w, const Json *j, int item, int kind)
 {
-	const char *arr = kind == WTHINK ? "summary" : "content";
+	const char *arr = kind == PIECETHINK ? "summary" : "content";
 	int k, v, rc = 0, n = 0;
 
 	for (k = jsonat(j, jsonget(j, item, arr), 0); k >= 0;
@@ -132,8 +132,8 @@ resplate(Wire *w, const Json *j, int item, int kind)
 			v = jsonget(j, k, "refusal");
 		if (v < 0 || j->t[v].type != JSTR)
 			continue;
-		if (kind == WTHINK && n++)
-			rc |= wiredelta(w, WTHINK, "\n\n", 2);
+		if (kind == PIECETHINK && n++)
+			rc |= wiredelta(w, PIECETHINK, "\n\n", 2);
 		rc |= wirepiece(w, kind, j, v);
 	}
 	return rc;
@@ -181,13 +181,13 @@ respdone(Wire *w, const Json *j, int item, int idx)
 		return !had && c->args.len ?
 		       rc | wirecalldelta(w, c - w->calls, 0) : rc;
 	}
-	kind = jsoneq(j, t, "reasoning") ? WTHINK : WTEXT;
+	kind = jsoneq(j, t, "reasoning") ? PIECETHINK : PIECETEXT;
 	if (!(p = resppart(w, idx)) || p->kind != kind || p->sig.len)
 		return rc;
 	if (p->to == p->from)
 		rc |= resplate(w, j, item, kind);
 	p = resppart(w, idx);	/* the deltas may have moved the parts */
-	if (kind == WTEXT) {
+	if (kind == PIECETEXT) {
 		resptextsig(w, p, j, item);
 	} else {
 		jsonraw(&raw, j, item);
@@ -217,7 +217,7 @@ respdropcalls(Wire *w)
 	int i, n = 0;
 
 	for (i = 0; i < w->nparts; i++)
-		if (w->parts[i].kind != WCALL)
+		if (w->parts[i].kind != PIECECALL)
 			w->parts[n++] = w->parts[i];
 	w->nparts = n;
 	for (i = 0; i < w->ncalls; i++) {
@@ -303,10 +303,10 @@ respevent(Wire *w, const char *data, size_t len)
 	t = v[0];
 	if (jsoneq(j, t, "response.output_text.delta") ||
 	    jsoneq(j, t, "response.refusal.delta"))
-		return wirepiece(w, WTEXT, j, v[1]);
+		return wirepiece(w, PIECETEXT, j, v[1]);
 	if (jsoneq(j, t, "response.reasoning_summary_text.delta") ||
 	    jsoneq(j, t, "response.reasoning_text.delta"))
-		return wirepiece(w, WTHINK, j, v[1]);
+		return wirepiece(w, PIECETHINK, j, v[1]);
 	jsonkeys(j, 0, keys, LEN(keys), v);
 	if (jsonnum(j, v[2], &x) < 0 || !(x >= 0 && x <= 4096))
 		x = -1;
@@ -353,23 +353,23 @@ respstore(Buf *b, const Wire *w)
 	int i, n = 0;
 
 	for (i = 0; i < w->nparts; i++)
-		if (w->parts[i].kind == WTEXT)
+		if (w->parts[i].kind == PIECETEXT)
 			text += w->parts[i].to - w->parts[i].from;
-		else if (w->parts[i].kind == WTHINK)
+		else if (w->parts[i].kind == PIECETHINK)
 			think += w->parts[i].to - w->parts[i].from;
 	if (!w->nparts || text != w->text.len || think != w->think.len)
 		return -1;
 	for (i = 0; i < w->nparts; i++) {
 		p = &w->parts[i];
 		/* a reasoning item with no summary still goes back */
-		if ((p->kind == WTEXT && p->to == p->from) ||
-		    (p->kind == WTHINK && p->to == p->from && !p->sig.len))
+		if ((p->kind == PIECETEXT && p->to == p->from) ||
+		    (p->kind == PIECETHINK && p->to == p->from && !p->sig.len))
 			continue;
 		bufadds(b, n++ ? "," : "");
-		if (p->kind == WTHINK) {
+		if (p->kind == PIECETHINK) {
 			wirestorethink(b, bstr(&w->think) + p->from,
 			               p->to - p->from, &p->sig);
-		} else if (p->kind == WCALL) {
+		} else if (p->kind == PIECECALL) {
 			wirestorecall(b, &w->calls[p->call]);
 		} else {
 			bufadds(b, "{\"type\":\"text\",\"text\":");
@@ -627,14 +627,14 @@ respform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 {
 	int role = jsonget(j, 0, "role");
 
-	f->kind = jsoneq(j, role, "toolResult") ? WFRESULT : WFOTHER;
+	f->kind = jsoneq(j, role, "toolResult") ? FORMRESULT : FORMOTHER;
 	if (jsoneq(j, role, "user")) {
 		bufadds(b, ",{\"role\":\"user\",\"content\":");
 		respparts(b, j, jsonget(j, 0, "content"), q->images);
 		bufaddc(b, '}');
 	} else if (jsoneq(j, role, "assistant") && wireanswered(j)) {
 		respanswer(f, b, j, q);
-	} else if (f->kind == WFRESULT) {
+	} else if (f->kind == FORMRESULT) {
 		respresult(f, b, j, q);
 	}
 }
@@ -666,10 +666,10 @@ respthink(const Wirereq *q, Buf *b)
 
 	if (!wirethinks(q))
 		return;
-	if (l >= TXHIGH)
-		l = q->think == THXHIGH ? TXHIGH : THIGH;
-	if (l == TMINIMAL && q->think == THXHIGH)
-		l = TLOW;
+	if (l >= LEVELXHIGH)
+		l = q->think == THXHIGH ? LEVELXHIGH : LEVELHIGH;
+	if (l == LEVELMINIMAL && q->think == THXHIGH)
+		l = LEVELLOW;
 	bufaddf(b, ",\"reasoning\":{\"effort\":\"%s\",\"summary\":\"auto\"},"
 	        "\"include\":[\"reasoning.encrypted_content\"]",
 	        wirelevelname(l));
@@ -690,12 +690,12 @@ respbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	jsonescs(b, q->system);
 	bufaddc(b, '}');
 	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind != WFRESULT && f[i].kind != WFNONE)
+		if (f[i].kind != FORMRESULT && f[i].kind != FORMNONE)
 			respowed(b, &o);
 		wireputform(wb, b, &f[i]);
-		wireowe(&o, &f[i]);
-		if (f[i].kind == WFRESULT)
-			wirepaid(&o, f[i].result);
+		wireowedadd(&o, &f[i]);
+		if (f[i].kind == FORMRESULT)
+			wireowedpaid(&o, f[i].result);
 	}
 	respowed(b, &o);
 	free(o.id);

@@ -130,8 +130,8 @@ getstate(Rpc *r, Buf *d)
 	bufaddf(d, "\"thinkingLevel\":\"%s\",\"isStreaming\":%s,"
 	        "\"isCompacting\":false,\"steeringMode\":\"one-at-a-time\","
 	        "\"followUpMode\":\"one-at-a-time\",",
-	        wirelevelname(r->level ? *r->level : TOFF),
-	        r->busy == RTURN ? "true" : "false");
+	        wirelevelname(r->level ? *r->level : LEVELOFF),
+	        r->busy == RPCTURN ? "true" : "false");
 	if (r->sess->path) {
 		bufadds(d, "\"sessionFile\":");
 		jsonescs(d, r->sess->path);
@@ -236,7 +236,7 @@ answercommand(Rpc *r, const Json *j, const char *type, const char *id,
 	Buf d = { 0 };
 	const char *err = NULL;
 
-	if ((!strcmp(type, "prompt") && r->busy == RIDLE) || needsidle(type)) {
+	if ((!strcmp(type, "prompt") && r->busy == RPCIDLE) || needsidle(type)) {
 		qpush(&r->later, xstrndup(line, n));
 		return;
 	}
@@ -244,13 +244,13 @@ answercommand(Rpc *r, const Json *j, const char *type, const char *id,
 	    !strcmp(type, "follow_up")) {
 		queuemsg(r, j, type, &err);
 	} else if (!strcmp(type, "abort")) {
-		if (r->busy != RIDLE) {
+		if (r->busy != RPCIDLE) {
 			*r->intr = 1;	/* answered when the turn ends */
 			respond(r, &r->after, id, type, 1, NULL, NULL);
 			return;
 		}
 	} else if (!strcmp(type, "abort_bash")) {
-		if (r->busy == RBASH)
+		if (r->busy == RPCBASH)
 			*r->intr = 1;
 	} else if (!strcmp(type, "get_state")) {
 		getstate(r, &d);
@@ -389,7 +389,7 @@ userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 		        "command must be a string");
 		return;
 	}
-	r->busy = RBASH;
+	r->busy = RPCBASH;
 	*r->intr = 0;
 	/* the output as printed, and no events while it runs, as pi's */
 	r->tenv->keepnl = 1;
@@ -425,7 +425,7 @@ userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	bufaddc(&d, ',');
 	bufadd(&d, m.p + 1, m.len - 2);	/* m's fields */
 	bufaddf(&d, ",\"timestamp\":%lld}", nowms());
-	c->kind = RRECORD;
+	c->kind = RPCRECORD;
 	c->arg = bufdetach(&d);
 	free(cmd);
 	buffree(&out);
@@ -447,28 +447,28 @@ startheld(Rpc *r, const char *line, Rpccmd *c)
 	c->id = idof(&j);
 	c->type = jsonstr(&j, jsonget(&j, 0, "type"));
 	if (!strcmp(c->type, "prompt")) {
-		c->kind = RPROMPT;
+		c->kind = RPCPROMPT;
 		if ((c->arg = jsonstr(&j, jsonget(&j, 0, "message"))))
 			respond(r, NULL, c->id, c->type, 1, NULL, NULL);
 	} else if (!strcmp(c->type, "compact")) {
-		c->kind = RCOMPACT;
+		c->kind = RPCCOMPACT;
 		c->arg = jsonstr(&j, jsonget(&j, 0, "customInstructions"));
 	} else if (!strcmp(c->type, "new_session")) {
-		c->kind = RNEW;
+		c->kind = RPCNEW;
 	} else if (!strcmp(c->type, "set_model")) {
 		p = jsonstr(&j, jsonget(&j, 0, "provider"));
 		c->arg = jsonstr(&j, jsonget(&j, 0, "modelId"));
 		/* another provider would need its key: not here */
 		if ((ok = p && c->arg && *c->arg && !strcmp(p, r->provider)))
-			c->kind = RMODEL;
+			c->kind = RPCMODEL;
 	} else if (!strcmp(c->type, "set_thinking_level")) {
 		c->arg = jsonstr(&j, jsonget(&j, 0, "level"));
 		if ((ok = wirelevel(c->arg) >= 0))
-			c->kind = RLEVEL;
+			c->kind = RPCLEVEL;
 	} else {
 		userbash(r, &j, c->id, c);
 	}
-	if (c->kind == RPROMPT && !c->arg)
+	if (c->kind == RPCPROMPT && !c->arg)
 		respond(r, NULL, c->id, c->type, 0, NULL,
 		        "message must be a string");
 	else if (!strcmp(c->type, "set_model") && !ok)
@@ -478,10 +478,10 @@ startheld(Rpc *r, const char *line, Rpccmd *c)
 		        "level: off, minimal, low, medium, high, xhigh or max");
 	free(p);
 	jsonfree(&j);
-	if (c->kind && (c->kind != RPROMPT || c->arg)) {
+	if (c->kind && (c->kind != RPCPROMPT || c->arg)) {
 		/* agent.c does it; recording the bash command's message
 		 * is no turn */
-		r->busy = c->kind == RRECORD ? RIDLE : RTURN;
+		r->busy = c->kind == RPCRECORD ? RPCIDLE : RPCTURN;
 		return 1;
 	}
 	free(c->arg);	/* a bad level's or model's */
@@ -500,7 +500,7 @@ rpcnext(Rpc *r, Rpccmd *c)
 	char *line;
 	int k;
 
-	r->busy = RIDLE;
+	r->busy = RPCIDLE;
 	writeout(r, &r->after);
 	bufreset(&r->after);
 	for (;;) {
@@ -570,18 +570,18 @@ rpcdone(Rpc *r, Rpccmd *c, const char *err)
 {
 	Buf d = { 0 };
 
-	if (c->kind == RCOMPACT && !err)
+	if (c->kind == RPCCOMPACT && !err)
 		compactiondata(r, &d);
-	else if (c->kind == RNEW)
+	else if (c->kind == RPCNEW)
 		bufadds(&d, "{\"cancelled\":false}");
-	else if (c->kind == RMODEL) {
+	else if (c->kind == RPCMODEL) {
 		bufadds(&d, "{\"id\":");
 		jsonescs(&d, *r->model);
 		bufadds(&d, ",\"provider\":");
 		jsonescs(&d, r->provider);
 		bufaddc(&d, '}');
 	}
-	if (c->kind != RPROMPT && c->kind != RRECORD)
+	if (c->kind != RPCPROMPT && c->kind != RPCRECORD)
 		respond(r, NULL, c->id, c->type, !err, d.p, err);
 	buffree(&d);
 	free(c->arg);

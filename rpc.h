@@ -5,11 +5,11 @@
 /* What agent.c is to do: a prompt, a compaction, a new session, another
  * model, another thinking level, or a message to record (the user's bash
  * command's). */
-enum { RPROMPT = 1, RCOMPACT, RNEW, RMODEL, RLEVEL, RRECORD };
-enum { RIDLE, RTURN, RBASH };	/* what runs */
+enum { RPCPROMPT = 1, RPCCOMPACT, RPCNEW, RPCMODEL, RPCLEVEL, RPCRECORD };
+enum { RPCIDLE, RPCTURN, RPCBASH };	/* what runs */
 
 typedef struct {
-	int kind;		/* RPROMPT, ... */
+	int kind;		/* RPCPROMPT, ... */
 	char *arg;		/* the prompt, the focus, the model, the level
 				 * or the message (JSON), or NULL */
 	char *id;		/* the request's id as JSON, or NULL */
@@ -38,7 +38,7 @@ typedef struct {
 	volatile sig_atomic_t *quit;	/* a signal asks us to leave */
 	int out;		/* where responses go: 1 */
 	/* rpc.c's */
-	int busy;		/* RIDLE, RTURN or RBASH */
+	int busy;		/* RPCIDLE, RPCTURN or RPCBASH */
 	int eof;		/* stdin ended or stdout went away */
 	Buf in;			/* stdin not yet a whole line */
 	int skip;		/* in a line too long: drop to its end */

@@ -19,14 +19,14 @@
 #include "sessdir.h"
 
 enum {
-	HEADMAX = 65536,	/* sesslatest reads no more of a header line */
+	HEADMAX = 65536,	/* sessdirlatest reads no more of a header line */
 	STALE = 600		/* a temp file this many seconds old is a
 				 * crash's leftover */
 };
 
 /* Where sessions live: AGENT_SESSION_DIR, or under the XDG data home. */
 char *
-sessbase(void)
+sessdirbase(void)
 {
 	Buf b = { 0 };
 	const char *v;
@@ -43,7 +43,7 @@ sessbase(void)
 }
 
 char *
-sessdir(const char *base, const char *cwd)
+sessdirfor(const char *base, const char *cwd)
 {
 	Buf b = { 0 };
 	size_t n = strlen(base);
@@ -145,7 +145,7 @@ jsonlfile(const char *dir, const char *name, time_t now, struct stat *st)
  * directory is passed over, and said so: the names of directories under
  * the session base collide ("/x/a-b/c" and "/x/a/b-c"). */
 char *
-sesslatest(const char *dir, const char *cwd)
+sessdirlatest(const char *dir, const char *cwd)
 {
 	DIR *d;
 	struct dirent *de;

@@ -674,7 +674,7 @@ readcontext(Session *s, const char *text, int fd, const char *name,
 		if (!strcmp(path[i]->type, "compaction")) {
 			if ((r = fetch((Entry *)path[i], text, fd, &w,
 			               name)) == 0)
-				sesscompaction(path, n, &from, NULL);
+				entrycompaction(path, n, &from, NULL);
 			break;
 		}
 	/* the model and thinking level hold from before the compaction */
@@ -1066,7 +1066,7 @@ create(Session *s, int from)
 	}
 	if (putinplace(s, tmp) < 0)
 		goto out;
-	/* renamed, tmp is gone; else sesslatest removes it later */
+	/* renamed, tmp is gone; else sessdirlatest removes it later */
 	if (unlink(tmp) < 0 && errno != ENOENT)
 		warn("unlink %s:", tmp);
 	made = 0;

@@ -179,10 +179,10 @@ wiredelta(Wire *w, int kind, const char *p, size_t n)
 	if (!n)
 		return 0;
 	rc = w->fn ? w->fn(w->arg, kind, p, n) : 0;
-	keepstreamed(w, kind == WTEXT ? &w->text : &w->think, p, n);
+	keepstreamed(w, kind == PIECETEXT ? &w->text : &w->think, p, n);
 	/* Anthropic's blocks come one after another: the last is this one */
 	if (w->nparts && w->parts[w->nparts - 1].kind == kind)
-		w->parts[w->nparts - 1].to = kind == WTEXT ? w->text.len :
+		w->parts[w->nparts - 1].to = kind == PIECETEXT ? w->text.len :
 		                             w->think.len;
 	return rc;
 }
@@ -197,7 +197,7 @@ wirecalldelta(Wire *w, int k, size_t off)
 	if (!w->fn)
 		return 0;
 	w->call = k;
-	return w->fn(w->arg, WCALL, off <= a->len ? bstr(a) + off : NULL,
+	return w->fn(w->arg, PIECECALL, off <= a->len ? bstr(a) + off : NULL,
 	             off <= a->len ? a->len - off : 0);
 }
 
@@ -508,7 +508,7 @@ wirelevel(const char *name)
 const char *
 wirelevelname(int level)
 {
-	return level > TOFF && level <= TMAX ? levels[level] : "off";
+	return level > LEVELOFF && level <= LEVELMAX ? levels[level] : "off";
 }
 
 /* Whether string s holds part, '.' and '-' taken as the same, so that
@@ -545,7 +545,7 @@ wiremodel(const Model *m, size_t n, const char *model)
 int
 wirethinks(const Wirereq *q)
 {
-	return q->level > TOFF && q->level <= TMAX && q->think != THNONE;
+	return q->level > LEVELOFF && q->level <= LEVELMAX && q->think != THNONE;
 }
 
 /* A cache mark, Anthropic's cache_control, before the closing brace of
@@ -828,7 +828,7 @@ formfor(const Wirereq *q, const char *msg, Wireform *f)
 	f->wire = q->wire;
 	f->model = xstrdup(q->model);
 	f->provider = q->provider ? xstrdup(q->provider) : NULL;
-	f->kind = WFNONE;
+	f->kind = FORMNONE;
 	/* each was made from parsed JSON, or checked when it was read */
 	if (jsonparseknown(&j, msg, strlen(msg)) == 0) {
 		wireops(q->wire)->form(f, &b, &j, q);
@@ -839,7 +839,7 @@ formfor(const Wirereq *q, const char *msg, Wireform *f)
 }
 
 void
-wireowe(Wireowed *o, const Wireform *f)
+wireowedadd(Wireowed *o, const Wireform *f)
 {
 	int i;
 
@@ -853,7 +853,7 @@ wireowe(Wireowed *o, const Wireform *f)
 }
 
 void
-wirepaid(Wireowed *o, const char *id)
+wireowedpaid(Wireowed *o, const char *id)
 {
 	int i;
 

@@ -10,7 +10,8 @@ enum { OPENAI, ANTHROPIC, RESPONSES };	/* chat completions, messages,
  * provider is asked for them: OpenAI's reasoning_effort (xhigh and max
  * sent as high, or as xhigh), OpenRouter's reasoning object, Anthropic's
  * thinking (as the model takes it: TK* below). */
-enum { TOFF, TMINIMAL, TLOW, TMEDIUM, THIGH, TXHIGH, TMAX };
+enum { LEVELOFF, LEVELMINIMAL, LEVELLOW, LEVELMEDIUM, LEVELHIGH, LEVELXHIGH,
+       LEVELMAX };
 enum { THNONE, THEFFORT, THXHIGH, THROUTER, THANTHROPIC };
 
 /* How an Anthropic model takes thinking: adaptive with an effort of low
@@ -32,7 +33,7 @@ typedef struct {
 
 /* A stored message's wire form, made once and kept for the requests
  * after; wire.c makes and reads it. */
-enum { WFNONE, WFOTHER, WFUSER, WFANSWER, WFRESULT };
+enum { FORMNONE, FORMOTHER, FORMUSER, FORMANSWER, FORMRESULT };
 
 /* A text of the message that a form sends as it stands there: it goes
  * at byte at of the form's own text. */
@@ -84,7 +85,7 @@ typedef struct {
 	int ntools;
 	long maxout;
 	const char *maxfield;	/* OpenAI: the field naming maxout */
-	int level;		/* TOFF ... TMAX */
+	int level;		/* LEVELOFF ... LEVELMAX */
 	int think;		/* THNONE ... THANTHROPIC */
 	int thinkas;		/* Anthropic: TKADAPTIVE ... TKALWAYS */
 	int cachehour;		/* cache marks live an hour, not 5 min */
@@ -99,10 +100,10 @@ typedef struct {
 	double in, out, cacheread, cachewrite;
 } Price;
 
-/* Kinds of streamed pieces and of an answer's parts.  A WCALL piece is
+/* Kinds of streamed pieces and of an answer's parts.  A PIECECALL piece is
  * a piece of the arguments of calls[call], p NULL when the call has only
- * begun; WREDACTED is a part only, never streamed. */
-enum { WTEXT, WTHINK, WREDACTED, WCALL };
+ * begun; PIECEREDACTED is a part only, never streamed. */
+enum { PIECETEXT, PIECETHINK, PIECEREDACTED, PIECECALL };
 
 /* A piece of the answer as it streams; nonzero stops the stream. */
 typedef int (*Wirefn)(void *arg, int kind, const char *p, size_t n);
@@ -114,12 +115,12 @@ typedef struct {
 
 /* Anthropic: one content block of the answer, in the stream's order. */
 typedef struct {
-	int kind;		/* WTEXT, WTHINK, WREDACTED or WCALL */
+	int kind;		/* PIECETEXT, PIECETHINK, PIECEREDACTED or PIECECALL */
 	int block;		/* the stream's index of it */
-	size_t from, to;	/* WTEXT, WTHINK: its bytes of text, think */
-	Buf sig;		/* WTHINK's signature, WREDACTED's data */
+	size_t from, to;	/* PIECETEXT, PIECETHINK: its bytes of text, think */
+	Buf sig;		/* PIECETHINK's signature, PIECEREDACTED's data */
 	int lost;		/* the signature was over the bound: none */
-	int call;		/* WCALL: its index in calls */
+	int call;		/* PIECECALL: its index in calls */
 } Wirepart;
 
 /* What one model call streamed back. */
@@ -131,7 +132,7 @@ typedef struct {
 	size_t maxkeep;		/* bytes of text, of thinking kept */
 	int atend;		/* set by the caller when the connection
 				 * closed: a cut event is then the end */
-	int call;		/* WCALL: the call the piece is of */
+	int call;		/* PIECECALL: the call the piece is of */
 	const Price *price;	/* the model's, or NULL: costs are 0 */
 	/* out */
 	Buf text, think;
@@ -211,5 +212,5 @@ typedef struct {
 	int n, cap;
 } Wireowed;
 
-void wireowe(Wireowed *o, const Wireform *f);
-void wirepaid(Wireowed *o, const char *id);
+void wireowedadd(Wireowed *o, const Wireform *f);
+void wireowedpaid(Wireowed *o, const char *id);

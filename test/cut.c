@@ -68,7 +68,7 @@ build(Session *s, const char *kinds, size_t size)
 	buffree(&pad);
 }
 
-/* sesscut of a branch of those kinds, keep tokens kept, from from. */
+/* entrycut of a branch of those kinds, keep tokens kept, from from. */
 static long
 cutof(const char *kinds, size_t from, long keep)
 {
@@ -79,7 +79,7 @@ cutof(const char *kinds, size_t from, long keep)
 
 	build(&s, kinds, 400);
 	n = sessbranch(&s, &path);
-	cut = sesscut(path, n, from, keep);
+	cut = entrycut(path, n, from, keep);
 	free(path);
 	sessfree(&s);
 	return cut;
@@ -134,7 +134,7 @@ testcompaction(void)
 
 	build(&s, "uaua", 40);
 	n = sessbranch(&s, &path);
-	last = sesscompaction(path, n, &from, &sum);
+	last = entrycompaction(path, n, &from, &sum);
 	T(last == -1 && from == 0 && sum == NULL,
 	  "compaction: none: -1, from 0, no summary");
 	free(path);
@@ -142,7 +142,7 @@ testcompaction(void)
 
 	compacted(&s, "uaua", "\"e0000002\"");
 	n = sessbranch(&s, &path);
-	last = sesscompaction(path, n, &from, &sum);
+	last = entrycompaction(path, n, &from, &sum);
 	T(last == 4 && from == 2 && sum && !strcmp(sum, "the story so far"),
 	  "compaction: the last one, from the entry it kept, its summary");
 	free(sum);
@@ -151,7 +151,7 @@ testcompaction(void)
 
 	compacted(&s, "uaua", "\"gone\"");
 	n = sessbranch(&s, &path);
-	last = sesscompaction(path, n, &from, NULL);
+	last = entrycompaction(path, n, &from, NULL);
 	T(last == 4 && from == 5,
 	  "compaction: a kept id not on the branch: from the entry after it");
 	free(path);
@@ -163,7 +163,7 @@ testcompaction(void)
 	sessappend(&s, "compaction", "\"summary\":\"later\","
 	           "\"firstKeptEntryId\":\"e0000003\",\"tokensBefore\":9");
 	n = sessbranch(&s, &path);
-	last = sesscompaction(path, n, &from, &sum);
+	last = entrycompaction(path, n, &from, &sum);
 	T(last == 6 && from == 3 && sum && !strcmp(sum, "later"),
 	  "compaction: of two, the later one counts");
 	free(sum);

@@ -79,7 +79,7 @@ rfzrun(Buf *out, const char *p, size_t n, size_t cut)
 		abort();
 	jsonfree(&j);
 	if (cut == n)	/* the answer goes back as the same model's */
-		rfzbody(m, 1, TMEDIUM);
+		rfzbody(m, 1, LEVELMEDIUM);
 	/* the timestamp differs from run to run */
 	*strstr(m, "\"timestamp\":") = '\0';
 	bufadds(out, m);

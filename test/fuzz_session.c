@@ -214,16 +214,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    !unleafed(&s)))
 		abort();
 	/* what the model, the costs and the estimates take from lines */
-	free(sessmodel(path, n, "openai"));
+	free(entrymodel(path, n, "openai"));
 	cost = sessusage(&s, tok);
 	if (!(cost >= 0) || tok[0] < 0 || tok[1] < 0 || tok[2] < 0 ||
 	    tok[3] < 0)
 		abort();
 	for (i = 0; i < s.n; i++)
-		if (s.e[i].line && sesstokens(s.e[i].line) < 0)
+		if (s.e[i].line && entrytokens(s.e[i].line) < 0)
 			abort();
 	/* the lines the context uses are loaded */
-	sesscompaction(path, n, &from, NULL);
+	entrycompaction(path, n, &from, NULL);
 	for (i = from; i < n; i++)
 		if (!path[i]->line)
 			abort();

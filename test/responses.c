@@ -23,8 +23,8 @@ rlog(void *arg, int kind, const char *p, size_t n)
 {
 	Buf *log = arg;
 
-	bufaddc(log, kind == WTEXT ? 'T' : kind == WTHINK ? 'H' : 'C');
-	if (kind == WCALL && !p)
+	bufaddc(log, kind == PIECETEXT ? 'T' : kind == PIECETHINK ? 'H' : 'C');
+	if (kind == PIECECALL && !p)
 		bufaddc(log, '^');
 	bufadd(log, p, n);
 	bufaddc(log, '|');
@@ -394,7 +394,7 @@ rrequest(Wirereq *q, char **msgs, size_t n)
 	q->tools = &rtool;
 	q->ntools = 1;
 	q->maxout = 32000;
-	q->level = TMEDIUM;
+	q->level = LEVELMEDIUM;
 	q->think = THEFFORT;
 	q->cachekey = "0198-sess";
 	q->images = 1;
@@ -537,7 +537,7 @@ testforeign(void)
 	Json j;
 
 	rrequest(&q, msgs, LEN(msgs));
-	q.level = TXHIGH;
+	q.level = LEVELXHIGH;
 	wirebody(&q, &body);
 	T(jsonparse(&j, body.p, body.len) == 0, "the body is JSON");
 	T(rhas(&j, "input.1.content.0.type", "input_text") &&
@@ -566,7 +566,7 @@ testforeign(void)
 	T(rhas(&j, "reasoning.effort", "high"), "xhigh is high for THEFFORT");
 	jsonfree(&j);
 	bufreset(&body);
-	q.level = TOFF;
+	q.level = LEVELOFF;
 	q.think = THNONE;
 	q.cachekey = NULL;
 	q.ntools = 0;
@@ -604,7 +604,7 @@ testunencrypted(void)
 	Json j;
 
 	rrequest(&q, msgs, LEN(msgs));
-	q.level = TOFF;
+	q.level = LEVELOFF;
 	wirebody(&q, &body);
 	T(jsonparse(&j, body.p, body.len) == 0 &&
 	  !strstr(bstr(&body), "rs_u1") &&

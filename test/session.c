@@ -184,13 +184,13 @@ testdir(void)
 {
 	char *d;
 
-	d = sessdir("/b", "/home/u/proj");
+	d = sessdirfor("/b", "/home/u/proj");
 	T(!strcmp(d, "/b/--home-u-proj--"), "sessdir: %s", d);
 	free(d);
-	d = sessdir("/b/", "C:\\x/y:z");
+	d = sessdirfor("/b/", "C:\\x/y:z");
 	T(!strcmp(d, "/b/--C--x-y-z--"), "sessdir, \\ and : : %s", d);
 	free(d);
-	d = sessdir("s", "/");
+	d = sessdirfor("s", "/");
 	T(!strcmp(d, "s/----"), "sessdir of /: %s", d);
 	free(d);
 }
@@ -827,9 +827,9 @@ testlatest(void)
 {
 	char *dir = pathf("lat"), *p, *l, *err;
 
-	T(sesslatest(dir, "/p") == NULL, "latest: no directory, NULL");
+	T(sessdirlatest(dir, "/p") == NULL, "latest: no directory, NULL");
 	mkdir(dir, 0700);
-	T(sesslatest(dir, "/p") == NULL, "latest: empty directory, NULL");
+	T(sessdirlatest(dir, "/p") == NULL, "latest: empty directory, NULL");
 	p = pathf("lat/a.jsonl");
 	touch(p, head, 1000);
 	free(p);
@@ -858,7 +858,7 @@ testlatest(void)
 	p = pathf("lat/i.jsonl.Ab9xYz");
 	touch(p, head, time(NULL) - 60);
 	free(p);
-	l = sesslatest(dir, "/p");
+	l = sessdirlatest(dir, "/p");
 	T(l && strstr(l, "/lat/b.jsonl"), "latest: newest session, %s", l);
 	free(l);
 	p = pathf("lat/f.jsonl.Ab9xYz");
@@ -885,7 +885,7 @@ testlatest(void)
 	      4500);
 	free(p);
 	capture();
-	l = sesslatest(dir, "/p");
+	l = sessdirlatest(dir, "/p");
 	err = caught();
 	T(l && strstr(l, "/lat/b.jsonl"),
 	  "latest: a newer session of another cwd passed over, %s", l);
@@ -893,7 +893,7 @@ testlatest(void)
 	  count(err, "\n") == 1, "latest: said once: %s", err);
 	free(err);
 	free(l);
-	l = sesslatest(dir, "/q");
+	l = sessdirlatest(dir, "/q");
 	T(l && strstr(l, "/lat/j.jsonl"), "latest: that cwd's own, %s", l);
 	free(l);
 	free(dir);
@@ -1115,7 +1115,7 @@ testfull(void)
 	T(sessappend(&s, "message", "\"n\":3") == 0 && s.n == 3,
 	  "full disk: the next append works");
 	sessfree(&s);
-	path = sesslatest(dir, "/");
+	path = sessdirlatest(dir, "/");
 	capture();
 	T(path && sessload(&s, path) == 0 && s.n == 3,
 	  "full disk: the lost entry written with the next");
@@ -1636,24 +1636,24 @@ testmodelusage(void)
 	T(tok[0] == 11 && tok[1] == 22 && tok[2] == 33 && tok[3] == 44 &&
 	  cost == 0.75, "usage: every answer's, every branch's, summed");
 	n = sessbranch(&s, &path);
-	m = sessmodel(path, n, "openai");
+	m = entrymodel(path, n, "openai");
 	T(n == 2 && m && !strcmp(m, "m1"),
 	  "model: the last model_change on the branch: %s", m ? m : "none");
 	free(m);
 	free(path);
 	s.leaf = s.e[3].id;
 	n = sesscontext(&s, &path);
-	m = sessmodel(path, n, "openai");
+	m = entrymodel(path, n, "openai");
 	T(m && !strcmp(m, "m2"), "model: the switch on the other branch");
 	free(m);
-	T(!(m = sessmodel(path, n, "anthropic")),
+	T(!(m = entrymodel(path, n, "anthropic")),
 	  "model: none when the last is another provider's");
 	free(m);
 	free(path);
 	sessfree(&s);
-	T(sesstokens("{\"content\":\"12345678\"}") == 22 / 4,
+	T(entrytokens("{\"content\":\"12345678\"}") == 22 / 4,
 	  "tokens: four bytes a token");
-	T(sesstokens("{\"content\":[{\"type\":\"image\",\"data\":\""
+	T(entrytokens("{\"content\":[{\"type\":\"image\",\"data\":\""
 	  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\","
 	  "\"mimeType\":\"image/png\"},{\"mimeType\":\"image/gif\","
 	  "\"type\":\"image\",\"data\":\"AAAA\"}]}") == (177 - 64 + 9600) / 4,

@@ -24,8 +24,8 @@ logpiece(void *arg, int kind, const char *p, size_t n)
 {
 	Buf *log = arg;
 
-	bufaddc(log, kind == WTEXT ? 'T' : kind == WTHINK ? 'H' : 'C');
-	if (kind == WCALL && !p)
+	bufaddc(log, kind == PIECETEXT ? 'T' : kind == PIECETHINK ? 'H' : 'C');
+	if (kind == PIECECALL && !p)
 		bufaddc(log, '^');
 	bufadd(log, p, n);
 	bufaddc(log, '|');
@@ -716,7 +716,7 @@ testforms(void)
 	T(forms[1].text && forms[1].wire == ANTHROPIC &&
 	  !strcmp(forms[1].model, "m1") && forms[1].ncalls == 1 &&
 	  !strcmp(forms[1].calls[0], "call_1|fc_x") &&
-	  forms[2].kind == WFRESULT && !strcmp(forms[2].result, "call_1|fc_x"),
+	  forms[2].kind == FORMRESULT && !strcmp(forms[2].result, "call_1|fc_x"),
 	  "forms: an answer's calls and a result's call are kept");
 	for (i = 0; i < LEN(convo); i++)
 		wireformfree(&forms[i]);
@@ -936,12 +936,12 @@ testlevels(void)
 	Json j;
 	int l, ok[8] = { 0 }, i;
 
-	T(wirelevel("off") == TOFF && wirelevel("xhigh") == TXHIGH &&
-	  wirelevel("max") == TMAX && wirelevel("huge") < 0 &&
-	  wirelevel(NULL) < 0 && !strcmp(wirelevelname(TMEDIUM), "medium") &&
-	  !strcmp(wirelevelname(TMAX), "max"),
+	T(wirelevel("off") == LEVELOFF && wirelevel("xhigh") == LEVELXHIGH &&
+	  wirelevel("max") == LEVELMAX && wirelevel("huge") < 0 &&
+	  wirelevel(NULL) < 0 && !strcmp(wirelevelname(LEVELMEDIUM), "medium") &&
+	  !strcmp(wirelevelname(LEVELMAX), "max"),
 	  "levels: pi's names (max as pi 1.5's), and no others");
-	for (l = TOFF; l <= TXHIGH; l++) {
+	for (l = LEVELOFF; l <= LEVELXHIGH; l++) {
 		request(&q, OPENAI, "gpt");
 		q.level = l;
 		q.think = THEFFORT;
@@ -956,8 +956,8 @@ testlevels(void)
 		bufreset(&b);
 		wirebody(&q, &b);
 		jsonparse(&j, b.p, b.len);
-		ok[1] += l ? has(&j, "reasoning_effort", l == TXHIGH ?
-		        "xhigh" : l == TMINIMAL ? "low" : effort[l]) :
+		ok[1] += l ? has(&j, "reasoning_effort", l == LEVELXHIGH ?
+		        "xhigh" : l == LEVELMINIMAL ? "low" : effort[l]) :
 		        at(&j, "reasoning_effort") < 0;
 		jsonfree(&j);
 		q.think = THROUTER;
@@ -994,7 +994,7 @@ testlevels(void)
 		bufreset(&v);
 		bufaddf(&v, "%ld", 4096 + budget[l]);
 		ok[5] += has(&j, "max_tokens", v.p) &&
-		         !!wirebeta(&q) == (l != TOFF) &&
+		         !!wirebeta(&q) == (l != LEVELOFF) &&
 		         (!l || !strcmp(wirebeta(&q), "anthropic-beta: "
 		                        "interleaved-thinking-2025-05-14"));
 		jsonfree(&j);
@@ -1016,7 +1016,7 @@ testlevels(void)
 		ok[7] += !wirebeta(&q);
 	}
 	for (i = 0; i < 8; i++)
-		if (ok[i] != TXHIGH + 1)
+		if (ok[i] != LEVELXHIGH + 1)
 			printf("# levels: case %d right at %d of 6\n", i,
 			       ok[i]);
 	T(ok[0] == 6, "levels: openai reasoning_effort, xhigh as high, off "
@@ -1075,7 +1075,7 @@ testclaude(void)
 	Json j;
 	int l, ok[6] = { 0 };
 
-	for (l = TOFF; l <= TMAX; l++) {
+	for (l = LEVELOFF; l <= LEVELMAX; l++) {
 		request(&q, ANTHROPIC, "claude-haiku-4-5");
 		q.think = THANTHROPIC;
 		q.thinkas = TKBUDGET;
