@@ -52,6 +52,10 @@ int ctxappend(Ctx *c, const char *json);
 int ctxrecord(Ctx *c, char *json);
 void ctxfree(Ctx *c);
 long ctxtokens(const Ctx *c);
+/* Whether compaction is due: the context's tokens (the last answer's
+ * count, plus an estimate of what came after) past the window less what
+ * is kept for the answer (Ctxconf's reservetokens, or the model's output
+ * tokens if more). */
 int ctxfull(const Ctx *c);
 int ctxplan(Ctx *c, const char *focus, Ctxcut *k);
 int ctxcompact(Ctx *c, const Ctxcut *k, const Buf *summary);

@@ -5,7 +5,8 @@
 
 typedef int (*Httpfn)(void *arg, const char *p, size_t n);
 
-/* Response push parser: status line, headers, body framing. */
+/* Response push parser: status line, headers, body framing (by
+ * Content-Length, chunked, or to the end of the connection). */
 typedef struct {
 	int state;
 	Buf line;		/* the header line being read */

@@ -18,6 +18,10 @@ typedef struct {
 				 * output: no more of it was read */
 } Procend;
 
+/* Run cmd with the first shell that exists, in a process group of its
+ * own, its output pumped into out as the model sees it (cut to the
+ * limits, the whole saved to a log file); at secs (0: no limit), or on
+ * SIGINT, the group gets TERM, then KILL after the grace. */
 int procrun(Toolenv *e, const char *cmd, double secs, Procend *end,
             Buf *out);
 int prochook(const Toolenv *e, const char *cmd, const char *in, size_t n,

@@ -23,7 +23,11 @@ void tlsctxfree(Tlsctx *x);
  * again for each request it serves when it is kept. */
 Tls *tlsnew(Tlsctx *x);
 void tlsbind(Tls *t, const Tlsio *io);
-int tlsconnect(Tls *t, const char *host);	/* hello goes with a write */
+/* The handshake's hello goes with the first write.  The server's chain
+ * is checked by BearSSL's X.509 engine against the CA bundle's anchors
+ * (only those the chain names are decoded), with host as the name or IP
+ * address the leaf must carry. */
+int tlsconnect(Tls *t, const char *host);
 /* tlsread: the count, 0 at the end (with close_notify or without);
  * tlswrite and tlsflush (records held back go out): 0.  After a -1,
  * tlserror says why, or NULL when the stream failed and has said why. */
