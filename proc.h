@@ -19,9 +19,10 @@ typedef struct {
 } Procend;
 
 /* Run cmd with the first shell that exists, in a process group of its
- * own, its output pumped into out as the model sees it (cut to the
- * limits, the whole saved to a log file); at secs (0: no limit), or on
- * SIGINT, the group gets TERM, then KILL after the grace. */
+ * own, its output pumped into out as the model sees it (its tail, cut
+ * to the limits; all of it, up to maxlog bytes, in a log file); at secs
+ * (0: no limit), or on SIGINT, the group gets TERM, then KILL after the
+ * grace. */
 int procrun(Toolenv *e, const char *cmd, double secs, Procend *end,
             Buf *out);
 int prochook(const Toolenv *e, const char *cmd, const char *in, size_t n,
