@@ -204,8 +204,8 @@ keepbudget(const Ctx *c)
 
 /* The tokens the context holds: the usage of the last answer, and an
  * estimate of what came after it. */
-long
-ctxtokens(const Ctx *c)
+static long
+contexttokens(const Ctx *c)
 {
 	Json j;
 	double v;
@@ -237,7 +237,7 @@ ctxtokens(const Ctx *c)
 int
 ctxfull(const Ctx *c)
 {
-	return c->msgs.n && ctxtokens(c) > c->window - answerreserve(c);
+	return c->msgs.n && contexttokens(c) > c->window - answerreserve(c);
 }
 
 /* What the summariser is asked: the conversation, the summary before if
@@ -277,7 +277,7 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 	int rc = -1;
 
 	memset(k, 0, sizeof(*k));
-	k->tokensbefore = ctxtokens(c);
+	k->tokensbefore = contexttokens(c);
 	n = (long)sesscontext(c->sess, &path);
 	last = entrycompaction(path, n, &from, &prev);
 	/* what is kept is counted in the model's tokens */

@@ -51,7 +51,6 @@ size_t ctxload(Ctx *c, const Entry **path, size_t n);
 int ctxappend(Ctx *c, const char *json);
 int ctxrecord(Ctx *c, char *json);
 void ctxfree(Ctx *c);
-long ctxtokens(const Ctx *c);
 /* Whether compaction is due: the context's tokens (the last answer's
  * count, plus an estimate of what came after) past the window less what
  * is kept for the answer (Ctxconf's reservetokens, or the model's output
