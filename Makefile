@@ -208,12 +208,14 @@ HOSTINC = /usr/include
 # Size: -Oz (gcc 12 and later), no position-independent code (a static
 # binary is not moved), unused functions dropped, no unwind tables (C
 # does not unwind: BearSSL's are taken out of a copy of its library
-# before the link, where stripping them after would leave a hole), one
+# before the link, where stripping them after would leave a hole;
+# -fno-unwind-tables as well, for aarch64's gcc makes them without it:
+# 25 KB there), one
 # segment for code and constants rather than two padded to a page each,
 # and no RELRO page: musl applies RELRO only in its dynamic linker, so in
 # a static binary it was padding alone.
 STATICCFLAGS = -Oz -fno-pie -ffunction-sections -fdata-sections \
-	-fno-asynchronous-unwind-tables
+	-fno-asynchronous-unwind-tables -fno-unwind-tables
 STATICLDFLAGS = -static -no-pie -s -Wl,--gc-sections -Wl,-z,noseparate-code \
 	-Wl,-z,norelro
 # ARCH to the GNU and musl triplets, Debian's name and the emulator.
