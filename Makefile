@@ -210,14 +210,17 @@ HOSTINC = /usr/include
 # does not unwind: BearSSL's are taken out of a copy of its library
 # before the link, where stripping them after would leave a hole;
 # -fno-unwind-tables as well, for aarch64's gcc makes them without it:
-# 25 KB there), one
+# 25 KB there), the whole program optimised as one at the link (-flto,
+# the compiler's flags given to the link too, as gcc asks; one partition,
+# the smallest, and no note on stderr about the partitions compiled one
+# after another: 1.6 KB of code on x86_64, 6 KB on aarch64), one
 # segment for code and constants rather than two padded to a page each,
 # and no RELRO page: musl applies RELRO only in its dynamic linker, so in
 # a static binary it was padding alone.
 STATICCFLAGS = -Oz -fno-pie -ffunction-sections -fdata-sections \
-	-fno-asynchronous-unwind-tables -fno-unwind-tables
-STATICLDFLAGS = -static -no-pie -s -Wl,--gc-sections -Wl,-z,noseparate-code \
-	-Wl,-z,norelro
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -flto
+STATICLDFLAGS = -static -no-pie -s -flto-partition=one -Wl,--gc-sections \
+	-Wl,-z,noseparate-code -Wl,-z,norelro
 # ARCH to the GNU and musl triplets, Debian's name and the emulator.
 CROSSARCH = case $(ARCH) in \
 	x86_64) t=x86_64-linux-gnu m=x86_64-linux-musl d=amd64 \
@@ -235,7 +238,8 @@ CROSSARCH = case $(ARCH) in \
 # SMALL: config.h's smaller choices where it has two (the TLS curves').
 CROSSMAKE = $(MAKE) CC="$$xcc" CPPFLAGS='$(CPPFLAGS) -Iinclude -DSMALL' \
 	CFLAGS='$(CFLAGS) $(STATICCFLAGS)' \
-	LDFLAGS='$(LDFLAGS) $(STATICLDFLAGS)' LIBS="fortify.o $$lib"
+	LDFLAGS='$(LDFLAGS) $(STATICCFLAGS) $(STATICLDFLAGS)' \
+	LIBS="fortify.o $$lib"
 
 cross: config.h
 	@$(CROSSARCH); \
