@@ -22,6 +22,7 @@
 #include "entry.h"
 #include "session.h"
 #include "sessdir.h"
+#include "tree.h"
 #include "tools.h"
 #include "sandbox.h"
 #include "proc.h"
@@ -137,7 +138,7 @@ exitstatus(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cnqyjrvh] [-s file] [-f file] [-P provider] "
+	"usage: agent [-cnqyjrvhl] [-s file|id] [-f file] [-P provider] "
 	"[-m model] [-t tools]\n"
 	"             [-g profile] [-T level] [-i image] [prompt ...]\n";
 
@@ -698,6 +699,94 @@ setlevel(Agent *a, const char *name)
 	return 0;
 }
 
+/* /branch ID [summarize]: the leaf moved to message ID, the context
+ * made again from the path to it; with summarize, the branch left is
+ * summarised first and the summary stored as pi's branch_summary on the
+ * new branch, which its context then carries.  Nothing is rewritten. */
+static void
+branchto(Agent *a, const char *arg)
+{
+	Buf why = { 0 }, id = { 0 }, sum = { 0 }, f = { 0 };
+	const char *sp = strchr(arg, ' ');
+	Ctxcut k;
+	long i = -1;
+
+	bufadd(&id, arg, sp ? (size_t)(sp - arg) : strlen(arg));
+	if ((sp && strcmp(sp + 1, "summarize")) || !id.len)
+		warn("usage: /branch ID [summarize]");
+	else if ((i = treefind(&a->sess, id.p, &why)) < 0)
+		warn("%s", why.p);
+	else if (strcmp(a->sess.e[i].type, "message")) {
+		safetext(&why, a->sess.e[i].type, strlen(a->sess.e[i].type), 1);
+		warn("%.8s is a %s entry, not a message: /branch moves only "
+		     "to messages", a->sess.e[i].id, why.p);
+		i = -1;
+	} else if (sp && ctxbranchplan(&a->ctx, i, &k) < 0) {
+		warn("nothing to summarise: the branch left is empty");
+		sp = NULL;
+	} else if (sp && (summarize(a, &k, &sum) < 0 || intr)) {
+		warn("no summary: the branch is not moved");
+		ctxcutfree(&k);
+		i = -1;
+	} else if (sp) {
+		ctxcutfree(&k);
+	}
+	if (i >= 0 && sp) {	/* fromId: the leaf left, as pi's docs have it */
+		bufadds(&f, "\"fromId\":");
+		jsonescs(&f, a->sess.leaf ? a->sess.leaf : "root");
+		bufadds(&f, ",\"summary\":");
+		jsonesc(&f, sum.p, sum.len);
+	}
+	if (i >= 0) {
+		sessmove(&a->sess, a->sess.e[i].id);
+		a->ioerr = 0;
+		if (f.len && (sessappend(&a->sess, "branch_summary", f.p) < 0 ||
+		    sesssync(&a->sess) < 0))
+			warn("the branch summary is not in the session file");
+		a->modelnoted = 0;
+		loadbranch(a);
+		fprintf(stderr, "on the branch to %.8s\n", a->sess.e[i].id);
+	}
+	buffree(&why);
+	buffree(&id);
+	buffree(&sum);
+	buffree(&f);
+}
+
+/* /fork [ID]: a new session holding the path to entry ID (the leaf if
+ * none), which the run goes on in; the file forked from is only read. */
+static void
+forkat(Agent *a, const char *arg)
+{
+	Buf why = { 0 };
+	Session s;
+	char cwd[4096], *dir;
+	long i = -1;
+
+	if (*arg && (i = treefind(&a->sess, arg, &why)) < 0) {
+		warn("%s", why.p);
+		buffree(&why);
+		return;
+	}
+	if (!getcwd(cwd, sizeof(cwd))) {
+		warn("getcwd:");
+		return;
+	}
+	dir = a->sess.path ? dirof(a->sess.path) : NULL;
+	if (sessfork(&s, &a->sess, i >= 0 ? a->sess.e[i].id : NULL,
+	             a->sess.path, dir, cwd) < 0) {
+		warn("the fork failed: the session goes on as it was");
+	} else {
+		sessfree(&a->sess);
+		a->sess = s;
+		a->modelnoted = 0;
+		loadbranch(a);
+		fprintf(stderr, "forked: %s\n", s.path ? s.path :
+		        "a new session in memory (-n)");
+	}
+	free(dir);
+}
+
 /* A /command typed in line mode: 1 to go on, 0 to quit. */
 static int
 slashcommand(Agent *a, const char *line)
@@ -712,6 +801,9 @@ slashcommand(Agent *a, const char *line)
 		      "/session  the session file, its tokens and cost\n"
 		      "/model [name]  the model, or switch to another\n"
 		      "/compact [focus]  summarise the older conversation\n"
+		      "/tree     the session's tree of messages\n"
+		      "/branch ID [summarize]  go on from message ID\n"
+		      "/fork [ID]  a new session holding the path to ID\n"
 		      "/thinking [level]  the thinking level, or set it\n"
 		      "/quit     leave (also /exit, Ctrl-D)\n", stderr);
 		return 1;
@@ -728,6 +820,16 @@ slashcommand(Agent *a, const char *line)
 			fprintf(stderr, "%s\n", wirelevelname(a->level));
 		else if (setlevel(a, line + 10) == 0)
 			notelevel(a);
+		return 1;
+	}
+	if (!strcmp(line, "/tree"))
+		return treeshow(&a->sess, stderr, termcols()) + 1;
+	if (!strncmp(line, "/branch", 7) && (!line[7] || line[7] == ' ')) {
+		branchto(a, line[7] ? line + 8 : "");
+		return 1;
+	}
+	if (!strncmp(line, "/fork", 5) && (!line[5] || line[5] == ' ')) {
+		forkat(a, line[5] ? line + 6 : "");
 		return 1;
 	}
 	if (!strcmp(line, "/session")) {
@@ -883,13 +985,47 @@ rpcmode(Agent *a)
 	return 0;
 }
 
+/* -s's session by the start of its id: its file; the candidates and
+ * exit 2 if none or several match. */
+static char *
+pickid(const char *dir, const char *cwd, const char *prefix)
+{
+	Buf why = { 0 };
+	char *path = sessdirpick(dir, cwd, prefix, &why);
+
+	if (!path) {
+		fprintf(stderr, "agent: -s %s\n", why.p);
+		exit(2);
+	}
+	return path;
+}
+
+/* -l: this directory's sessions, newest first, a line each. */
+static void
+listsessions(void)
+{
+	char cwd[4096], *base, *dir;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		die("getcwd:");
+	if (!(base = sessdirbase()))
+		die("no HOME and no AGENT_SESSION_DIR: no sessions");
+	dir = sessdirfor(base, cwd);
+	sessdirshow(stdout, dir, cwd, termcols());
+	free(dir);
+	free(base);
+	if (fflush(stdout) == EOF)
+		die("write stdout:");
+	exit(0);
+}
+
 /* -n: none, -c: the latest of this directory, -s: that file (made if it
  * is not there), -f: a new one holding a copy of that file's branch;
  * otherwise a new one. */
 static void
 opensession(Agent *a, int mode, const char *file)
 {
-	char cwd[4096], *base, *dir = NULL, *latest;
+	char cwd[4096], *base, *dir = NULL, *latest, *pick = NULL;
 	struct stat st;
 	Session from;
 
@@ -910,6 +1046,8 @@ opensession(Agent *a, int mode, const char *file)
 			exit(1);
 		free(latest);
 	} else if (mode == 's') {
+		if (!sessdirispath(file))
+			file = pick = pickid(dir, cwd, file);
 		/* a file that is not there, or empty, becomes a new session */
 		if (sessload(&a->sess, file) < 0 && errno != ENOENT)
 			exit(1);
@@ -924,13 +1062,14 @@ opensession(Agent *a, int mode, const char *file)
 			die("-f %s: no such session file", file);
 		else if (!from.head)
 			exit(1);
-		if (sessfork(&a->sess, &from, file, dir, cwd) < 0)
+		if (sessfork(&a->sess, &from, NULL, file, dir, cwd) < 0)
 			exit(1);
 		sessfree(&from);
 	} else {
 		sessnew(&a->sess, dir, cwd);
 	}
 	free(dir);
+	free(pick);
 	/* pi refuses such a session; it goes on here, but not silently */
 	if (a->sess.cwd && stat(a->sess.cwd, &st) < 0)
 		warn("the session's working directory %s is gone: the tools "
@@ -1226,6 +1365,7 @@ setcontext(Agent *a)
 	a->ctxconf.maxresult = maxresultsummary;
 	a->ctxconf.system = summaryprompt;
 	a->ctxconf.ask = summaryask;
+	a->ctxconf.branchask = branchask;
 	a->ctx.conf = &a->ctxconf;
 	a->ctx.sess = &a->sess;
 }
@@ -1369,7 +1509,7 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = nextflag(argv, "cnqyjrvhs:f:P:m:t:g:T:i:", &ind, &pos,
+	while ((c = nextflag(argv, "cnqyjrvhls:f:P:m:t:g:T:i:", &ind, &pos,
 	                     &arg)) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
@@ -1378,6 +1518,7 @@ readflags(Agent *a, char **argv, Flags *f)
 			f->mode = c;
 			f->file = arg;
 			break;
+		case 'l': listsessions(); break;
 		case 'q': a->ev.quiet = 1; break;
 		case 'y': a->guard.yes = 1; break;
 		case 'v':

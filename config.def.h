@@ -211,6 +211,15 @@ static const char summaryask[] =
 	"Keep exact file paths, names of functions and error messages. "
 	"If a previous summary is given, fold it into the new one.";
 
+/* /branch ID summarize: what the model is asked of the branch left */
+static const char branchask[] =
+	"The user is leaving the conversation above to go back to an "
+	"earlier point and try another way. Summarise what was done on it "
+	"for the conversation that goes on from that point: what was tried "
+	"and how it turned out, what was learnt, the files read and "
+	"changed, and the decisions made and why. Keep exact file paths, "
+	"names of functions and error messages. Be brief.";
+
 /* Tool output limits (what the model sees).  The tools' descriptions and
  * schemas below name them as ${maxlines}, ${maxkb} (maxbytes in KB),
  * ${greplimit}, ${greplinemax}, ${findlimit}, ${lslimit}, ${maxlogmb} and

@@ -15,6 +15,7 @@
 #include "wire.h"
 #include "entry.h"
 #include "session.h"
+#include "tree.h"
 #include "context.h"
 
 /* A block the list frees with the rest. */
@@ -241,9 +242,9 @@ ctxfull(const Ctx *c)
 }
 
 /* What the summariser is asked: the conversation, the summary before if
- * there is one, and the focus the user gave. */
+ * there is one, what to make of it, and the focus the user gave. */
 static char *
-summarizerask(const Ctx *c, const Buf *conv, const char *prev,
+summarizerask(const Buf *conv, const char *prev, const char *ask,
               const char *focus)
 {
 	Buf p = { 0 };
@@ -255,12 +256,34 @@ summarizerask(const Ctx *c, const Buf *conv, const char *prev,
 	if (prev)
 		bufaddf(&p, "<previous-summary>\n%s\n</previous-summary>\n\n",
 		        prev);
-	bufadds(&p, c->conf->ask);
+	bufadds(&p, ask);
 	if (focus && *focus)
 		bufaddf(&p, "\n\nAdditional focus: %s", focus);
 	msg = entryuser(p.p, p.len, NULL);
 	buffree(&p);
 	return msg;
+}
+
+/* Ask the summariser, into k, of conv: its oldest part left out past
+ * what the model's window takes. */
+static void
+summaryplan(const Ctx *c, Buf *conv, const char *prev, const char *ask,
+            const char *focus, Ctxcut *k)
+{
+	Buf cat = { 0 };
+	size_t room;
+
+	room = (size_t)(MAX(c->window - answerreserve(c), 0) * 3 / c->tokens);
+	if (conv->len > room) {
+		bufadds(&cat, "[... the oldest part of the conversation left "
+		        "out]\n");
+		bufadd(&cat, conv->p + conv->len - room, room);
+		buffree(conv);
+		*conv = cat;
+	}
+	k->system = c->conf->system;
+	k->ask = summarizerask(conv, prev, ask, focus);
+	k->maxout = answerreserve(c) * 4 / 5;
 }
 
 /* Plan to replace the older part of the conversation by a summary: what
@@ -271,8 +294,8 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 {
 	const Entry **path;
 	long n, i, cut, last;
-	size_t from, room;
-	Buf conv = { 0 }, cat = { 0 };
+	size_t from;
+	Buf conv = { 0 };
 	char *prev = NULL;
 	int rc = -1;
 
@@ -288,25 +311,40 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 			               c->conf->maxresult);
 	if (cut < 0 || !conv.len)
 		goto done;
-	/* the summariser's window is the model's: the oldest part goes */
-	room = (size_t)(MAX(c->window - answerreserve(c), 0) * 3 / c->tokens);
-	if (conv.len > room) {
-		bufadds(&cat, "[... the oldest part of the conversation left "
-		        "out]\n");
-		bufadd(&cat, conv.p + conv.len - room, room);
-		buffree(&conv);
-		conv = cat;
-	}
 	k->firstkept = xstrdup(path[cut]->id);
-	k->system = c->conf->system;
-	k->ask = summarizerask(c, &conv, prev, focus);
-	k->maxout = answerreserve(c) * 4 / 5;
+	summaryplan(c, &conv, prev, c->conf->ask, focus, k);
 	rc = 0;
 done:
 	free(path);
 	free(prev);
 	buffree(&conv);
 	return rc;
+}
+
+int
+ctxbranchplan(Ctx *c, long to, Ctxcut *k)
+{
+	const Entry **path, **left;
+	size_t n, i;
+	Buf conv = { 0 };
+
+	memset(k, 0, sizeof(*k));
+	/* the context's lines: those before its compaction are in its
+	 * summary, which is serialised in their place */
+	path = NULL;
+	sesscontext(c->sess, &path);
+	n = treeleaving(c->sess, to, &left);
+	for (i = 0; i < n; i++)
+		if (left[i]->line && (entryincontext(left[i]) ||
+		    !strcmp(left[i]->type, "compaction")))
+			entryserialize(&conv, left[i]->type, left[i]->line,
+			               c->conf->maxresult);
+	free(left);
+	sessdone(c->sess, path);
+	if (conv.len)
+		summaryplan(c, &conv, NULL, c->conf->branchask, NULL, k);
+	buffree(&conv);
+	return k->ask ? 0 : -1;
 }
 
 /* The compaction k planned, with the summary the model made: its entry,

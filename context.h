@@ -10,6 +10,7 @@ typedef struct {
 				 * of */
 	const char *system;	/* the summariser's system prompt */
 	const char *ask;	/* what it is asked, after the conversation */
+	const char *branchask;	/* what it is asked of a branch left */
 } Ctxconf;
 
 /* The messages.  Their texts lie in blocks that the list owns and frees
@@ -57,6 +58,10 @@ void ctxfree(Ctx *c);
  * tokens if more). */
 int ctxfull(const Ctx *c);
 int ctxplan(Ctx *c, const char *focus, Ctxcut *k);
+/* Plan the summary of the branch that a move of the leaf to entry to
+ * leaves (tree.c's treeleaving), pi's branch_summary: what to ask, into
+ * k.  0, or -1: nothing is left. */
+int ctxbranchplan(Ctx *c, long to, Ctxcut *k);
 int ctxcompact(Ctx *c, const Ctxcut *k, const Buf *summary);
 void ctxcutfree(Ctxcut *k);
 void ctxinstructions(Buf *b, const char *cwd, const char *const *names,

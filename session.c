@@ -1091,14 +1091,45 @@ out:
 	return r;
 }
 
+/* Copy the branch to entry at (NULL: the leaf) into s, its lines read
+ * from the file first where they are not in memory.  0, or -1. */
+static int
+copybranch(Session *s, Session *from, const char *at)
+{
+	const char *leaf = from->leaf;
+	const Entry **path;
+	size_t n, i;
+	long k;
+	int r = 0;
+
+	if (at && (k = findid(from, at)) >= 0)
+		from->leaf = from->e[k].id;
+	if (from->fd >= 0 && readcontext(from, NULL, linefd(from),
+	                                 from->path, 1) < 0)
+		r = -1;
+	n = r < 0 ? 0 : sessbranch(from, &path);
+	for (i = 0; i < n && r == 0; i++)
+		if (!path[i]->line)
+			r = -1;
+		else
+			addentry(s, xstrdup(path[i]->id), path[i]->parent ?
+			         xstrdup(path[i]->parent) : NULL,
+			         xstrdup(path[i]->type),
+			         xstrdup(path[i]->line));
+	from->leaf = leaf;
+	if (n && from->fd >= 0)
+		sessdone(from, path);	/* the lines go back to the file */
+	else if (n)
+		free(path);
+	return r;
+}
+
 int
-sessfork(Session *s, const Session *from, const char *frompath,
+sessfork(Session *s, Session *from, const char *at, const char *frompath,
          const char *dir, const char *cwd)
 {
-	const Entry **path;
 	char here[4096];
 	Buf abs = { 0 };
-	size_t n, i;
 
 	/* pi records the source as an absolute path */
 	if (frompath && *frompath != '/' && getcwd(here, sizeof(here)))
@@ -1107,12 +1138,10 @@ sessfork(Session *s, const Session *from, const char *frompath,
 		bufadds(&abs, frompath);
 	start(s, dir, cwd, frompath ? abs.p : NULL);
 	buffree(&abs);
-	n = sessbranch(from, &path);
-	for (i = 0; i < n; i++)
-		addentry(s, xstrdup(path[i]->id),
-		         path[i]->parent ? xstrdup(path[i]->parent) : NULL,
-		         xstrdup(path[i]->type), xstrdup(path[i]->line));
-	free(path);
+	if (copybranch(s, from, at) < 0) {
+		sessfree(s);
+		return -1;
+	}
 	indexall(s, s->n);
 	if (!s->path)
 		return 0;
@@ -1439,32 +1468,80 @@ addusage(const char *line, long long tok[4])
 	return cost;
 }
 
-/* The usage of every answer in the file, every branch's, as pi stores
- * it: tokens (input, output, cache read, cache write) summed into tok,
- * the cost in dollars returned.  Lines not in memory are read from the
- * file, one window at a time, and let go again. */
-double
-sessusage(Session *s, long long tok[4])
+/* Call fn on every entry of the file of type (NULL: of any), in file
+ * order, with its line at hand if it can be read (else e->line is
+ * NULL); lines not in memory are read a window at a time and let go
+ * again, so that a big file is never whole in memory. */
+void
+sesseach(Session *s, const char *type, void (*fn)(const Entry *, void *),
+         void *arg)
 {
 	Window w = { { 0 }, 0 };
-	double cost = 0;
 	size_t i;
 	Entry *e;
 
-	memset(tok, 0, 4 * sizeof(*tok));
 	for (i = 0; i < s->n; i++) {
 		e = &s->e[i];
-		if (strcmp(e->type, "message"))
+		if (type && strcmp(e->type, type))
 			continue;
-		if (e->line) {
-			cost += addusage(e->line, tok);
-		} else if (s->fd >= 0 && fetch(e, NULL, linefd(s), &w,
-		           s->path ? s->path : "session") == 0) {
-			cost += addusage(e->line, tok);
-			free(e->line);
-			e->line = NULL;
+		if (e->line || s->fd < 0 || fetch(e, NULL, linefd(s), &w,
+		    s->path ? s->path : "session") < 0) {
+			fn(e, arg);
+			continue;
 		}
+		fn(e, arg);
+		free(e->line);
+		e->line = NULL;
 	}
 	buffree(&w.b);
-	return cost;
+}
+
+/* What sessusage sums. */
+typedef struct {
+	long long *tok;
+	double cost;
+} Usage;
+
+static void
+usageof(const Entry *e, void *arg)
+{
+	Usage *u = arg;
+
+	if (e->line)
+		u->cost += addusage(e->line, u->tok);
+}
+
+/* The usage of every answer in the file, every branch's, as pi stores
+ * it: tokens (input, output, cache read, cache write) summed into tok,
+ * the cost in dollars returned. */
+double
+sessusage(Session *s, long long tok[4])
+{
+	Usage u = { NULL, 0 };
+
+	memset(tok, 0, 4 * sizeof(*tok));
+	u.tok = tok;
+	sesseach(s, "message", usageof, &u);
+	return u.cost;
+}
+
+/* The index of the entry with that id, or -1. */
+long
+sessfind(const Session *s, const char *id)
+{
+	return findid(s, id);
+}
+
+/* Move the leaf to the entry with that id: the next entry appended
+ * continues from it, and the file says so then, as pi's does; nothing
+ * is written now.  0, or -1 if there is none. */
+int
+sessmove(Session *s, const char *id)
+{
+	long i = findid(s, id);
+
+	if (i < 0)
+		return -1;
+	s->leaf = s->e[i].id;
+	return 0;
 }

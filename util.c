@@ -1074,3 +1074,35 @@ linktarget(const char *path, char **real)
 	}
 	return 0;
 }
+
+/* Cut the text in b to cols characters (code points, each taken as one
+ * column), its end marked "..." when cut: for a line of a list. */
+void
+textcut(Buf *b, size_t cols)
+{
+	size_t at = 0, k, chars = 0, keep = 0;
+
+	for (; at < b->len && chars <= cols; chars++) {
+		if (chars == (cols > 3 ? cols - 3 : 0))
+			keep = at;
+		k = utf8seq(b->p + at, b->len - at);
+		at += k ? k : 1;
+	}
+	if (chars <= cols && at >= b->len)
+		return;
+	b->len = keep;
+	b->p[keep] = '\0';
+	bufadds(b, cols > 3 ? "..." : "");
+}
+
+/* The columns a line of a list is cut to: $COLUMNS, else 80. */
+size_t
+termcols(void)
+{
+	const char *c = getenv("COLUMNS");
+	size_t v = 0;
+
+	while (c && *c >= '0' && *c <= '9' && v < 10000)
+		v = 10 * v + (*c++ - '0');
+	return v >= 20 && v <= 1000 ? v : 80;
+}

@@ -33,6 +33,8 @@ size_t utf8seq(const char *s, size_t n);
 size_t utf8back(const char *s, size_t n);
 void utf8repair(Buf *b, const char *s, size_t n);
 void safetext(Buf *b, const char *s, size_t n, int oneline);
+void textcut(Buf *b, size_t cols);
+size_t termcols(void);
 long long nowms(void);
 long long monoms(void);
 int hexval(int c);

@@ -569,7 +569,7 @@ testbranch(void)
 	  "branch: A B E, without C D");
 	free(p);
 	before = readfile(s.path, &lb);
-	T(sessfork(&f, &s, s.path, dir, "/v") == 0, "fork");
+	T(sessfork(&f, &s, NULL, s.path, dir, "/v") == 0, "fork");
 	T(f.path && strcmp(f.path, s.path) && exists(f.path),
 	  "fork: a new file");
 	T(f.n == 3 && !strcmp(f.leaf, s.e[4].id), "fork: the branch, leaf E");
@@ -718,7 +718,7 @@ testloops(void)
 	path = pathf("ab.jsonl");
 	dir = pathf("abfork");
 	capture();
-	T(sessread(&s, path) == 0 && sessfork(&f, &s, path, dir, "/p") == 0,
+	T(sessread(&s, path) == 0 && sessfork(&f, &s, NULL, path, dir, "/p") == 0,
 	  "loops: forked");
 	free(caught());
 	T(f.n == 2 && !strcmp(f.e[0].id, "a1") && !strcmp(f.e[1].id, "a2") &&

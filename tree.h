@@ -1,0 +1,14 @@
+/* See LICENSE file for copyright and license details. */
+/* tree.h: the session as a tree */
+#include <stdio.h>
+
+/* The index of the entry whose id is id, or begins with it and no other
+ * does; -1 with why (the candidates, or that there are none). */
+long treefind(const Session *s, const char *prefix, Buf *why);
+/* Draw the tree to f, a line a message (compactions, branch summaries
+ * and custom messages too), each branch one step in, the leaf marked *,
+ * lines cut to cols.  0. */
+int treeshow(Session *s, FILE *f, size_t cols);
+/* The entries of the branch to the leaf that are not on the way to entry
+ * to: the part a move to it leaves, in order; path to be freed. */
+size_t treeleaving(const Session *s, long to, const Entry ***path);
