@@ -53,10 +53,10 @@ openai.o: openai.c util.h json.h wire.h openai.h
 proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
 regex.o: regex.c util.h regex.h
 responses.o: responses.c util.h json.h wire.h responses.h
-rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
+rpc.o: rpc.c util.h json.h wire.h entry.h session.h tree.h tools.h gitguard.h \
 	rpc.h
 sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
-sessdir.o: sessdir.c util.h json.h entry.h sessdir.h
+sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
 session.o: session.c util.h json.h entry.h session.h
 sse.o: sse.c util.h sse.h
 tls.o: tls.c util.h tls.h config.h
@@ -167,10 +167,10 @@ test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
 	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c $(WIRESRC) sse.c \
 	    json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
-test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c $(TOOLSRC) \
+test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c tree.c $(TOOLSRC) \
 	$(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c entry.c \
-	    $(TOOLSRC) $(WIRESRC) sse.c json.c util.c
+	    tree.c $(TOOLSRC) $(WIRESRC) sse.c json.c util.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 # guard.c runs hooks (proc.c): tools.c and what it needs come along

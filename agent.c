@@ -230,29 +230,6 @@ makerequest(Agent *a, Wirereq *q)
 	q->cachekey = a->sid.len ? a->sid.p : NULL;
 }
 
-/* What a call works on: its command, path or pattern, cut to max bytes
- * (0: whole) and made safe for the terminal. */
-static void
-callsummary(Buf *b, const Json *j, int args, size_t max)
-{
-	static const char *keys[] = { "command", "path", "pattern" };
-	Buf v = { 0 }, safe = { 0 };
-	size_t i;
-
-	for (i = 0; i < LEN(keys) && !v.len; i++)
-		jsonstrbuf(j, jsonget(j, args, keys[i]), &v);
-	safetext(&safe, v.p ? v.p : "", v.len, max > 0);
-	if (max && safe.len > max) {
-		bufadd(b, safe.p, utf8back(safe.p, max - 3));
-		bufadds(b, "...");
-	} else {
-		bufadd(b, safe.p ? safe.p : "", safe.len);
-	}
-	bufgrow(b, 0);
-	buffree(&v);
-	buffree(&safe);
-}
-
 /* The row in tools[] of a tool by that name, or -1. */
 static int
 toolrow(const char *name)
@@ -306,7 +283,7 @@ mayrun(Agent *a, Wirecall *c, int ti, Json *j, Buf *res)
 		buffree(&what);
 		return 0;
 	}
-	callsummary(&what, j, 0, 0);
+	evcallwhat(&what, j, 0, 0);
 	ok = guardcall(&a->guard, &tools[ti], ti, j, what.p, res);
 	buffree(&what);
 	return ok;
@@ -323,7 +300,7 @@ runcall(Agent *a, Wirecall *c)
 	ti = toolindex(a, bstr(&c->name));
 	ok = mayrun(a, c, ti, &j, &res);
 	if (ti >= 0 && j.n && j.t[0].type == JOBJ)	/* run or refused */
-		callsummary(&what, &j, 0, 70);
+		evcallwhat(&what, &j, 0, 70);
 	else if (ti < 0)
 		safetext(&what, bstr(&c->name), c->name.len, 1);
 	bufgrow(&what, 0);
@@ -706,7 +683,7 @@ setlevel(Agent *a, const char *name)
 static void
 branchto(Agent *a, const char *arg)
 {
-	Buf why = { 0 }, id = { 0 }, sum = { 0 }, f = { 0 };
+	Buf why = { 0 }, id = { 0 }, sum = { 0 };
 	const char *sp = strchr(arg, ' ');
 	Ctxcut k;
 	long i = -1;
@@ -724,24 +701,17 @@ branchto(Agent *a, const char *arg)
 	} else if (sp && ctxbranchplan(&a->ctx, i, &k) < 0) {
 		warn("nothing to summarise: the branch left is empty");
 		sp = NULL;
-	} else if (sp && (summarize(a, &k, &sum) < 0 || intr)) {
-		warn("no summary: the branch is not moved");
-		ctxcutfree(&k);
-		i = -1;
 	} else if (sp) {
+		if (summarize(a, &k, &sum) < 0 || intr) {
+			warn("no summary: the branch is not moved");
+			i = -1;
+		}
 		ctxcutfree(&k);
-	}
-	if (i >= 0 && sp) {	/* fromId: the leaf left, as pi's docs have it */
-		bufadds(&f, "\"fromId\":");
-		jsonescs(&f, a->sess.leaf ? a->sess.leaf : "root");
-		bufadds(&f, ",\"summary\":");
-		jsonesc(&f, sum.p, sum.len);
 	}
 	if (i >= 0) {
-		sessmove(&a->sess, a->sess.e[i].id);
 		a->ioerr = 0;
-		if (f.len && (sessappend(&a->sess, "branch_summary", f.p) < 0 ||
-		    sesssync(&a->sess) < 0))
+		treemove(&a->sess, i, sp ? &sum : NULL, &a->ioerr);
+		if (a->ioerr)
 			warn("the branch summary is not in the session file");
 		a->modelnoted = 0;
 		loadbranch(a);
@@ -750,41 +720,49 @@ branchto(Agent *a, const char *arg)
 	buffree(&why);
 	buffree(&id);
 	buffree(&sum);
-	buffree(&f);
 }
 
-/* /fork [ID]: a new session holding the path to entry ID (the leaf if
- * none), which the run goes on in; the file forked from is only read. */
-static void
-forkat(Agent *a, const char *arg)
+/* The run goes on in a new session holding the path to entry at (NULL:
+ * the leaf; an id of none: nothing); the file forked from is only read.
+ * 0, or -1. */
+static int
+forkto(Agent *a, const char *at)
 {
-	Buf why = { 0 };
 	Session s;
 	char cwd[4096], *dir;
-	long i = -1;
+	int r;
 
-	if (*arg && (i = treefind(&a->sess, arg, &why)) < 0) {
-		warn("%s", why.p);
-		buffree(&why);
-		return;
-	}
 	if (!getcwd(cwd, sizeof(cwd))) {
 		warn("getcwd:");
-		return;
+		return -1;
 	}
 	dir = a->sess.path ? dirof(a->sess.path) : NULL;
-	if (sessfork(&s, &a->sess, i >= 0 ? a->sess.e[i].id : NULL,
-	             a->sess.path, dir, cwd) < 0) {
-		warn("the fork failed: the session goes on as it was");
-	} else {
+	if ((r = sessfork(&s, &a->sess, at, a->sess.path, dir, cwd)) == 0) {
 		sessfree(&a->sess);
 		a->sess = s;
 		a->modelnoted = 0;
 		loadbranch(a);
-		fprintf(stderr, "forked: %s\n", s.path ? s.path :
-		        "a new session in memory (-n)");
 	}
 	free(dir);
+	return r;
+}
+
+/* /fork [ID]: a new session holding the path to entry ID, or to the
+ * leaf. */
+static void
+forkat(Agent *a, const char *arg)
+{
+	Buf why = { 0 };
+	long i = -1;
+
+	if (*arg && (i = treefind(&a->sess, arg, &why)) < 0)
+		warn("%s", why.p);
+	else if (forkto(a, i >= 0 ? a->sess.e[i].id : NULL) < 0)
+		warn("the fork failed: the session goes on as it was");
+	else
+		fprintf(stderr, "forked: %s\n", a->sess.path ? a->sess.path :
+		        "a new session in memory (-n)");
+	buffree(&why);
 }
 
 /* A /command typed in line mode: 1 to go on, 0 to quit. */
@@ -927,12 +905,59 @@ newsession(Agent *a)
 	return 0;
 }
 
+/* -r's fork, as pi's: at a user message, a new session holding the path
+ * before it; the message's text is the response's.  NULL, or why not. */
+static const char *
+rpcfork(Agent *a, Rpccmd *c)
+{
+	Buf t = { 0 }, d = { 0 };
+	long i = c->arg ? sessfind(&a->sess, c->arg) : -1;
+
+	if (i < 0 || !treeuser(&a->sess, i, &t))
+		return "Invalid entry ID for forking";
+	if (forkto(a, a->sess.e[i].parent ? a->sess.e[i].parent : "") < 0) {
+		buffree(&t);
+		return "the fork failed";
+	}
+	bufadds(&d, "{\"text\":");
+	jsonesc(&d, t.p, t.len);
+	bufadds(&d, ",\"cancelled\":false}");
+	c->data = bufdetach(&d);
+	buffree(&t);
+	return NULL;
+}
+
+/* -r's switch_session: the run goes on in that session.  NULL, or why
+ * not. */
+static const char *
+rpcswitch(Agent *a, const char *path)
+{
+	Session s;
+
+	if (!path || !*path)
+		return "sessionPath must be a string";
+	if (sessload(&s, path) < 0)
+		return errno == ENOENT ? "no such session file" :
+		       "the session could not be loaded";
+	sessfree(&a->sess);
+	a->sess = s;
+	a->modelnoted = 0;
+	loadbranch(a);
+	return NULL;
+}
+
 /* Do what rpc.c read: NULL, or why it failed. */
 static const char *
 rpcdo(Agent *a, Rpccmd *c)
 {
 	int ok = 1;
 
+	if (c->kind == RPCFORK)
+		return rpcfork(a, c);
+	if (c->kind == RPCSWITCH)
+		return rpcswitch(a, c->arg);
+	if (c->kind == RPCEXPORT)
+		return "export_html is not built in";
 	if (c->kind == RPCPROMPT) {
 		turn(a, c->arg, strlen(c->arg));
 	} else if (c->kind == RPCCOMPACT) {
@@ -959,14 +984,21 @@ rpcdo(Agent *a, Rpccmd *c)
 	return NULL;
 }
 
+static long
+ctxused(const void *ctx)
+{
+	return ctxtokens(ctx);
+}
+
 /* -r: what rpc.c reads from stdin, till it ends or a signal says quit */
 static int
 rpcmode(Agent *a)
 {
 	Rpc r = { .provider = a->prov->name, .model = &a->model,
 	          .level = &a->level,
-	          .wire = a->prov->wire, .context = a->ctx.window,
-	          .maxout = a->ctx.maxout, .autocompact = autocompact,
+	          .wire = a->prov->wire, .context = &a->ctx.window,
+	          .maxout = &a->ctx.maxout, .used = ctxused,
+	          .usedarg = &a->ctx, .autocompact = autocompact,
 	          .sess = &a->sess, .msgs = &a->ctx.msgs.v,
 	          .nmsgs = &a->ctx.msgs.n,
 	          .tenv = &a->tenv, .intr = &intr, .quit = &quitsig, .out = 1 };
@@ -985,95 +1017,15 @@ rpcmode(Agent *a)
 	return 0;
 }
 
-/* -s's session by the start of its id: its file; the candidates and
- * exit 2 if none or several match. */
-static char *
-pickid(const char *dir, const char *cwd, const char *prefix)
-{
-	Buf why = { 0 };
-	char *path = sessdirpick(dir, cwd, prefix, &why);
-
-	if (!path) {
-		fprintf(stderr, "agent: -s %s\n", why.p);
-		exit(2);
-	}
-	return path;
-}
-
-/* -l: this directory's sessions, newest first, a line each. */
-static void
-listsessions(void)
-{
-	char cwd[4096], *base, *dir;
-
-	if (!getcwd(cwd, sizeof(cwd)))
-		die("getcwd:");
-	if (!(base = sessdirbase()))
-		die("no HOME and no AGENT_SESSION_DIR: no sessions");
-	dir = sessdirfor(base, cwd);
-	sessdirshow(stdout, dir, cwd, termcols());
-	free(dir);
-	free(base);
-	if (fflush(stdout) == EOF)
-		die("write stdout:");
-	exit(0);
-}
-
-/* -n: none, -c: the latest of this directory, -s: that file (made if it
- * is not there), -f: a new one holding a copy of that file's branch;
- * otherwise a new one. */
+/* The session the flags name (sessdir.c's sessdiropen), its context
+ * loaded. */
 static void
 opensession(Agent *a, int mode, const char *file)
 {
-	char cwd[4096], *base, *dir = NULL, *latest, *pick = NULL;
-	struct stat st;
-	Session from;
+	int rc;
 
-	if (!getcwd(cwd, sizeof(cwd)))
-		die("getcwd:");
-	if (mode != 'n' && !(base = sessdirbase())) {
-		warn("no HOME and no AGENT_SESSION_DIR: no session file");
-		mode = 'n';
-	}
-	if (mode == 'n') {
-		sessnew(&a->sess, NULL, cwd);
-		return;
-	}
-	dir = sessdirfor(base, cwd);
-	free(base);
-	if (mode == 'c' && (latest = sessdirlatest(dir, cwd))) {
-		if (sessload(&a->sess, latest) < 0)
-			exit(1);
-		free(latest);
-	} else if (mode == 's') {
-		if (!sessdirispath(file))
-			file = pick = pickid(dir, cwd, file);
-		/* a file that is not there, or empty, becomes a new session */
-		if (sessload(&a->sess, file) < 0 && errno != ENOENT)
-			exit(1);
-		if (!a->sess.head) {
-			sessnew(&a->sess, dir, cwd);
-			free(a->sess.path);
-			a->sess.path = xstrdup(file);
-		}
-	} else if (mode == 'f') {
-		/* the file forked from is only read */
-		if (sessread(&from, file) < 0 && errno == ENOENT)
-			die("-f %s: no such session file", file);
-		else if (!from.head)
-			exit(1);
-		if (sessfork(&a->sess, &from, NULL, file, dir, cwd) < 0)
-			exit(1);
-		sessfree(&from);
-	} else {
-		sessnew(&a->sess, dir, cwd);
-	}
-	free(dir);
-	free(pick);
-	/* pi refuses such a session; it goes on here, but not silently */
-	if (a->sess.cwd && stat(a->sess.cwd, &st) < 0)
-		warn("the session's working directory %s is gone: the tools "
-		     "work in %s", a->sess.cwd, cwd);
+	if ((rc = sessdiropen(&a->sess, mode, file)) != 0)
+		exit(rc);
 	loadbranch(a);
 }
 
@@ -1102,69 +1054,46 @@ badconfig(const char *fmt, ...)
 	exit(2);
 }
 
-/* Text of a tool's row with the numbers it names as ${name} filled in
- * from config.h, so that what the model is told is what holds. */
-static char *
-fillnumbers(const char *tool, const char *text)
+/* config.h's limits, for the tools: set once, before they are named in
+ * the tools' texts. */
+static void
+setlimits(Agent *a)
 {
-	const struct { const char *name; long long v; } nums[] = {
-		{ "maxlines", maxlines },
-		{ "maxkb", (long long)(maxbytes / 1024) },
-		{ "greplimit", greplimit },
-		{ "greplinemax", greplinemax },
-		{ "findlimit", findlimit },
-		{ "lslimit", lslimit },
-		{ "maxlogmb", (long long)(maxlog >> 20) },
-		{ "maxeditmb", (long long)(maxedit >> 20) },
-	};
-	Buf b = { 0 };
-	const char *p, *end;
-	size_t i;
+	static Toollimits lim;
 
-	for (p = text; *p; p++) {
-		if (p[0] != '$' || p[1] != '{') {
-			bufaddc(&b, *p);
-			continue;
-		}
-		p += 2;
-		if (!(end = strchr(p, '}')))
-			badconfig("tool %s: a ${ with no }", tool);
-		for (i = 0; i < LEN(nums); i++)
-			if (strlen(nums[i].name) == (size_t)(end - p) &&
-			    !strncmp(p, nums[i].name, end - p))
-				break;
-		if (i == LEN(nums))
-			badconfig("tool %s: ${%.*s} is no number of config.h",
-			          tool, (int)(end - p), p);
-		bufaddf(&b, "%lld", nums[i].v);
-		p = end;
-	}
-	return bufdetach(&b);
+	lim.maxlines = maxlines;
+	lim.maxbytes = maxbytes;
+	lim.greplinemax = greplinemax;
+	lim.greplimit = greplimit;
+	lim.findlimit = findlimit;
+	lim.lslimit = lslimit;
+	lim.bashtimeout = bashtimeout;
+	lim.killgrace = killgrace;
+	lim.maxedit = maxedit;
+	lim.maxlog = maxlog;
+	lim.maximage = maximage;
+	lim.shells = shells;
+	lim.secretwords = secretwords;
+	lim.keepenv = keepenv;
+	lim.scrubenv = a->scrub;	/* buildscrub's */
+	lim.searchtime = searchtime;
+	lim.ignorebytes = ignorebytes;
+	lim.ignorelines = ignorelines;
+	lim.maxrules = maxrules;
+	lim.rulebytes = rulebytes;
+	a->tenv.lim = &lim;
 }
 
-/* A name as both APIs take it: [A-Za-z0-9_-]{1,64}. */
-static int
-goodname(const char *s)
-{
-	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
-	                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
-
-	return n > 0 && n <= 64 && !s[n];
-}
-
-/* What config.h pastes into a request must be sound, or every request
- * would be refused: each tool's name and schema, each provider's field
- * name; and the guard's tables must work.  The descriptions are filled in
- * on the way. */
+/* config.h's tables checked, before any request; the tools' texts with
+ * their numbers filled in (tools.c's toolnumbers). */
 static void
 checkconfig(Agent *a)
 {
 	Buf why = { 0 };
-	Json j;
 	size_t i, k;
 
 	for (i = 0; i < LEN(tools); i++) {
-		if (!tools[i].name || !goodname(tools[i].name))
+		if (!tools[i].name || !toolgoodname(tools[i].name))
 			badconfig("tool %zu: a name of 1 to 64 letters, digits, "
 			          "_ and - is needed", i + 1);
 		for (k = 0; k < i; k++)
@@ -1173,21 +1102,16 @@ checkconfig(Agent *a)
 		if (!tools[i].fn || !tools[i].desc || !tools[i].schema)
 			badconfig("tool %s: a function, a description and a "
 			          "schema are needed", tools[i].name);
-		a->desc[i] = fillnumbers(tools[i].name, tools[i].desc);
-		a->schema[i] = fillnumbers(tools[i].name, tools[i].schema);
-		if (jsonparse(&j, a->schema[i], strlen(a->schema[i])) < 0)
-			badconfig("tool %s: its schema is not valid JSON",
-			          tools[i].name);
-		k = j.t[0].type == JOBJ &&
-		    jsoneq(&j, jsonget(&j, 0, "type"), "object");
-		jsonfree(&j);
-		if (!k)
-			badconfig("tool %s: its schema must be an object of "
-			          "\"type\":\"object\"", tools[i].name);
+		if (!(a->desc[i] = toolnumbers(a->tenv.lim, tools[i].desc,
+		                               &why)) ||
+		    !(a->schema[i] = toolnumbers(a->tenv.lim, tools[i].schema,
+		                                 &why)) ||
+		    toolschema(a->schema[i], &why) < 0)
+			badconfig("tool %s: %s", tools[i].name, why.p);
 	}
 	for (i = 0; i < LEN(providers); i++)
 		if (providers[i].wire == OPENAI && (!providers[i].maxfield ||
-		    !goodname(providers[i].maxfield)))
+		    !toolgoodname(providers[i].maxfield)))
 			badconfig("provider %s: the max tokens field must be a "
 			          "plain name", providers[i].name);
 	if (guardcheck(profiles, LEN(profiles), rules, hooks, tools,
@@ -1405,9 +1329,10 @@ static void
 setup(Agent *a, const char *pname, const char *model, const char *toollist,
       const char *gname)
 {
-	static Toollimits lim;	/* config.h's, for the tools: set once here */
 	long timeout;
 
+	buildscrub(a);
+	setlimits(a);
 	checkconfig(a);
 	setprovider(a, pname, model);
 	setcontext(a);
@@ -1416,29 +1341,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	setguard(a, gname);
 	offertools(a, toollist);
 	buildsystem(a);
-	buildscrub(a);
 	hidesecrets(a->scrub);
-	lim.maxlines = maxlines;
-	lim.maxbytes = maxbytes;
-	lim.greplinemax = greplinemax;
-	lim.greplimit = greplimit;
-	lim.findlimit = findlimit;
-	lim.lslimit = lslimit;
-	lim.bashtimeout = bashtimeout;
-	lim.killgrace = killgrace;
-	lim.maxedit = maxedit;
-	lim.maxlog = maxlog;
-	lim.maximage = maximage;
-	lim.shells = shells;
-	lim.scrubenv = a->scrub;
-	lim.secretwords = secretwords;
-	lim.keepenv = keepenv;
-	lim.searchtime = searchtime;
-	lim.ignorebytes = ignorebytes;
-	lim.ignorelines = ignorelines;
-	lim.maxrules = maxrules;
-	lim.rulebytes = rulebytes;
-	a->tenv.lim = &lim;
 	a->tenv.intr = &intr;
 	a->tenv.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
@@ -1452,43 +1355,6 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	setask(a);
 	srand(time(NULL) ^ getpid());
 	catchsignals();
-}
-
-/* The next flag of argv from *ind (the word) and *pos (the letter), as
- * getopt(3) takes them from spec ("s:" takes an argument, into *arg):
- * -1 at the first word that is no flag, or past "--"; a bad one is said
- * and ends in usage().  By hand: getopt would add its size to a static
- * build. */
-static int
-nextflag(char **argv, const char *spec, int *ind, int *pos,
-         const char **arg)
-{
-	const char *w = argv[*ind], *s = NULL;
-	int c;
-
-	if (*pos == 1 && (!w || w[0] != '-' || !w[1]))
-		return -1;
-	if (*pos == 1 && !strcmp(w, "--")) {
-		++*ind;
-		return -1;
-	}
-	c = (unsigned char)w[*pos];
-	if (c == ':' || !(s = strchr(spec, c))) {
-		fprintf(stderr, "agent: unknown flag -%c\n", c);
-		usage();
-	}
-	if (s[1] != ':') {
-		if (!w[++*pos])
-			++*ind, *pos = 1;
-		return c;
-	}
-	*arg = w[*pos + 1] ? w + *pos + 1 : argv[++*ind];
-	if (!*arg) {
-		fprintf(stderr, "agent: -%c needs an argument\n", c);
-		usage();
-	}
-	++*ind, *pos = 1;
-	return c;
 }
 
 /* What the flags name, for setup and the run. */
@@ -1509,7 +1375,7 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = nextflag(argv, "cnqyjrvhls:f:P:m:t:g:T:i:", &ind, &pos,
+	while ((c = flagnext(argv, "cnqyjrvhls:f:P:m:t:g:T:i:", &ind, &pos,
 	                     &arg)) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
@@ -1518,7 +1384,11 @@ readflags(Agent *a, char **argv, Flags *f)
 			f->mode = c;
 			f->file = arg;
 			break;
-		case 'l': listsessions(); break;
+		case 'l':
+			sessdirshow(stdout, termcols());
+			if (fflush(stdout) == EOF)
+				die("write stdout:");
+			exit(0);
 		case 'q': a->ev.quiet = 1; break;
 		case 'y': a->guard.yes = 1; break;
 		case 'v':

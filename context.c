@@ -205,8 +205,8 @@ keepbudget(const Ctx *c)
 
 /* The tokens the context holds: the usage of the last answer, and an
  * estimate of what came after it. */
-static long
-contexttokens(const Ctx *c)
+long
+ctxtokens(const Ctx *c)
 {
 	Json j;
 	double v;
@@ -238,7 +238,7 @@ contexttokens(const Ctx *c)
 int
 ctxfull(const Ctx *c)
 {
-	return c->msgs.n && contexttokens(c) > c->window - answerreserve(c);
+	return c->msgs.n && ctxtokens(c) > c->window - answerreserve(c);
 }
 
 /* What the summariser is asked: the conversation, the summary before if
@@ -300,7 +300,7 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 	int rc = -1;
 
 	memset(k, 0, sizeof(*k));
-	k->tokensbefore = contexttokens(c);
+	k->tokensbefore = ctxtokens(c);
 	n = (long)sesscontext(c->sess, &path);
 	last = entrycompaction(path, n, &from, &prev);
 	/* what is kept is counted in the model's tokens */

@@ -57,6 +57,9 @@ void ctxfree(Ctx *c);
  * is kept for the answer (Ctxconf's reservetokens, or the model's output
  * tokens if more). */
 int ctxfull(const Ctx *c);
+/* The context's tokens: the last answer's count, plus an estimate of
+ * what came after. */
+long ctxtokens(const Ctx *c);
 int ctxplan(Ctx *c, const char *focus, Ctxcut *k);
 /* Plan the summary of the branch that a move of the leaf to entry to
  * leaves (tree.c's treeleaving), pi's branch_summary: what to ask, into

@@ -385,3 +385,27 @@ entrybrief(Buf *b, const char *type, const char *line)
 	jsonfree(&j);
 	return kind;
 }
+
+/* Add the usage of message m (an answer's, as pi stores it) to tok:
+ * input, output, cache read, cache write; its cost in dollars. */
+double
+entryusage(const Json *j, int m, long long tok[4])
+{
+	static const char *keys[] = {
+		"input", "output", "cacheRead", "cacheWrite"
+	};
+	double v, cost = 0;
+	size_t k;
+	int u;
+
+	u = jsoneq(j, jsonget(j, m, "role"), "assistant") ?
+	    jsonget(j, m, "usage") : -1;
+	for (k = 0; u >= 0 && k < LEN(keys); k++)
+		if (jsonnum(j, jsonget(j, u, keys[k]), &v) == 0 &&
+		    v >= 0 && v < 1e12)	/* no sum can overflow */
+			tok[k] += (long long)v;
+	if (jsonnum(j, jsonget(j, jsonget(j, u, "cost"), "total"),
+	            &v) == 0 && v >= 0 && v < 1e12)
+		cost = v;
+	return cost;
+}

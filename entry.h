@@ -34,3 +34,4 @@ void entryserialize(Buf *b, const char *type, const char *line,
 char *entrymodel(const Entry **path, size_t n, const char *provider);
 int entryheader(const char *p, size_t n, double *version, char **cwd);
 const char *entrybrief(Buf *b, const char *type, const char *line);
+double entryusage(const Json *j, int m, long long tok[4]);

@@ -16,6 +16,7 @@
 #include "util.h"
 #include "json.h"
 #include "entry.h"
+#include "session.h"
 #include "sessdir.h"
 
 enum {
@@ -400,14 +401,118 @@ showinfo(FILE *f, const Sessinfo *si, size_t cols)
 }
 
 size_t
-sessdirshow(FILE *f, const char *dir, const char *cwd, size_t cols)
+sessdirshow(FILE *f, size_t cols)
 {
 	Sessinfo *v;
-	size_t n, i;
+	size_t n = 0, i;
+	char cwd[4096], *base, *dir;
 
+	if (!getcwd(cwd, sizeof(cwd)) || !(base = sessdirbase())) {
+		warn("no working directory, or no HOME and no "
+		     "AGENT_SESSION_DIR: no sessions");
+		return 0;
+	}
+	dir = sessdirfor(base, cwd);
 	n = sessdirlist(dir, cwd, &v);
 	for (i = 0; i < n; i++)
 		showinfo(f, &v[i], cols);
 	sessdirfree(v, n);
+	free(dir);
+	free(base);
 	return n;
+}
+
+/* -s's word: a file, or the start of an id; the file of that session,
+ * to be freed, or NULL with the candidates said. */
+static char *
+sfile(const char *dir, const char *cwd, const char *word)
+{
+	Buf why = { 0 };
+	char *path;
+
+	if (sessdirispath(word))
+		return xstrdup(word);
+	if (!(path = sessdirpick(dir, cwd, word, &why)))
+		fprintf(stderr, "agent: -s %s\n", why.p);
+	buffree(&why);
+	return path;
+}
+
+/* -s: that file, or a new session there if it is not (or is empty). */
+static int
+openfile(Session *s, const char *dir, const char *cwd, const char *word)
+{
+	char *file = sfile(dir, cwd, word);
+
+	if (!file)
+		return 2;
+	if (sessload(s, file) < 0 && errno != ENOENT) {
+		free(file);
+		return 1;
+	}
+	if (!s->head) {
+		sessnew(s, dir, cwd);
+		free(s->path);
+		s->path = file;
+		return 0;
+	}
+	free(file);
+	return 0;
+}
+
+/* -f: a new session holding a copy of that file's branch; the file is
+ * only read. */
+static int
+openfork(Session *s, const char *dir, const char *cwd, const char *file)
+{
+	Session from;
+	int rc = 0;
+
+	if (sessread(&from, file) < 0 && errno == ENOENT) {
+		warn("-f %s: no such session file", file);
+		return 1;
+	}
+	if (!from.head)
+		return 1;
+	if (sessfork(s, &from, NULL, file, dir, cwd) < 0)
+		rc = 1;
+	sessfree(&from);
+	return rc;
+}
+
+int
+sessdiropen(Session *s, int mode, const char *file)
+{
+	char cwd[4096], *base = NULL, *dir, *latest;
+	struct stat st;
+	int rc = 0;
+
+	if (!getcwd(cwd, sizeof(cwd))) {
+		warn("getcwd:");
+		return 1;
+	}
+	if (mode != 'n' && !(base = sessdirbase())) {
+		warn("no HOME and no AGENT_SESSION_DIR: no session file");
+		mode = 'n';
+	}
+	if (mode == 'n')
+		return sessnew(s, NULL, cwd);
+	dir = sessdirfor(base, cwd);
+	free(base);
+	if (mode == 'c' && (latest = sessdirlatest(dir, cwd))) {
+		rc = sessload(s, latest) < 0;
+		free(latest);
+	} else if (mode == 's') {
+		rc = openfile(s, dir, cwd, file);
+	} else if (mode == 'f') {
+		rc = openfork(s, dir, cwd, file);
+	} else {
+		sessnew(s, dir, cwd);
+	}
+	free(dir);
+	/* pi refuses such a session; it goes on here, but not silently */
+	if (!rc && s->cwd && stat(s->cwd, &st) < 0)
+		warn("the session's working directory %s is gone: the tools "
+		     "work in %s", s->cwd, cwd);
+	return rc;
 }

@@ -26,7 +26,12 @@ int sessdirispath(const char *word);
  * prefix, to be freed; NULL with why: none does, or the candidates. */
 char *sessdirpick(const char *dir, const char *cwd, const char *prefix,
                   Buf *why);
-/* The list to f, a line a session: its id's start, when it was last
- * written (UTC), its entries, its first prompt; cut to cols.  How
- * many. */
-size_t sessdirshow(FILE *f, const char *dir, const char *cwd, size_t cols);
+/* -l: the sessions of the working directory to f, newest first, a line
+ * each: its id's start, when it was last written (UTC), its entries, its
+ * first prompt; cut to cols.  How many. */
+size_t sessdirshow(FILE *f, size_t cols);
+/* The session the flags name: mode 'n' none (in memory), 'c' the latest
+ * of the working directory, 's' file (a path, or the start of an id; a
+ * new session if there is none such), 'f' a new one holding a copy of
+ * file's branch, 0 a new one.  0, or the exit status, said why. */
+int sessdiropen(Session *s, int mode, const char *file);

@@ -1102,8 +1102,8 @@ copybranch(Session *s, Session *from, const char *at)
 	long k;
 	int r = 0;
 
-	if (at && (k = findid(from, at)) >= 0)
-		from->leaf = from->e[k].id;
+	if (at)
+		from->leaf = (k = findid(from, at)) >= 0 ? from->e[k].id : NULL;
 	if (from->fd >= 0 && readcontext(from, NULL, linefd(from),
 	                                 from->path, 1) < 0)
 		r = -1;
@@ -1444,26 +1444,12 @@ sessbranch(const Session *s, const Entry ***path)
 static double
 addusage(const char *line, long long tok[4])
 {
-	static const char *keys[] = {
-		"input", "output", "cacheRead", "cacheWrite"
-	};
 	Json j;
-	double v, cost = 0;
-	size_t k;
-	int m, u;
+	double cost;
 
 	if (jsonparse(&j, line, strlen(line)) < 0)
 		return 0;
-	m = jsonget(&j, 0, "message");
-	u = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
-	    jsonget(&j, m, "usage") : -1;
-	for (k = 0; u >= 0 && k < LEN(keys); k++)
-		if (jsonnum(&j, jsonget(&j, u, keys[k]), &v) == 0 &&
-		    v >= 0 && v < 1e12)	/* no sum can overflow */
-			tok[k] += (long long)v;
-	if (jsonnum(&j, jsonget(&j, jsonget(&j, u, "cost"), "total"),
-	            &v) == 0 && v >= 0 && v < 1e12)
-		cost = v;
+	cost = entryusage(&j, jsonget(&j, 0, "message"), tok);
 	jsonfree(&j);
 	return cost;
 }
@@ -1523,6 +1509,27 @@ sessusage(Session *s, long long tok[4])
 	u.tok = tok;
 	sesseach(s, "message", usageof, &u);
 	return u.cost;
+}
+
+/* A copy of e[i]'s line, read from the file if it is not in memory, or
+ * NULL if it cannot be. */
+char *
+sessline(Session *s, size_t i)
+{
+	Window w = { { 0 }, 0 };
+	Entry *e = &s->e[i];
+	char *line;
+
+	if (e->line)
+		return xstrdup(e->line);
+	if (s->fd < 0 || fetch(e, NULL, linefd(s), &w, s->path) < 0) {
+		buffree(&w.b);
+		return NULL;
+	}
+	buffree(&w.b);
+	line = e->line;
+	e->line = NULL;
+	return line;
 }
 
 /* The index of the entry with that id, or -1. */

@@ -28,8 +28,8 @@ int sessread(Session *s, const char *path);	/* read only, in memory */
 int sessload(Session *s, const char *path);
 int sessnew(Session *s, const char *dir, const char *cwd);
 /* A new session holding the branch of from to entry at (NULL: its
- * leaf), its header naming frompath as its parent; made in dir, or in
- * memory without.  0, or -1. */
+ * leaf; the id of none: nothing), its header naming frompath as its
+ * parent; made in dir, or in memory without.  0, or -1. */
 int sessfork(Session *s, Session *from, const char *at,
              const char *frompath, const char *dir, const char *cwd);
 int sessappend(Session *s, const char *type, const char *fields);
@@ -43,5 +43,6 @@ double sessusage(Session *s, long long tok[4]);
 void sesseach(Session *s, const char *type,
               void (*fn)(const Entry *, void *), void *arg);
 long sessfind(const Session *s, const char *id);
+char *sessline(Session *s, size_t i);
 int sessmove(Session *s, const char *id);
 void sessfree(Session *s);

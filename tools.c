@@ -1389,3 +1389,80 @@ done:
 	free(path);
 	return rc;
 }
+
+/* Whether s may name a tool (or a request field): 1 to 64 letters,
+ * digits, _ and -, as the providers take them. */
+int
+toolgoodname(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+
+	return n > 0 && n <= 64 && !s[n];
+}
+
+/* Text of a tool's description or schema with the numbers it names as
+ * ${name} filled in from lim, so that what the model is told is what
+ * holds: to be freed, or NULL with why. */
+char *
+toolnumbers(const Toollimits *lim, const char *text, Buf *why)
+{
+	const struct { const char *name; long long v; } nums[] = {
+		{ "maxlines", lim->maxlines },
+		{ "maxkb", (long long)(lim->maxbytes / 1024) },
+		{ "greplimit", lim->greplimit },
+		{ "greplinemax", lim->greplinemax },
+		{ "findlimit", lim->findlimit },
+		{ "lslimit", lim->lslimit },
+		{ "maxlogmb", (long long)(lim->maxlog >> 20) },
+		{ "maxeditmb", (long long)(lim->maxedit >> 20) },
+	};
+	Buf b = { 0 };
+	const char *p, *end;
+	size_t i;
+
+	for (p = text; *p; p++) {
+		if (p[0] != '$' || p[1] != '{') {
+			bufaddc(&b, *p);
+			continue;
+		}
+		p += 2;
+		for (i = 0, end = strchr(p, '}'); end && i < LEN(nums); i++)
+			if (strlen(nums[i].name) == (size_t)(end - p) &&
+			    !strncmp(p, nums[i].name, end - p))
+				break;
+		if (!end || i == LEN(nums)) {
+			if (!end)
+				bufadds(why, "a ${ with no }");
+			else
+				bufaddf(why, "${%.*s} is no number of config.h",
+				        (int)(end - p), p);
+			buffree(&b);
+			return NULL;
+		}
+		bufaddf(&b, "%lld", nums[i].v);
+		p = end;
+	}
+	return bufdetach(&b);
+}
+
+/* Whether a tool's schema may be offered: valid JSON, an object of
+ * "type":"object".  0, or -1 with why. */
+int
+toolschema(const char *schema, Buf *why)
+{
+	Json j;
+	int ok;
+
+	if (jsonparse(&j, schema, strlen(schema)) < 0) {
+		bufadds(why, "its schema is not valid JSON");
+		return -1;
+	}
+	ok = j.t[0].type == JOBJ &&
+	     jsoneq(&j, jsonget(&j, 0, "type"), "object");
+	jsonfree(&j);
+	if (!ok)
+		bufadds(why, "its schema must be an object of "
+		        "\"type\":\"object\"");
+	return ok ? 0 : -1;
+}

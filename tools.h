@@ -103,3 +103,6 @@ int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
 const char *toolimage(const char *path, size_t max, Buf *b, Buf *out);
 void toolcleanup(Toolenv *e);
+int toolgoodname(const char *s);
+char *toolnumbers(const Toollimits *lim, const char *text, Buf *why);
+int toolschema(const char *schema, Buf *why);

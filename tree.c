@@ -230,3 +230,38 @@ treeleaving(const Session *s, long to, const Entry ***path)
 	*path = p;
 	return n - k;
 }
+
+int
+treeuser(Session *s, long i, Buf *t)
+{
+	const Entry *e = &s->e[i];
+	char *line;
+	int user;
+
+	bufreset(t);
+	if (e->hidden || strcmp(e->type, "message") ||
+	    (e->role && strcmp(e->role, "user")) || !(line = sessline(s, i)))
+		return 0;
+	if (!(user = !strcmp(entrybrief(t, e->type, line), "user")))
+		bufreset(t);
+	free(line);
+	return user;
+}
+
+void
+treemove(Session *s, long i, const Buf *summary, int *ioerr)
+{
+	Buf f = { 0 };
+
+	if (summary) {	/* fromId: the leaf left, as pi's docs have it */
+		bufadds(&f, "\"fromId\":");
+		jsonescs(&f, s->leaf ? s->leaf : "root");
+		bufadds(&f, ",\"summary\":");
+		jsonesc(&f, summary->p, summary->len);
+	}
+	sessmove(s, s->e[i].id);
+	if (summary && (sessappend(s, "branch_summary", f.p) < 0 ||
+	    sesssync(s) < 0))
+		*ioerr = 1;
+	buffree(&f);
+}

@@ -1106,3 +1106,39 @@ termcols(void)
 		v = 10 * v + (*c++ - '0');
 	return v >= 20 && v <= 1000 ? v : 80;
 }
+
+/* The next flag of argv from *ind (the word) and *pos (the letter), as
+ * getopt(3) takes them from spec ("s:" takes an argument, into *arg):
+ * -1 at the first word that is no flag, or past "--"; '?' for a bad
+ * one, said.  By hand: getopt would add its size to a static build. */
+int
+flagnext(char **argv, const char *spec, int *ind, int *pos,
+         const char **arg)
+{
+	const char *w = argv[*ind], *s = NULL;
+	int c;
+
+	if (*pos == 1 && (!w || w[0] != '-' || !w[1]))
+		return -1;
+	if (*pos == 1 && !strcmp(w, "--")) {
+		++*ind;
+		return -1;
+	}
+	c = (unsigned char)w[*pos];
+	if (c == ':' || !(s = strchr(spec, c))) {
+		fprintf(stderr, "agent: unknown flag -%c\n", c);
+		return '?';
+	}
+	if (s[1] != ':') {
+		if (!w[++*pos])
+			++*ind, *pos = 1;
+		return c;
+	}
+	*arg = w[*pos + 1] ? w + *pos + 1 : argv[++*ind];
+	if (!*arg) {
+		fprintf(stderr, "agent: -%c needs an argument\n", c);
+		return '?';
+	}
+	++*ind, *pos = 1;
+	return c;
+}

@@ -35,6 +35,8 @@ void utf8repair(Buf *b, const char *s, size_t n);
 void safetext(Buf *b, const char *s, size_t n, int oneline);
 void textcut(Buf *b, size_t cols);
 size_t termcols(void);
+int flagnext(char **argv, const char *spec, int *ind, int *pos,
+             const char **arg);
 long long nowms(void);
 long long monoms(void);
 int hexval(int c);

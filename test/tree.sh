@@ -209,6 +209,73 @@ runat -s "$T/hostile.jsonl"
 grep -q "$(printf '\033')" "$T/err" && fail "/tree: no escape from the session reaches the terminal" "$(od -c "$T/err" | head)" ||
     ok "/tree: no escape from the session reaches the terminal"
 
+# -r: pi's get_fork_messages, get_session_stats, fork, switch_session.
+H=$(files | grep -v "^$F$" | head -1)
+cp "$F" "$T/before"
+printf '%s\n' '{"id":1,"type":"get_fork_messages"}' \
+    '{"id":2,"type":"get_session_stats"}' \
+    "{\"id\":3,\"type\":\"fork\",\"entryId\":\"$U2\"}" \
+    '{"id":4,"type":"get_state"}' \
+    "{\"id\":5,\"type\":\"switch_session\",\"sessionPath\":\"$H\"}" \
+    '{"id":6,"type":"get_state"}' \
+    "{\"id\":7,\"type\":\"fork\",\"entryId\":\"$A1\"}" \
+    '{"id":8,"type":"switch_session","sessionPath":"/no/such.jsonl"}' \
+    >"$T/cmds"
+# each command once the one before is answered, as a client would
+cat >"$T/drive.py" <<'X'
+import json, subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE)
+out = open(sys.argv[1], "wb")
+for c in open(sys.argv[1] + ".cmds"):
+    want = json.loads(c)["id"]
+    p.stdin.write(c.encode())
+    p.stdin.flush()
+    while True:
+        l = p.stdout.readline()
+        out.write(l)
+        if not l or json.loads(l).get("id") == want:
+            break
+p.stdin.close()
+p.wait()
+X
+cp "$T/cmds" "$T/out.cmds"
+: >"$T/in"
+(cd "$W" && agentexec timeout 30 python3 "$T/drive.py" "$T/out" \
+    "$ROOT/agent" -r -s "$F") 2>"$T/err"
+python3 - "$T/out" "$F" "$H" "$U1" "$U2" <<'X' >"$T/py" 2>&1 && ok "-r: pi's session commands in pi's shapes" || fail "-r: pi's session commands in pi's shapes" "$(cat "$T/py" "$T/out" "$T/err")"
+import json, sys
+out, f, h, u1, u2 = sys.argv[1:]
+r = {}
+for l in open(out):
+    d = json.loads(l)
+    if d.get("type") == "response":
+        r[d["id"]] = d
+fm = r[1]["data"]["messages"]
+texts = [m["text"] for m in fm]
+assert {"entryId": u1, "text": "first question"} in fm, fm
+assert {"entryId": u2, "text": "second question"} in fm, fm
+assert "other question" in texts and "last question" in texts, texts
+st = r[2]["data"]
+assert st["sessionFile"] == f and st["userMessages"] >= 2, st
+assert st["assistantMessages"] >= 2 and st["toolCalls"] == 0, st
+assert set(st["tokens"]) == {"input", "output", "cacheRead", "cacheWrite", "total"}, st
+assert st["totalMessages"] >= 4 and "cost" in st, st
+assert st["contextUsage"]["contextWindow"] > 0, st
+assert r[3]["success"] and r[3]["data"] == {"text": "second question", "cancelled": False}, r[3]
+nf = r[4]["data"]["sessionFile"]
+assert nf != f and r[4]["data"]["messageCount"] == 2, r[4]
+ls = [json.loads(l) for l in open(nf)]
+assert ls[0]["parentSession"] == f, ls[0]
+assert [e["message"]["content"][0]["text"] for e in ls[1:] if e["type"] == "message"] == ["first question", "one"], ls
+assert r[5]["success"] and r[5]["data"] == {"cancelled": False}, r[5]
+assert r[6]["data"]["sessionFile"] == h, r[6]
+assert not r[7]["success"] and r[7]["error"] == "Invalid entry ID for forking", r[7]
+assert not r[8]["success"], r[8]
+X
+cmp -s "$F" "$T/before" && ok "-r fork: the file forked from is left byte for byte" ||
+    fail "-r fork: the file forked from is left byte for byte" "changed"
+
 # pi opens what agent wrote after /branch and /fork, and its tree has the
 # same branches as /tree draws.
 PI=${PI:-$ROOT/bench/pi/node_modules/.bin/pi}
