@@ -1159,8 +1159,6 @@ static void
 buildsystem(Agent *a)
 {
 	Buf b = { 0 };
-	char cwd[4096];
-	int f[6];
 	int k;
 
 	bufadds(&b, sysprompt);
@@ -1170,14 +1168,8 @@ buildsystem(Agent *a)
 			bufaddf(&b, "%s%s", k ? ", " : "", a->offer[k].name);
 		bufadds(&b, ".");
 	}
-	if (!getcwd(cwd, sizeof(cwd)))
-		snprintf(cwd, sizeof(cwd), ".");
 	guardprompt(&a->guard, &b);
-	ctxinstructions(&b, cwd, contextfiles, maxcontext);
-	/* the day in UTC: local time would link the time zone code in */
-	utcdate(time(NULL), f);
-	bufaddf(&b, "\n\nCurrent date: %04d-%02d-%02d\nCurrent working "
-	        "directory: %s", f[0], f[1], f[2], cwd);
+	ctxsystem(&b, contextfiles, maxcontext);
 	a->system = bufdetach(&b);
 }
 

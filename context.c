@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -409,7 +410,7 @@ trustedfile(const char *path)
 /* The project's instructions, for the system prompt: in each directory
  * from cwd up to the root, the first of names (NULL-terminated) there,
  * up to max bytes of each; outermost first. */
-void
+static void
 ctxinstructions(Buf *b, const char *cwd, const char *const *names,
                 size_t max)
 {
@@ -442,4 +443,19 @@ ctxinstructions(Buf *b, const char *cwd, const char *const *names,
 			warn("%s:", found[n]);
 		free(found[n]);
 	}
+}
+
+void
+ctxsystem(Buf *b, const char *const *names, size_t max)
+{
+	char cwd[4096];
+	int f[6];
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), ".");
+	ctxinstructions(b, cwd, names, max);
+	/* the day in UTC: local time would link the time zone code in */
+	utcdate(time(NULL), f);
+	bufaddf(b, "\n\nCurrent date: %04d-%02d-%02d\nCurrent working "
+	        "directory: %s", f[0], f[1], f[2], cwd);
 }

@@ -67,5 +67,8 @@ int ctxplan(Ctx *c, const char *focus, Ctxcut *k);
 int ctxbranchplan(Ctx *c, long to, Ctxcut *k);
 int ctxcompact(Ctx *c, const Ctxcut *k, const Buf *summary);
 void ctxcutfree(Ctxcut *k);
-void ctxinstructions(Buf *b, const char *cwd, const char *const *names,
-                     size_t max);
+/* The system prompt's end: the project's instructions (the first of
+ * names in each directory from the root down to the working one,
+ * trusted files only, max bytes each), the date and the working
+ * directory. */
+void ctxsystem(Buf *b, const char *const *names, size_t max);

@@ -157,6 +157,7 @@ sessdirlatest(const char *dir, const char *cwd)
 	time_t now = time(NULL);
 
 	memset(&best, 0, sizeof(best));
+	memset(&other, 0, sizeof(other));	/* gcc -O2 cannot tell it is set */
 	if (!(d = opendir(dir)))
 		return NULL;
 	while ((de = readdir(d))) {
