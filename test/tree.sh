@@ -209,6 +209,20 @@ runat -s "$T/hostile.jsonl"
 grep -q "$(printf '\033')" "$T/err" && fail "/tree: no escape from the session reaches the terminal" "$(od -c "$T/err" | head)" ||
     ok "/tree: no escape from the session reaches the terminal"
 
+# -l of a hostile session: no escape reaches the terminal; lines cut to
+# COLUMNS.
+mkdir -p "$(dirname "$F")"
+sed "s|\"cwd\":\"[^\"]*\"|\"cwd\":\"$W\"|" "$T/hostile.jsonl" \
+    >"$(dirname "$F")/2030-01-01T00-00-00-000Z_hostile.jsonl"
+: >"$T/in"
+(cd "$W" && COLUMNS=30 agentexec "$ROOT/agent" -l) >"$T/out" 2>"$T/err"
+grep -q "$(printf '\033')" "$T/out" && fail "-l: no escape from a session reaches the terminal" "$(od -c "$T/out" | head)" ||
+    ok "-l: no escape from a session reaches the terminal"
+awk 'length($0) > 30 { bad = 1 } END { exit bad }' "$T/out" &&
+    grep -q '^1234  .*\.\.\.$' "$T/out" && ok "-l: lines cut to COLUMNS" ||
+    fail "-l: lines cut to COLUMNS" "$(cat "$T/out")"
+rm -f "$(dirname "$F")/2030-01-01T00-00-00-000Z_hostile.jsonl"
+
 # -r: pi's get_fork_messages, get_session_stats, fork, switch_session.
 H=$(files | grep -v "^$F$" | head -1)
 cp "$F" "$T/before"
