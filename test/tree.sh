@@ -300,6 +300,7 @@ if [ ! -f "$PIJS" ]; then
 	skip "pi opens the session after /branch" "pi is not installed (set PI, or npm install --prefix bench/pi @mariozechner/pi-coding-agent)"
 	skip "pi's tree: the same branches as /tree" "pi is not installed"
 	skip "pi opens the session after /fork" "pi is not installed"
+	skip "pi's context carries agent's branch summary" "pi is not installed"
 	exit 0
 fi
 cat >"$T/pitree.mjs" <<'X'
