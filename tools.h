@@ -71,6 +71,8 @@ typedef struct {
 	 * at start is kept as it was by gitguard.c (gitinit) */
 	int gitwrite;		/* tools may change git's configuration */
 	struct Gitguard *git;	/* or NULL */
+	struct Undo *undo;	/* or NULL: what write and edit changed in
+				 * the turn, for /undo (undo.c) */
 	int stay;		/* what a call leaves running may stay (the
 				 * profile's); else it is killed at its end */
 	int reaper;		/* agent is the subreaper of tool processes:
