@@ -23,6 +23,7 @@
 #include "session.h"
 #include "sessdir.h"
 #include "tools.h"
+#include "undo.h"
 #include "sandbox.h"
 #include "proc.h"
 #include "gitguard.h"
@@ -501,6 +502,7 @@ beginturn(Agent *a)
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
+	undobegin(&a->tenv, maxundo);	/* only the last turn is undone */
 	notemodel(a);
 	notelevel(a);
 	evemit(&a->ev, "agent_start", NULL);
@@ -713,6 +715,7 @@ slashcommand(Agent *a, const char *line)
 		      "/model [name]  the model, or switch to another\n"
 		      "/compact [focus]  summarise the older conversation\n"
 		      "/thinking [level]  the thinking level, or set it\n"
+		      "/undo     undo the last turn's writes and edits\n"
 		      "/quit     leave (also /exit, Ctrl-D)\n", stderr);
 		return 1;
 	}
@@ -728,6 +731,10 @@ slashcommand(Agent *a, const char *line)
 			fprintf(stderr, "%s\n", wirelevelname(a->level));
 		else if (setlevel(a, line + 10) == 0)
 			notelevel(a);
+		return 1;
+	}
+	if (!strcmp(line, "/undo")) {
+		ctxnote(&a->ctx, "undo", undorun(&a->tenv));
 		return 1;
 	}
 	if (!strcmp(line, "/session")) {
