@@ -63,11 +63,14 @@ undoopen(const char *path, struct stat *st)
 	return fd;
 }
 
-/* The size of path's file (undoopen's), or -1; the FNV-1a hash of its
- * content in *h: not proof against a forger, who could only make /undo
- * put back what was there before over what it forged. */
+/* The size of path's file (undoopen's), or -1, as when it is not from
+ * min to max bytes (a sparse file of 1 TB put there is not read); the
+ * FNV-1a hash of its content in *h: not proof against a forger, who
+ * could only make /undo put back what was there before over what it
+ * forged. */
 static long long
-undohash(const char *path, unsigned long long *h)
+undohash(const char *path, unsigned long long *h, long long min,
+         long long max)
 {
 	struct stat st;
 	char buf[8192];
@@ -78,6 +81,10 @@ undohash(const char *path, unsigned long long *h)
 	*h = 14695981039346656037ULL;
 	if ((fd = undoopen(path, &st)) < 0)
 		return -1;
+	if (st.st_size < min || st.st_size > max) {
+		close(fd);
+		return -1;
+	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0 ||
 	       (n < 0 && errno == EINTR))
 		for (i = 0; i < n; i++, size++)
@@ -142,7 +149,8 @@ undoafter(Toolenv *e, int k, int rc)
 		return;
 	f = &e->undo->f[k];
 	f->done = 1;
-	f->size = undohash(f->path, &f->hash);
+	/* what a call leaves is not much over maxedit */
+	f->size = undohash(f->path, &f->hash, 0, 4 * e->lim->maxedit);
 }
 
 void
@@ -166,7 +174,8 @@ undoput(Undofile *f, const char *show, Buf *line)
 	if (f->err && f->err != ENOENT)
 		why = f->err == EFBIG ? "its content before the turn was not "
 		      "kept: over the undo bound (maxundo)" : strerror(f->err);
-	else if (f->size < 0 || undohash(f->path, &h) != f->size ||
+	else if (f->size < 0 ||
+	         undohash(f->path, &h, f->size, f->size) != f->size ||
 	         h != f->hash)
 		why = "it changed since the turn";
 	else if ((dir = sandboxwalk("/", f->path + 1, &name)) < 0 ||
