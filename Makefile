@@ -8,18 +8,20 @@ include config.mk
 WIRESRC = wire.c openai.c anthropic.c responses.c
 WIREOBJ = wire.o openai.o anthropic.o responses.o
 # the tools and the rooms below them
-TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c
-TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o
+TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c \
+	undo.c
+TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
+	undo.o
 HDR = anthropic.h ask.h context.h edit.h entry.h events.h file.h \
 	gitguard.h guard.h http.h json.h openai.h proc.h regex.h responses.h \
 	rpc.h sandbox.h sessdir.h session.h sse.h tls.h tools.h tree.h \
-	util.h walk.h wire.h
+	undo.h util.h walk.h wire.h
 SRC = agent.c ask.c context.c edit.c entry.c events.c file.c gitguard.c \
 	guard.c http.c json.c proc.c regex.c rpc.c sandbox.c sessdir.c \
-	session.c sse.c tls.c tools.c tree.c util.c walk.c $(WIRESRC)
+	session.c sse.c tls.c tools.c tree.c undo.c util.c walk.c $(WIRESRC)
 OBJ = agent.o ask.o context.o edit.o entry.o events.o file.o gitguard.o \
 	guard.o http.o json.o proc.o regex.o rpc.o sandbox.o sessdir.o \
-	session.o sse.o tls.o tools.o tree.o util.o walk.o $(WIREOBJ)
+	session.o sse.o tls.o tools.o tree.o undo.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -36,8 +38,8 @@ config.h:
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
-	sessdir.h tree.h tools.h sandbox.h proc.h gitguard.h guard.h events.h ask.h \
-	context.h rpc.h config.h
+	sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h guard.h \
+	events.h ask.h context.h rpc.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
@@ -62,7 +64,8 @@ sse.o: sse.c util.h sse.h
 tls.o: tls.c util.h tls.h config.h
 tree.o: tree.c util.h json.h entry.h session.h tree.h
 tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \
-	regex.h edit.h file.h
+	regex.h edit.h file.h undo.h
+undo.o: undo.c util.h json.h tools.h sandbox.h file.h undo.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
 wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h \

@@ -24,6 +24,7 @@
 #include "sessdir.h"
 #include "tree.h"
 #include "tools.h"
+#include "undo.h"
 #include "sandbox.h"
 #include "proc.h"
 #include "gitguard.h"
@@ -479,6 +480,7 @@ beginturn(Agent *a)
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
+	undobegin(&a->tenv);	/* only the last turn is undone */
 	notemodel(a);
 	notelevel(a);
 	evemit(&a->ev, "agent_start", NULL);
@@ -722,6 +724,16 @@ branchto(Agent *a, const char *arg)
 	buffree(&sum);
 }
 
+/* The run goes on in session s, in place of the one before. */
+static void
+usesession(Agent *a, Session *s)
+{
+	sessfree(&a->sess);
+	a->sess = *s;
+	a->modelnoted = 0;
+	loadbranch(a);
+}
+
 /* The run goes on in a new session holding the path to entry at (NULL:
  * the leaf; an id of none: nothing); the file forked from is only read.
  * 0, or -1. */
@@ -729,22 +741,11 @@ static int
 forkto(Agent *a, const char *at)
 {
 	Session s;
-	char cwd[4096], *dir;
-	int r;
 
-	if (!getcwd(cwd, sizeof(cwd))) {
-		warn("getcwd:");
+	if (sessdirnext(&s, &a->sess, 1, at) < 0)
 		return -1;
-	}
-	dir = a->sess.path ? dirof(a->sess.path) : NULL;
-	if ((r = sessfork(&s, &a->sess, at, a->sess.path, dir, cwd)) == 0) {
-		sessfree(&a->sess);
-		a->sess = s;
-		a->modelnoted = 0;
-		loadbranch(a);
-	}
-	free(dir);
-	return r;
+	usesession(a, &s);
+	return 0;
 }
 
 /* /fork [ID]: a new session holding the path to entry ID, or to the
@@ -783,6 +784,7 @@ slashcommand(Agent *a, const char *line)
 		      "/branch ID [summarize]  go on from message ID\n"
 		      "/fork [ID]  a new session holding the path to ID\n"
 		      "/thinking [level]  the thinking level, or set it\n"
+		      "/undo     undo the last turn's writes and edits\n"
 		      "/quit     leave (also /exit, Ctrl-D)\n", stderr);
 		return 1;
 	}
@@ -808,6 +810,10 @@ slashcommand(Agent *a, const char *line)
 	}
 	if (!strncmp(line, "/fork", 5) && (!line[5] || line[5] == ' ')) {
 		forkat(a, line[5] ? line + 6 : "");
+		return 1;
+	}
+	if (!strcmp(line, "/undo")) {
+		ctxnote(&a->ctx, "undo", undorun(&a->tenv));
 		return 1;
 	}
 	if (!strcmp(line, "/session")) {
@@ -889,22 +895,6 @@ linemode(Agent *a)
 	return rc;
 }
 
-/* -r's new_session: a new session in the directory of this one, or in
- * memory as this one is; the same working directory. */
-static int
-newsession(Agent *a)
-{
-	char cwd[4096], *dir;
-
-	if (!getcwd(cwd, sizeof(cwd)))
-		return -1;
-	dir = a->sess.path ? dirof(a->sess.path) : NULL;
-	sessfree(&a->sess);
-	sessnew(&a->sess, dir, cwd);
-	free(dir);
-	return 0;
-}
-
 /* -r's fork, as pi's: at a user message, a new session holding the path
  * before it; the message's text is the response's.  NULL, or why not. */
 static const char *
@@ -939,10 +929,7 @@ rpcswitch(Agent *a, const char *path)
 	if (sessload(&s, path) < 0)
 		return errno == ENOENT ? "no such session file" :
 		       "the session could not be loaded";
-	sessfree(&a->sess);
-	a->sess = s;
-	a->modelnoted = 0;
-	loadbranch(a);
+	usesession(a, &s);
 	return NULL;
 }
 
@@ -950,6 +937,7 @@ rpcswitch(Agent *a, const char *path)
 static const char *
 rpcdo(Agent *a, Rpccmd *c)
 {
+	Session s;
 	int ok = 1;
 
 	if (c->kind == RPCFORK)
@@ -969,10 +957,12 @@ rpcdo(Agent *a, Rpccmd *c)
 	} else if (c->kind == RPCLEVEL) {	/* and as /thinking */
 		ok = setlevel(a, c->arg) == 0;
 		notelevel(a);
-	} else {	/* a new session, or a message in this one */
-		if (c->kind == RPCNEW && newsession(a) < 0)
+	} else if (c->kind == RPCNEW) {	/* in memory, as this one, or not */
+		if (sessdirnext(&s, &a->sess, 0, NULL) < 0)
 			return "getcwd failed";
-		if (c->kind == RPCRECORD && ctxappend(&a->ctx, c->arg) < 0)
+		usesession(a, &s);
+	} else {	/* a message in this one */
+		if (ctxappend(&a->ctx, c->arg) < 0)
 			warn("the bash command is not saved in the session "
 			     "file");
 		a->modelnoted = 0;
@@ -1015,18 +1005,6 @@ rpcmode(Agent *a)
 	}
 	rpcfree(&r);
 	return 0;
-}
-
-/* The session the flags name (sessdir.c's sessdiropen), its context
- * loaded. */
-static void
-opensession(Agent *a, int mode, const char *file)
-{
-	int rc;
-
-	if ((rc = sessdiropen(&a->sess, mode, file)) != 0)
-		exit(rc);
-	loadbranch(a);
 }
 
 static const Provider *
@@ -1072,6 +1050,7 @@ setlimits(Agent *a)
 	lim.maxedit = maxedit;
 	lim.maxlog = maxlog;
 	lim.maximage = maximage;
+	lim.maxundo = maxundo;
 	lim.shells = shells;
 	lim.secretwords = secretwords;
 	lim.keepenv = keepenv;
@@ -1480,7 +1459,9 @@ main(int argc, char *argv[])
 	ind = readflags(&a, argv, &f);
 	setup(&a, f.pname, f.model, f.toollist, f.gname);
 	setthinking(&a, f.level);
-	opensession(&a, f.mode, f.file);
+	if ((rc = sessdiropen(&a.sess, f.mode, f.file)) != 0)
+		exit(rc);
+	loadbranch(&a);
 	if (intr)	/* during a long load */
 		exit(exitstatus(130));
 	startsandbox(&a);

@@ -247,6 +247,10 @@ static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
 static const size_t maxedit = 16 << 20;	/* bytes of a file edit changes, of
 					 * the content write writes: both are
 					 * held whole in memory */
+static const size_t maxundo = 8 << 20;	/* bytes of files' content kept in
+					 * memory in a turn, before write and
+					 * edit first change each, for /undo;
+					 * a file past it is not put back */
 static const size_t maxlog = 64 << 20;	/* bytes of one bash command's output
 					 * saved to a file once it is cut */
 

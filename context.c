@@ -183,6 +183,30 @@ ctxrecord(Ctx *c, char *json)
 	return rc;
 }
 
+/* A note to the model: pi's custom_message, of customType type (a word,
+ * put in as it is), shown to the user; into the session file, synced,
+ * and the context, where it is a user message, as pi puts it.  text is
+ * taken over (NULL: no note).  -1, said by session.c, if the file could
+ * not be written. */
+int
+ctxnote(Ctx *c, const char *type, char *text)
+{
+	Buf f = { 0 };
+	int rc;
+
+	if (!text)
+		return 0;
+	bufaddf(&f, "\"customType\":\"%s\",\"content\":", type);
+	jsonescs(&f, text);
+	bufadds(&f, ",\"display\":true");
+	rc = sessappend(c->sess, "custom_message", f.p) < 0 ||
+	     sesssync(c->sess) < 0 ? -1 : 0;
+	msgadd(&c->msgs, entryuser(text, strlen(text), NULL));
+	buffree(&f);
+	free(text);
+	return rc;
+}
+
 void
 ctxfree(Ctx *c)
 {

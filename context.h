@@ -51,6 +51,7 @@ typedef struct {
 size_t ctxload(Ctx *c, const Entry **path, size_t n);
 int ctxappend(Ctx *c, const char *json);
 int ctxrecord(Ctx *c, char *json);
+int ctxnote(Ctx *c, const char *type, char *text);
 void ctxfree(Ctx *c);
 /* Whether compaction is due: the context's tokens (the last answer's
  * count, plus an estimate of what came after) past the window less what

@@ -517,3 +517,22 @@ sessdiropen(Session *s, int mode, const char *file)
 		     "work in %s", s->cwd, cwd);
 	return rc;
 }
+
+int
+sessdirnext(Session *s, Session *cur, int fork, const char *at)
+{
+	char cwd[4096], *dir;
+	int r = 0;
+
+	if (!getcwd(cwd, sizeof(cwd))) {
+		warn("getcwd:");
+		return -1;
+	}
+	dir = cur->path ? dirof(cur->path) : NULL;
+	if (fork)
+		r = sessfork(s, cur, at, cur->path, dir, cwd);
+	else
+		sessnew(s, dir, cwd);
+	free(dir);
+	return r;
+}

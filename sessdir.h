@@ -35,3 +35,7 @@ size_t sessdirshow(FILE *f, size_t cols);
  * new session if there is none such), 'f' a new one holding a copy of
  * file's branch, 0 a new one.  0, or the exit status, said why. */
 int sessdiropen(Session *s, int mode, const char *file);
+/* A session beside cur (in its file's directory, or in memory as cur
+ * is), in the working directory: a new one, or with fork one holding
+ * cur's path to entry at (sessfork's).  0, or -1. */
+int sessdirnext(Session *s, Session *cur, int fork, const char *at);

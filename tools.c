@@ -27,6 +27,7 @@
 #include "regex.h"
 #include "edit.h"
 #include "file.h"
+#include "undo.h"
 
 enum {
 	LINECAP = 1 << 20,	/* grep matches the first MiB of a line */
@@ -649,7 +650,7 @@ int
 toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Job w = { 0 };
-	int rc = 1, made;
+	int rc = 1, made, k;
 
 	w.e = e;
 	if (patharg(j, args, "write", 1, &w.path, out) < 0)
@@ -662,9 +663,11 @@ toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 		overedit(e, "write", w.text.len, out);
 		goto done;
 	}
+	k = undobefore(e, w.path);
 	made = makeplan(e, w.path);
 	if ((rc = sandboxrun(e, writejob, &w, out)) != 0 && made)
 		unlink(e->planpath);
+	undoafter(e, k, rc);
 done:
 	buffree(&w.text);
 	free(w.path);
@@ -833,14 +836,17 @@ int
 tooledit(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Job d = { 0 };
-	int rc = 1;
+	int rc = 1, k;
 
 	d.e = e;
 	if (patharg(j, args, "edit", 1, &d.path, out) < 0)
 		return 1;
 	if (editargs(j, args, &d.ed, &d.n, out) == 0 &&
-	    sandboxwritable(e, "edit", d.path, out) == 0)
+	    sandboxwritable(e, "edit", d.path, out) == 0) {
+		k = undobefore(e, d.path);
 		rc = sandboxrun(e, editjob, &d, out);
+		undoafter(e, k, rc);
+	}
 	freeedits(d.ed, d.n);
 	buffree(&d.text);
 	free(d.path);
@@ -922,6 +928,7 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 		secs = e->lim->bashtimeout;
 	else if (secs > MAXTIMEOUT)
 		secs = 0;
+	undobash(e);
 	rc = procrun(e, cmd, secs, &end, out);
 	free(cmd);
 	if (rc < 0)
@@ -953,6 +960,7 @@ toolcleanup(Toolenv *e)
 	prockillall(e);	/* first: one could change the tree as it goes */
 	gitexit(e);
 	gitfree(e);
+	undofree(e);
 	if (e->tmpdir && rmtree(e->tmpdir) < 0)
 		warn("cannot remove %s:", e->tmpdir);
 	free(e->tmpdir);
