@@ -898,6 +898,48 @@ sessread(Session *s, const char *path)
 	return readpath(s, path, 1);
 }
 
+/* sessread, with the branch that ends at entry leaf (NULL: the file's
+ * leaf), every line of it read; an unknown leaf is said, errno EINVAL. */
+int
+sessreadat(Session *s, const char *path, const char *leaf)
+{
+	Window w = { { 0 }, 0 };
+	const Entry **p;
+	size_t n, i;
+	long k;
+	int fd, r = 0;
+
+	if (sessread(s, path) < 0)
+		return -1;
+	if (!leaf)
+		return 0;
+	if ((k = findid(s, leaf)) < 0) {
+		safetext(&w.b, leaf, strlen(leaf), 1);
+		warn("%s: no entry %s", path, bstr(&w.b));
+		buffree(&w.b);
+		sessfree(s);
+		errno = EINVAL;
+		return -1;
+	}
+	s->leaf = s->e[k].id;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		warn("open %s:", path);
+		sessfree(s);
+		return -1;
+	}
+	n = sessbranch(s, &p);
+	for (i = 0; i < n && r == 0; i++)
+		r = fetch((Entry *)p[i], NULL, fd, &w, path);
+	close(fd);	/* only read */
+	buffree(&w.b);
+	free(p);
+	if (r < 0) {
+		sessfree(s);
+		errno = EINVAL;
+	}
+	return r;
+}
+
 /* Load path, then open it for appends; of the lines only those that
  * the context uses are kept.  Loading never changes the file: another
  * agent may be appending to it at this moment, and what looks like a
