@@ -10,16 +10,18 @@ WIREOBJ = wire.o openai.o anthropic.o responses.o
 # the tools and the rooms below them
 TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c
 TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o
-HDR = anthropic.h ask.h context.h edit.h entry.h events.h file.h \
+HDR = anthropic.h ask.h context.h edit.h entry.h events.h export.h file.h \
 	gitguard.h guard.h http.h json.h openai.h proc.h regex.h responses.h \
 	rpc.h sandbox.h sessdir.h session.h sse.h tls.h tools.h tree.h \
 	util.h walk.h wire.h
-SRC = agent.c ask.c context.c edit.c entry.c events.c file.c gitguard.c \
-	guard.c http.c json.c proc.c regex.c rpc.c sandbox.c sessdir.c \
-	session.c sse.c tls.c tools.c tree.c util.c walk.c $(WIRESRC)
-OBJ = agent.o ask.o context.o edit.o entry.o events.o file.o gitguard.o \
-	guard.o http.o json.o proc.o regex.o rpc.o sandbox.o sessdir.o \
-	session.o sse.o tls.o tools.o tree.o util.o walk.o $(WIREOBJ)
+SRC = agent.c ask.c context.c edit.c entry.c events.c export.c file.c \
+	gitguard.c guard.c http.c json.c proc.c regex.c rpc.c sandbox.c \
+	sessdir.c session.c sse.c tls.c tools.c tree.c util.c walk.c \
+	$(WIRESRC)
+OBJ = agent.o ask.o context.o edit.o entry.o events.o export.o file.o \
+	gitguard.o guard.o http.o json.o proc.o regex.o rpc.o sandbox.o \
+	sessdir.o session.o sse.o tls.o tools.o tree.o util.o walk.o \
+	$(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -37,13 +39,14 @@ config.h:
 $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
 	sessdir.h tree.h tools.h sandbox.h proc.h gitguard.h guard.h events.h ask.h \
-	context.h rpc.h config.h
+	context.h rpc.h export.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
 edit.o: edit.c util.h edit.h
 entry.o: entry.c util.h json.h entry.h
 events.o: events.c util.h json.h wire.h tools.h events.h
+export.o: export.c util.h json.h entry.h session.h file.h export.h
 file.o: file.c util.h file.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
 guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h guard.h
