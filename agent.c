@@ -32,6 +32,7 @@
 #include "ask.h"
 #include "context.h"
 #include "rpc.h"
+#include "export.h"
 
 typedef struct {
 	const char *name;
@@ -140,7 +141,8 @@ exitstatus(int rc)
 static const char usagetext[] =
 	"usage: agent [-cnqyjrvhl] [-s file|id] [-f file] [-P provider] "
 	"[-m model] [-t tools]\n"
-	"             [-g profile] [-T level] [-i image] [prompt ...]\n";
+	"             [-g profile] [-T level] [-i image] [prompt ...]\n"
+	"       agent -e file [out.html | out.md]\n";
 
 static void
 usage(void)
@@ -1495,6 +1497,7 @@ nextflag(char **argv, const char *spec, int *ind, int *pos,
 typedef struct {
 	const char *pname, *model, *toollist, *gname, *level;
 	const char *file;	/* -s's or -f's */
+	const char *export;	/* -e's */
 	int mode;		/* the session: 'c', 'n', 's', 'f', or 0 */
 	int rpc;		/* -r */
 } Flags;
@@ -1509,7 +1512,7 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = nextflag(argv, "cnqyjrvhls:f:P:m:t:g:T:i:", &ind, &pos,
+	while ((c = nextflag(argv, "cnqyjrvhls:f:P:m:t:g:T:i:e:", &ind, &pos,
 	                     &arg)) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
@@ -1540,6 +1543,7 @@ readflags(Agent *a, char **argv, Flags *f)
 				die("-i: %s", why.p);
 			break;
 		case 'r': f->rpc = a->json = 1; break;
+		case 'e': f->export = arg; break;
 		default:
 			usage();
 		}
@@ -1581,6 +1585,29 @@ showevents(Agent *a, int rpc)
 	}
 }
 
+/* -e: the session file exported to the page named in words, or its
+ * own, and the run ends; before setup, so that no key is needed. */
+static int
+exportmain(const Flags *f, char **words)
+{
+	char *out;
+	int rc;
+
+	if (f->mode || f->rpc || (words[0] && words[1]))
+		usage();
+	out = words[0] ? xstrdup(words[0]) : exportdefault(f->export);
+	if (exportformat(out) < 0) {
+		fprintf(stderr, "agent: %s: the page's name must end in .html "
+		        "or .md\n", out);
+		exit(2);
+	}
+	rc = exportsession(f->export, NULL, out) < 0;
+	if (!rc && (puts(out) == EOF || fflush(stdout)))
+		die("write stdout:");
+	free(out);
+	return rc;
+}
+
 /* All that a run holds, at its end. */
 static void
 agentfree(Agent *a)
@@ -1616,6 +1643,8 @@ main(int argc, char *argv[])
 #endif
 	memset(&a, 0, sizeof(a));
 	ind = readflags(&a, argv, &f);
+	if (f.export)
+		return exportmain(&f, argv + ind);
 	setup(&a, f.pname, f.model, f.toollist, f.gname);
 	setthinking(&a, f.level);
 	opensession(&a, f.mode, f.file);
