@@ -1560,6 +1560,44 @@ testread(void)
 	buffree(&b);
 }
 
+/* sessreadat: the branch that ends at the entry named, each line read;
+ * NULL, the file's leaf; an unknown entry said, EINVAL. */
+static void
+testreadat(void)
+{
+	Session s;
+	Buf b = { 0 };
+	const Entry **p;
+	char *path = pathf("at.jsonl"), *err;
+	size_t n;
+
+	bufadds(&b, head);
+	addent(&b, "a1", NULL, "root");
+	addent(&b, "a2", "a1", "left");
+	addent(&b, "a3", "a1", "right");
+	writefile(path, b.p, 0);
+	T(sessreadat(&s, path, "a2") == 0 && !strcmp(s.leaf, "a2"),
+	  "sessreadat: the leaf named");
+	n = sessbranch(&s, &p);
+	T(n == 2 && !strcmp(p[0]->id, "a1") && p[1]->line &&
+	  strstr(p[1]->line, "left"), "sessreadat: its branch, lines read");
+	free(p);
+	sessfree(&s);
+	T(sessreadat(&s, path, NULL) == 0 && !strcmp(s.leaf, "a3") &&
+	  sessbranch(&s, &p) == 2 && strstr(p[1]->line, "right"),
+	  "sessreadat: NULL, the file's leaf");
+	free(p);
+	sessfree(&s);
+	capture();
+	T(sessreadat(&s, path, "zz") < 0 && errno == EINVAL,
+	  "sessreadat: an unknown entry fails");
+	err = caught();
+	T(strstr(err, "no entry zz") != NULL, "sessreadat: and says so");
+	free(err);
+	free(path);
+	buffree(&b);
+}
+
 /* An empty file is as good as none: ENOENT, then made over. */
 static void
 testempty(void)
@@ -1808,6 +1846,7 @@ main(void)
 	testshort();
 	testuncut();
 	testread();
+	testreadat();
 	testempty();
 	testloadwhilewriting();
 	testhalfline();
