@@ -59,6 +59,11 @@ static const char *const imagetypes[] = {
 static void
 pageesc(Buf *b, const char *s, size_t n, int how)
 {
+	static const char marks[] = "&<>\"'";
+	static const char *const ents[] = {
+		"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"
+	};
+	const char *q;
 	size_t i, k;
 	unsigned char c;
 
@@ -76,10 +81,8 @@ pageesc(Buf *b, const char *s, size_t n, int how)
 			bufaddc(b, ' ');
 		} else if (how == ESCQUOTE && c == '\n') {
 			bufadds(b, "\n> ");
-		} else if (how == ESCHTML && strchr("&<>\"'", c)) {
-			bufadds(b, c == '&' ? "&amp;" : c == '<' ? "&lt;" :
-			        c == '>' ? "&gt;" : c == '"' ? "&quot;" :
-			        "&#39;");
+		} else if (how == ESCHTML && (q = strchr(marks, c))) {
+			bufadds(b, ents[q - marks]);
 		} else if (how == ESCLINE && strchr("\\`*_[]<>!&#|~", c)) {
 			bufaddc(b, '\\');
 			bufaddc(b, c);
@@ -97,6 +100,13 @@ pagetok(const Json *j, int i, Buf *b)
 	if (jsonstrbuf(j, i, b) < 0 && i >= 0 && i < j->n &&
 	    j->t[i].type == JPRIM)
 		bufadd(b, j->s + j->t[i].start, j->t[i].end - j->t[i].start);
+}
+
+/* Append the value of key in object obj of j, as pagetok. */
+static void
+pagekey(const Json *j, int obj, const char *key, Buf *b)
+{
+	pagetok(j, jsonget(j, obj, key), b);
 }
 
 /* A line of small print: a setting, the usage, a note. */
@@ -229,8 +239,8 @@ pageimage(Page *p, const Json *j, int blk)
 	size_t i, k;
 	int ok;
 
-	pagetok(j, jsonget(j, blk, "mimeType"), &mime);
-	pagetok(j, jsonget(j, blk, "data"), &data);
+	pagekey(j, blk, "mimeType", &mime);
+	pagekey(j, blk, "data", &data);
 	for (k = 0; k < LEN(imagetypes) && strcmp(bstr(&mime),
 	                                          imagetypes[k]); k++)
 		;
@@ -264,9 +274,9 @@ pagecall(Page *p, const Json *j, int blk)
 	int args = jsonget(j, blk, "arguments"), i, k;
 
 	bufadds(&t, "Tool call: ");
-	pagetok(j, jsonget(j, blk, "name"), &t);
+	pagekey(j, blk, "name", &t);
 	bufadds(&t, " (");
-	pagetok(j, jsonget(j, blk, "id"), &t);
+	pagekey(j, blk, "id", &t);
 	bufaddc(&t, ')');
 	pagesub(p, t.p, t.len);
 	bufreset(&t);
@@ -286,38 +296,45 @@ pagecall(Page *p, const Json *j, int blk)
 	buffree(&t);
 }
 
+/* Text of a message: prose, or a tool's output. */
+static void
+pagesaid(Page *p, const Buf *t, int code)
+{
+	if (code)
+		pagecode(p, bstr(t), t->len, "output");
+	else
+		pagetext(p, t->p, t->len);
+}
+
 /* A message's content: a string, or blocks of text, thinking, tool
  * calls and images; with code, its text is a tool's. */
 static void
 pageblocks(Page *p, const Json *j, int content, int code)
 {
 	Buf t = { 0 };
-	int blk, type, redacted = 0;
+	int blk, type, redacted;
 
-	if (jsonstrbuf(j, content, &t) == 0 && code)
-		pagecode(p, bstr(&t), t.len, "output");
-	else if (t.len)
-		pagetext(p, t.p, t.len);
+	if (jsonstrbuf(j, content, &t) == 0)
+		pagesaid(p, &t, code);
 	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
 		type = jsonget(j, blk, "type");
 		bufreset(&t);
 		if (jsoneq(j, type, "text")) {
-			pagetok(j, jsonget(j, blk, "text"), &t);
-			if (code)
-				pagecode(p, bstr(&t), t.len, "output");
-			else
-				pagetext(p, t.p, t.len);
+			pagekey(j, blk, "text", &t);
+			pagesaid(p, &t, code);
 		} else if (jsoneq(j, type, "thinking")) {
-			pagetok(j, jsonget(j, blk, "thinking"), &t);
+			pagekey(j, blk, "thinking", &t);
+			redacted = 0;
 			jsonbool(j, jsonget(j, blk, "redacted"), &redacted);
-			if (redacted || !t.len) {
-				if (redacted)
-					pagenote(p, "[thinking redacted]", 19);
-				continue;
+			if (redacted) {
+				bufreset(&t);
+				bufadds(&t, "[thinking redacted]");
+				pagenote(p, t.p, t.len);
+			} else if (t.len) {
+				pagefold(p, "Thinking");
+				pagetext(p, t.p, t.len);
+				pageunfold(p);
 			}
-			pagefold(p, "Thinking");
-			pagetext(p, t.p, t.len);
-			pageunfold(p);
 		} else if (jsoneq(j, type, "toolCall")) {
 			pagecall(p, j, blk);
 		} else if (jsoneq(j, type, "image")) {
@@ -347,9 +364,9 @@ pageusage(Page *p, const Json *j, int m)
 	int u = jsonget(j, m, "usage");
 	size_t k;
 
-	pagetok(j, jsonget(j, m, "provider"), &t);
+	pagekey(j, m, "provider", &t);
 	bufadds(&t, t.len ? "/" : "");
-	pagetok(j, jsonget(j, m, "model"), &t);
+	pagekey(j, m, "model", &t);
 	for (k = 0; k < LEN(keys); k++)
 		if (jsonnum(j, jsonget(j, u, keys[k]), &v) == 0)
 			bufaddf(&t, "%s%s %.0f", t.len ? ", " : "", says[k],
@@ -358,14 +375,14 @@ pageusage(Page *p, const Json *j, int m)
 		bufaddf(&t, "%s$%.4f", t.len ? ", " : "", v);
 	if (jsonget(j, m, "stopReason") >= 0) {
 		bufadds(&t, t.len ? ", stop: " : "stop: ");
-		pagetok(j, jsonget(j, m, "stopReason"), &t);
+		pagekey(j, m, "stopReason", &t);
 	}
 	if (t.len)
 		pagenote(p, t.p, t.len);
 	bufreset(&t);
-	pagetok(j, jsonget(j, m, "errorMessage"), &t);
+	pagekey(j, m, "errorMessage", &t);
 	if (t.len) {
-		pagenote(p, "Error:", 6);
+		pagenote(p, "Error:", strlen("Error:"));
 		pagecode(p, t.p, t.len, "error");
 	}
 	buffree(&t);
@@ -381,10 +398,10 @@ pagebash(Page *p, const Json *j, int m, int ts)
 
 	pagehead(p, "tool", "Bash", j, ts);
 	bufadds(&t, "$ ");
-	pagetok(j, jsonget(j, m, "command"), &t);
+	pagekey(j, m, "command", &t);
 	pagecode(p, t.p, t.len, "command");
 	bufreset(&t);
-	pagetok(j, jsonget(j, m, "output"), &t);
+	pagekey(j, m, "output", &t);
 	pagecode(p, bstr(&t), t.len, "output");
 	bufreset(&t);
 	if (jsonnum(j, jsonget(j, m, "exitCode"), &v) == 0)
@@ -394,7 +411,7 @@ pagebash(Page *p, const Json *j, int m, int ts)
 	if (jsonbool(j, jsonget(j, m, "truncated"), &yes) == 0 && yes) {
 		bufadds(&t, t.len ? ", cut short; all of it in " :
 		        "cut short; all of it in ");
-		pagetok(j, jsonget(j, m, "fullOutputPath"), &t);
+		pagekey(j, m, "fullOutputPath", &t);
 	}
 	if (t.len)
 		pagenote(p, t.p, t.len);
@@ -420,9 +437,9 @@ pagemessage(Page *p, const Json *j, int m, int ts)
 	} else if (jsoneq(j, role, "toolResult")) {
 		jsonbool(j, jsonget(j, m, "isError"), &err);
 		bufadds(&t, err ? "Tool error: " : "Tool result: ");
-		pagetok(j, jsonget(j, m, "toolName"), &t);
+		pagekey(j, m, "toolName", &t);
 		bufadds(&t, " (");
-		pagetok(j, jsonget(j, m, "toolCallId"), &t);
+		pagekey(j, m, "toolCallId", &t);
 		bufaddc(&t, ')');
 		pagehead(p, err ? "error" : "tool", t.p, j, ts);
 		pageblocks(p, j, content, 1);
@@ -434,7 +451,7 @@ pagemessage(Page *p, const Json *j, int m, int ts)
 		pagehead(p, "summary", t.p, j, ts);
 		pageblocks(p, j, content, 0);
 		bufreset(&t);
-		pagetok(j, jsonget(j, m, "summary"), &t);
+		pagekey(j, m, "summary", &t);
 		pagetext(p, t.p, t.len);
 	}
 	pageclose(p);
@@ -465,10 +482,10 @@ pagesetting(Page *p, const Json *j, const char *type)
 		bufadds(&t, type);
 	} else {
 		bufadds(&t, rows[k].says);
-		pagetok(j, jsonget(j, 0, rows[k].key), &t);
+		pagekey(j, 0, rows[k].key, &t);
 		if (rows[k].key2 && jsonget(j, 0, rows[k].key2) >= 0) {
 			bufadds(&t, rows[k].sep);
-			pagetok(j, jsonget(j, 0, rows[k].key2), &t);
+			pagekey(j, 0, rows[k].key2, &t);
 		}
 	}
 	pagenote(p, t.p, t.len);
@@ -502,12 +519,12 @@ pageentry(Page *p, const Entry *e)
 			pagenote(p, t.p, t.len);
 			bufreset(&t);
 		}
-		pagetok(&j, jsonget(&j, 0, "summary"), &t);
+		pagekey(&j, 0, "summary", &t);
 		pagetext(p, t.p, t.len);
 		pageclose(p);
 	} else if (!strcmp(e->type, "custom_message")) {
 		bufadds(&t, "Message: ");
-		pagetok(&j, jsonget(&j, 0, "customType"), &t);
+		pagekey(&j, 0, "customType", &t);
 		pagehead(p, "summary", t.p, &j, ts);
 		pageblocks(p, &j, jsonget(&j, 0, "content"), 0);
 		pageclose(p);
@@ -538,7 +555,7 @@ pagestart(Page *p, const char *head)
 	} else {
 		bufadds(&p->b, htmltop);
 		bufadds(&p->b, "<title>Session ");
-		pagetok(&j, jsonget(&j, 0, "id"), &t);
+		pagekey(&j, 0, "id", &t);
 		pageesc(&p->b, bstr(&t), t.len, ESCHTML);
 		bufadds(&p->b, "</title></head><body>\n<h1>Session</h1>\n");
 	}
@@ -546,7 +563,7 @@ pagestart(Page *p, const char *head)
 		bufreset(&t);
 		bufadds(&t, says[k]);
 		n = t.len;
-		pagetok(&j, jsonget(&j, 0, keys[k]), &t);
+		pagekey(&j, 0, keys[k], &t);
 		if (t.len > n)
 			pagenote(p, t.p, t.len);
 	}

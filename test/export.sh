@@ -30,7 +30,7 @@ cat >"$T/s.jsonl" <<X
 {"type":"model_change","id":"e01","parentId":null,"timestamp":"2026-01-02T03:04:06.000Z","provider":"openai","modelId":"gpt-test"}
 {"type":"thinking_level_change","id":"e02","parentId":"e01","timestamp":"2026-01-02T03:04:06.000Z","thinkingLevel":"high"}
 {"type":"message","id":"e03","parentId":"e02","timestamp":"2026-01-02T03:04:07.000Z","message":{"role":"user","content":[{"type":"text","text":"USER-ASKS-FIRST"},{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo="}],"timestamp":1}}
-{"type":"message","id":"e04","parentId":"e03","timestamp":"2026-01-02T03:04:08.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"THINKING-ABOUT-IT"},{"type":"text","text":"ASSISTANT-WILL-LOOK"},{"type":"toolCall","id":"call_1","name":"bash","arguments":{"command":"ls -la"}}],"provider":"openai","model":"gpt-test",$U,"stopReason":"toolUse","timestamp":2}}
+{"type":"message","id":"e04","parentId":"e03","timestamp":"2026-01-02T03:04:08.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"","redacted":true},{"type":"thinking","thinking":"THINKING-ABOUT-IT"},{"type":"text","text":"ASSISTANT-WILL-LOOK"},{"type":"toolCall","id":"call_1","name":"bash","arguments":{"command":"ls -la"}}],"provider":"openai","model":"gpt-test",$U,"stopReason":"toolUse","timestamp":2}}
 {"type":"message","id":"e05","parentId":"e04","timestamp":"2026-01-02T03:04:09.000Z","message":{"role":"toolResult","toolCallId":"call_1","toolName":"bash","content":[{"type":"text","text":"TOOL-OUTPUT-LINE\nsecond"}],"isError":false,"timestamp":3}}
 {"type":"message","id":"e06","parentId":"e05","timestamp":"2026-01-02T03:04:10.000Z","message":{"role":"user","content":"ABANDONED-BRANCH-TEXT","timestamp":4}}
 {"type":"message","id":"e07","parentId":"e06","timestamp":"2026-01-02T03:04:11.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ABANDONED-ANSWER"}],"provider":"openai","model":"gpt-test",$U,"stopReason":"stop","timestamp":5}}
@@ -114,7 +114,7 @@ for s in ["5e551011-aaaa-4bbb-8ccc-000000000001", "/home/u/proj",
           "BRANCH-SUMMARY-TEXT", "LONG-OUTPUT-PLEASE", "LINE-1\n",
           "LINE-30", "COMPACTION-SUMMARY-TEXT", "4321", "$ echo BASH-CMD",
           "BASH-OUT", "exit code 3", "USER-ASKS-LAST", "FINAL-ANSWER-TEXT",
-          "gpt-test", "in 1234", "out 56", "cache read 7", "cache write 8",
+          "[thinking redacted]", "gpt-test", "in 1234", "out 56", "cache read 7", "cache write 8",
           "$0.0125", "high"]:
     assert s in p.all, s
 for s in ["ABANDONED-BRANCH-TEXT", "ABANDONED-ANSWER"]:
