@@ -4,7 +4,6 @@
  * runs nothing and loads nothing (its policy says so too), its images
  * only data: URIs of four types; the Markdown page holds the session's
  * prose in quotes, its code in fences that nothing inside can close. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
