@@ -906,14 +906,13 @@ sessreadat(Session *s, const char *path, const char *leaf)
 	Window w = { { 0 }, 0 };
 	const Entry **p;
 	size_t n, i;
-	long k;
 	int fd, r = 0;
 
 	if (sessread(s, path) < 0)
 		return -1;
 	if (!leaf)
 		return 0;
-	if ((k = findid(s, leaf)) < 0) {
+	if (sessmove(s, leaf) < 0) {
 		safetext(&w.b, leaf, strlen(leaf), 1);
 		warn("%s: no entry %s", path, bstr(&w.b));
 		buffree(&w.b);
@@ -921,7 +920,6 @@ sessreadat(Session *s, const char *path, const char *leaf)
 		errno = EINVAL;
 		return -1;
 	}
-	s->leaf = s->e[k].id;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		warn("open %s:", path);
 		sessfree(s);
