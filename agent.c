@@ -33,6 +33,7 @@
 #include "ask.h"
 #include "context.h"
 #include "rpc.h"
+#include "export.h"
 
 typedef struct {
 	const char *name;
@@ -141,7 +142,8 @@ exitstatus(int rc)
 static const char usagetext[] =
 	"usage: agent [-cnqyjrvhl] [-s file|id] [-f file] [-P provider] "
 	"[-m model] [-t tools]\n"
-	"             [-g profile] [-T level] [-i image] [prompt ...]\n";
+	"             [-g profile] [-T level] [-i image] [prompt ...]\n"
+	"       agent -e file [out.html | out.md]\n";
 
 static void
 usage(void)
@@ -770,9 +772,6 @@ forkat(Agent *a, const char *arg)
 static int
 slashcommand(Agent *a, const char *line)
 {
-	long long tok[4];
-	double cost;
-
 	if (!strcmp(line, "/quit") || !strcmp(line, "/exit"))
 		return 0;
 	if (!strcmp(line, "/help")) {
@@ -816,15 +815,8 @@ slashcommand(Agent *a, const char *line)
 		ctxnote(&a->ctx, "undo", undorun(&a->tenv));
 		return 1;
 	}
-	if (!strcmp(line, "/session")) {
-		cost = sessusage(&a->sess, tok);
-		fprintf(stderr, "%s\ntokens: %lld in, %lld out, %lld cache "
-		        "read, %lld cache write, %lld in all; cost $%.4f\n",
-		        a->sess.path ? a->sess.path : "no session file (-n)",
-		        tok[0], tok[1], tok[2], tok[3],
-		        tok[0] + tok[1] + tok[2] + tok[3], cost);
-		return 1;
-	}
+	if (!strcmp(line, "/session"))
+		return treesay(&a->sess, stderr) + 1;
 	if (!strncmp(line, "/model ", 7) && line[7]) {
 		usemodel(a, xstrdup(line + 7));
 		a->modelnoted = a->ioerr = 0;
@@ -933,6 +925,27 @@ rpcswitch(Agent *a, const char *path)
 	return NULL;
 }
 
+/* -r's export_html: the branch as a page, named as -e names it unless
+ * outputPath says.  NULL, or why not. */
+static const char *
+rpcexport(Agent *a, Rpccmd *c)
+{
+	Buf d = { 0 };
+	char *out;
+
+	if (!a->sess.path)
+		return "no session file (-n): nothing to export";
+	out = c->arg && *c->arg ? xstrdup(c->arg) : exportdefault(a->sess.path);
+	if (exportsession(a->sess.path, a->sess.leaf, out) == 0) {
+		bufadds(&d, "{\"path\":");
+		jsonescs(&d, out);
+		bufaddc(&d, '}');
+		c->data = bufdetach(&d);
+	}
+	free(out);
+	return c->data ? NULL : "the export failed";
+}
+
 /* Do what rpc.c read: NULL, or why it failed. */
 static const char *
 rpcdo(Agent *a, Rpccmd *c)
@@ -945,7 +958,7 @@ rpcdo(Agent *a, Rpccmd *c)
 	if (c->kind == RPCSWITCH)
 		return rpcswitch(a, c->arg);
 	if (c->kind == RPCEXPORT)
-		return "export_html is not built in";
+		return rpcexport(a, c);
 	if (c->kind == RPCPROMPT) {
 		turn(a, c->arg, strlen(c->arg));
 	} else if (c->kind == RPCCOMPACT) {
@@ -1332,6 +1345,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 typedef struct {
 	const char *pname, *model, *toollist, *gname, *level;
 	const char *file;	/* -s's or -f's */
+	const char *export;	/* -e's */
 	int mode;		/* the session: 'c', 'n', 's', 'f', or 0 */
 	int rpc;		/* -r */
 } Flags;
@@ -1346,7 +1360,7 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = flagnext(argv, "cnqyjrvhls:f:P:m:t:g:T:i:", &ind, &pos,
+	while ((c = flagnext(argv, "cnqyjrvhls:f:P:m:t:g:T:i:e:", &ind, &pos,
 	                     &arg)) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
@@ -1381,6 +1395,7 @@ readflags(Agent *a, char **argv, Flags *f)
 				die("-i: %s", why.p);
 			break;
 		case 'r': f->rpc = a->json = 1; break;
+		case 'e': f->export = arg; break;
 		default:
 			usage();
 		}
@@ -1457,6 +1472,10 @@ main(int argc, char *argv[])
 #endif
 	memset(&a, 0, sizeof(a));
 	ind = readflags(&a, argv, &f);
+	if (f.export && (f.mode || f.rpc || (argv[ind] && argv[ind + 1])))
+		usage();
+	if (f.export)
+		return exportcmd(f.export, argv[ind]);
 	setup(&a, f.pname, f.model, f.toollist, f.gname);
 	setthinking(&a, f.level);
 	if ((rc = sessdiropen(&a.sess, f.mode, f.file)) != 0)

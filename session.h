@@ -25,6 +25,7 @@ typedef struct {
 
 int sessparse(Session *s, const char *text, size_t len, const char *name);
 int sessread(Session *s, const char *path);	/* read only, in memory */
+int sessreadat(Session *s, const char *path, const char *leaf);
 int sessload(Session *s, const char *path);
 int sessnew(Session *s, const char *dir, const char *cwd);
 /* A new session holding the branch of from to entry at (NULL: its
@@ -39,7 +40,6 @@ size_t sesscontext(Session *s, const Entry ***path);
 void sessdone(Session *s, const Entry **path);
 char *sessmessage(Session *s, const Entry *e, int *shared);
 char *sessblock(Session *s);
-double sessusage(Session *s, long long tok[4]);
 void sesseach(Session *s, const char *type,
               void (*fn)(const Entry *, void *), void *arg);
 long sessfind(const Session *s, const char *id);

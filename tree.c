@@ -265,3 +265,56 @@ treemove(Session *s, long i, const Buf *summary, int *ioerr)
 		*ioerr = 1;
 	buffree(&f);
 }
+
+/* Add the usage of answer line to tok, as pi stores it; its cost. */
+static double
+addusage(const char *line, long long tok[4])
+{
+	Json j;
+	double cost;
+
+	if (jsonparse(&j, line, strlen(line)) < 0)
+		return 0;
+	cost = entryusage(&j, jsonget(&j, 0, "message"), tok);
+	jsonfree(&j);
+	return cost;
+}
+
+/* What treeusage sums. */
+typedef struct {
+	long long *tok;
+	double cost;
+} Usage;
+
+static void
+usageof(const Entry *e, void *arg)
+{
+	Usage *u = arg;
+
+	if (e->line)
+		u->cost += addusage(e->line, u->tok);
+}
+
+double
+treeusage(Session *s, long long tok[4])
+{
+	Usage u = { NULL, 0 };
+
+	memset(tok, 0, 4 * sizeof(*tok));
+	u.tok = tok;
+	sesseach(s, "message", usageof, &u);
+	return u.cost;
+}
+
+int
+treesay(Session *s, FILE *f)
+{
+	long long tok[4];
+	double cost = treeusage(s, tok);
+
+	fprintf(f, "%s\ntokens: %lld in, %lld out, %lld cache read, %lld "
+	        "cache write, %lld in all; cost $%.4f\n",
+	        s->path ? s->path : "no session file (-n)", tok[0], tok[1],
+	        tok[2], tok[3], tok[0] + tok[1] + tok[2] + tok[3], cost);
+	return 0;
+}

@@ -19,3 +19,10 @@ int treeuser(Session *s, long i, Buf *t);
  * branch_summary entry is appended there (*ioerr set if it is not
  * written). */
 void treemove(Session *s, long i, const Buf *summary, int *ioerr);
+/* The usage of every answer in the file, every branch's, as pi stores
+ * it: tokens (input, output, cache read, cache write) summed into tok,
+ * the cost in dollars returned. */
+double treeusage(Session *s, long long tok[4]);
+/* /session: the file, and the tokens and cost of every answer in it, to
+ * f.  0. */
+int treesay(Session *s, FILE *f);

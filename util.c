@@ -1142,3 +1142,64 @@ flagnext(char **argv, const char *spec, int *ind, int *pos,
 	++*ind, *pos = 1;
 	return c;
 }
+
+/* n random bytes: /dev/urandom, or a clock and pid mix when it fails. */
+void
+randbytes(unsigned char *p, size_t n)
+{
+	struct timespec ts;
+	unsigned long x;
+	size_t got = 0;
+	ssize_t r;
+	int fd;
+
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
+		while (got < n) {
+			if ((r = read(fd, p + got, n - got)) > 0)
+				got += r;
+			else if (r == 0 || errno != EINTR)
+				break;
+		}
+		close(fd);
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (unsigned long)ts.tv_sec ^ (unsigned long)ts.tv_nsec << 8 ^
+	    (unsigned long)getpid() << 20 ^ (unsigned long)monoms();
+	for (; got < n; got++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x ^= (unsigned long)ts.tv_nsec + got;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[got] = x >> 11;
+	}
+}
+
+/* A UUID version 4 into u[37]. */
+void
+uuid(char *u)
+{
+	unsigned char b[16];
+
+	randbytes(b, sizeof(b));
+	b[6] = (b[6] & 0x0f) | 0x40;
+	b[8] = (b[8] & 0x3f) | 0x80;
+	snprintf(u, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+	         "%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4],
+	         b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+	         b[14], b[15]);
+}
+
+/* The time now as ISO 8601 UTC with milliseconds into t[32]. */
+void
+isonow(char *t)
+{
+	long long ms = nowms();
+	int f[6];
+
+	/* by hand, not gmtime and strftime: see utcdate */
+	utcdate(ms / 1000, f);
+	snprintf(t, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+	         f[0] % 10000, f[1] % 100, f[2] % 100, f[3] % 100, f[4] % 100,
+	         f[5] % 100, (int)(ms % 1000));
+}

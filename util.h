@@ -56,6 +56,9 @@ int pathmatch(const char *pattern, const char *path);
 int namematch(const char *pat, const char *name);
 void globprep(Buf *b, const char *pat);
 void utcdate(long long sec, int f[6]);
+void randbytes(unsigned char *p, size_t n);
+void uuid(char *u);
+void isonow(char *t);
 char *abspath(const char *path);
 int linktarget(const char *path, char **real);
 
