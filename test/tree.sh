@@ -223,7 +223,8 @@ awk 'length($0) > 30 { bad = 1 } END { exit bad }' "$T/out" &&
     fail "-l: lines cut to COLUMNS" "$(cat "$T/out")"
 rm -f "$(dirname "$F")/2030-01-01T00-00-00-000Z_hostile.jsonl"
 
-# -r: pi's get_fork_messages, get_session_stats, fork, switch_session.
+# -r: pi's get_fork_messages, get_session_stats, fork, switch_session,
+# export_html.
 H=$(files | grep -v "^$F$" | head -1)
 cp "$F" "$T/before"
 printf '%s\n' '{"id":1,"type":"get_fork_messages"}' \
@@ -234,6 +235,8 @@ printf '%s\n' '{"id":1,"type":"get_fork_messages"}' \
     '{"id":6,"type":"get_state"}' \
     "{\"id\":7,\"type\":\"fork\",\"entryId\":\"$A1\"}" \
     '{"id":8,"type":"switch_session","sessionPath":"/no/such.jsonl"}' \
+    "{\"id\":9,\"type\":\"export_html\",\"outputPath\":\"$T/page.html\"}" \
+    '{"id":10,"type":"export_html"}' \
     >"$T/cmds"
 # each command once the one before is answered, as a client would
 cat >"$T/drive.py" <<'X'
@@ -257,9 +260,9 @@ cp "$T/cmds" "$T/out.cmds"
 : >"$T/in"
 (cd "$W" && agentexec timeout 30 python3 "$T/drive.py" "$T/out" \
     "$ROOT/agent" -r -s "$F") 2>"$T/err"
-python3 - "$T/out" "$F" "$H" "$U1" "$U2" <<'X' >"$T/py" 2>&1 && ok "-r: pi's session commands in pi's shapes" || fail "-r: pi's session commands in pi's shapes" "$(cat "$T/py" "$T/out" "$T/err")"
+python3 - "$T/out" "$F" "$H" "$U1" "$U2" "$T" <<'X' >"$T/py" 2>&1 && ok "-r: pi's session commands in pi's shapes" || fail "-r: pi's session commands in pi's shapes" "$(cat "$T/py" "$T/out" "$T/err")"
 import json, sys
-out, f, h, u1, u2 = sys.argv[1:]
+out, f, h, u1, u2 = sys.argv[1:6]
 r = {}
 for l in open(out):
     d = json.loads(l)
@@ -286,6 +289,10 @@ assert r[5]["success"] and r[5]["data"] == {"cancelled": False}, r[5]
 assert r[6]["data"]["sessionFile"] == h, r[6]
 assert not r[7]["success"] and r[7]["error"] == "Invalid entry ID for forking", r[7]
 assert not r[8]["success"], r[8]
+assert r[9]["success"] and r[9]["data"] == {"path": sys.argv[6] + "/page.html"}, r[9]
+page = open(sys.argv[6] + "/page.html").read()
+assert "first question" in page and "<script" not in page, page[:300]
+assert r[10]["success"] and r[10]["data"]["path"] == h[:-len(".jsonl")] + ".html", r[10]
 X
 cmp -s "$F" "$T/before" && ok "-r fork: the file forked from is left byte for byte" ||
     fail "-r fork: the file forked from is left byte for byte" "changed"
