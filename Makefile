@@ -8,18 +8,22 @@ include config.mk
 WIRESRC = wire.c openai.c anthropic.c responses.c
 WIREOBJ = wire.o openai.o anthropic.o responses.o
 # the tools and the rooms below them
-TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c
-TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o
-HDR = anthropic.h ask.h context.h edit.h entry.h events.h file.h \
+TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c \
+	undo.c
+TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
+	undo.o
+HDR = anthropic.h ask.h context.h edit.h entry.h events.h export.h file.h \
 	gitguard.h guard.h http.h json.h openai.h proc.h regex.h responses.h \
-	rpc.h sandbox.h sessdir.h session.h sse.h tls.h tools.h util.h \
-	walk.h wire.h
-SRC = agent.c ask.c context.c edit.c entry.c events.c file.c gitguard.c \
-	guard.c http.c json.c proc.c regex.c rpc.c sandbox.c sessdir.c \
-	session.c sse.c tls.c tools.c util.c walk.c $(WIRESRC)
-OBJ = agent.o ask.o context.o edit.o entry.o events.o file.o gitguard.o \
-	guard.o http.o json.o proc.o regex.o rpc.o sandbox.o sessdir.o \
-	session.o sse.o tls.o tools.o util.o walk.o $(WIREOBJ)
+	rpc.h sandbox.h sessdir.h session.h sse.h tls.h tools.h tree.h \
+	undo.h util.h walk.h wire.h
+SRC = agent.c ask.c context.c edit.c entry.c events.c export.c file.c \
+	gitguard.c guard.c http.c json.c proc.c regex.c rpc.c sandbox.c \
+	sessdir.c session.c sse.c tls.c tools.c tree.c undo.c util.c walk.c \
+	$(WIRESRC)
+OBJ = agent.o ask.o context.o edit.o entry.o events.o export.o file.o \
+	gitguard.o guard.o http.o json.o proc.o regex.o rpc.o sandbox.o \
+	sessdir.o session.o sse.o tls.o tools.o tree.o undo.o util.o walk.o \
+	$(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -36,14 +40,15 @@ config.h:
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
-	sessdir.h tools.h sandbox.h proc.h gitguard.h guard.h events.h ask.h \
-	context.h rpc.h config.h
+	sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h guard.h \
+	events.h ask.h context.h rpc.h export.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
-context.o: context.c util.h json.h wire.h entry.h session.h context.h
+context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
 edit.o: edit.c util.h edit.h
 entry.o: entry.c util.h json.h entry.h
 events.o: events.c util.h json.h wire.h tools.h events.h
+export.o: export.c util.h json.h entry.h session.h file.h export.h
 file.o: file.c util.h file.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
 guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h guard.h
@@ -53,15 +58,17 @@ openai.o: openai.c util.h json.h wire.h openai.h
 proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
 regex.o: regex.c util.h regex.h
 responses.o: responses.c util.h json.h wire.h responses.h
-rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
+rpc.o: rpc.c util.h json.h wire.h entry.h session.h tree.h tools.h gitguard.h \
 	rpc.h
 sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
-sessdir.o: sessdir.c util.h json.h entry.h sessdir.h
+sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
 session.o: session.c util.h json.h entry.h session.h
 sse.o: sse.c util.h sse.h
 tls.o: tls.c util.h tls.h config.h
+tree.o: tree.c util.h json.h entry.h session.h tree.h
 tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \
-	regex.h edit.h file.h
+	regex.h edit.h file.h undo.h
+undo.o: undo.c util.h json.h tools.h sandbox.h file.h undo.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
 wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h \
@@ -98,10 +105,10 @@ test/guard: test/guard.c test/t.h guard.o $(TOOLOBJ) json.o util.o
 	    util.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
-test/session: test/session.c test/t.h session.o sessdir.o entry.o json.o \
-	util.o
-	$(CC) $(ACFLAGS) -o $@ test/session.c session.o sessdir.o entry.o \
-	    json.o util.o $(LDFLAGS)
+test/session: test/session.c test/t.h session.o sessdir.o tree.o entry.o \
+	json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/session.c session.o sessdir.o tree.o \
+	    entry.o json.o util.o $(LDFLAGS)
 test/cut: test/cut.c test/t.h session.o entry.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/cut.c session.o entry.o json.o util.o \
 	    $(LDFLAGS)
@@ -155,9 +162,10 @@ test/fuzz_http: test/fuzz_http.c http.c tls.c util.c $(HDR) config.h
 test/fuzz_cert: test/fuzz_cert.c tls.c util.c $(HDR) config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_cert.c util.c $(LIBS)
 
-test/fuzz_session: test/fuzz_session.c session.c entry.c json.c util.c $(HDR)
+test/fuzz_session: test/fuzz_session.c session.c tree.c entry.c json.c \
+	util.c $(HDR)
 	clang $(FUZZFLAGS) -DREADBLOCK=8 -o $@ test/fuzz_session.c \
-	    session.c entry.c json.c util.c
+	    session.c tree.c entry.c json.c util.c
 test/fuzz_wire: test/fuzz_wire.c $(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_wire.c $(WIRESRC) sse.c json.c \
 	    util.c
@@ -166,10 +174,10 @@ test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
 	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c $(WIRESRC) sse.c \
 	    json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
-test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c $(TOOLSRC) \
+test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c tree.c $(TOOLSRC) \
 	$(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c entry.c \
-	    $(TOOLSRC) $(WIRESRC) sse.c json.c util.c
+	    tree.c $(TOOLSRC) $(WIRESRC) sse.c json.c util.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 # guard.c runs hooks (proc.c): tools.c and what it needs come along

@@ -22,7 +22,9 @@
 #include "entry.h"
 #include "session.h"
 #include "sessdir.h"
+#include "tree.h"
 #include "tools.h"
+#include "undo.h"
 #include "sandbox.h"
 #include "proc.h"
 #include "gitguard.h"
@@ -31,6 +33,7 @@
 #include "ask.h"
 #include "context.h"
 #include "rpc.h"
+#include "export.h"
 
 typedef struct {
 	const char *name;
@@ -137,9 +140,10 @@ exitstatus(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cnqyjrvh] [-s file] [-f file] [-P provider] "
+	"usage: agent [-cnqyjrvhl] [-s file|id] [-f file] [-P provider] "
 	"[-m model] [-t tools]\n"
-	"             [-g profile] [-T level] [-i image] [prompt ...]\n";
+	"             [-g profile] [-T level] [-i image] [prompt ...]\n"
+	"       agent -e file [out.html | out.md]\n";
 
 static void
 usage(void)
@@ -229,29 +233,6 @@ makerequest(Agent *a, Wirereq *q)
 	q->cachekey = a->sid.len ? a->sid.p : NULL;
 }
 
-/* What a call works on: its command, path or pattern, cut to max bytes
- * (0: whole) and made safe for the terminal. */
-static void
-callsummary(Buf *b, const Json *j, int args, size_t max)
-{
-	static const char *keys[] = { "command", "path", "pattern" };
-	Buf v = { 0 }, safe = { 0 };
-	size_t i;
-
-	for (i = 0; i < LEN(keys) && !v.len; i++)
-		jsonstrbuf(j, jsonget(j, args, keys[i]), &v);
-	safetext(&safe, v.p ? v.p : "", v.len, max > 0);
-	if (max && safe.len > max) {
-		bufadd(b, safe.p, utf8back(safe.p, max - 3));
-		bufadds(b, "...");
-	} else {
-		bufadd(b, safe.p ? safe.p : "", safe.len);
-	}
-	bufgrow(b, 0);
-	buffree(&v);
-	buffree(&safe);
-}
-
 /* The row in tools[] of a tool by that name, or -1. */
 static int
 toolrow(const char *name)
@@ -305,7 +286,7 @@ mayrun(Agent *a, Wirecall *c, int ti, Json *j, Buf *res)
 		buffree(&what);
 		return 0;
 	}
-	callsummary(&what, j, 0, 0);
+	evcallwhat(&what, j, 0, 0);
 	ok = guardcall(&a->guard, &tools[ti], ti, j, what.p, res);
 	buffree(&what);
 	return ok;
@@ -322,7 +303,7 @@ runcall(Agent *a, Wirecall *c)
 	ti = toolindex(a, bstr(&c->name));
 	ok = mayrun(a, c, ti, &j, &res);
 	if (ti >= 0 && j.n && j.t[0].type == JOBJ)	/* run or refused */
-		callsummary(&what, &j, 0, 70);
+		evcallwhat(&what, &j, 0, 70);
 	else if (ti < 0)
 		safetext(&what, bstr(&c->name), c->name.len, 1);
 	bufgrow(&what, 0);
@@ -501,6 +482,7 @@ beginturn(Agent *a)
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
+	undobegin(&a->tenv);	/* only the last turn is undone */
 	notemodel(a);
 	notelevel(a);
 	evemit(&a->ev, "agent_start", NULL);
@@ -698,13 +680,98 @@ setlevel(Agent *a, const char *name)
 	return 0;
 }
 
+/* /branch ID [summarize]: the leaf moved to message ID, the context
+ * made again from the path to it; with summarize, the branch left is
+ * summarised first and the summary stored as pi's branch_summary on the
+ * new branch, which its context then carries.  Nothing is rewritten. */
+static void
+branchto(Agent *a, const char *arg)
+{
+	Buf why = { 0 }, id = { 0 }, sum = { 0 };
+	const char *sp = strchr(arg, ' ');
+	Ctxcut k;
+	long i = -1;
+
+	bufadd(&id, arg, sp ? (size_t)(sp - arg) : strlen(arg));
+	if ((sp && strcmp(sp + 1, "summarize")) || !id.len)
+		warn("usage: /branch ID [summarize]");
+	else if ((i = treefind(&a->sess, id.p, &why)) < 0)
+		warn("%s", why.p);
+	else if (strcmp(a->sess.e[i].type, "message")) {
+		safetext(&why, a->sess.e[i].type, strlen(a->sess.e[i].type), 1);
+		warn("%.8s is a %s entry, not a message: /branch moves only "
+		     "to messages", a->sess.e[i].id, why.p);
+		i = -1;
+	} else if (sp && ctxbranchplan(&a->ctx, i, &k) < 0) {
+		warn("nothing to summarise: the branch left is empty");
+		sp = NULL;
+	} else if (sp) {
+		if (summarize(a, &k, &sum) < 0 || intr) {
+			warn("no summary: the branch is not moved");
+			i = -1;
+		}
+		ctxcutfree(&k);
+	}
+	if (i >= 0) {
+		a->ioerr = 0;
+		treemove(&a->sess, i, sp ? &sum : NULL, &a->ioerr);
+		if (a->ioerr)
+			warn("the branch summary is not in the session file");
+		a->modelnoted = 0;
+		loadbranch(a);
+		fprintf(stderr, "on the branch to %.8s\n", a->sess.e[i].id);
+	}
+	buffree(&why);
+	buffree(&id);
+	buffree(&sum);
+}
+
+/* The run goes on in session s, in place of the one before. */
+static void
+usesession(Agent *a, Session *s)
+{
+	sessfree(&a->sess);
+	a->sess = *s;
+	a->modelnoted = 0;
+	loadbranch(a);
+}
+
+/* The run goes on in a new session holding the path to entry at (NULL:
+ * the leaf; an id of none: nothing); the file forked from is only read.
+ * 0, or -1. */
+static int
+forkto(Agent *a, const char *at)
+{
+	Session s;
+
+	if (sessdirnext(&s, &a->sess, 1, at) < 0)
+		return -1;
+	usesession(a, &s);
+	return 0;
+}
+
+/* /fork [ID]: a new session holding the path to entry ID, or to the
+ * leaf. */
+static void
+forkat(Agent *a, const char *arg)
+{
+	Buf why = { 0 };
+	long i = -1;
+
+	if (*arg && (i = treefind(&a->sess, arg, &why)) < 0)
+		warn("%s", why.p);
+	else if (forkto(a, i >= 0 ? a->sess.e[i].id : NULL) < 0)
+		warn("the fork failed: the session goes on as it was");
+	else
+		fprintf(stderr, "forked: %s\n", a->sess.path ? a->sess.path :
+		        "a new session in memory (-n)");
+	buffree(&why);
+}
+
 /* A /command typed in line mode: 1 to go on, 0 to quit. */
 static int
 slashcommand(Agent *a, const char *line)
 {
-	long long tok[4];
-	double cost;
-
 	if (!strcmp(line, "/quit") || !strcmp(line, "/exit"))
 		return 0;
 	if (!strcmp(line, "/help")) {
@@ -712,7 +779,11 @@ slashcommand(Agent *a, const char *line)
 		      "/session  the session file, its tokens and cost\n"
 		      "/model [name]  the model, or switch to another\n"
 		      "/compact [focus]  summarise the older conversation\n"
+		      "/tree     the session's tree of messages\n"
+		      "/branch ID [summarize]  go on from message ID\n"
+		      "/fork [ID]  a new session holding the path to ID\n"
 		      "/thinking [level]  the thinking level, or set it\n"
+		      "/undo     undo the last turn's writes and edits\n"
 		      "/quit     leave (also /exit, Ctrl-D)\n", stderr);
 		return 1;
 	}
@@ -730,15 +801,22 @@ slashcommand(Agent *a, const char *line)
 			notelevel(a);
 		return 1;
 	}
-	if (!strcmp(line, "/session")) {
-		cost = sessusage(&a->sess, tok);
-		fprintf(stderr, "%s\ntokens: %lld in, %lld out, %lld cache "
-		        "read, %lld cache write, %lld in all; cost $%.4f\n",
-		        a->sess.path ? a->sess.path : "no session file (-n)",
-		        tok[0], tok[1], tok[2], tok[3],
-		        tok[0] + tok[1] + tok[2] + tok[3], cost);
+	if (!strcmp(line, "/tree"))
+		return treeshow(&a->sess, stderr, termcols()) + 1;
+	if (!strncmp(line, "/branch", 7) && (!line[7] || line[7] == ' ')) {
+		branchto(a, line[7] ? line + 8 : "");
 		return 1;
 	}
+	if (!strncmp(line, "/fork", 5) && (!line[5] || line[5] == ' ')) {
+		forkat(a, line[5] ? line + 6 : "");
+		return 1;
+	}
+	if (!strcmp(line, "/undo")) {
+		ctxnote(&a->ctx, "undo", undorun(&a->tenv));
+		return 1;
+	}
+	if (!strcmp(line, "/session"))
+		return treesay(&a->sess, stderr) + 1;
 	if (!strncmp(line, "/model ", 7) && line[7]) {
 		usemodel(a, xstrdup(line + 7));
 		a->modelnoted = a->ioerr = 0;
@@ -809,28 +887,78 @@ linemode(Agent *a)
 	return rc;
 }
 
-/* -r's new_session: a new session in the directory of this one, or in
- * memory as this one is; the same working directory. */
-static int
-newsession(Agent *a)
+/* -r's fork, as pi's: at a user message, a new session holding the path
+ * before it; the message's text is the response's.  NULL, or why not. */
+static const char *
+rpcfork(Agent *a, Rpccmd *c)
 {
-	char cwd[4096], *dir;
+	Buf t = { 0 }, d = { 0 };
+	long i = c->arg ? sessfind(&a->sess, c->arg) : -1;
 
-	if (!getcwd(cwd, sizeof(cwd)))
-		return -1;
-	dir = a->sess.path ? dirof(a->sess.path) : NULL;
-	sessfree(&a->sess);
-	sessnew(&a->sess, dir, cwd);
-	free(dir);
-	return 0;
+	if (i < 0 || !treeuser(&a->sess, i, &t))
+		return "Invalid entry ID for forking";
+	if (forkto(a, a->sess.e[i].parent ? a->sess.e[i].parent : "") < 0) {
+		buffree(&t);
+		return "the fork failed";
+	}
+	bufadds(&d, "{\"text\":");
+	jsonesc(&d, t.p, t.len);
+	bufadds(&d, ",\"cancelled\":false}");
+	c->data = bufdetach(&d);
+	buffree(&t);
+	return NULL;
+}
+
+/* -r's switch_session: the run goes on in that session.  NULL, or why
+ * not. */
+static const char *
+rpcswitch(Agent *a, const char *path)
+{
+	Session s;
+
+	if (!path || !*path)
+		return "sessionPath must be a string";
+	if (sessload(&s, path) < 0)
+		return errno == ENOENT ? "no such session file" :
+		       "the session could not be loaded";
+	usesession(a, &s);
+	return NULL;
+}
+
+/* -r's export_html: the branch as a page, named as -e names it unless
+ * outputPath says.  NULL, or why not. */
+static const char *
+rpcexport(Agent *a, Rpccmd *c)
+{
+	Buf d = { 0 };
+	char *out;
+
+	if (!a->sess.path)
+		return "no session file (-n): nothing to export";
+	out = c->arg && *c->arg ? xstrdup(c->arg) : exportdefault(a->sess.path);
+	if (exportsession(a->sess.path, a->sess.leaf, out) == 0) {
+		bufadds(&d, "{\"path\":");
+		jsonescs(&d, out);
+		bufaddc(&d, '}');
+		c->data = bufdetach(&d);
+	}
+	free(out);
+	return c->data ? NULL : "the export failed";
 }
 
 /* Do what rpc.c read: NULL, or why it failed. */
 static const char *
 rpcdo(Agent *a, Rpccmd *c)
 {
+	Session s;
 	int ok = 1;
 
+	if (c->kind == RPCFORK)
+		return rpcfork(a, c);
+	if (c->kind == RPCSWITCH)
+		return rpcswitch(a, c->arg);
+	if (c->kind == RPCEXPORT)
+		return rpcexport(a, c);
 	if (c->kind == RPCPROMPT) {
 		turn(a, c->arg, strlen(c->arg));
 	} else if (c->kind == RPCCOMPACT) {
@@ -842,10 +970,12 @@ rpcdo(Agent *a, Rpccmd *c)
 	} else if (c->kind == RPCLEVEL) {	/* and as /thinking */
 		ok = setlevel(a, c->arg) == 0;
 		notelevel(a);
-	} else {	/* a new session, or a message in this one */
-		if (c->kind == RPCNEW && newsession(a) < 0)
+	} else if (c->kind == RPCNEW) {	/* in memory, as this one, or not */
+		if (sessdirnext(&s, &a->sess, 0, NULL) < 0)
 			return "getcwd failed";
-		if (c->kind == RPCRECORD && ctxappend(&a->ctx, c->arg) < 0)
+		usesession(a, &s);
+	} else {	/* a message in this one */
+		if (ctxappend(&a->ctx, c->arg) < 0)
 			warn("the bash command is not saved in the session "
 			     "file");
 		a->modelnoted = 0;
@@ -857,14 +987,21 @@ rpcdo(Agent *a, Rpccmd *c)
 	return NULL;
 }
 
+static long
+ctxused(const void *ctx)
+{
+	return ctxtokens(ctx);
+}
+
 /* -r: what rpc.c reads from stdin, till it ends or a signal says quit */
 static int
 rpcmode(Agent *a)
 {
 	Rpc r = { .provider = a->prov->name, .model = &a->model,
 	          .level = &a->level,
-	          .wire = a->prov->wire, .context = a->ctx.window,
-	          .maxout = a->ctx.maxout, .autocompact = autocompact,
+	          .wire = a->prov->wire, .context = &a->ctx.window,
+	          .maxout = &a->ctx.maxout, .used = ctxused,
+	          .usedarg = &a->ctx, .autocompact = autocompact,
 	          .sess = &a->sess, .msgs = &a->ctx.msgs.v,
 	          .nmsgs = &a->ctx.msgs.n,
 	          .tenv = &a->tenv, .intr = &intr, .quit = &quitsig, .out = 1 };
@@ -881,61 +1018,6 @@ rpcmode(Agent *a)
 	}
 	rpcfree(&r);
 	return 0;
-}
-
-/* -n: none, -c: the latest of this directory, -s: that file (made if it
- * is not there), -f: a new one holding a copy of that file's branch;
- * otherwise a new one. */
-static void
-opensession(Agent *a, int mode, const char *file)
-{
-	char cwd[4096], *base, *dir = NULL, *latest;
-	struct stat st;
-	Session from;
-
-	if (!getcwd(cwd, sizeof(cwd)))
-		die("getcwd:");
-	if (mode != 'n' && !(base = sessdirbase())) {
-		warn("no HOME and no AGENT_SESSION_DIR: no session file");
-		mode = 'n';
-	}
-	if (mode == 'n') {
-		sessnew(&a->sess, NULL, cwd);
-		return;
-	}
-	dir = sessdirfor(base, cwd);
-	free(base);
-	if (mode == 'c' && (latest = sessdirlatest(dir, cwd))) {
-		if (sessload(&a->sess, latest) < 0)
-			exit(1);
-		free(latest);
-	} else if (mode == 's') {
-		/* a file that is not there, or empty, becomes a new session */
-		if (sessload(&a->sess, file) < 0 && errno != ENOENT)
-			exit(1);
-		if (!a->sess.head) {
-			sessnew(&a->sess, dir, cwd);
-			free(a->sess.path);
-			a->sess.path = xstrdup(file);
-		}
-	} else if (mode == 'f') {
-		/* the file forked from is only read */
-		if (sessread(&from, file) < 0 && errno == ENOENT)
-			die("-f %s: no such session file", file);
-		else if (!from.head)
-			exit(1);
-		if (sessfork(&a->sess, &from, file, dir, cwd) < 0)
-			exit(1);
-		sessfree(&from);
-	} else {
-		sessnew(&a->sess, dir, cwd);
-	}
-	free(dir);
-	/* pi refuses such a session; it goes on here, but not silently */
-	if (a->sess.cwd && stat(a->sess.cwd, &st) < 0)
-		warn("the session's working directory %s is gone: the tools "
-		     "work in %s", a->sess.cwd, cwd);
-	loadbranch(a);
 }
 
 static const Provider *
@@ -963,69 +1045,47 @@ badconfig(const char *fmt, ...)
 	exit(2);
 }
 
-/* Text of a tool's row with the numbers it names as ${name} filled in
- * from config.h, so that what the model is told is what holds. */
-static char *
-fillnumbers(const char *tool, const char *text)
+/* config.h's limits, for the tools: set once, before they are named in
+ * the tools' texts. */
+static void
+setlimits(Agent *a)
 {
-	const struct { const char *name; long long v; } nums[] = {
-		{ "maxlines", maxlines },
-		{ "maxkb", (long long)(maxbytes / 1024) },
-		{ "greplimit", greplimit },
-		{ "greplinemax", greplinemax },
-		{ "findlimit", findlimit },
-		{ "lslimit", lslimit },
-		{ "maxlogmb", (long long)(maxlog >> 20) },
-		{ "maxeditmb", (long long)(maxedit >> 20) },
-	};
-	Buf b = { 0 };
-	const char *p, *end;
-	size_t i;
+	static Toollimits lim;
 
-	for (p = text; *p; p++) {
-		if (p[0] != '$' || p[1] != '{') {
-			bufaddc(&b, *p);
-			continue;
-		}
-		p += 2;
-		if (!(end = strchr(p, '}')))
-			badconfig("tool %s: a ${ with no }", tool);
-		for (i = 0; i < LEN(nums); i++)
-			if (strlen(nums[i].name) == (size_t)(end - p) &&
-			    !strncmp(p, nums[i].name, end - p))
-				break;
-		if (i == LEN(nums))
-			badconfig("tool %s: ${%.*s} is no number of config.h",
-			          tool, (int)(end - p), p);
-		bufaddf(&b, "%lld", nums[i].v);
-		p = end;
-	}
-	return bufdetach(&b);
+	lim.maxlines = maxlines;
+	lim.maxbytes = maxbytes;
+	lim.greplinemax = greplinemax;
+	lim.greplimit = greplimit;
+	lim.findlimit = findlimit;
+	lim.lslimit = lslimit;
+	lim.bashtimeout = bashtimeout;
+	lim.killgrace = killgrace;
+	lim.maxedit = maxedit;
+	lim.maxlog = maxlog;
+	lim.maximage = maximage;
+	lim.maxundo = maxundo;
+	lim.shells = shells;
+	lim.secretwords = secretwords;
+	lim.keepenv = keepenv;
+	lim.scrubenv = a->scrub;	/* buildscrub's */
+	lim.searchtime = searchtime;
+	lim.ignorebytes = ignorebytes;
+	lim.ignorelines = ignorelines;
+	lim.maxrules = maxrules;
+	lim.rulebytes = rulebytes;
+	a->tenv.lim = &lim;
 }
 
-/* A name as both APIs take it: [A-Za-z0-9_-]{1,64}. */
-static int
-goodname(const char *s)
-{
-	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
-	                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
-
-	return n > 0 && n <= 64 && !s[n];
-}
-
-/* What config.h pastes into a request must be sound, or every request
- * would be refused: each tool's name and schema, each provider's field
- * name; and the guard's tables must work.  The descriptions are filled in
- * on the way. */
+/* config.h's tables checked, before any request; the tools' texts with
+ * their numbers filled in (tools.c's toolnumbers). */
 static void
 checkconfig(Agent *a)
 {
 	Buf why = { 0 };
-	Json j;
 	size_t i, k;
 
 	for (i = 0; i < LEN(tools); i++) {
-		if (!tools[i].name || !goodname(tools[i].name))
+		if (!tools[i].name || !toolgoodname(tools[i].name))
 			badconfig("tool %zu: a name of 1 to 64 letters, digits, "
 			          "_ and - is needed", i + 1);
 		for (k = 0; k < i; k++)
@@ -1034,21 +1094,16 @@ checkconfig(Agent *a)
 		if (!tools[i].fn || !tools[i].desc || !tools[i].schema)
 			badconfig("tool %s: a function, a description and a "
 			          "schema are needed", tools[i].name);
-		a->desc[i] = fillnumbers(tools[i].name, tools[i].desc);
-		a->schema[i] = fillnumbers(tools[i].name, tools[i].schema);
-		if (jsonparse(&j, a->schema[i], strlen(a->schema[i])) < 0)
-			badconfig("tool %s: its schema is not valid JSON",
-			          tools[i].name);
-		k = j.t[0].type == JOBJ &&
-		    jsoneq(&j, jsonget(&j, 0, "type"), "object");
-		jsonfree(&j);
-		if (!k)
-			badconfig("tool %s: its schema must be an object of "
-			          "\"type\":\"object\"", tools[i].name);
+		if (!(a->desc[i] = toolnumbers(a->tenv.lim, tools[i].desc,
+		                               &why)) ||
+		    !(a->schema[i] = toolnumbers(a->tenv.lim, tools[i].schema,
+		                                 &why)) ||
+		    toolschema(a->schema[i], &why) < 0)
+			badconfig("tool %s: %s", tools[i].name, why.p);
 	}
 	for (i = 0; i < LEN(providers); i++)
 		if (providers[i].wire == OPENAI && (!providers[i].maxfield ||
-		    !goodname(providers[i].maxfield)))
+		    !toolgoodname(providers[i].maxfield)))
 			badconfig("provider %s: the max tokens field must be a "
 			          "plain name", providers[i].name);
 	if (guardcheck(profiles, LEN(profiles), rules, hooks, tools,
@@ -1096,8 +1151,6 @@ static void
 buildsystem(Agent *a)
 {
 	Buf b = { 0 };
-	char cwd[4096];
-	int f[6];
 	int k;
 
 	bufadds(&b, sysprompt);
@@ -1107,14 +1160,8 @@ buildsystem(Agent *a)
 			bufaddf(&b, "%s%s", k ? ", " : "", a->offer[k].name);
 		bufadds(&b, ".");
 	}
-	if (!getcwd(cwd, sizeof(cwd)))
-		snprintf(cwd, sizeof(cwd), ".");
 	guardprompt(&a->guard, &b);
-	ctxinstructions(&b, cwd, contextfiles, maxcontext);
-	/* the day in UTC: local time would link the time zone code in */
-	utcdate(time(NULL), f);
-	bufaddf(&b, "\n\nCurrent date: %04d-%02d-%02d\nCurrent working "
-	        "directory: %s", f[0], f[1], f[2], cwd);
+	ctxsystem(&b, contextfiles, maxcontext);
 	a->system = bufdetach(&b);
 }
 
@@ -1226,6 +1273,7 @@ setcontext(Agent *a)
 	a->ctxconf.maxresult = maxresultsummary;
 	a->ctxconf.system = summaryprompt;
 	a->ctxconf.ask = summaryask;
+	a->ctxconf.branchask = branchask;
 	a->ctx.conf = &a->ctxconf;
 	a->ctx.sess = &a->sess;
 }
@@ -1265,9 +1313,10 @@ static void
 setup(Agent *a, const char *pname, const char *model, const char *toollist,
       const char *gname)
 {
-	static Toollimits lim;	/* config.h's, for the tools: set once here */
 	long timeout;
 
+	buildscrub(a);
+	setlimits(a);
 	checkconfig(a);
 	setprovider(a, pname, model);
 	setcontext(a);
@@ -1276,29 +1325,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	setguard(a, gname);
 	offertools(a, toollist);
 	buildsystem(a);
-	buildscrub(a);
 	hidesecrets(a->scrub);
-	lim.maxlines = maxlines;
-	lim.maxbytes = maxbytes;
-	lim.greplinemax = greplinemax;
-	lim.greplimit = greplimit;
-	lim.findlimit = findlimit;
-	lim.lslimit = lslimit;
-	lim.bashtimeout = bashtimeout;
-	lim.killgrace = killgrace;
-	lim.maxedit = maxedit;
-	lim.maxlog = maxlog;
-	lim.maximage = maximage;
-	lim.shells = shells;
-	lim.scrubenv = a->scrub;
-	lim.secretwords = secretwords;
-	lim.keepenv = keepenv;
-	lim.searchtime = searchtime;
-	lim.ignorebytes = ignorebytes;
-	lim.ignorelines = ignorelines;
-	lim.maxrules = maxrules;
-	lim.rulebytes = rulebytes;
-	a->tenv.lim = &lim;
 	a->tenv.intr = &intr;
 	a->tenv.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
@@ -1314,47 +1341,11 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	catchsignals();
 }
 
-/* The next flag of argv from *ind (the word) and *pos (the letter), as
- * getopt(3) takes them from spec ("s:" takes an argument, into *arg):
- * -1 at the first word that is no flag, or past "--"; a bad one is said
- * and ends in usage().  By hand: getopt would add its size to a static
- * build. */
-static int
-nextflag(char **argv, const char *spec, int *ind, int *pos,
-         const char **arg)
-{
-	const char *w = argv[*ind], *s = NULL;
-	int c;
-
-	if (*pos == 1 && (!w || w[0] != '-' || !w[1]))
-		return -1;
-	if (*pos == 1 && !strcmp(w, "--")) {
-		++*ind;
-		return -1;
-	}
-	c = (unsigned char)w[*pos];
-	if (c == ':' || !(s = strchr(spec, c))) {
-		fprintf(stderr, "agent: unknown flag -%c\n", c);
-		usage();
-	}
-	if (s[1] != ':') {
-		if (!w[++*pos])
-			++*ind, *pos = 1;
-		return c;
-	}
-	*arg = w[*pos + 1] ? w + *pos + 1 : argv[++*ind];
-	if (!*arg) {
-		fprintf(stderr, "agent: -%c needs an argument\n", c);
-		usage();
-	}
-	++*ind, *pos = 1;
-	return c;
-}
-
 /* What the flags name, for setup and the run. */
 typedef struct {
 	const char *pname, *model, *toollist, *gname, *level;
 	const char *file;	/* -s's or -f's */
+	const char *export;	/* -e's */
 	int mode;		/* the session: 'c', 'n', 's', 'f', or 0 */
 	int rpc;		/* -r */
 } Flags;
@@ -1369,7 +1360,7 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = nextflag(argv, "cnqyjrvhs:f:P:m:t:g:T:i:", &ind, &pos,
+	while ((c = flagnext(argv, "cnqyjrvhls:f:P:m:t:g:T:i:e:", &ind, &pos,
 	                     &arg)) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
@@ -1378,6 +1369,11 @@ readflags(Agent *a, char **argv, Flags *f)
 			f->mode = c;
 			f->file = arg;
 			break;
+		case 'l':
+			sessdirshow(stdout, termcols());
+			if (fflush(stdout) == EOF)
+				die("write stdout:");
+			exit(0);
 		case 'q': a->ev.quiet = 1; break;
 		case 'y': a->guard.yes = 1; break;
 		case 'v':
@@ -1399,6 +1395,7 @@ readflags(Agent *a, char **argv, Flags *f)
 				die("-i: %s", why.p);
 			break;
 		case 'r': f->rpc = a->json = 1; break;
+		case 'e': f->export = arg; break;
 		default:
 			usage();
 		}
@@ -1475,9 +1472,15 @@ main(int argc, char *argv[])
 #endif
 	memset(&a, 0, sizeof(a));
 	ind = readflags(&a, argv, &f);
+	if (f.export && (f.mode || f.rpc || (argv[ind] && argv[ind + 1])))
+		usage();
+	if (f.export)
+		return exportcmd(f.export, argv[ind]);
 	setup(&a, f.pname, f.model, f.toollist, f.gname);
 	setthinking(&a, f.level);
-	opensession(&a, f.mode, f.file);
+	if ((rc = sessdiropen(&a.sess, f.mode, f.file)) != 0)
+		exit(rc);
+	loadbranch(&a);
 	if (intr)	/* during a long load */
 		exit(exitstatus(130));
 	startsandbox(&a);

@@ -211,6 +211,15 @@ static const char summaryask[] =
 	"Keep exact file paths, names of functions and error messages. "
 	"If a previous summary is given, fold it into the new one.";
 
+/* /branch ID summarize: what the model is asked of the branch left */
+static const char branchask[] =
+	"The user is leaving the conversation above to go back to an "
+	"earlier point and try another way. Summarise what was done on it "
+	"for the conversation that goes on from that point: what was tried "
+	"and how it turned out, what was learnt, the files read and "
+	"changed, and the decisions made and why. Keep exact file paths, "
+	"names of functions and error messages. Be brief.";
+
 /* Tool output limits (what the model sees).  The tools' descriptions and
  * schemas below name them as ${maxlines}, ${maxkb} (maxbytes in KB),
  * ${greplimit}, ${greplinemax}, ${findlimit}, ${lslimit}, ${maxlogmb} and
@@ -238,6 +247,10 @@ static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
 static const size_t maxedit = 16 << 20;	/* bytes of a file edit changes, of
 					 * the content write writes: both are
 					 * held whole in memory */
+static const size_t maxundo = 8 << 20;	/* bytes of files' content kept in
+					 * memory in a turn, before write and
+					 * edit first change each, for /undo;
+					 * a file past it is not put back */
 static const size_t maxlog = 64 << 20;	/* bytes of one bash command's output
 					 * saved to a file once it is cut */
 

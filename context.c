@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -15,6 +16,7 @@
 #include "wire.h"
 #include "entry.h"
 #include "session.h"
+#include "tree.h"
 #include "context.h"
 
 /* A block the list frees with the rest. */
@@ -181,6 +183,30 @@ ctxrecord(Ctx *c, char *json)
 	return rc;
 }
 
+/* A note to the model: pi's custom_message, of customType type (a word,
+ * put in as it is), shown to the user; into the session file, synced,
+ * and the context, where it is a user message, as pi puts it.  text is
+ * taken over (NULL: no note).  -1, said by session.c, if the file could
+ * not be written. */
+int
+ctxnote(Ctx *c, const char *type, char *text)
+{
+	Buf f = { 0 };
+	int rc;
+
+	if (!text)
+		return 0;
+	bufaddf(&f, "\"customType\":\"%s\",\"content\":", type);
+	jsonescs(&f, text);
+	bufadds(&f, ",\"display\":true");
+	rc = sessappend(c->sess, "custom_message", f.p) < 0 ||
+	     sesssync(c->sess) < 0 ? -1 : 0;
+	msgadd(&c->msgs, entryuser(text, strlen(text), NULL));
+	buffree(&f);
+	free(text);
+	return rc;
+}
+
 void
 ctxfree(Ctx *c)
 {
@@ -204,8 +230,8 @@ keepbudget(const Ctx *c)
 
 /* The tokens the context holds: the usage of the last answer, and an
  * estimate of what came after it. */
-static long
-contexttokens(const Ctx *c)
+long
+ctxtokens(const Ctx *c)
 {
 	Json j;
 	double v;
@@ -237,13 +263,13 @@ contexttokens(const Ctx *c)
 int
 ctxfull(const Ctx *c)
 {
-	return c->msgs.n && contexttokens(c) > c->window - answerreserve(c);
+	return c->msgs.n && ctxtokens(c) > c->window - answerreserve(c);
 }
 
 /* What the summariser is asked: the conversation, the summary before if
- * there is one, and the focus the user gave. */
+ * there is one, what to make of it, and the focus the user gave. */
 static char *
-summarizerask(const Ctx *c, const Buf *conv, const char *prev,
+summarizerask(const Buf *conv, const char *prev, const char *ask,
               const char *focus)
 {
 	Buf p = { 0 };
@@ -255,12 +281,34 @@ summarizerask(const Ctx *c, const Buf *conv, const char *prev,
 	if (prev)
 		bufaddf(&p, "<previous-summary>\n%s\n</previous-summary>\n\n",
 		        prev);
-	bufadds(&p, c->conf->ask);
+	bufadds(&p, ask);
 	if (focus && *focus)
 		bufaddf(&p, "\n\nAdditional focus: %s", focus);
 	msg = entryuser(p.p, p.len, NULL);
 	buffree(&p);
 	return msg;
+}
+
+/* Ask the summariser, into k, of conv: its oldest part left out past
+ * what the model's window takes. */
+static void
+summaryplan(const Ctx *c, Buf *conv, const char *prev, const char *ask,
+            const char *focus, Ctxcut *k)
+{
+	Buf cat = { 0 };
+	size_t room;
+
+	room = (size_t)(MAX(c->window - answerreserve(c), 0) * 3 / c->tokens);
+	if (conv->len > room) {
+		bufadds(&cat, "[... the oldest part of the conversation left "
+		        "out]\n");
+		bufadd(&cat, conv->p + conv->len - room, room);
+		buffree(conv);
+		*conv = cat;
+	}
+	k->system = c->conf->system;
+	k->ask = summarizerask(conv, prev, ask, focus);
+	k->maxout = answerreserve(c) * 4 / 5;
 }
 
 /* Plan to replace the older part of the conversation by a summary: what
@@ -271,13 +319,13 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 {
 	const Entry **path;
 	long n, i, cut, last;
-	size_t from, room;
-	Buf conv = { 0 }, cat = { 0 };
+	size_t from;
+	Buf conv = { 0 };
 	char *prev = NULL;
 	int rc = -1;
 
 	memset(k, 0, sizeof(*k));
-	k->tokensbefore = contexttokens(c);
+	k->tokensbefore = ctxtokens(c);
 	n = (long)sesscontext(c->sess, &path);
 	last = entrycompaction(path, n, &from, &prev);
 	/* what is kept is counted in the model's tokens */
@@ -288,25 +336,40 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 			               c->conf->maxresult);
 	if (cut < 0 || !conv.len)
 		goto done;
-	/* the summariser's window is the model's: the oldest part goes */
-	room = (size_t)(MAX(c->window - answerreserve(c), 0) * 3 / c->tokens);
-	if (conv.len > room) {
-		bufadds(&cat, "[... the oldest part of the conversation left "
-		        "out]\n");
-		bufadd(&cat, conv.p + conv.len - room, room);
-		buffree(&conv);
-		conv = cat;
-	}
 	k->firstkept = xstrdup(path[cut]->id);
-	k->system = c->conf->system;
-	k->ask = summarizerask(c, &conv, prev, focus);
-	k->maxout = answerreserve(c) * 4 / 5;
+	summaryplan(c, &conv, prev, c->conf->ask, focus, k);
 	rc = 0;
 done:
 	free(path);
 	free(prev);
 	buffree(&conv);
 	return rc;
+}
+
+int
+ctxbranchplan(Ctx *c, long to, Ctxcut *k)
+{
+	const Entry **path, **left;
+	size_t n, i;
+	Buf conv = { 0 };
+
+	memset(k, 0, sizeof(*k));
+	/* the context's lines: those before its compaction are in its
+	 * summary, which is serialised in their place */
+	path = NULL;
+	sesscontext(c->sess, &path);
+	n = treeleaving(c->sess, to, &left);
+	for (i = 0; i < n; i++)
+		if (left[i]->line && (entryincontext(left[i]) ||
+		    !strcmp(left[i]->type, "compaction")))
+			entryserialize(&conv, left[i]->type, left[i]->line,
+			               c->conf->maxresult);
+	free(left);
+	sessdone(c->sess, path);
+	if (conv.len)
+		summaryplan(c, &conv, NULL, c->conf->branchask, NULL, k);
+	buffree(&conv);
+	return k->ask ? 0 : -1;
 }
 
 /* The compaction k planned, with the summary the model made: its entry,
@@ -371,7 +434,7 @@ trustedfile(const char *path)
 /* The project's instructions, for the system prompt: in each directory
  * from cwd up to the root, the first of names (NULL-terminated) there,
  * up to max bytes of each; outermost first. */
-void
+static void
 ctxinstructions(Buf *b, const char *cwd, const char *const *names,
                 size_t max)
 {
@@ -404,4 +467,19 @@ ctxinstructions(Buf *b, const char *cwd, const char *const *names,
 			warn("%s:", found[n]);
 		free(found[n]);
 	}
+}
+
+void
+ctxsystem(Buf *b, const char *const *names, size_t max)
+{
+	char cwd[4096];
+	int f[6];
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), ".");
+	ctxinstructions(b, cwd, names, max);
+	/* the day in UTC: local time would link the time zone code in */
+	utcdate(time(NULL), f);
+	bufaddf(b, "\n\nCurrent date: %04d-%02d-%02d\nCurrent working "
+	        "directory: %s", f[0], f[1], f[2], cwd);
 }

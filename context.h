@@ -10,6 +10,7 @@ typedef struct {
 				 * of */
 	const char *system;	/* the summariser's system prompt */
 	const char *ask;	/* what it is asked, after the conversation */
+	const char *branchask;	/* what it is asked of a branch left */
 } Ctxconf;
 
 /* The messages.  Their texts lie in blocks that the list owns and frees
@@ -50,14 +51,25 @@ typedef struct {
 size_t ctxload(Ctx *c, const Entry **path, size_t n);
 int ctxappend(Ctx *c, const char *json);
 int ctxrecord(Ctx *c, char *json);
+int ctxnote(Ctx *c, const char *type, char *text);
 void ctxfree(Ctx *c);
 /* Whether compaction is due: the context's tokens (the last answer's
  * count, plus an estimate of what came after) past the window less what
  * is kept for the answer (Ctxconf's reservetokens, or the model's output
  * tokens if more). */
 int ctxfull(const Ctx *c);
+/* The context's tokens: the last answer's count, plus an estimate of
+ * what came after. */
+long ctxtokens(const Ctx *c);
 int ctxplan(Ctx *c, const char *focus, Ctxcut *k);
+/* Plan the summary of the branch that a move of the leaf to entry to
+ * leaves (tree.c's treeleaving), pi's branch_summary: what to ask, into
+ * k.  0, or -1: nothing is left. */
+int ctxbranchplan(Ctx *c, long to, Ctxcut *k);
 int ctxcompact(Ctx *c, const Ctxcut *k, const Buf *summary);
 void ctxcutfree(Ctxcut *k);
-void ctxinstructions(Buf *b, const char *cwd, const char *const *names,
-                     size_t max);
+/* The system prompt's end: the project's instructions (the first of
+ * names in each directory from the root down to the working one,
+ * trusted files only, max bytes each), the date and the working
+ * directory. */
+void ctxsystem(Buf *b, const char *const *names, size_t max);

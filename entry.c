@@ -168,6 +168,10 @@ entryserialize(Buf *b, const char *type, const char *line,
 	} else if (!strcmp(type, "branch_summary")) {
 		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
 		bufaddf(b, "[Summary of another branch]: %s\n\n", bstr(&t));
+	} else if (!strcmp(type, "compaction")) {
+		jsonstrbuf(&j, jsonget(&j, 0, "summary"), &t);
+		bufaddf(b, "[Summary of the conversation before]: %s\n\n",
+		        bstr(&t));
 	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
 		jsonstrbuf(&j, jsonget(&j, m, "command"), &t);
 		bufaddf(b, "[User ran]: %s\n", bstr(&t));
@@ -319,4 +323,89 @@ entryheader(const char *p, size_t n, double *version, char **cwd)
 		*cwd = i >= 0 ? jsonstr(&j, i) : xstrdup("");
 	jsonfree(&j);
 	return ok;
+}
+
+/* The first text block of an assistant's content, else its tool calls'
+ * names, into b. */
+static void
+assistantbrief(Buf *b, const Json *j, int content)
+{
+	int blk, ty;
+
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
+		if (jsoneq(j, jsonget(j, blk, "type"), "text") &&
+		    jsonstrbuf(j, jsonget(j, blk, "text"), b) == 0 && b->len)
+			return;
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk)) {
+		ty = jsonget(j, blk, "type");
+		if (!jsoneq(j, ty, "toolCall"))
+			continue;
+		bufadds(b, b->len ? ", " : "calls ");
+		jsonstrbuf(j, jsonget(j, blk, "name"), b);
+	}
+}
+
+/* What an entry (its type and line) is, in brief, for a list or a tree:
+ * its kind ("user", "assistant", "tool", "bash", "compaction", "branch
+ * summary", or its type), and its text into b: a message's first text,
+ * an answer's tool calls, a tool's name and result, a summary.  The
+ * text is raw: the caller makes it safe to show. */
+const char *
+entrybrief(Buf *b, const char *type, const char *line)
+{
+	const char *kind = type;
+	Json j;
+	int m, c;
+
+	if (!line || jsonparse(&j, line, strlen(line)) < 0)
+		return kind;
+	m = jsonget(&j, 0, "message");
+	c = jsonget(&j, m, "content");
+	if (!strcmp(type, "compaction") || !strcmp(type, "branch_summary")) {
+		kind = *type == 'c' ? "compaction" : "branch summary";
+		jsonstrbuf(&j, jsonget(&j, 0, "summary"), b);
+	} else if (!strcmp(type, "custom_message")) {
+		kind = "custom";
+		jsontext(b, &j, jsonget(&j, 0, "content"));
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "user")) {
+		kind = "user";
+		jsontext(b, &j, c);
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "assistant")) {
+		kind = "assistant";
+		assistantbrief(b, &j, c);
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "toolResult")) {
+		kind = "tool";
+		jsonstrbuf(&j, jsonget(&j, m, "toolName"), b);
+		bufadds(b, ": ");
+		jsontext(b, &j, c);
+	} else if (jsoneq(&j, jsonget(&j, m, "role"), "bashExecution")) {
+		kind = "bash";
+		jsonstrbuf(&j, jsonget(&j, m, "command"), b);
+	}
+	jsonfree(&j);
+	return kind;
+}
+
+/* Add the usage of message m (an answer's, as pi stores it) to tok:
+ * input, output, cache read, cache write; its cost in dollars. */
+double
+entryusage(const Json *j, int m, long long tok[4])
+{
+	static const char *keys[] = {
+		"input", "output", "cacheRead", "cacheWrite"
+	};
+	double v, cost = 0;
+	size_t k;
+	int u;
+
+	u = jsoneq(j, jsonget(j, m, "role"), "assistant") ?
+	    jsonget(j, m, "usage") : -1;
+	for (k = 0; u >= 0 && k < LEN(keys); k++)
+		if (jsonnum(j, jsonget(j, u, keys[k]), &v) == 0 &&
+		    v >= 0 && v < 1e12)	/* no sum can overflow */
+			tok[k] += (long long)v;
+	if (jsonnum(j, jsonget(j, jsonget(j, u, "cost"), "total"),
+	            &v) == 0 && v >= 0 && v < 1e12)
+		cost = v;
+	return cost;
 }

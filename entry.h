@@ -33,3 +33,5 @@ void entryserialize(Buf *b, const char *type, const char *line,
                     size_t maxresult);
 char *entrymodel(const Entry **path, size_t n, const char *provider);
 int entryheader(const char *p, size_t n, double *version, char **cwd);
+const char *entrybrief(Buf *b, const char *type, const char *line);
+double entryusage(const Json *j, int m, long long tok[4]);

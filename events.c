@@ -616,3 +616,26 @@ evfree(Events *e)
 	buffree(&e->call);
 	buffree(&e->tail);
 }
+
+/* What a call works on: its command, path or pattern, cut to max bytes
+ * (0: whole) and made safe for the terminal. */
+void
+evcallwhat(Buf *b, const Json *j, int args, size_t max)
+{
+	static const char *keys[] = { "command", "path", "pattern" };
+	Buf v = { 0 }, safe = { 0 };
+	size_t i;
+
+	for (i = 0; i < LEN(keys) && !v.len; i++)
+		jsonstrbuf(j, jsonget(j, args, keys[i]), &v);
+	safetext(&safe, v.p ? v.p : "", v.len, max > 0);
+	if (max && safe.len > max) {
+		bufadd(b, safe.p, utf8back(safe.p, max - 3));
+		bufadds(b, "...");
+	} else {
+		bufadd(b, safe.p ? safe.p : "", safe.len);
+	}
+	bufgrow(b, 0);
+	buffree(&v);
+	buffree(&safe);
+}

@@ -68,3 +68,4 @@ void evcompacted(Events *e, const char *why, const Buf *sum,
                  int aborted);
 char *evwitherror(char *msg, const char *err);
 void evfree(Events *e);
+void evcallwhat(Buf *b, const Json *j, int args, size_t max);

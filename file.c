@@ -1,11 +1,13 @@
 /* See LICENSE file for copyright and license details. */
 /* file.c: files as the tools take them: opened to be read as text, read
  * in chunks and lines, told text from binary; replaced whole through a
- * temporary file and rename(2). */
+ * temporary file and rename(2), by path or (undo's) by a directory's
+ * descriptor and a name. */
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,4 +266,29 @@ done:
 	free(real);
 	free(dir);
 	return rc;
+}
+
+/* Replace the entry name of the directory dir by a new file holding p,
+ * with old's owner and mode, through a temporary file beside it and
+ * renameat(2): the name is replaced, whatever it is now, never followed.
+ * The caller syncs dir.  -1 with errno. */
+int
+filereplaceat(int dir, const char *name, const struct stat *old,
+              const char *p, size_t n)
+{
+	char tmp[NAME_MAX + 1];
+	int fd, err;
+
+	snprintf(tmp, sizeof(tmp), "%.200s.agent%06x", name,
+	         (unsigned)rand() & 0xffffff);
+	if ((fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	                 O_CLOEXEC, 0600)) < 0)
+		return -1;
+	if (tmpfill(fd, old, p, n) < 0 || renameat(dir, tmp, dir, name) < 0) {
+		err = errno;
+		unlinkat(dir, tmp, 0);
+		errno = err;
+		return -1;
+	}
+	return 0;
 }

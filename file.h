@@ -1,6 +1,7 @@
 /* See LICENSE file for copyright and license details. */
 /* file.h: files as the tools read and replace them */
 #include <signal.h>
+#include <sys/stat.h>
 #include <stddef.h>
 
 enum {
@@ -25,3 +26,5 @@ int fileline(Filerd *r, Buf *line, size_t cap, size_t *n);
 int filebinary(const char *p, size_t n);
 int filemkparents(const char *path, Buf *out);
 int filereplace(const char *path, const char *p, size_t n, Buf *out);
+int filereplaceat(int dir, const char *name, const struct stat *old,
+                  const char *p, size_t n);

@@ -378,23 +378,9 @@ static void
 gittmpname(Buf *b)
 {
 	unsigned char r[8];
-	unsigned long long x;
-	struct timespec ts;
-	ssize_t n = -1;
-	int fd, k;
+	int k;
 
-	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
-		n = read(fd, r, sizeof(r));
-		close(fd);
-	}
-	if (n != (ssize_t)sizeof(r)) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		x = (unsigned long long)ts.tv_nsec ^
-		    (unsigned long long)ts.tv_sec << 30 ^
-		    (unsigned long long)getpid() << 44;
-		for (k = 0; k < (int)sizeof(r); k++)
-			r[k] = x >> 8 * k;
-	}
+	randbytes(r, sizeof(r));
 	bufreset(b);
 	bufadds(b, ".agent-restore-");
 	for (k = 0; k < (int)sizeof(r); k++)

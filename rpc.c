@@ -16,6 +16,7 @@
 #include "wire.h"
 #include "entry.h"
 #include "session.h"
+#include "tree.h"
 #include "tools.h"
 #include "gitguard.h"
 #include "rpc.h"
@@ -108,8 +109,9 @@ idof(const Json *j)
 	return bufdetach(&b);
 }
 
+/* The session's file (if it has one) and id, as members of d. */
 static void
-getstate(Rpc *r, Buf *d)
+sessionids(Rpc *r, Buf *d)
 {
 	Json j;
 	char *sid = NULL;
@@ -119,19 +121,6 @@ getstate(Rpc *r, Buf *d)
 		sid = jsonstr(&j, jsonget(&j, 0, "id"));
 		jsonfree(&j);
 	}
-	bufadds(d, "{\"model\":{\"id\":");
-	jsonescs(d, *r->model);
-	bufadds(d, ",\"name\":");
-	jsonescs(d, *r->model);
-	bufaddf(d, ",\"api\":\"%s\",\"provider\":", wireapi(r->wire));
-	jsonescs(d, r->provider);
-	bufaddf(d, ",\"contextWindow\":%ld,\"maxTokens\":%ld},", r->context,
-	        r->maxout);
-	bufaddf(d, "\"thinkingLevel\":\"%s\",\"isStreaming\":%s,"
-	        "\"isCompacting\":false,\"steeringMode\":\"one-at-a-time\","
-	        "\"followUpMode\":\"one-at-a-time\",",
-	        wirelevelname(r->level ? *r->level : LEVELOFF),
-	        r->busy == RPCTURN ? "true" : "false");
 	if (r->sess->path) {
 		bufadds(d, "\"sessionFile\":");
 		jsonescs(d, r->sess->path);
@@ -139,10 +128,110 @@ getstate(Rpc *r, Buf *d)
 	}
 	bufadds(d, "\"sessionId\":");
 	jsonescs(d, sid ? sid : "");
+	free(sid);
+}
+
+static void
+getstate(Rpc *r, Buf *d)
+{
+	bufadds(d, "{\"model\":{\"id\":");
+	jsonescs(d, *r->model);
+	bufadds(d, ",\"name\":");
+	jsonescs(d, *r->model);
+	bufaddf(d, ",\"api\":\"%s\",\"provider\":", wireapi(r->wire));
+	jsonescs(d, r->provider);
+	bufaddf(d, ",\"contextWindow\":%ld,\"maxTokens\":%ld},",
+	        *r->context, *r->maxout);
+	bufaddf(d, "\"thinkingLevel\":\"%s\",\"isStreaming\":%s,"
+	        "\"isCompacting\":false,\"steeringMode\":\"one-at-a-time\","
+	        "\"followUpMode\":\"one-at-a-time\",",
+	        wirelevelname(r->level ? *r->level : LEVELOFF),
+	        r->busy == RPCTURN ? "true" : "false");
+	sessionids(r, d);
 	bufaddf(d, ",\"autoCompactionEnabled\":%s,\"messageCount\":%zu,"
 	        "\"pendingMessageCount\":%zu}", r->autocompact ? "true" :
 	        "false", *r->nmsgs, r->steer.n + r->follow.n);
-	free(sid);
+}
+
+/* What get_session_stats counts of the context's messages. */
+typedef struct {
+	size_t user, assistant, calls, results;
+	long long tok[4];
+	double cost;
+} Stats;
+
+static void
+countmsg(Stats *st, const char *msg)
+{
+	Json j;
+	int c, k;
+
+	if (jsonparse(&j, msg, strlen(msg)) < 0)
+		return;
+	c = jsonget(&j, 0, "content");
+	if (jsoneq(&j, jsonget(&j, 0, "role"), "user"))
+		st->user++;
+	else if (jsoneq(&j, jsonget(&j, 0, "role"), "toolResult"))
+		st->results++;
+	else if (jsoneq(&j, jsonget(&j, 0, "role"), "assistant")) {
+		st->assistant++;
+		for (k = jsonat(&j, c, 0); k >= 0; k = jsonnext(&j, k))
+			st->calls += jsoneq(&j, jsonget(&j, k, "type"),
+			                    "toolCall");
+		st->cost += entryusage(&j, 0, st->tok);
+	}
+	jsonfree(&j);
+}
+
+/* pi's get_session_stats, of the context's messages. */
+static void
+sessionstats(Rpc *r, Buf *d)
+{
+	Stats st;
+	size_t i;
+	long used = r->used ? r->used(r->usedarg) : -1;
+
+	memset(&st, 0, sizeof(st));
+	for (i = 0; i < *r->nmsgs; i++)
+		countmsg(&st, (*r->msgs)[i]);
+	bufaddc(d, '{');
+	sessionids(r, d);
+	bufaddf(d, ",\"userMessages\":%zu,\"assistantMessages\":%zu,"
+	        "\"toolCalls\":%zu,\"toolResults\":%zu,\"totalMessages\":%zu,"
+	        "\"tokens\":{\"input\":%lld,\"output\":%lld,\"cacheRead\":"
+	        "%lld,\"cacheWrite\":%lld,\"total\":%lld},\"cost\":%.6f,"
+	        "\"contextUsage\":{\"tokens\":", st.user, st.assistant,
+	        st.calls, st.results, *r->nmsgs, st.tok[0], st.tok[1],
+	        st.tok[2], st.tok[3], st.tok[0] + st.tok[1] + st.tok[2] +
+	        st.tok[3], st.cost);
+	if (used < 0 || *r->context <= 0)
+		bufaddf(d, "null,\"contextWindow\":%ld,\"percent\":null}}",
+		        *r->context);
+	else
+		bufaddf(d, "%ld,\"contextWindow\":%ld,\"percent\":%.2f}}",
+		        used, *r->context, 100.0 * used / *r->context);
+}
+
+/* pi's get_fork_messages: every user message of the file, with its
+ * entry's id, in file order. */
+static void
+forkmessages(Rpc *r, Buf *d)
+{
+	Buf t = { 0 };
+	size_t i, k = 0;
+
+	bufadds(d, "{\"messages\":[");
+	for (i = 0; i < r->sess->n; i++) {
+		if (!treeuser(r->sess, i, &t))
+			continue;
+		bufadds(d, k++ ? ",{\"entryId\":" : "{\"entryId\":");
+		jsonescs(d, r->sess->e[i].id);
+		bufadds(d, ",\"text\":");
+		jsonesc(d, t.p, t.len);
+		bufaddc(d, '}');
+	}
+	bufadds(d, "]}");
+	buffree(&t);
 }
 
 static void
@@ -225,7 +314,9 @@ needsidle(const char *type)
 {
 	return !strcmp(type, "compact") || !strcmp(type, "new_session") ||
 	       !strcmp(type, "set_model") || !strcmp(type, "bash") ||
-	       !strcmp(type, "set_thinking_level");
+	       !strcmp(type, "set_thinking_level") || !strcmp(type, "fork") ||
+	       !strcmp(type, "switch_session") ||
+	       !strcmp(type, "export_html");
 }
 
 /* Answer one command as it arrives, or hold it for rpcnext. */
@@ -258,6 +349,10 @@ answercommand(Rpc *r, const Json *j, const char *type, const char *id,
 		getmessages(r, &d);
 	} else if (!strcmp(type, "get_last_assistant_text")) {
 		lasttext(r, &d);
+	} else if (!strcmp(type, "get_session_stats")) {
+		sessionstats(r, &d);
+	} else if (!strcmp(type, "get_fork_messages")) {
+		forkmessages(r, &d);
 	} else {
 		bufadds(&d, "Unknown command: ");
 		bufadds(&d, type);
@@ -465,6 +560,14 @@ startheld(Rpc *r, const char *line, Rpccmd *c)
 		c->arg = jsonstr(&j, jsonget(&j, 0, "level"));
 		if ((ok = wirelevel(c->arg) >= 0))
 			c->kind = RPCLEVEL;
+	} else if (!strcmp(c->type, "fork") ||
+	           !strcmp(c->type, "switch_session") ||
+	           !strcmp(c->type, "export_html")) {
+		c->kind = *c->type == 'f' ? RPCFORK : *c->type == 's' ?
+		          RPCSWITCH : RPCEXPORT;
+		c->arg = jsonstr(&j, jsonget(&j, 0, *c->type == 'f' ?
+		                 "entryId" : *c->type == 's' ? "sessionPath" :
+		                 "outputPath"));
 	} else {
 		userbash(r, &j, c->id, c);
 	}
@@ -572,7 +675,7 @@ rpcdone(Rpc *r, Rpccmd *c, const char *err)
 
 	if (c->kind == RPCCOMPACT && !err)
 		compactiondata(r, &d);
-	else if (c->kind == RPCNEW)
+	else if (c->kind == RPCNEW || c->kind == RPCSWITCH)
 		bufadds(&d, "{\"cancelled\":false}");
 	else if (c->kind == RPCMODEL) {
 		bufadds(&d, "{\"id\":");
@@ -582,8 +685,10 @@ rpcdone(Rpc *r, Rpccmd *c, const char *err)
 		bufaddc(&d, '}');
 	}
 	if (c->kind != RPCPROMPT && c->kind != RPCRECORD)
-		respond(r, NULL, c->id, c->type, !err, d.p, err);
+		respond(r, NULL, c->id, c->type, !err, c->data ? c->data : d.p,
+		        err);
 	buffree(&d);
+	free(c->data);
 	free(c->arg);
 	free(c->id);
 	free(c->type);

@@ -3,15 +3,21 @@
 #include <signal.h>
 
 /* What agent.c is to do: a prompt, a compaction, a new session, another
- * model, another thinking level, or a message to record (the user's bash
- * command's). */
-enum { RPCPROMPT = 1, RPCCOMPACT, RPCNEW, RPCMODEL, RPCLEVEL, RPCRECORD };
+ * model, another thinking level, a message to record (the user's bash
+ * command's), a fork at a user message, another session, an export. */
+enum {
+	RPCPROMPT = 1, RPCCOMPACT, RPCNEW, RPCMODEL, RPCLEVEL, RPCRECORD,
+	RPCFORK, RPCSWITCH, RPCEXPORT
+};
 enum { RPCIDLE, RPCTURN, RPCBASH };	/* what runs */
 
 typedef struct {
 	int kind;		/* RPCPROMPT, ... */
-	char *arg;		/* the prompt, the focus, the model, the level
-				 * or the message (JSON), or NULL */
+	char *arg;		/* the prompt, the focus, the model, the level,
+				 * the message (JSON), the entry's id or the
+				 * path; or NULL */
+	char *data;		/* the response's data that agent.c made
+				 * (JSON), or NULL */
 	char *id;		/* the request's id as JSON, or NULL */
 	char *type;		/* the command's name */
 } Rpccmd;
@@ -28,9 +34,11 @@ typedef struct {
 	char *const *model;	/* the model */
 	const int *level;	/* the thinking level */
 	int wire;
-	long context, maxout;
+	const long *context, *maxout;	/* the model's window and output */
+	long (*used)(const void *);	/* the context's tokens, of */
+	const void *usedarg;	/* this; NULL: not known */
 	int autocompact;
-	const Session *sess;
+	Session *sess;		/* only read: lines from its file too */
 	char **const *msgs;	/* the context's messages, */
 	const size_t *nmsgs;	/* and how many */
 	Toolenv *tenv;		/* where the bash command runs */

@@ -555,17 +555,20 @@ pathbeneath(const char *path, const char *dir)
  * ".", ".." or empty component.
  */
 
-/* The directory the plan file is in, open, its name in *last; -1 with
- * errno (ENOTDIR or ELOOP for a link on the way). */
-static int
-plandir(const Toolenv *e, const char **last)
+/* The directory path is in, reached from the directory from one name
+ * at a time with no link followed, open; the last name in *last; -1 with
+ * errno (ENOTDIR or ELOOP for a link on the way).  path is relative,
+ * with no ".", ".." or empty name: the plan file's, or a path that
+ * realpath gave (undo.c's). */
+int
+sandboxwalk(const char *from, const char *path, const char **last)
 {
-	const char *p = e->plan;
+	const char *p = path;
 	char name[NAME_MAX + 1];
 	size_t k;
 	int dir, fd;
 
-	if ((dir = open(e->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((dir = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
 	while (p[k = strcspn(p, "/")]) {
 		if (k > NAME_MAX) {
@@ -594,7 +597,7 @@ sandboxplan(const Toolenv *e, int flags, int mode)
 	const char *last;
 	int dir, fd, err;
 
-	if ((dir = plandir(e, &last)) < 0)
+	if ((dir = sandboxwalk(e->root, e->plan, &last)) < 0)
 		return -1;
 	fd = openat(dir, last, flags | O_NOFOLLOW | O_CLOEXEC, mode);
 	err = errno;
@@ -612,7 +615,7 @@ plancheck(const Toolenv *e, Buf *why)
 	const char *last;
 	int dir, rc;
 
-	if ((dir = plandir(e, &last)) < 0) {
+	if ((dir = sandboxwalk(e->root, e->plan, &last)) < 0) {
 		if (errno == ENOENT)
 			return 0;	/* the write will say */
 		bufaddf(why, "the plan file %s: %s", e->plan,

@@ -16,10 +16,13 @@
 #include "util.h"
 #include "json.h"
 #include "entry.h"
+#include "session.h"
 #include "sessdir.h"
 
 enum {
 	HEADMAX = 65536,	/* sessdirlatest reads no more of a header line */
+	PROMPTMAX = 1 << 20,	/* a list looks for the first prompt in lines
+				 * no longer */
 	STALE = 600		/* a temp file this many seconds old is a
 				 * crash's leftover */
 };
@@ -154,6 +157,7 @@ sessdirlatest(const char *dir, const char *cwd)
 	time_t now = time(NULL);
 
 	memset(&best, 0, sizeof(best));
+	memset(&other, 0, sizeof(other));	/* gcc -O2 cannot tell it is set */
 	if (!(d = opendir(dir)))
 		return NULL;
 	while ((de = readdir(d))) {
@@ -182,4 +186,353 @@ sessdirlatest(const char *dir, const char *cwd)
 		     passed);
 	free(passed);
 	return found;
+}
+
+/* The header line p[n]: its id and cwd into si and *cwd; -1 if it is no
+ * header. */
+static int
+scanhead(const char *p, size_t n, Sessinfo *si, char **cwd)
+{
+	Jmember m[] = { { "id", -1, 0, 0 } };
+	Json j;
+
+	if (!entryheader(p, n, NULL, cwd))
+		return -1;
+	si->id = NULL;
+	if (jsonmembers(p, n, m, 1) == 0 && m[0].at &&
+	    jsonparse(&j, p + m[0].at, m[0].len) == 0) {
+		si->id = jsonstr(&j, 0);
+		jsonfree(&j);
+	}
+	if (!si->id)
+		si->id = xstrdup("");
+	return 0;
+}
+
+/* The line p[n] after the header: the prompt into si, if it is the first
+ * user message. */
+static void
+scanentry(const char *p, size_t n, Sessinfo *si)
+{
+	Buf t = { 0 };
+	char *line = xstrndup(p, n);
+
+	if (!strcmp(entrybrief(&t, "message", line), "user") && t.len)
+		si->prompt = bufdetach(&t);
+	buffree(&t);
+	free(line);
+}
+
+/* Read a session file for a list: its id, entries, first prompt; its
+ * cwd into *cwd.  0, or -1 if it is no session file. */
+static int
+scanfile(const char *path, Sessinfo *si, char **cwd)
+{
+	char buf[65536], *p, *nl;
+	Buf line = { 0 };
+	ssize_t r;
+	size_t k, lines = 0;
+	int fd, rc = -1, skip = 0;
+
+	*cwd = NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		for (p = buf; p < buf + r; p = nl + 1) {
+			nl = memchr(p, '\n', buf + r - p);
+			k = (nl ? nl : buf + r) - p;
+			/* only lines still to be looked at are taken */
+			if (!skip && (!lines || !si->prompt))
+				bufadd(&line, p, k);
+			skip |= line.len > PROMPTMAX;
+			if (!nl)
+				break;
+			if (!lines && (skip || scanhead(line.p ? line.p : "",
+			    line.len, si, cwd) < 0))
+				goto out;
+			else if (lines && !skip && line.len && !si->prompt)
+				scanentry(line.p, line.len, si);
+			lines++;
+			bufreset(&line);
+			skip = 0;
+		}
+	}
+	si->entries = lines ? lines - 1 : 0;
+	rc = lines ? 0 : -1;
+out:
+	close(fd);
+	buffree(&line);
+	if (rc < 0) {
+		free(*cwd);
+		*cwd = NULL;
+	}
+	return rc;
+}
+
+/* Newest first, as sessdirlatest has it. */
+static int
+bynewest(const void *a, const void *b)
+{
+	const Sessinfo *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime > y->mtime ? -1 : 1;
+	if (x->mnsec != y->mnsec)
+		return x->mnsec > y->mnsec ? -1 : 1;
+	return strcmp(y->path, x->path);
+}
+
+size_t
+sessdirlist(const char *dir, const char *cwd, Sessinfo **list)
+{
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+	Sessinfo *v = NULL, si;
+	size_t n = 0, cap = 0;
+	char *path, *in;
+	time_t now = time(NULL);
+
+	*list = NULL;
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((de = readdir(d))) {
+		if (!(path = jsonlfile(dir, de->d_name, now, &st)))
+			continue;
+		memset(&si, 0, sizeof(si));
+		if (scanfile(path, &si, &in) < 0 || strcmp(in, cwd)) {
+			free(path);
+			free(in);
+			free(si.id);
+			free(si.prompt);
+			continue;
+		}
+		free(in);
+		si.path = path;
+		si.mtime = st.st_mtim.tv_sec;
+		si.mnsec = st.st_mtim.tv_nsec;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		v[n++] = si;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), bynewest);
+	*list = v;
+	return n;
+}
+
+void
+sessdirfree(Sessinfo *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].id);
+		free(v[i].prompt);
+	}
+	free(v);
+}
+
+/* Whether -s's word names a file rather than the start of an id: pi's
+ * rule, a / in it or .jsonl at its end. */
+int
+sessdirispath(const char *word)
+{
+	size_t n = strlen(word);
+
+	return strchr(word, '/') || (n >= 6 && !strcmp(word + n - 6, ".jsonl"));
+}
+
+char *
+sessdirpick(const char *dir, const char *cwd, const char *prefix, Buf *why)
+{
+	Sessinfo *v;
+	size_t n, i, k = strlen(prefix), found = 0;
+	char *path = NULL;
+
+	n = sessdirlist(dir, cwd, &v);
+	for (i = 0; i < n; i++)
+		if (k && !strncmp(v[i].id, prefix, k) && ++found == 1)
+			path = v[i].path;
+	safetext(why, prefix, k, 1);
+	if (found == 1) {
+		path = xstrdup(path);
+	} else if (!found) {
+		path = NULL;
+		bufadds(why, ": no session of this directory has an id that "
+		        "begins so (agent -l lists them)");
+	} else {
+		path = NULL;
+		bufadds(why, ": more than one session's id begins so:");
+		for (i = 0; i < n; i++)
+			if (!strncmp(v[i].id, prefix, k))
+				bufaddf(why, "\n  %s  %s", v[i].id, v[i].path);
+	}
+	sessdirfree(v, n);
+	return path;
+}
+
+/* One session of a list: its id's start, when it was last written (UTC),
+ * its entries, its first prompt; cut to cols. */
+static void
+showinfo(FILE *f, const Sessinfo *si, size_t cols)
+{
+	Buf b = { 0 };
+	int t[6];
+
+	utcdate(si->mtime, t);
+	safetext(&b, si->id, MIN(strlen(si->id), 8), 1);
+	bufaddf(&b, "  %04d-%02d-%02d %02d:%02d  %5zu  ", t[0], t[1], t[2],
+	        t[3], t[4], si->entries);
+	if (si->prompt)
+		safetext(&b, si->prompt, MIN(strlen(si->prompt), 4 * cols), 1);
+	else
+		bufadds(&b, "(no prompt)");
+	textcut(&b, cols);
+	fprintf(f, "%s\n", b.p);
+	buffree(&b);
+}
+
+size_t
+sessdirshow(FILE *f, size_t cols)
+{
+	Sessinfo *v;
+	size_t n = 0, i;
+	char cwd[4096], *base, *dir;
+
+	if (!getcwd(cwd, sizeof(cwd)) || !(base = sessdirbase())) {
+		warn("no working directory, or no HOME and no "
+		     "AGENT_SESSION_DIR: no sessions");
+		return 0;
+	}
+	dir = sessdirfor(base, cwd);
+	n = sessdirlist(dir, cwd, &v);
+	for (i = 0; i < n; i++)
+		showinfo(f, &v[i], cols);
+	sessdirfree(v, n);
+	free(dir);
+	free(base);
+	return n;
+}
+
+/* -s's word: a file, or the start of an id; the file of that session,
+ * to be freed, or NULL with the candidates said. */
+static char *
+sfile(const char *dir, const char *cwd, const char *word)
+{
+	Buf why = { 0 };
+	char *path;
+
+	if (sessdirispath(word))
+		return xstrdup(word);
+	if (!(path = sessdirpick(dir, cwd, word, &why)))
+		fprintf(stderr, "agent: -s %s\n", why.p);
+	buffree(&why);
+	return path;
+}
+
+/* -s: that file, or a new session there if it is not (or is empty). */
+static int
+openfile(Session *s, const char *dir, const char *cwd, const char *word)
+{
+	char *file = sfile(dir, cwd, word);
+
+	if (!file)
+		return 2;
+	if (sessload(s, file) < 0 && errno != ENOENT) {
+		free(file);
+		return 1;
+	}
+	if (!s->head) {
+		sessnew(s, dir, cwd);
+		free(s->path);
+		s->path = file;
+		return 0;
+	}
+	free(file);
+	return 0;
+}
+
+/* -f: a new session holding a copy of that file's branch; the file is
+ * only read. */
+static int
+openfork(Session *s, const char *dir, const char *cwd, const char *file)
+{
+	Session from;
+	int rc = 0;
+
+	if (sessread(&from, file) < 0 && errno == ENOENT) {
+		warn("-f %s: no such session file", file);
+		return 1;
+	}
+	if (!from.head)
+		return 1;
+	if (sessfork(s, &from, NULL, file, dir, cwd) < 0)
+		rc = 1;
+	sessfree(&from);
+	return rc;
+}
+
+int
+sessdiropen(Session *s, int mode, const char *file)
+{
+	char cwd[4096], *base = NULL, *dir, *latest;
+	struct stat st;
+	int rc = 0;
+
+	if (!getcwd(cwd, sizeof(cwd))) {
+		warn("getcwd:");
+		return 1;
+	}
+	if (mode != 'n' && !(base = sessdirbase())) {
+		warn("no HOME and no AGENT_SESSION_DIR: no session file");
+		mode = 'n';
+	}
+	if (mode == 'n')
+		return sessnew(s, NULL, cwd);
+	dir = sessdirfor(base, cwd);
+	free(base);
+	if (mode == 'c' && (latest = sessdirlatest(dir, cwd))) {
+		rc = sessload(s, latest) < 0;
+		free(latest);
+	} else if (mode == 's') {
+		rc = openfile(s, dir, cwd, file);
+	} else if (mode == 'f') {
+		rc = openfork(s, dir, cwd, file);
+	} else {
+		sessnew(s, dir, cwd);
+	}
+	free(dir);
+	/* pi refuses such a session; it goes on here, but not silently */
+	if (!rc && s->cwd && stat(s->cwd, &st) < 0)
+		warn("the session's working directory %s is gone: the tools "
+		     "work in %s", s->cwd, cwd);
+	return rc;
+}
+
+int
+sessdirnext(Session *s, Session *cur, int fork, const char *at)
+{
+	char cwd[4096], *dir;
+	int r = 0;
+
+	if (!getcwd(cwd, sizeof(cwd))) {
+		warn("getcwd:");
+		return -1;
+	}
+	dir = cur->path ? dirof(cur->path) : NULL;
+	if (fork)
+		r = sessfork(s, cur, at, cur->path, dir, cwd);
+	else
+		sessnew(s, dir, cwd);
+	free(dir);
+	return r;
 }

@@ -32,67 +32,6 @@ enum {
 	WINDOW = 1 << 20	/* and the lines it keeps, this much */
 };
 
-/* n random bytes: /dev/urandom, or a clock and pid mix when it fails. */
-static void
-randbytes(unsigned char *p, size_t n)
-{
-	struct timespec ts;
-	unsigned long x;
-	size_t got = 0;
-	ssize_t r;
-	int fd;
-
-	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
-		while (got < n) {
-			if ((r = read(fd, p + got, n - got)) > 0)
-				got += r;
-			else if (r == 0 || errno != EINTR)
-				break;
-		}
-		close(fd);
-	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	x = (unsigned long)ts.tv_sec ^ (unsigned long)ts.tv_nsec << 8 ^
-	    (unsigned long)getpid() << 20 ^ (unsigned long)monoms();
-	for (; got < n; got++) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		x ^= (unsigned long)ts.tv_nsec + got;
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		p[got] = x >> 11;
-	}
-}
-
-/* A UUID version 4 into u[37]. */
-static void
-uuid(char *u)
-{
-	unsigned char b[16];
-
-	randbytes(b, sizeof(b));
-	b[6] = (b[6] & 0x0f) | 0x40;
-	b[8] = (b[8] & 0x3f) | 0x80;
-	snprintf(u, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-	         "%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4],
-	         b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-	         b[14], b[15]);
-}
-
-/* The time now as ISO 8601 UTC with milliseconds into t[32]. */
-static void
-isonow(char *t)
-{
-	long long ms = nowms();
-	int f[6];
-
-	/* by hand, not gmtime and strftime: see utcdate */
-	utcdate(ms / 1000, f);
-	snprintf(t, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-	         f[0] % 10000, f[1] % 100, f[2] % 100, f[3] % 100, f[4] % 100,
-	         f[5] % 100, (int)(ms % 1000));
-}
-
 /* The entries are found by id through a hash table, so that a branch is
  * followed at once whatever the order of the lines: searched for, 40,000
  * entries whose parents came after them took 27 s to resume.  The seed
@@ -898,6 +837,46 @@ sessread(Session *s, const char *path)
 	return readpath(s, path, 1);
 }
 
+/* sessread, with the branch that ends at entry leaf (NULL: the file's
+ * leaf), every line of it read; an unknown leaf is said, errno EINVAL. */
+int
+sessreadat(Session *s, const char *path, const char *leaf)
+{
+	Window w = { { 0 }, 0 };
+	const Entry **p;
+	size_t n, i;
+	int fd, r = 0;
+
+	if (sessread(s, path) < 0)
+		return -1;
+	if (!leaf)
+		return 0;
+	if (sessmove(s, leaf) < 0) {
+		safetext(&w.b, leaf, strlen(leaf), 1);
+		warn("%s: no entry %s", path, bstr(&w.b));
+		buffree(&w.b);
+		sessfree(s);
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		warn("open %s:", path);
+		sessfree(s);
+		return -1;
+	}
+	n = sessbranch(s, &p);
+	for (i = 0; i < n && r == 0; i++)
+		r = fetch((Entry *)p[i], NULL, fd, &w, path);
+	close(fd);	/* only read */
+	buffree(&w.b);
+	free(p);
+	if (r < 0) {
+		sessfree(s);
+		errno = EINVAL;
+	}
+	return r;
+}
+
 /* Load path, then open it for appends; of the lines only those that
  * the context uses are kept.  Loading never changes the file: another
  * agent may be appending to it at this moment, and what looks like a
@@ -1091,14 +1070,45 @@ out:
 	return r;
 }
 
+/* Copy the branch to entry at (NULL: the leaf) into s, its lines read
+ * from the file first where they are not in memory.  0, or -1. */
+static int
+copybranch(Session *s, Session *from, const char *at)
+{
+	const char *leaf = from->leaf;
+	const Entry **path;
+	size_t n, i;
+	long k;
+	int r = 0;
+
+	if (at)
+		from->leaf = (k = findid(from, at)) >= 0 ? from->e[k].id : NULL;
+	if (from->fd >= 0 && readcontext(from, NULL, linefd(from),
+	                                 from->path, 1) < 0)
+		r = -1;
+	n = r < 0 ? 0 : sessbranch(from, &path);
+	for (i = 0; i < n && r == 0; i++)
+		if (!path[i]->line)
+			r = -1;
+		else
+			addentry(s, xstrdup(path[i]->id), path[i]->parent ?
+			         xstrdup(path[i]->parent) : NULL,
+			         xstrdup(path[i]->type),
+			         xstrdup(path[i]->line));
+	from->leaf = leaf;
+	if (n && from->fd >= 0)
+		sessdone(from, path);	/* the lines go back to the file */
+	else if (n)
+		free(path);
+	return r;
+}
+
 int
-sessfork(Session *s, const Session *from, const char *frompath,
+sessfork(Session *s, Session *from, const char *at, const char *frompath,
          const char *dir, const char *cwd)
 {
-	const Entry **path;
 	char here[4096];
 	Buf abs = { 0 };
-	size_t n, i;
 
 	/* pi records the source as an absolute path */
 	if (frompath && *frompath != '/' && getcwd(here, sizeof(here)))
@@ -1107,12 +1117,10 @@ sessfork(Session *s, const Session *from, const char *frompath,
 		bufadds(&abs, frompath);
 	start(s, dir, cwd, frompath ? abs.p : NULL);
 	buffree(&abs);
-	n = sessbranch(from, &path);
-	for (i = 0; i < n; i++)
-		addentry(s, xstrdup(path[i]->id),
-		         path[i]->parent ? xstrdup(path[i]->parent) : NULL,
-		         xstrdup(path[i]->type), xstrdup(path[i]->line));
-	free(path);
+	if (copybranch(s, from, at) < 0) {
+		sessfree(s);
+		return -1;
+	}
 	indexall(s, s->n);
 	if (!s->path)
 		return 0;
@@ -1411,60 +1419,72 @@ sessbranch(const Session *s, const Entry ***path)
 	return n;
 }
 
-/* Add the usage of answer line to tok, as pi stores it; its cost. */
-static double
-addusage(const char *line, long long tok[4])
-{
-	static const char *keys[] = {
-		"input", "output", "cacheRead", "cacheWrite"
-	};
-	Json j;
-	double v, cost = 0;
-	size_t k;
-	int m, u;
-
-	if (jsonparse(&j, line, strlen(line)) < 0)
-		return 0;
-	m = jsonget(&j, 0, "message");
-	u = jsoneq(&j, jsonget(&j, m, "role"), "assistant") ?
-	    jsonget(&j, m, "usage") : -1;
-	for (k = 0; u >= 0 && k < LEN(keys); k++)
-		if (jsonnum(&j, jsonget(&j, u, keys[k]), &v) == 0 &&
-		    v >= 0 && v < 1e12)	/* no sum can overflow */
-			tok[k] += (long long)v;
-	if (jsonnum(&j, jsonget(&j, jsonget(&j, u, "cost"), "total"),
-	            &v) == 0 && v >= 0 && v < 1e12)
-		cost = v;
-	jsonfree(&j);
-	return cost;
-}
-
-/* The usage of every answer in the file, every branch's, as pi stores
- * it: tokens (input, output, cache read, cache write) summed into tok,
- * the cost in dollars returned.  Lines not in memory are read from the
- * file, one window at a time, and let go again. */
-double
-sessusage(Session *s, long long tok[4])
+/* Call fn on every entry of the file of type (NULL: of any), in file
+ * order, with its line at hand if it can be read (else e->line is
+ * NULL); lines not in memory are read a window at a time and let go
+ * again, so that a big file is never whole in memory. */
+void
+sesseach(Session *s, const char *type, void (*fn)(const Entry *, void *),
+         void *arg)
 {
 	Window w = { { 0 }, 0 };
-	double cost = 0;
 	size_t i;
 	Entry *e;
 
-	memset(tok, 0, 4 * sizeof(*tok));
 	for (i = 0; i < s->n; i++) {
 		e = &s->e[i];
-		if (strcmp(e->type, "message"))
+		if (type && strcmp(e->type, type))
 			continue;
-		if (e->line) {
-			cost += addusage(e->line, tok);
-		} else if (s->fd >= 0 && fetch(e, NULL, linefd(s), &w,
-		           s->path ? s->path : "session") == 0) {
-			cost += addusage(e->line, tok);
-			free(e->line);
-			e->line = NULL;
+		if (e->line || s->fd < 0 || fetch(e, NULL, linefd(s), &w,
+		    s->path ? s->path : "session") < 0) {
+			fn(e, arg);
+			continue;
 		}
+		fn(e, arg);
+		free(e->line);
+		e->line = NULL;
 	}
 	buffree(&w.b);
-	return cost;
+}
+
+/* A copy of e[i]'s line, read from the file if it is not in memory, or
+ * NULL if it cannot be. */
+char *
+sessline(Session *s, size_t i)
+{
+	Window w = { { 0 }, 0 };
+	Entry *e = &s->e[i];
+	char *line;
+
+	if (e->line)
+		return xstrdup(e->line);
+	if (s->fd < 0 || fetch(e, NULL, linefd(s), &w, s->path) < 0) {
+		buffree(&w.b);
+		return NULL;
+	}
+	buffree(&w.b);
+	line = e->line;
+	e->line = NULL;
+	return line;
+}
+
+/* The index of the entry with that id, or -1. */
+long
+sessfind(const Session *s, const char *id)
+{
+	return findid(s, id);
+}
+
+/* Move the leaf to the entry with that id: the next entry appended
+ * continues from it, and the file says so then, as pi's does; nothing
+ * is written now.  0, or -1 if there is none. */
+int
+sessmove(Session *s, const char *id)
+{
+	long i = findid(s, id);
+
+	if (i < 0)
+		return -1;
+	s->leaf = s->e[i].id;
+	return 0;
 }

@@ -25,10 +25,14 @@ typedef struct {
 
 int sessparse(Session *s, const char *text, size_t len, const char *name);
 int sessread(Session *s, const char *path);	/* read only, in memory */
+int sessreadat(Session *s, const char *path, const char *leaf);
 int sessload(Session *s, const char *path);
 int sessnew(Session *s, const char *dir, const char *cwd);
-int sessfork(Session *s, const Session *from, const char *frompath,
-             const char *dir, const char *cwd);
+/* A new session holding the branch of from to entry at (NULL: its
+ * leaf; the id of none: nothing), its header naming frompath as its
+ * parent; made in dir, or in memory without.  0, or -1. */
+int sessfork(Session *s, Session *from, const char *at,
+             const char *frompath, const char *dir, const char *cwd);
 int sessappend(Session *s, const char *type, const char *fields);
 int sesssync(Session *s);
 size_t sessbranch(const Session *s, const Entry ***path);
@@ -36,5 +40,9 @@ size_t sesscontext(Session *s, const Entry ***path);
 void sessdone(Session *s, const Entry **path);
 char *sessmessage(Session *s, const Entry *e, int *shared);
 char *sessblock(Session *s);
-double sessusage(Session *s, long long tok[4]);
+void sesseach(Session *s, const char *type,
+              void (*fn)(const Entry *, void *), void *arg);
+long sessfind(const Session *s, const char *id);
+char *sessline(Session *s, size_t i);
+int sessmove(Session *s, const char *id);
 void sessfree(Session *s);

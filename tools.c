@@ -27,6 +27,7 @@
 #include "regex.h"
 #include "edit.h"
 #include "file.h"
+#include "undo.h"
 
 enum {
 	LINECAP = 1 << 20,	/* grep matches the first MiB of a line */
@@ -649,7 +650,7 @@ int
 toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Job w = { 0 };
-	int rc = 1, made;
+	int rc = 1, made, k;
 
 	w.e = e;
 	if (patharg(j, args, "write", 1, &w.path, out) < 0)
@@ -662,9 +663,11 @@ toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 		overedit(e, "write", w.text.len, out);
 		goto done;
 	}
+	k = undobefore(e, w.path);
 	made = makeplan(e, w.path);
 	if ((rc = sandboxrun(e, writejob, &w, out)) != 0 && made)
 		unlink(e->planpath);
+	undoafter(e, k, rc);
 done:
 	buffree(&w.text);
 	free(w.path);
@@ -833,14 +836,17 @@ int
 tooledit(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Job d = { 0 };
-	int rc = 1;
+	int rc = 1, k;
 
 	d.e = e;
 	if (patharg(j, args, "edit", 1, &d.path, out) < 0)
 		return 1;
 	if (editargs(j, args, &d.ed, &d.n, out) == 0 &&
-	    sandboxwritable(e, "edit", d.path, out) == 0)
+	    sandboxwritable(e, "edit", d.path, out) == 0) {
+		k = undobefore(e, d.path);
 		rc = sandboxrun(e, editjob, &d, out);
+		undoafter(e, k, rc);
+	}
 	freeedits(d.ed, d.n);
 	buffree(&d.text);
 	free(d.path);
@@ -922,6 +928,7 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 		secs = e->lim->bashtimeout;
 	else if (secs > MAXTIMEOUT)
 		secs = 0;
+	undobash(e);
 	rc = procrun(e, cmd, secs, &end, out);
 	free(cmd);
 	if (rc < 0)
@@ -953,6 +960,7 @@ toolcleanup(Toolenv *e)
 	prockillall(e);	/* first: one could change the tree as it goes */
 	gitexit(e);
 	gitfree(e);
+	undofree(e);
 	if (e->tmpdir && rmtree(e->tmpdir) < 0)
 		warn("cannot remove %s:", e->tmpdir);
 	free(e->tmpdir);
@@ -1388,4 +1396,81 @@ toolls(Toolenv *e, const Json *j, int args, Buf *out)
 done:
 	free(path);
 	return rc;
+}
+
+/* Whether s may name a tool (or a request field): 1 to 64 letters,
+ * digits, _ and -, as the providers take them. */
+int
+toolgoodname(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+
+	return n > 0 && n <= 64 && !s[n];
+}
+
+/* Text of a tool's description or schema with the numbers it names as
+ * ${name} filled in from lim, so that what the model is told is what
+ * holds: to be freed, or NULL with why. */
+char *
+toolnumbers(const Toollimits *lim, const char *text, Buf *why)
+{
+	const struct { const char *name; long long v; } nums[] = {
+		{ "maxlines", lim->maxlines },
+		{ "maxkb", (long long)(lim->maxbytes / 1024) },
+		{ "greplimit", lim->greplimit },
+		{ "greplinemax", lim->greplinemax },
+		{ "findlimit", lim->findlimit },
+		{ "lslimit", lim->lslimit },
+		{ "maxlogmb", (long long)(lim->maxlog >> 20) },
+		{ "maxeditmb", (long long)(lim->maxedit >> 20) },
+	};
+	Buf b = { 0 };
+	const char *p, *end;
+	size_t i;
+
+	for (p = text; *p; p++) {
+		if (p[0] != '$' || p[1] != '{') {
+			bufaddc(&b, *p);
+			continue;
+		}
+		p += 2;
+		for (i = 0, end = strchr(p, '}'); end && i < LEN(nums); i++)
+			if (strlen(nums[i].name) == (size_t)(end - p) &&
+			    !strncmp(p, nums[i].name, end - p))
+				break;
+		if (!end || i == LEN(nums)) {
+			if (!end)
+				bufadds(why, "a ${ with no }");
+			else
+				bufaddf(why, "${%.*s} is no number of config.h",
+				        (int)(end - p), p);
+			buffree(&b);
+			return NULL;
+		}
+		bufaddf(&b, "%lld", nums[i].v);
+		p = end;
+	}
+	return bufdetach(&b);
+}
+
+/* Whether a tool's schema may be offered: valid JSON, an object of
+ * "type":"object".  0, or -1 with why. */
+int
+toolschema(const char *schema, Buf *why)
+{
+	Json j;
+	int ok;
+
+	if (jsonparse(&j, schema, strlen(schema)) < 0) {
+		bufadds(why, "its schema is not valid JSON");
+		return -1;
+	}
+	ok = j.t[0].type == JOBJ &&
+	     jsoneq(&j, jsonget(&j, 0, "type"), "object");
+	jsonfree(&j);
+	if (!ok)
+		bufadds(why, "its schema must be an object of "
+		        "\"type\":\"object\"");
+	return ok ? 0 : -1;
 }

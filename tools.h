@@ -21,6 +21,7 @@ typedef struct {
 				 * content */
 	size_t maxlog;		/* bytes of bash output saved to a file */
 	size_t maximage;	/* bytes of an image file read returns */
+	size_t maxundo;		/* bytes of files kept for /undo in a turn */
 	/* what grep and find take in of .gitignore files (walk.c's
 	 * Walkopt), and how long grep, find and ls may search */
 	size_t ignorebytes;
@@ -71,6 +72,8 @@ typedef struct {
 	 * at start is kept as it was by gitguard.c (gitinit) */
 	int gitwrite;		/* tools may change git's configuration */
 	struct Gitguard *git;	/* or NULL */
+	struct Undo *undo;	/* or NULL: what write and edit changed in
+				 * the turn, for /undo (undo.c) */
 	int stay;		/* what a call leaves running may stay (the
 				 * profile's); else it is killed at its end */
 	int reaper;		/* agent is the subreaper of tool processes:
@@ -103,3 +106,6 @@ int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
 const char *toolimage(const char *path, size_t max, Buf *b, Buf *out);
 void toolcleanup(Toolenv *e);
+int toolgoodname(const char *s);
+char *toolnumbers(const Toollimits *lim, const char *text, Buf *why);
+int toolschema(const char *schema, Buf *why);

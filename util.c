@@ -1074,3 +1074,132 @@ linktarget(const char *path, char **real)
 	}
 	return 0;
 }
+
+/* Cut the text in b to cols characters (code points, each taken as one
+ * column), its end marked "..." when cut: for a line of a list. */
+void
+textcut(Buf *b, size_t cols)
+{
+	size_t at = 0, k, chars = 0, keep = 0;
+
+	for (; at < b->len && chars <= cols; chars++) {
+		if (chars == (cols > 3 ? cols - 3 : 0))
+			keep = at;
+		k = utf8seq(b->p + at, b->len - at);
+		at += k ? k : 1;
+	}
+	if (chars <= cols && at >= b->len)
+		return;
+	b->len = keep;
+	b->p[keep] = '\0';
+	bufadds(b, cols > 3 ? "..." : "");
+}
+
+/* The columns a line of a list is cut to: $COLUMNS, else 80. */
+size_t
+termcols(void)
+{
+	const char *c = getenv("COLUMNS");
+	size_t v = 0;
+
+	while (c && *c >= '0' && *c <= '9' && v < 10000)
+		v = 10 * v + (*c++ - '0');
+	return v >= 20 && v <= 1000 ? v : 80;
+}
+
+/* The next flag of argv from *ind (the word) and *pos (the letter), as
+ * getopt(3) takes them from spec ("s:" takes an argument, into *arg):
+ * -1 at the first word that is no flag, or past "--"; '?' for a bad
+ * one, said.  By hand: getopt would add its size to a static build. */
+int
+flagnext(char **argv, const char *spec, int *ind, int *pos,
+         const char **arg)
+{
+	const char *w = argv[*ind], *s = NULL;
+	int c;
+
+	if (*pos == 1 && (!w || w[0] != '-' || !w[1]))
+		return -1;
+	if (*pos == 1 && !strcmp(w, "--")) {
+		++*ind;
+		return -1;
+	}
+	c = (unsigned char)w[*pos];
+	if (c == ':' || !(s = strchr(spec, c))) {
+		fprintf(stderr, "agent: unknown flag -%c\n", c);
+		return '?';
+	}
+	if (s[1] != ':') {
+		if (!w[++*pos])
+			++*ind, *pos = 1;
+		return c;
+	}
+	*arg = w[*pos + 1] ? w + *pos + 1 : argv[++*ind];
+	if (!*arg) {
+		fprintf(stderr, "agent: -%c needs an argument\n", c);
+		return '?';
+	}
+	++*ind, *pos = 1;
+	return c;
+}
+
+/* n random bytes: /dev/urandom, or a clock and pid mix when it fails. */
+void
+randbytes(unsigned char *p, size_t n)
+{
+	struct timespec ts;
+	unsigned long x;
+	size_t got = 0;
+	ssize_t r;
+	int fd;
+
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
+		while (got < n) {
+			if ((r = read(fd, p + got, n - got)) > 0)
+				got += r;
+			else if (r == 0 || errno != EINTR)
+				break;
+		}
+		close(fd);
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (unsigned long)ts.tv_sec ^ (unsigned long)ts.tv_nsec << 8 ^
+	    (unsigned long)getpid() << 20 ^ (unsigned long)monoms();
+	for (; got < n; got++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x ^= (unsigned long)ts.tv_nsec + got;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[got] = x >> 11;
+	}
+}
+
+/* A UUID version 4 into u[37]. */
+void
+uuid(char *u)
+{
+	unsigned char b[16];
+
+	randbytes(b, sizeof(b));
+	b[6] = (b[6] & 0x0f) | 0x40;
+	b[8] = (b[8] & 0x3f) | 0x80;
+	snprintf(u, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+	         "%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4],
+	         b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+	         b[14], b[15]);
+}
+
+/* The time now as ISO 8601 UTC with milliseconds into t[32]. */
+void
+isonow(char *t)
+{
+	long long ms = nowms();
+	int f[6];
+
+	/* by hand, not gmtime and strftime: see utcdate */
+	utcdate(ms / 1000, f);
+	snprintf(t, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+	         f[0] % 10000, f[1] % 100, f[2] % 100, f[3] % 100, f[4] % 100,
+	         f[5] % 100, (int)(ms % 1000));
+}

@@ -33,6 +33,10 @@ size_t utf8seq(const char *s, size_t n);
 size_t utf8back(const char *s, size_t n);
 void utf8repair(Buf *b, const char *s, size_t n);
 void safetext(Buf *b, const char *s, size_t n, int oneline);
+void textcut(Buf *b, size_t cols);
+size_t termcols(void);
+int flagnext(char **argv, const char *spec, int *ind, int *pos,
+             const char **arg);
 long long nowms(void);
 long long monoms(void);
 int hexval(int c);
@@ -52,6 +56,9 @@ int pathmatch(const char *pattern, const char *path);
 int namematch(const char *pat, const char *name);
 void globprep(Buf *b, const char *pat);
 void utcdate(long long sec, int f[6]);
+void randbytes(unsigned char *p, size_t n);
+void uuid(char *u);
+void isonow(char *t);
 char *abspath(const char *path);
 int linktarget(const char *path, char **real);
 

@@ -28,6 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char **msgs = msgv;
 	static size_t nmsgs = 1;
 	static const Toollimits lim;	/* all 0: no shell, bash says so */
+	static const long window = 200000, maxout = 32000;
 	Session s;
 	Toolenv e = { 0 };
 	Rpc r = { 0 };
@@ -43,6 +44,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.provider = "p";
 	r.model = &modelp;
 	r.sess = &s;
+	r.context = &window;
+	r.maxout = &maxout;
 	r.msgs = &msgs;
 	r.nmsgs = &nmsgs;
 	e.lim = &lim;

@@ -12,6 +12,7 @@
 #include "../json.h"
 #include "../entry.h"
 #include "../session.h"
+#include "../tree.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -215,7 +216,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	/* what the model, the costs and the estimates take from lines */
 	free(entrymodel(path, n, "openai"));
-	cost = sessusage(&s, tok);
+	cost = treeusage(&s, tok);
 	if (!(cost >= 0) || tok[0] < 0 || tok[1] < 0 || tok[2] < 0 ||
 	    tok[3] < 0)
 		abort();

@@ -18,6 +18,7 @@
 #include "../json.h"
 #include "../entry.h"
 #include "../session.h"
+#include "../tree.h"
 #include "../sessdir.h"
 #include "t.h"
 
@@ -569,7 +570,7 @@ testbranch(void)
 	  "branch: A B E, without C D");
 	free(p);
 	before = readfile(s.path, &lb);
-	T(sessfork(&f, &s, s.path, dir, "/v") == 0, "fork");
+	T(sessfork(&f, &s, NULL, s.path, dir, "/v") == 0, "fork");
 	T(f.path && strcmp(f.path, s.path) && exists(f.path),
 	  "fork: a new file");
 	T(f.n == 3 && !strcmp(f.leaf, s.e[4].id), "fork: the branch, leaf E");
@@ -718,7 +719,7 @@ testloops(void)
 	path = pathf("ab.jsonl");
 	dir = pathf("abfork");
 	capture();
-	T(sessread(&s, path) == 0 && sessfork(&f, &s, path, dir, "/p") == 0,
+	T(sessread(&s, path) == 0 && sessfork(&f, &s, NULL, path, dir, "/p") == 0,
 	  "loops: forked");
 	free(caught());
 	T(f.n == 2 && !strcmp(f.e[0].id, "a1") && !strcmp(f.e[1].id, "a2") &&
@@ -1560,6 +1561,44 @@ testread(void)
 	buffree(&b);
 }
 
+/* sessreadat: the branch that ends at the entry named, each line read;
+ * NULL, the file's leaf; an unknown entry said, EINVAL. */
+static void
+testreadat(void)
+{
+	Session s;
+	Buf b = { 0 };
+	const Entry **p;
+	char *path = pathf("at.jsonl"), *err;
+	size_t n;
+
+	bufadds(&b, head);
+	addent(&b, "a1", NULL, "root");
+	addent(&b, "a2", "a1", "left");
+	addent(&b, "a3", "a1", "right");
+	writefile(path, b.p, 0);
+	T(sessreadat(&s, path, "a2") == 0 && !strcmp(s.leaf, "a2"),
+	  "sessreadat: the leaf named");
+	n = sessbranch(&s, &p);
+	T(n == 2 && !strcmp(p[0]->id, "a1") && p[1]->line &&
+	  strstr(p[1]->line, "left"), "sessreadat: its branch, lines read");
+	free(p);
+	sessfree(&s);
+	T(sessreadat(&s, path, NULL) == 0 && !strcmp(s.leaf, "a3") &&
+	  sessbranch(&s, &p) == 2 && strstr(p[1]->line, "right"),
+	  "sessreadat: NULL, the file's leaf");
+	free(p);
+	sessfree(&s);
+	capture();
+	T(sessreadat(&s, path, "zz") < 0 && errno == EINVAL,
+	  "sessreadat: an unknown entry fails");
+	err = caught();
+	T(strstr(err, "no entry zz") != NULL, "sessreadat: and says so");
+	free(err);
+	free(path);
+	buffree(&b);
+}
+
 /* An empty file is as good as none: ENOENT, then made over. */
 static void
 testempty(void)
@@ -1632,7 +1671,7 @@ testmodelusage(void)
 	writefile(file, text, 0);
 	T(sessload(&s, file) == 0 && s.n == 5, "model, usage: loaded");
 	free(file);
-	cost = sessusage(&s, tok);
+	cost = treeusage(&s, tok);
 	T(tok[0] == 11 && tok[1] == 22 && tok[2] == 33 && tok[3] == 44 &&
 	  cost == 0.75, "usage: every answer's, every branch's, summed");
 	n = sessbranch(&s, &path);
@@ -1808,6 +1847,7 @@ main(void)
 	testshort();
 	testuncut();
 	testread();
+	testreadat();
 	testempty();
 	testloadwhilewriting();
 	testhalfline();
