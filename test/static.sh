@@ -5,7 +5,14 @@
 . test/lib.sh
 ROOT=$PWD
 BIN=${1:-agent-static}
-max=307200	# bytes: 300 KiB, stripped (as ls -lh and du count)
+# The budget, stripped (as ls -lh and du count): 300 KiB for the agent
+# of issues 7 to 20 (306,696 bytes at the end); issue 21's rooms (-e's
+# pages, the session's tree, -l, /undo, -r's session commands) cost 24 KB
+# and the static build's own measures (LTO, musl packed, no unwind
+# tables...) took 6.6 KB back.  340 KiB holds that and room for issue
+# 22's MCP client and sub-agents, no more: a change that grows the binary
+# by a tenth still fails here.
+max=348160	# bytes: 340 KiB
 W=$T/work
 
 if [ ! -f "$BIN" ]; then
