@@ -148,7 +148,7 @@ test-asan: config.h
 FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
-	test/fuzz_responses test/fuzz_guard
+	test/fuzz_responses test/fuzz_guard test/fuzz_export
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -178,6 +178,11 @@ test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c tree.c $(TOOLSRC) \
 	$(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c entry.c \
 	    tree.c $(TOOLSRC) $(WIRESRC) sse.c json.c util.c
+# export.c writes its page through file.c
+test/fuzz_export: test/fuzz_export.c export.c session.c entry.c file.c \
+	json.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_export.c export.c session.c \
+	    entry.c file.c json.c util.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 # guard.c runs hooks (proc.c): tools.c and what it needs come along
