@@ -28,7 +28,7 @@ typedef struct {
 
 /* A directory of config.h's into b: $HOME for "~/". -1: no $HOME. */
 static int
-dirname2(Buf *b, const char *dir)
+homepath(Buf *b, const char *dir)
 {
 	const char *home = getenv("HOME");
 
@@ -237,7 +237,7 @@ namesfree(char **v)
 	free(v);
 }
 
-/* Whether name is among the n names of v (NUL-separated in a Buf). */
+/* Whether name is among the names in v, each ended by a NUL. */
 static int
 seen(const Buf *v, const char *name)
 {
@@ -319,7 +319,7 @@ skillrow(Buf *b, Buf *names, const Promptconf *c, const Promptdir *d,
 	Buf p = { 0 };
 	struct stat st;
 
-	if (dirname2(&p, d->path) < 0)
+	if (homepath(&p, d->path) < 0)
 		return;
 	if (p.p[0] == '/') {
 		skilldir(b, names, c, p.p);
@@ -500,7 +500,7 @@ findtemplate(const Promptconf *c, const char *name, Buf *t, Front *f)
 	int rc = -1;
 
 	for (d = c->prompts; d->path && rc < 0; d++) {
-		if (dirname2(&p, d->path) < 0)
+		if (homepath(&p, d->path) < 0)
 			continue;
 		bufaddf(&p, "/%s.md", name);
 		if (readtrusted(p.p, c->maxfile, t) >= 0) {
@@ -572,7 +572,7 @@ prompthelp(const Promptconf *c, FILE *fp)
 	size_t i, n;
 
 	for (d = c->prompts; d->path; d++) {
-		if (dirname2(&p, d->path) < 0 || !(v = dirnames(p.p)))
+		if (homepath(&p, d->path) < 0 || !(v = dirnames(p.p)))
 			continue;
 		for (i = 0; v[i]; i++) {
 			n = strlen(v[i]);
@@ -608,7 +608,7 @@ attach(const Promptconf *c, Buf *files, Buf *more, const char *path)
 	char *abs;
 	int fd, rc = -1;
 
-	if (dirname2(&p, path) < 0)
+	if (homepath(&p, path) < 0)
 		bufadds(&p, path);
 	abs = abspath(p.p);
 	if ((fd = open(abs, O_RDONLY | O_CLOEXEC)) < 0) {
