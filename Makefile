@@ -13,17 +13,17 @@ TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c \
 TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
 	undo.o
 HDR = anthropic.h ask.h context.h edit.h entry.h events.h export.h file.h \
-	gitguard.h guard.h http.h json.h openai.h proc.h regex.h responses.h \
-	rpc.h sandbox.h sessdir.h session.h sse.h tls.h tools.h tree.h \
-	undo.h util.h walk.h wire.h
+	gitguard.h guard.h http.h json.h openai.h proc.h prompt.h regex.h \
+	responses.h rpc.h sandbox.h sessdir.h session.h sse.h tls.h tools.h \
+	tree.h undo.h util.h walk.h wire.h
 SRC = agent.c ask.c context.c edit.c entry.c events.c export.c file.c \
-	gitguard.c guard.c http.c json.c proc.c regex.c rpc.c sandbox.c \
-	sessdir.c session.c sse.c tls.c tools.c tree.c undo.c util.c walk.c \
-	$(WIRESRC)
+	gitguard.c guard.c http.c json.c proc.c prompt.c regex.c rpc.c \
+	sandbox.c sessdir.c session.c sse.c tls.c tools.c tree.c undo.c util.c \
+	walk.c $(WIRESRC)
 OBJ = agent.o ask.o context.o edit.o entry.o events.o export.o file.o \
-	gitguard.o guard.o http.o json.o proc.o regex.o rpc.o sandbox.o \
-	sessdir.o session.o sse.o tls.o tools.o tree.o undo.o util.o walk.o \
-	$(WIREOBJ)
+	gitguard.o guard.o http.o json.o proc.o prompt.o regex.o rpc.o \
+	sandbox.o sessdir.o session.o sse.o tls.o tools.o tree.o undo.o util.o \
+	walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay
@@ -41,7 +41,7 @@ config.h:
 $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
 	sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h guard.h \
-	events.h ask.h context.h rpc.h export.h config.h
+	events.h ask.h context.h rpc.h export.h prompt.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
@@ -56,6 +56,7 @@ http.o: http.c util.h tls.h http.h
 json.o: json.c util.h json.h
 openai.o: openai.c util.h json.h wire.h openai.h
 proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
+prompt.o: prompt.c util.h json.h tools.h prompt.h
 regex.o: regex.c util.h regex.h
 responses.o: responses.c util.h json.h wire.h responses.h
 rpc.o: rpc.c util.h json.h wire.h entry.h session.h tree.h tools.h gitguard.h \

@@ -34,6 +34,7 @@
 #include "context.h"
 #include "rpc.h"
 #include "export.h"
+#include "prompt.h"
 
 typedef struct {
 	const char *name;
@@ -84,6 +85,7 @@ typedef struct {
 	double turncost;
 	Rpc *rpc;		/* -r, or NULL */
 	Buf sid;		/* the session's id, a request's cache key */
+	Promptconf pc;		/* config.h's, for skills, templates, @files */
 } Agent;
 
 /* What config.h's models[] says of the model, or NULL. */
@@ -641,21 +643,12 @@ static int
 oneshot(Agent *a, char **prompt)
 {
 	Buf msg = { 0 }, in = { 0 };
-	int rc;
+	int rc = 1;
 
-	for (; *prompt; prompt++) {
-		bufadds(&msg, *prompt);
-		if (prompt[1])
-			bufaddc(&msg, ' ');
-	}
-	if (!isatty(0)) {
+	if (!isatty(0))
 		readstdin(a, &in);
-		if (in.len) {
-			bufadds(&msg, "\n\n");
-			bufadd(&msg, in.p, in.len);
-		}
-	}
-	rc = turn(a, msg.p, msg.len);
+	if (promptargv(&a->pc, &msg, &a->attach, prompt, &in) == 0)
+		rc = turn(a, msg.p, msg.len);
 	buffree(&msg);
 	buffree(&in);
 	return rc;
@@ -768,7 +761,7 @@ forkat(Agent *a, const char *arg)
 	buffree(&why);
 }
 
-/* A /command typed in line mode: 1 to go on, 0 to quit. */
+/* A /command typed in line mode: 1 to go on, 0 to quit, -1 none such. */
 static int
 slashcommand(Agent *a, const char *line)
 {
@@ -785,6 +778,7 @@ slashcommand(Agent *a, const char *line)
 		      "/thinking [level]  the thinking level, or set it\n"
 		      "/undo     undo the last turn's writes and edits\n"
 		      "/quit     leave (also /exit, Ctrl-D)\n", stderr);
+		prompthelp(&a->pc, stderr);
 		return 1;
 	}
 	if (!strncmp(line, "/compact", 8) && (!line[8] || line[8] == ' ')) {
@@ -828,15 +822,14 @@ slashcommand(Agent *a, const char *line)
 		fprintf(stderr, "%s/%s\n", a->prov->name, a->model);
 		return 1;
 	}
-	warn("unknown command: %s (try /help)", line);
-	return 1;
+	return -1;	/* a template's, or an unknown command */
 }
 
 /* Each line of stdin is a message; a line ending in \ goes on. */
 static int
 linemode(Agent *a)
 {
-	Buf msg = { 0 };
+	Buf msg = { 0 }, text = { 0 };
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -868,14 +861,15 @@ linemode(Agent *a)
 		bufadd(&msg, line, n);
 		if (!msg.len)
 			continue;
-		if (msg.p[0] == '/' && !memchr(msg.p, '\n', msg.len)) {
-			r = slashcommand(a, msg.p);
+		if (msg.p[0] == '/' && !memchr(msg.p, '\n', msg.len) &&
+		    (r = slashcommand(a, msg.p)) >= 0) {
 			bufreset(&msg);
 			if (!r)
 				break;
 			continue;
 		}
-		r = turn(a, msg.p, msg.len);
+		r = promptline(&a->pc, &text, &a->attach, msg.p) < 0 ? 0 :
+		    turn(a, text.p, text.len);
 		if (r)
 			rc = r == 130 ? rc : 1;
 		bufreset(&msg);
@@ -884,6 +878,7 @@ linemode(Agent *a)
 	}
 	free(line);
 	buffree(&msg);
+	buffree(&text);
 	return rc;
 }
 
@@ -1150,7 +1145,7 @@ offertools(Agent *a, const char *list)
 static void
 buildsystem(Agent *a)
 {
-	Buf b = { 0 };
+	Buf b = { 0 }, sk = { 0 };
 	int k;
 
 	bufadds(&b, sysprompt);
@@ -1161,8 +1156,13 @@ buildsystem(Agent *a)
 		bufadds(&b, ".");
 	}
 	guardprompt(&a->guard, &b);
-	ctxsystem(&b, contextfiles, maxcontext);
+	a->pc = (Promptconf){ skilldirs, promptdirs, maxskill, maxattach,
+	                      maximage };
+	if (toolindex(a, "read") >= 0)	/* as pi: skills are read */
+		promptskills(&sk, &a->pc);
+	ctxsystem(&b, contextfiles, maxcontext, &sk);
 	a->system = bufdetach(&b);
+	buffree(&sk);
 }
 
 /* Keys must never reach a tool: the bash tool drops these variables. */

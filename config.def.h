@@ -336,6 +336,38 @@ static const Tool tools[] = {
 static const char *const contextfiles[] = { "AGENTS.md", "CLAUDE.md", NULL };
 static const size_t maxcontext = 64 * 1024;	/* bytes of one such file */
 
+/* Skills: each DIR/NAME/SKILL.md whose front matter has a name and a
+ * description is listed in the system prompt (when read is offered) for
+ * the model to read when the task needs it; the first of a name wins.
+ * Prompt templates: /NAME args expands DIR/NAME.md, the first found.
+ * "~/" is $HOME; other directories are the working directory's, and with
+ * up 1 (skills) those of each directory above it too, up to the git
+ * root, as pi looks for .agents/skills.  Only files of the user or root
+ * are read, as AGENTS.md. */
+static const Promptdir skilldirs[] = {
+	/* directory            up */
+	{ ".pi/skills",          0 },
+	{ ".agents/skills",      1 },
+	{ ".claude/skills",      0 },
+	{ "~/.pi/agent/skills",  0 },
+	{ "~/.agents/skills",    0 },
+	{ "~/.claude/skills",    0 },
+	{ NULL,                  0 },
+};
+static const Promptdir promptdirs[] = {
+	/* directory            up */
+	{ ".pi/prompts",         0 },
+	{ ".agents/prompts",     0 },
+	{ "~/.pi/agent/prompts", 0 },
+	{ "~/.agents/prompts",   0 },
+	{ NULL,                  0 },
+};
+static const size_t maxskill = 64 * 1024;	/* bytes of a SKILL.md or a
+						 * template read; a skill's
+						 * front matter must end
+						 * within them */
+static const size_t maxattach = 1 << 20;	/* bytes of an @file's text */
+
 /* The system prompt; the offered tools, the project instructions, the
  * date and the working directory are added after it. */
 static const char sysprompt[] =

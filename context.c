@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "util.h"
 #include "json.h"
@@ -419,18 +418,6 @@ appendfile(Buf *b, const char *path, size_t max)
 	return rc < 0 ? -1 : 0;
 }
 
-/* A file of instructions we trust: a regular file of ours or root's, not
- * one that another user left in a shared directory such as /tmp. */
-static int
-trustedfile(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	       (st.st_uid == getuid() || st.st_uid == 0) &&
-	       access(path, R_OK) == 0;
-}
-
 /* The project's instructions, for the system prompt: in each directory
  * from cwd up to the root, the first of names (NULL-terminated) there,
  * up to max bytes of each; outermost first. */
@@ -470,7 +457,7 @@ ctxinstructions(Buf *b, const char *cwd, const char *const *names,
 }
 
 void
-ctxsystem(Buf *b, const char *const *names, size_t max)
+ctxsystem(Buf *b, const char *const *names, size_t max, const Buf *skills)
 {
 	char cwd[4096];
 	int f[6];
@@ -478,6 +465,7 @@ ctxsystem(Buf *b, const char *const *names, size_t max)
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), ".");
 	ctxinstructions(b, cwd, names, max);
+	bufadd(b, bstr(skills), skills->len);
 	/* the day in UTC: local time would link the time zone code in */
 	utcdate(time(NULL), f);
 	bufaddf(b, "\n\nCurrent date: %04d-%02d-%02d\nCurrent working "

@@ -70,6 +70,7 @@ int ctxcompact(Ctx *c, const Ctxcut *k, const Buf *summary);
 void ctxcutfree(Ctxcut *k);
 /* The system prompt's end: the project's instructions (the first of
  * names in each directory from the root down to the working one,
- * trusted files only, max bytes each), the date and the working
- * directory. */
-void ctxsystem(Buf *b, const char *const *names, size_t max);
+ * trusted files only, max bytes each), the skills (prompt.c's list, as
+ * pi puts it there), the date and the working directory. */
+void ctxsystem(Buf *b, const char *const *names, size_t max,
+               const Buf *skills);

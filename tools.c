@@ -434,8 +434,8 @@ savefile(const Toolenv *e, const char *path, const char *p, size_t n,
 
 /* The media type of an image the models take, from its first bytes (the
  * name may lie), or NULL. */
-static const char *
-imagetype(const char *p, size_t n)
+const char *
+toolimagetype(const char *p, size_t n)
 {
 	if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8))
 		return "image/png";
@@ -468,7 +468,7 @@ toolimage(const char *path, size_t max, Buf *b, Buf *out)
 		bufaddf(out, "Cannot read %s: it is over the ", path);
 		bufaddsize(out, max);
 		bufadds(out, " limit for images");
-	} else if (!(type = imagetype(raw.p, raw.len))) {
+	} else if (!(type = toolimagetype(raw.p, raw.len))) {
 		bufaddf(out, "%s is not a png, jpeg, gif or webp image", path);
 	} else {
 		bufadds(b, ",{\"type\":\"image\",\"data\":\"");
@@ -596,7 +596,7 @@ toolread(Toolenv *e, const Json *j, int args, Buf *out)
 	r = filereader(fd, e->intr);
 	if (filemore(r) < 0)
 		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
-	else if (imagetype(r->buf, r->len))
+	else if (toolimagetype(r->buf, r->len))
 		rc = readimage(e, path, out);
 	else if (filebinary(r->buf, r->len))
 		bufaddf(out, "Cannot read %s: it is a binary file (of images, "

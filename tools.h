@@ -105,6 +105,7 @@ int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
 const char *toolimage(const char *path, size_t max, Buf *b, Buf *out);
+const char *toolimagetype(const char *p, size_t n);
 void toolcleanup(Toolenv *e);
 int toolgoodname(const char *s);
 char *toolnumbers(const Toollimits *lim, const char *text, Buf *why);

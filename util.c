@@ -996,6 +996,19 @@ pathmatch(const char *p, const char *s)
 	}
 }
 
+/* A file of instructions we trust (AGENTS.md, a skill, a template): a
+ * regular file of ours or root's, not one that another user left in a
+ * shared directory such as /tmp. */
+int
+trustedfile(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (st.st_uid == getuid() || st.st_uid == 0) &&
+	       access(path, R_OK) == 0;
+}
+
 /* path made absolute, "." and ".." taken out by its letters alone */
 char *
 abspath(const char *path)

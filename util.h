@@ -59,6 +59,7 @@ void utcdate(long long sec, int f[6]);
 void randbytes(unsigned char *p, size_t n);
 void uuid(char *u);
 void isonow(char *t);
+int trustedfile(const char *path);
 char *abspath(const char *path);
 int linktarget(const char *path, char **real);
 
