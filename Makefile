@@ -153,7 +153,7 @@ test-asan: config.h
 FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
-	test/fuzz_responses test/fuzz_guard
+	test/fuzz_responses test/fuzz_guard test/fuzz_mcp
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -189,6 +189,12 @@ test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 test/fuzz_guard: test/fuzz_guard.c guard.c $(TOOLSRC) json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c $(TOOLSRC) json.c \
 	    util.c
+
+# mcp.c starts servers (proc.c) and speaks HTTP: they come along
+test/fuzz_mcp: test/fuzz_mcp.c mcp.c http.c tls.c sse.c $(TOOLSRC) json.c \
+	util.c $(HDR) config.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_mcp.c mcp.c http.c tls.c sse.c \
+	    $(TOOLSRC) json.c util.c $(LIBS)
 
 fuzz: $(FUZZ)
 	for f in $(FUZZ); do t=$${f#test/fuzz_}; \

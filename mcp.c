@@ -462,10 +462,11 @@ addtool(Mcp *m, Srv *v, const Json *j, int t)
 		        "needed");
 	else if (toolschema(bstr(&schema), &why) == 0)
 		goto keep;
-	safetext(&full, "", 0, 1);
+	bufreset(&desc);	/* a hostile name: made safe to show */
+	safetext(&desc, full.p, MIN(full.len, 80), 1);
 	if (!m->c->quiet)
-		warn("mcp %s: tool %.80s skipped: %s", v->s->name,
-		     bstr(&full), why.p);
+		warn("mcp %s: tool %s skipped: %s", v->s->name, desc.p,
+		     why.p);
 	goto out;
 keep:
 	jsonstrbuf(j, jsonget(j, t, "description"), &desc);
@@ -805,8 +806,6 @@ mcpfree(Mcp *m)
 		return;
 	for (i = 0; i < m->nsrv; i++) {
 		v = &m->srv[i];
-		if (v->state != DEAD)
-			v->state = DEAD, v->why = NULL;
 		if (v->pid > 0)
 			procunserve(m->c->tenv, v->pid);
 		if (v->to >= 0)
