@@ -1028,7 +1028,6 @@ offertools(Agent *a, const char *list)
 	c->tenv = &a->tenv;
 	if (calloffer(c, list, a->guard.prof->off) < 0)
 		usage();
-	a->guard.always = c->always;
 	a->mcpconf.servers = mcpservers;
 	a->mcpconf.calltimeout = mcptimeout;
 	a->mcpconf.listtimeout = mcpstarttimeout;

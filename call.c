@@ -67,6 +67,7 @@ calloffer(Calls *c, const char *list, const char *off)
 
 	c->noffer = c->nfixed = 0;
 	c->always = xcalloc(c->ntools, sizeof(*c->always));
+	c->guard->always = c->always;
 	for (i = 0; !list && i < c->ntools; i++)
 		if (!guardlisted(off, c->tools[i].name))
 			offerrow(c, i);
@@ -108,6 +109,7 @@ callmcp(Calls *c)
 	c->noffer = c->nfixed;
 	c->offer = xrealloc(c->offer, (c->nfixed + n) * sizeof(*c->offer));
 	c->always = xrealloc(c->always, (c->ntools + n) * sizeof(*c->always));
+	c->guard->always = c->always;	/* it moved */
 	for (k = 0; k < n; k++) {
 		c->always[c->ntools + k] = 0;	/* the list is new */
 		c->offer[c->noffer++] = t[k];
