@@ -12,21 +12,21 @@ TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c \
 	undo.c
 TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
 	undo.o
-HDR = anthropic.h ask.h context.h edit.h entry.h events.h export.h file.h \
-	gitguard.h guard.h http.h json.h openai.h proc.h prompt.h regex.h \
-	responses.h rpc.h sandbox.h sessdir.h session.h sse.h tls.h tools.h \
-	tree.h undo.h util.h walk.h wire.h
-SRC = agent.c ask.c context.c edit.c entry.c events.c export.c file.c \
-	gitguard.c guard.c http.c json.c proc.c prompt.c regex.c rpc.c \
-	sandbox.c sessdir.c session.c sse.c tls.c tools.c tree.c undo.c util.c \
-	walk.c $(WIRESRC)
-OBJ = agent.o ask.o context.o edit.o entry.o events.o export.o file.o \
-	gitguard.o guard.o http.o json.o proc.o prompt.o regex.o rpc.o \
-	sandbox.o sessdir.o session.o sse.o tls.o tools.o tree.o undo.o util.o \
-	walk.o $(WIREOBJ)
+HDR = anthropic.h ask.h call.h context.h edit.h entry.h events.h export.h \
+	file.h gitguard.h guard.h http.h json.h mcp.h openai.h proc.h prompt.h \
+	regex.h responses.h rpc.h sandbox.h sessdir.h session.h sse.h tls.h \
+	tools.h tree.h undo.h util.h walk.h wire.h
+SRC = agent.c ask.c call.c context.c edit.c entry.c events.c export.c \
+	file.c gitguard.c guard.c http.c json.c mcp.c proc.c prompt.c regex.c \
+	rpc.c sandbox.c sessdir.c session.c sse.c tls.c tools.c tree.c undo.c \
+	util.c walk.c $(WIRESRC)
+OBJ = agent.o ask.o call.o context.o edit.o entry.o events.o export.o \
+	file.o gitguard.o guard.o http.o json.o mcp.o proc.o prompt.o regex.o \
+	rpc.o sandbox.o sessdir.o session.o sse.o tls.o tools.o tree.o undo.o \
+	util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
-TESTPROGS = $(TESTS) test/fake test/httpget test/relay
+TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 all: agent
@@ -41,9 +41,11 @@ config.h:
 $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
 	sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h guard.h \
-	events.h ask.h context.h rpc.h export.h prompt.h config.h
+	events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
+call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
+	guard.h events.h mcp.h call.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
 edit.o: edit.c util.h edit.h
 entry.o: entry.c util.h json.h entry.h
@@ -54,6 +56,7 @@ gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
 guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h guard.h
 http.o: http.c util.h tls.h http.h
 json.o: json.c util.h json.h
+mcp.o: mcp.c util.h json.h sse.h http.h tools.h proc.h mcp.h
 openai.o: openai.c util.h json.h wire.h openai.h
 proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
 prompt.o: prompt.c util.h json.h tools.h prompt.h
@@ -121,6 +124,8 @@ test/responses: test/responses.c test/t.h $(WIREOBJ) sse.o json.o util.o
 	    util.o $(LDFLAGS)
 test/relay: test/relay.c
 	$(CC) $(ACFLAGS) -o $@ test/relay.c $(LDFLAGS)
+test/mcpsrv: test/mcpsrv.c
+	$(CC) $(ACFLAGS) -o $@ test/mcpsrv.c $(LDFLAGS)
 test/fake: test/fake.c
 	$(CC) $(ACFLAGS) -o $@ test/fake.c $(LDFLAGS)
 
@@ -149,7 +154,7 @@ test-asan: config.h
 FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
-	test/fuzz_responses test/fuzz_guard test/fuzz_export
+	test/fuzz_responses test/fuzz_guard test/fuzz_export test/fuzz_mcp
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -190,6 +195,12 @@ test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 test/fuzz_guard: test/fuzz_guard.c guard.c $(TOOLSRC) json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c $(TOOLSRC) json.c \
 	    util.c
+
+# mcp.c starts servers (proc.c) and speaks HTTP: they come along
+test/fuzz_mcp: test/fuzz_mcp.c mcp.c http.c tls.c sse.c $(TOOLSRC) json.c \
+	util.c $(HDR) config.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_mcp.c mcp.c http.c tls.c sse.c \
+	    $(TOOLSRC) json.c util.c $(LIBS)
 
 fuzz: $(FUZZ)
 	for f in $(FUZZ); do t=$${f#test/fuzz_}; \

@@ -35,6 +35,8 @@
 #include "rpc.h"
 #include "export.h"
 #include "prompt.h"
+#include "mcp.h"
+#include "call.h"
 
 typedef struct {
 	const char *name;
@@ -61,17 +63,15 @@ typedef struct {
 	char *key;
 	int json;		/* -j: events on stdout instead of text */
 	Events ev;		/* what the run shows, text or events */
-	Tool offer[LEN(tools)];	/* the tools offered, their descriptions'
-				 * numbers filled in */
-	int noffer;
-	int always[LEN(tools)];	/* 'a' answered: no more asking */
+	Calls calls;		/* the tools offered, a call of one */
+	Mcpconf mcpconf;	/* config.h's, for the MCP servers */
 	Guard guard;
 	Httpclient *http;
 	Ask ask;		/* how the model is asked */
 	Toolenv tenv;
 	const char **scrub;
 	char *desc[LEN(tools)];	/* the tools' descriptions and schemas, */
-	char *schema[LEN(tools)];	/* their numbers filled in */
+	char *schema[LEN(tools)];	/* their numbers filled in (calls') */
 	Ctx ctx;		/* the context: the session's branch */
 	Ctxconf ctxconf;	/* config.h's, for it */
 	Session sess;
@@ -216,8 +216,9 @@ makerequest(Agent *a, Wirereq *q)
 	q->msgs = a->ctx.msgs.v;
 	q->nmsgs = a->ctx.msgs.n;
 	q->forms = a->ctx.msgs.form;
-	q->tools = a->offer;
-	q->ntools = a->noffer;
+	callmcp(&a->calls);	/* MCP servers start here, when first asked */
+	q->tools = a->calls.offer;
+	q->ntools = a->calls.noffer;
 	q->maxout = a->ctx.maxout;
 	q->maxfield = a->prov->maxfield;
 	q->level = a->level;
@@ -233,107 +234,6 @@ makerequest(Agent *a, Wirereq *q)
 		jsonfree(&j);
 	}
 	q->cachekey = a->sid.len ? a->sid.p : NULL;
-}
-
-/* The row in tools[] of a tool by that name, or -1. */
-static int
-toolrow(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < LEN(tools); i++)
-		if (!strcmp(tools[i].name, name))
-			return i;
-	return -1;
-}
-
-/* The row of an offered tool by that name, or -1. */
-static int
-toolindex(Agent *a, const char *name)
-{
-	int k;
-
-	for (k = 0; k < a->noffer; k++)
-		if (!strcmp(a->offer[k].name, name))
-			return toolrow(name);
-	return -1;
-}
-
-/* Whether a call may run; if not, why, in res. */
-static int
-mayrun(Agent *a, Wirecall *c, int ti, Json *j, Buf *res)
-{
-	Buf what = { 0 };
-	int ok;
-
-	if (ti < 0) {
-		bufaddf(res, "Tool %s not found", bstr(&c->name));
-		return 0;
-	}
-	if (jsonparse(j, c->args.len ? c->args.p : "{}",
-	              c->args.len ? c->args.len : 2) < 0) {
-		bufadds(res, "The arguments are not valid JSON: ");
-		utf8repair(res, c->args.p, MIN(c->args.len, 500));
-		return 0;
-	}
-	if (j->t[0].type != JOBJ) {
-		bufadds(res, "The arguments must be a JSON object");
-		return 0;
-	}
-	/* the tool would take the first, a hook's reader maybe the last */
-	if (jsondupkey(j, &what)) {
-		bufadds(res, "The arguments give the key ");
-		jsonesc(res, what.p, what.len);
-		bufadds(res, " more than once: give each key once");
-		buffree(&what);
-		return 0;
-	}
-	evcallwhat(&what, j, 0, 0);
-	ok = guardcall(&a->guard, &tools[ti], ti, j, what.p, res);
-	buffree(&what);
-	return ok;
-}
-
-/* Run one call; its result, success or error, joins the conversation. */
-static void
-runcall(Agent *a, Wirecall *c)
-{
-	Buf res = { 0 }, what = { 0 };
-	Json j = { 0 };
-	int ti, iserr = 1, ok;
-
-	ti = toolindex(a, bstr(&c->name));
-	ok = mayrun(a, c, ti, &j, &res);
-	if (ti >= 0 && j.n && j.t[0].type == JOBJ)	/* run or refused */
-		evcallwhat(&what, &j, 0, 70);
-	else if (ti < 0)
-		safetext(&what, bstr(&c->name), c->name.len, 1);
-	bufgrow(&what, 0);
-	if (ok) {
-		/* a process a tool left may have changed .git since */
-		gitcheck(&a->tenv);
-		sandboxsay(&a->tenv);	/* what is not held, on its line */
-	}
-	evshowcall(&a->ev, ti >= 0 ? tools[ti].name : "tool", what.p);
-	evcall(&a->ev, c, "tool_execution_start", ok ? &j : NULL, NULL,
-	       NULL, 0);
-	if (ok)
-		iserr = tools[ti].fn(&a->tenv, &j, 0, &res) != 0;
-	evshowresult(&a->ev, iserr, &res);
-	if (ok)
-		gitcheck(&a->tenv);
-	gitnote(&a->tenv, &res);
-	if (ok)
-		guardafter(&a->guard, tools[ti].name, &j, &res, iserr);
-	evcall(&a->ev, c, "tool_execution_end", NULL, &res, &a->tenv.image,
-	       iserr);
-	recordmsg(a, entryresult(&c->id, &c->name, &res, iserr,
-	                         &a->tenv.image));
-	bufreset(&a->tenv.image);
-	evmsg(&a->ev, lastmsg(a), 1);
-	jsonfree(&j);
-	buffree(&res);
-	buffree(&what);
 }
 
 /* What arrived of an answer that failed, and why: into the session if
@@ -596,8 +496,10 @@ turn(Agent *a, const char *text, size_t len)
 			return endturn(a, i);
 		}
 		evendline(&a->ev);
-		for (i = 0; i < r.w.ncalls && !intr; i++)
-			runcall(a, &r.w.calls[i]);
+		for (i = 0; i < r.w.ncalls && !intr; i++) {
+			recordmsg(a, callrun(&a->calls, &r.w.calls[i]));
+			evmsg(&a->ev, lastmsg(a), 1);
+		}
 		evemit(&a->ev, "turn_end", NULL);
 		askfree(&r);
 		if (intr && !a->rpc) {	/* -r: an aborted call, as pi's */
@@ -1106,59 +1008,51 @@ checkconfig(Agent *a)
 		badconfig("%s", why.p);
 }
 
-static void
-offertool(Agent *a, int row)
-{
-	a->offer[a->noffer] = tools[row];
-	a->offer[a->noffer].desc = a->desc[row];
-	a->offer[a->noffer++].schema = a->schema[row];
-}
-
-/* -t: a comma-separated list of tool names, empty for none. */
+/* The tools offered: config.h's, -t's; the MCP servers', lazily. */
 static void
 offertools(Agent *a, const char *list)
 {
-	char *s, *p, *name;
-	int i;
+	Calls *c = &a->calls;
 
-	a->noffer = 0;
-	for (i = 0; !list && i < (int)LEN(tools); i++)
-		if (!guardlisted(a->guard.prof->off, tools[i].name))
-			offertool(a, i);
-	if (!list)
-		return;
-	s = xstrdup(list);
-	for (p = s; (name = strtok(p, ", ")); p = NULL) {
-		if ((i = toolrow(name)) < 0) {
-			warn("-t: no tool named %s", name);
-			usage();
-		}
-		if (guardlisted(a->guard.prof->off, name))
-			warn("-t: the %s profile offers no %s",
-			     a->guard.prof->name, name);
-		else if (toolindex(a, name) < 0)
-			offertool(a, i);
-	}
-	free(s);
+	c->tools = tools;
+	c->ntools = LEN(tools);
+	c->desc = a->desc;
+	c->schema = a->schema;
+	c->guard = &a->guard;
+	c->ev = &a->ev;
+	c->tenv = &a->tenv;
+	if (calloffer(c, list, a->guard.prof->off) < 0)
+		usage();
+	a->mcpconf.servers = mcpservers;
+	a->mcpconf.calltimeout = mcptimeout;
+	a->mcpconf.listtimeout = mcpstarttimeout;
+	a->mcpconf.maxmsg = maxevent;
+	a->mcpconf.cafiles = cafiles;
+	a->mcpconf.conntimeout = conntimeout;
+	a->mcpconf.tenv = &a->tenv;
+	c->mcp = mcpnew(&a->mcpconf);
 }
 
 static void
 buildsystem(Agent *a)
 {
 	Buf b = { 0 }, sk = { 0 };
-	int k;
+	int k, read = 0;
 
 	bufadds(&b, sysprompt);
-	if (a->noffer) {
+	if (a->calls.noffer) {
 		bufadds(&b, "\n\nTools: ");
-		for (k = 0; k < a->noffer; k++)
-			bufaddf(&b, "%s%s", k ? ", " : "", a->offer[k].name);
+		for (k = 0; k < a->calls.noffer; k++) {
+			bufaddf(&b, "%s%s", k ? ", " : "",
+			        a->calls.offer[k].name);
+			read |= !strcmp(a->calls.offer[k].name, "read");
+		}
 		bufadds(&b, ".");
 	}
 	guardprompt(&a->guard, &b);
 	a->pc = (Promptconf){ skilldirs, promptdirs, maxskill, maxattach,
 	                      maximage };
-	if (toolindex(a, "read") >= 0)	/* as pi: skills are read */
+	if (read)	/* as pi: skills are read */
 		promptskills(&sk, &a->pc);
 	ctxsystem(&b, contextfiles, maxcontext, &sk);
 	a->system = bufdetach(&b);
@@ -1171,14 +1065,17 @@ buildscrub(Agent *a)
 {
 	size_t i, n = 0;
 
-	a->scrub = xcalloc(LEN(providers) + LEN(secretenv) + 2,
-	                   sizeof(*a->scrub));
+	a->scrub = xcalloc(LEN(providers) + LEN(secretenv) + LEN(mcpservers) +
+	                   2, sizeof(*a->scrub));
 	a->scrub[n++] = "AGENT_API_KEY";
 	for (i = 0; i < LEN(providers); i++)
 		if (providers[i].keyenv)
 			a->scrub[n++] = providers[i].keyenv;
 	for (i = 0; secretenv[i]; i++)
 		a->scrub[n++] = secretenv[i];
+	for (i = 0; mcpservers[i].name; i++)	/* MCP servers' tokens */
+		if (mcpservers[i].env)
+			a->scrub[n++] = mcpservers[i].env;
 	a->scrub[n] = NULL;
 }
 
@@ -1190,7 +1087,6 @@ setguard(Agent *a, const char *gname)
 	a->guard.hooks = hooks;
 	a->guard.tenv = &a->tenv;
 	a->guard.color = a->ev.color;
-	a->guard.always = a->always;
 	guardprofile(&a->guard, profiles, LEN(profiles), gname);
 }
 
@@ -1441,18 +1337,13 @@ showevents(Agent *a, int rpc)
 static void
 agentfree(Agent *a)
 {
-	size_t i;
-
 	sessfree(&a->sess);
 	httpfree(a->http);
 	evfree(&a->ev);
 	ctxfree(&a->ctx);
 	free(a->system);
 	free(a->scrub);
-	for (i = 0; i < LEN(tools); i++) {
-		free(a->desc[i]);
-		free(a->schema[i]);
-	}
+	callfree(&a->calls);
 	free(a->key);
 	free(a->model);
 	buffree(&a->attach);

@@ -331,6 +331,36 @@ static const Tool tools[] = {
 	  "\"limit\":{\"type\":\"number\",\"description\":\"Most entries to return (default ${lslimit})\"}}}" },
 };
 
+/*
+ * MCP servers (the Model Context Protocol): tools that programs of their
+ * own offer, without C.  A server is started when its tools are first
+ * offered, before the first request (not at all with -t), and each of
+ * its tools offered as server__tool; like bash, they ask before each
+ * call (a rule such as { "memory__*", "*", ALLOW } lets them run), and
+ * hooks see them.
+ *   name     the server's name: letters, digits, _ and -
+ *   where    a command line, run with /bin/sh -c in the working
+ *            directory, speaking on its stdin and stdout; it runs
+ *            OUTSIDE the sandbox with bash's environment (no API keys),
+ *            as hooks do, till agent exits; its stderr is thrown away.
+ *            Or an http:// or https:// URL: streamable HTTP.
+ *   header   with a URL: a header sent with each request, to which the
+ *   env      value of this variable is added (read at start; never in
+ *            argv, never logged, kept from tools); or NULL
+ * The row with a NULL name ends the table.
+ */
+static const Mcpserver mcpservers[] = {
+	/* name       where                                               header                    env */
+	/* { "memory", "npx -y @modelcontextprotocol/server-memory",      NULL,                     NULL }, */
+	/* { "everything", "npx -y @modelcontextprotocol/server-everything", NULL,                  NULL }, */
+	/* { "remote", "https://mcp.example.com/mcp",                     "Authorization: Bearer ", "REMOTE_MCP_TOKEN" }, */
+	{ NULL,       NULL,                                               NULL,                     NULL }
+};
+static const int mcptimeout = 120;	/* seconds a tools/call may take */
+static const int mcpstarttimeout = 60;	/* seconds to start a server, say
+					 * hello and list its tools (npx
+					 * may download it first) */
+
 /* Project instructions: in the working directory and each one above it,
  * the first of these that exists joins the system prompt, outermost first. */
 static const char *const contextfiles[] = { "AGENTS.md", "CLAUDE.md", NULL };

@@ -47,6 +47,14 @@ toolknown(const Tool *tools, int ntools, const char *name)
 	return 0;
 }
 
+/* Whether a rule's or hook's tool names MCP servers' tools: server__tool,
+ * or a glob of such names (memory__*), known only once they start. */
+static int
+mcpname(const char *name)
+{
+	return strstr(name, "__") != NULL;
+}
+
 /* A glob fnmatch(3) takes: its brackets closed, no escape at the end.
  * fnmatch cannot say a pattern is bad, only that it does not match. */
 static int
@@ -152,7 +160,7 @@ guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
 	if (checkprofiles(profiles, nprofiles, tools, ntools, why) < 0)
 		return -1;
 	for (r = rules; r->tool; r++) {
-		if (!toolknown(tools, ntools, r->tool))
+		if (!toolknown(tools, ntools, r->tool) && !mcpname(r->tool))
 			bufaddf(why, "rule %d: no tool named %s",
 			        (int)(r - rules) + 1, r->tool);
 		else if (!r->glob || !*r->glob || !goodglob(r->glob))
@@ -169,7 +177,8 @@ guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
 			bufaddf(why, "hook %d: when must be PRE or POST",
 			        (int)(h - hooks) + 1);
 		else if (!h->tool || (strcmp(h->tool, "*") &&
-		         !toolknown(tools, ntools, h->tool)))
+		         !toolknown(tools, ntools, h->tool) &&
+		         !mcpname(h->tool)))
 			bufaddf(why, "hook %d: no tool named %s",
 			        (int)(h - hooks) + 1, h->tool ? h->tool : "");
 		else if (!h->cmd || !h->cmd[strspn(h->cmd, " \t\n")])
@@ -1081,7 +1090,8 @@ rulefor(const Rule *rules, const char *tool, const char *s)
 	const Rule *r;
 
 	for (r = rules; r->tool; r++)
-		if (!strcmp(r->tool, tool) && namematch(r->glob, s))
+		if ((!strcmp(r->tool, tool) || (mcpname(r->tool) &&
+		    namematch(r->tool, tool))) && namematch(r->glob, s))
 			return r;
 	return NULL;
 }
@@ -1274,7 +1284,8 @@ callhooks(Guard *g, int when, const char *tool, const Json *j,
 
 	for (h = g->hooks; h->when && ok; h++) {
 		if (h->when != when || (strcmp(h->tool, "*") &&
-		    strcmp(h->tool, tool)))
+		    strcmp(h->tool, tool) && !(mcpname(h->tool) &&
+		    namematch(h->tool, tool))))
 			continue;
 		if (!in.len)
 			calljson(&in, tool, j, out, iserr);

@@ -319,6 +319,8 @@ headerline(Httpresp *r, char *s)
 		clean(r->location, sizeof(r->location), v);
 	} else if (!strcasecmp(s, "Content-Encoding")) {
 		clean(r->encoding, sizeof(r->encoding), v);
+	} else if (!strcasecmp(s, "Mcp-Session-Id")) {
+		clean(r->sessid, sizeof(r->sessid), v);
 	} else if (!strcasecmp(s, "Connection") && hastoken(v, "close")) {
 		r->keep = 0;
 	}
@@ -1334,7 +1336,8 @@ httpdo(Httpclient *c, Http *h)
 	h->retryafter = -1;
 	h->nbody = 0;
 	h->transient = 0;
-	h->err[0] = h->ctype[0] = h->location[0] = h->encoding[0] = '\0';
+	h->err[0] = h->ctype[0] = h->location[0] = h->encoding[0] =
+	    h->sessid[0] = '\0';
 	memset(&cn, 0, sizeof(cn));
 	cn.cl = c;
 	cn.h = h;
@@ -1376,10 +1379,8 @@ httpdo(Httpclient *c, Http *h)
 			goto out;
 		ret = exchange(&cn, h, &r, &u, via);
 	}
-	if (ret == 0 && cn.tls) {
-		/* a new connection to this host resumes the session */
+	if (ret == 0 && cn.tls)	/* a new connection to it resumes it */
 		tlssave(cn.tls);
-	}
 	if (ret == 0 && r.keep && !cn.eof && !cn.wlost) {
 		dropkept(c);
 		c->fd = cn.fd;
@@ -1395,6 +1396,7 @@ out:
 	memcpy(h->ctype, r.ctype, sizeof(h->ctype));
 	memcpy(h->location, r.location, sizeof(h->location));
 	memcpy(h->encoding, r.encoding, sizeof(h->encoding));
+	memcpy(h->sessid, r.sessid, sizeof(h->sessid));
 	httprespfree(&r);
 	connclose(&cn);
 	return ret;

@@ -24,6 +24,7 @@ typedef struct {
 	char ctype[96];		/* Content-Type, Location, Content-Encoding, */
 	char location[256];	/* printable ASCII, cut to fit: for saying */
 	char encoding[32];	/* what arrived */
+	char sessid[128];	/* Mcp-Session-Id, MCP's streamable HTTP */
 	long long nbody;	/* body bytes handed to fn */
 	Buf chunks;		/* the chunks' data of one feed: one call */
 	Httpfn fn;
@@ -67,6 +68,7 @@ typedef struct {
 	char ctype[96];		/* the response's Content-Type, Location and */
 	char location[256];	/* Content-Encoding, "" if none: see */
 	char encoding[32];	/* Httpresp */
+	char sessid[128];	/* Mcp-Session-Id, or "" */
 	long long nbody;	/* body bytes received */
 	int transient;		/* the failure may pass: reset, refused */
 	char err[256];		/* why httpdo failed */

@@ -429,7 +429,8 @@ childexec(const Toolenv *e, char **argv, char **env, int in, int out,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if ((fd = open("/dev/null", O_RDWR)) < 0 ||
 	    dup2(in >= 0 ? in : fd, 0) < 0 ||
-	    dup2(out >= 0 ? out : fd, 1) < 0 || dup2(err, 2) < 0)
+	    dup2(out >= 0 ? out : fd, 1) < 0 ||
+	    dup2(err >= 0 ? err : fd, 2) < 0)
 		_exit(126);
 	if (fd > 2)
 		close(fd);
@@ -599,6 +600,8 @@ pump(const Toolenv *e, Proc *p, Tail *t, double secs)
 #define PR_SET_CHILD_SUBREAPER 36
 #endif
 
+static int pidin(const pid_t *p, size_t n, pid_t pid);
+
 typedef struct {
 	pid_t pid, ppid;
 	int live;	/* not a zombie */
@@ -644,9 +647,10 @@ procent(const char *name, Procent *p)
 }
 
 /* The live processes below us, from one scan of /proc, into *out (to be
- * freed): their number, or 0. */
+ * freed): their number, or 0.  MCP servers (e->servers) and what they
+ * run are not counted: they live for the run, not for a call. */
 static size_t
-descendants(pid_t **out)
+descendants(const Toolenv *e, pid_t **out)
 {
 	DIR *d;
 	struct dirent *de;
@@ -676,6 +680,8 @@ descendants(pid_t **out)
 			key.pid = up->ppid;
 			up = bsearch(&key, all, n, sizeof(*all), procentcmp);
 		}
+		if (up && pidin(e->servers, e->nservers, up->pid))
+			continue;
 		if (up && depth < n && all[i].live && all[i].pid != self)
 			(*out)[k++] = all[i].pid;
 	}
@@ -690,8 +696,9 @@ procreaper(Toolenv *e)
 }
 #else
 static size_t
-descendants(pid_t **out)
+descendants(const Toolenv *e, pid_t **out)
 {
+	(void)e;
 	*out = NULL;
 	return 0;
 }
@@ -747,7 +754,7 @@ killbelow(const Toolenv *e, Proc *sh)
 	if (!e->reaper || !reapleft(sh))
 		return PROCNONELEFT;
 	until = monoms() + e->lim->killgrace;
-	while ((n = descendants(&p)) > 0 &&
+	while ((n = descendants(e, &p)) > 0 &&
 	       (now = monoms()) < until + KILLMS) {
 		any = PROCKILLED;
 		for (i = 0; i < n; i++) {
@@ -1020,6 +1027,63 @@ prochook(const Toolenv *e, const char *cmd, const char *in, size_t n,
 		return -1;
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* MCP servers */
+
+/* Start cmd with /bin/sh -c as an MCP server: its own group, the tools'
+ * environment but unsandboxed (it is the user's, as a hook is), stdin
+ * from *to, stdout to *from (ours not blocking), stderr thrown away.
+ * Its pid, or -1. */
+pid_t
+procserve(Toolenv *e, const char *cmd, int *to, int *from)
+{
+	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	char **env;
+	int ip[2], op[2];
+	pid_t pid;
+	Buf tmp = { 0 };
+
+	argv[2] = (char *)cmd;
+	if (e->nservers == (int)LEN(e->servers) || hookpipe(ip, 1) < 0)
+		return -1;
+	if (hookpipe(op, 0) < 0) {
+		close(ip[0]);
+		close(ip[1]);
+		return -1;
+	}
+	env = cleanenv(e, &tmp);
+	if ((pid = fork()) == 0)
+		childexec(e, argv, env, ip[0], op[1], -1, -1);
+	free(env);
+	buffree(&tmp);
+	close(ip[0]);
+	close(op[1]);
+	if (pid < 0) {
+		close(ip[1]);
+		close(op[0]);
+		return -1;
+	}
+	e->servers[e->nservers++] = pid;
+	*to = ip[1];
+	*from = op[0];
+	return pid;
+}
+
+/* Stop a server procserve started: its group killed and reaped. */
+void
+procunserve(Toolenv *e, pid_t pid)
+{
+	Proc p = { 0 };
+	int i, n;
+
+	for (i = n = 0; i < e->nservers; i++)
+		if (e->servers[i] != pid)
+			e->servers[n++] = e->servers[i];
+	e->nservers = n;
+	p.pid = pid;
+	pgkill(e, pid, &p);
+	reapshell(&p, 0);
 }
 
 /* At the end of the run, the log directory goes, unless the model was

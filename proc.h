@@ -2,6 +2,7 @@
 /* proc.h: child processes: bash's commands and the guard's hooks, what
  * they leave running */
 #include <stddef.h>
+#include <sys/types.h>
 
 enum { PROCDONE, PROCTIMEDOUT, PROCABORTED };	/* how a command ended */
 enum { PROCNONELEFT, PROCKILLED, PROCUNKILLED };	/* what it left */
@@ -28,5 +29,7 @@ int procrun(Toolenv *e, const char *cmd, double secs, Procend *end,
 int prochook(const Toolenv *e, const char *cmd, const char *in, size_t n,
              int ms, Buf *err);
 void procreaper(Toolenv *e);
+pid_t procserve(Toolenv *e, const char *cmd, int *to, int *from);
+void procunserve(Toolenv *e, pid_t pid);
 void prockillall(Toolenv *e);
 void proclogexit(Toolenv *e);

@@ -83,6 +83,8 @@ typedef struct {
 	pid_t groups[64];	/* the live groups of calls whose processes
 				 * stay, killed whole at exit; past 64, */
 	int ngroups;		/* the scan of /proc alone finds them */
+	pid_t servers[16];	/* MCP servers' groups (procserve): a call's */
+	int nservers;		/* end does not kill them */
 } Toolenv;
 
 /* Fill out with the result text; return 0 on success, 1 if the text is an

@@ -1,0 +1,25 @@
+/* See LICENSE file for copyright and license details. */
+/* call.h: the tools offered to the model, and a call of one run under
+ * the guard: config.h's tools, then MCP servers' */
+
+typedef struct {
+	const Tool *tools;	/* config.h's table */
+	int ntools;
+	char **desc, **schema;	/* by its row: the texts, numbers filled in */
+	Tool *offer;		/* offered: config.h's first, nfixed of */
+	int noffer, nfixed;	/* them, then the MCP servers' */
+	int *always;		/* by row of tools[], then of MCP's tools:
+				 * 'a' was answered */
+	Guard *guard;
+	Events *ev;
+	Toolenv *tenv;
+	struct Mcp *mcp;	/* or NULL: no servers */
+	int mcpgen;		/* of the MCP tools offered */
+	int nomcp;		/* -t named the tools: no MCP's */
+} Calls;
+
+int callrow(const Calls *c, const char *name);
+int calloffer(Calls *c, const char *list, const char *off);
+void callmcp(Calls *c);
+char *callrun(Calls *c, Wirecall *w);
+void callfree(Calls *c);

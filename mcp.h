@@ -1,0 +1,33 @@
+/* See LICENSE file for copyright and license details. */
+/* mcp.h: MCP servers' tools: started when first offered, called with
+ * JSON-RPC 2.0 over a child's stdin and stdout, or streamable HTTP */
+#include <stddef.h>
+
+typedef struct {
+	const char *name;	/* NULL ends the table */
+	const char *where;	/* a command line (/bin/sh -c), or an
+				 * http:// or https:// URL */
+	const char *header;	/* a URL's header, to which the value of */
+	const char *env;	/* this variable is added; or NULL */
+} Mcpserver;
+
+/* config.h's, for the servers */
+typedef struct {
+	const Mcpserver *servers;
+	int calltimeout;	/* seconds a tools/call may take */
+	int listtimeout;	/* seconds to start, initialize and list */
+	size_t maxmsg;		/* bytes of one message from a server */
+	const char *const *cafiles;
+	int conntimeout;	/* seconds to connect */
+	int quiet;		/* no trace on stderr */
+	Toolenv *tenv;		/* the tools' environment, for stdio
+				 * servers, and SIGINT's flag */
+} Mcpconf;
+
+typedef struct Mcp Mcp;
+
+Mcp *mcpnew(const Mcpconf *c);
+int mcptools(Mcp *m, const Tool **tools, int *gen);
+int mcpcall(Mcp *m, const char *name, const Json *j, Buf *out, Buf *image);
+int mcpresult(const char *s, size_t n, Buf *out, Buf *image);
+void mcpfree(Mcp *m);

@@ -1,0 +1,221 @@
+#!/bin/sh
+# mcp.sh: MCP servers' tools: a scripted server (test/mcpsrv) on stdio,
+# test/fake as a streamable HTTP one, every way a server can fail; the
+# reference servers through npx where it can reach the registry.
+. test/lib.sh
+ROOT=$PWD
+M=$T/mcp
+mkdir -p "$M"
+
+if [ -n "$EMULATOR" ]; then
+	skip "mcp: a build with servers in config.h" "no sources under emulation"
+	exit 0
+fi
+
+# The HTTP server first: its port goes into the build's config.h.
+# Requests: initialize (a session id), initialized (202), tools/list,
+# tools/call answered as an event stream with a ping request first.
+printf 'type application/json\nnodone\nheader Mcp-Session-Id: sess-42\nline {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}}\n' >"$M/h1"
+printf 'status 202\nnodone\n' >"$M/h2"
+printf 'type application/json\nnodone\nline {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"hello","description":"Says hello","inputSchema":{"type":"object"}}]}}\n' >"$M/h3"
+printf 'type text/event-stream\nnodone\nline data: {"jsonrpc":"2.0","id":"p1","method":"ping"}\nline\nline data: {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hello over http"}]}}\nline\n' >"$M/h4"
+printf 'status 202\nnodone\n' >"$M/h5"
+./test/fake -p "$M/port" -r "$M/req" "$M/h1" "$M/h2" "$M/h3" "$M/h4" \
+    "$M/h5" 2>"$M/fake.err" &
+HFAKE=$!
+mkdir -p "$M/req"
+trap 'kill $HFAKE 2>/dev/null; stopfake; [ -n "$KEEP" ] && cp -r "$T" /tmp/mcpkeep; rm -rf "$T"' EXIT
+i=0
+while [ ! -s "$M/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+HPORT=$(cat "$M/port")
+
+mkdir -p "$T/b"
+cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/b"/
+rm -f "$T/b/config.h"
+sed -e '/^static const Mcpserver mcpservers/a\
+	{ "srv", "exec \\"$MCPSRV\\" \\"$MCPDIR/srv\\" \\"$MCPDIR/srv.log\\"", NULL, NULL },\
+	{ "bad", "exec \\"$MCPSRV\\" \\"$MCPDIR/bad\\" \\"$MCPDIR/bad.log\\"", NULL, NULL },\
+	{ "web", "http://127.0.0.1:'"$HPORT"'/mcp", "Authorization: Bearer ", "MCPTEST_TOKEN" },' \
+    -e 's/mcptimeout = [0-9]*;/mcptimeout = 2;/' \
+    -e 's/mcpstarttimeout = [0-9]*;/mcpstarttimeout = 2;/' \
+    -e 's|/\* { "bash",  "make\*",        ALLOW }, \*/|{ "srv__echo", "*", ALLOW },|' \
+    "$ROOT/config.def.h" >"$T/b/config.h"
+(cd "$T/b" && make agent) >"$T/b.log" 2>&1 ||
+    { fail "mcp: builds" "$(tail -5 "$T/b.log")"; exit 0; }
+export MCPSRV="$ROOT/test/mcpsrv" MCPDIR="$M" MCPTEST_TOKEN=tok-secret
+
+# run args...: the built agent against the fake provider.
+run() {
+	(agentexec timeout 30 "$T/b/agent" "$@") </dev/null >"$T/out" \
+	    2>"$T/err"
+	RC=$?
+}
+
+# The good server: two pages of tools, one with a schema that is no
+# object and one with too long a name; a call answered with text, an
+# image, a resource link and an embedded resource, with a ping request,
+# progress and log notifications and list_changed before it; then the
+# list again; a call with isError; one with a JSON-RPC error.
+PNG=iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==
+cat >"$M/srv" <<X
+on initialize
+{"jsonrpc":"2.0","id":\$ID,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"t","version":"1"}}}
+on tools/list
+{"jsonrpc":"2.0","id":\$ID,"result":{"tools":[{"name":"echo","description":"Echoes","inputSchema":{"type":"object","properties":{"s":{"type":"string"}}}},{"name":"bad schema","inputSchema":{"type":"object"}},{"name":"arr","inputSchema":{"type":"array"}}],"nextCursor":"c2"}}
+on tools/list
+{"jsonrpc":"2.0","id":\$ID,"result":{"tools":[{"name":"fail","description":"Fails","inputSchema":{"type":"object"}},{"name":"rpcerr","inputSchema":{"type":"object"}}]}}
+on tools/list
+{"jsonrpc":"2.0","id":\$ID,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"fresh","description":"New","inputSchema":{"type":"object"}},{"name":"fail","inputSchema":{"type":"object"}},{"name":"rpcerr","inputSchema":{"type":"object"}}]}}
+on tools/call
+{"jsonrpc":"2.0","id":"s1","method":"ping"}
+read
+{"jsonrpc":"2.0","id":"s2","method":"roots/list"}
+read
+{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"total":2,"message":"half\u001b[31m"}}
+{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"log line"}}
+{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}
+{"jsonrpc":"2.0","id":\$ID,"result":{"content":[{"type":"text","text":"echoed"},{"type":"image","data":"$PNG","mimeType":"image/png"},{"type":"resource_link","uri":"file:///x.txt","name":"x.txt"},{"type":"resource","resource":{"uri":"file:///y","text":"embedded text"}}]}}
+on tools/call
+{"jsonrpc":"2.0","id":\$ID,"result":{"content":[{"type":"text","text":"it went wrong"}],"isError":true}}
+on tools/call
+{"jsonrpc":"2.0","id":\$ID,"error":{"code":-32602,"message":"no such thing"}}
+X
+printf 'on initialize\nexit 1\n' >"$M/bad"
+
+script p1 <<X
+tool c1 srv__echo {"s": "hi"}
+finish tool_calls
+X
+script p2 <<X
+tool c2 srv__fail {}
+tool c3 srv__rpcerr {}
+tool c4 web__hello {}
+finish tool_calls
+X
+printf 'text done\nfinish stop\n' | script p3
+startfake -x "$T/p1" "$T/p2" "$T/p3"
+run -y 'go'
+check "mcp: the run ends well" test "$RC" = 0
+jsontest "mcp: offered as server__tool after config.h's, bad ones left out" \
+    "$REQ/1.json" '[t["function"]["name"] for t in d["tools"]][7:] ==
+    ["srv__echo", "srv__fail", "srv__rpcerr", "web__hello"] and
+    d["tools"][7]["function"]["description"] == "Echoes" and
+    d["tools"][7]["function"]["parameters"]["properties"]["s"]["type"] == "string"'
+check "mcp: the bad schema named on stderr" grep -q 'tool srv__arr skipped' "$T/err"
+check "mcp: the bad name named on stderr" grep -q 'skipped: a name' "$T/err"
+jsontest "mcp: the result's text, link and embedded text" "$REQ/2.json" \
+    'd["messages"][-2]["content"].startswith("echoed") and
+     "Resource link: x.txt file:///x.txt" in d["messages"][-2]["content"] and
+     "embedded text" in d["messages"][-2]["content"]'
+jsontest "mcp: the image as an image" "$REQ/2.json" \
+    '"image_url" in json.dumps(d["messages"][-1]) and
+     "iVBORw0KGgo" in json.dumps(d["messages"][-1])'
+check "mcp: the arguments reach the server" grep -q '"arguments":{"s": "hi"}' "$M/srv.log"
+check "mcp: ping answered" grep -q '"id":"s1","result":{}' "$M/srv.log"
+check "mcp: roots/list refused" grep -q '"id":"s2","error":{"code":-32601' "$M/srv.log"
+check "mcp: initialized sent" grep -q 'notifications/initialized' "$M/srv.log"
+check "mcp: the second page asked for" grep -q '"cursor":"c2"' "$M/srv.log"
+check "mcp: progress on the trace" grep -q 'mcp srv: progress 1/2 half' "$T/err"
+check "mcp: no escape reaches the trace" sh -c "! grep -q \"$(printf '\033')\" '$T/err'"
+check "mcp: log line on the trace" grep -q 'mcp srv: info: log line' "$T/err"
+jsontest "mcp: list_changed: the new list before the next request" \
+    "$REQ/2.json" '"srv__fresh" in [t["function"]["name"] for t in d["tools"]]'
+jsontest "mcp: isError and a JSON-RPC error are tool errors" "$REQ/3.json" \
+    '"it went wrong" in str(d["messages"][-3]["content"]) and
+     "no such thing" in str(d["messages"][-2]["content"])'
+jsontest "mcp: the HTTP server's answer from its event stream" "$REQ/3.json" \
+    '"hello over http" in str(d["messages"][-1]["content"])'
+check "mcp: HTTP: the session id sent back" grep -qi 'Mcp-Session-Id: sess-42' "$M/req/3.head"
+check "mcp: HTTP: the protocol version sent" grep -qi 'MCP-Protocol-Version: 2025-11-25' "$M/req/3.head"
+check "mcp: HTTP: the bearer token from the environment" grep -q 'Authorization: Bearer tok-secret' "$M/req/1.head"
+check "mcp: HTTP: the ping answered" grep -q '"id":"p1","result":{}' "$M/req/5.json"
+check "mcp: the token never on stderr" sh -c "! grep -q tok-secret '$T/err'"
+check "mcp: a server that fails to start said once" test "$(grep -c 'mcp bad:' "$T/err")" = 1
+f=$(ls "$T"/sessions/*/*.jsonl 2>/dev/null | head -1)
+check "mcp: the session records the call" grep -q '"toolName":"srv__echo"' "$f"
+
+# The guard: without -y and no terminal, an MCP tool is refused (it
+# asks, as bash does), but for the rule that allows srv__echo.
+cat >"$M/srv" <<X
+on initialize
+{"jsonrpc":"2.0","id":\$ID,"result":{"protocolVersion":"2025-03-26","capabilities":{}}}
+on tools/list
+{"jsonrpc":"2.0","id":\$ID,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"other","inputSchema":{"type":"object"}}]}}
+on tools/call
+{"jsonrpc":"2.0","id":\$ID,"result":{"content":[{"type":"text","text":"ran"}]}}
+X
+script g1 <<X
+tool c1 srv__other {}
+tool c2 srv__echo {}
+finish tool_calls
+X
+startfake -x "$T/g1" "$T/p3"
+run 'go'
+jsontest "mcp: guard: asks by default (refused with no terminal)" \
+    "$REQ/2.json" '"no terminal" in d["messages"][-2]["content"]'
+jsontest "mcp: guard: a rule allows srv__echo" "$REQ/2.json" \
+    'd["messages"][-1]["content"] == "ran"'
+
+# errorshapes NAME SCRIPT WANT: the server, scripted so, fails a call:
+# the model is told, the run goes on, it is said once, nothing is left.
+errorshape() {
+	printf '%s\n' "$2" >"$M/srv"
+	script e1 <<X
+tool c1 srv__echo {}
+tool c2 srv__echo {}
+finish tool_calls
+X
+	startfake -x "$T/e1" "$T/p3"
+	run -y 'go'
+	if [ "$RC" = 0 ] && grep -q "$3" "$T/err" &&
+	    [ "$(grep -c 'mcp srv:' "$T/err")" = 1 ] &&
+	    python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); m=d["messages"]
+sys.exit(0 if "failed" in m[-2]["content"] and "down" in m[-1]["content"] else 1)' "$REQ/2.json" &&
+	    ! pgrep -f "mcpsrv $M/srv" >/dev/null; then
+		ok "mcp: $1"
+	else
+		fail "mcp: $1" "rc $RC: $(cat "$T/err")"
+	fi
+}
+HELLO='on initialize
+{"jsonrpc":"2.0","id":$ID,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}
+on tools/list
+{"jsonrpc":"2.0","id":$ID,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}'
+errorshape "garbage output" "$HELLO
+on tools/call
+this is not json" "no JSON-RPC"
+errorshape "a call that hangs past the timeout" "$HELLO
+on tools/call
+hang" "did not answer in time"
+errorshape "a server that dies mid-call" "$HELLO
+on tools/call
+exit 3" "it exited"
+
+# A server that never answers initialize: its tools are not offered,
+# the run goes on after the start timeout.
+printf 'on initialize\nhang\n' >"$M/srv"
+startfake -x "$T/p3"
+run -y 'go'
+if [ "$RC" = 0 ] && grep -q 'mcp srv: it did not answer in time' "$T/err"; then
+	ok "mcp: a server that never answers initialize"
+else
+	fail "mcp: a server that never answers initialize" "$RC $(cat "$T/err")"
+fi
+jsontest "mcp: ... and none of its tools offered" "$REQ/1.json" \
+    'not [t for t in d["tools"] if t["function"]["name"].startswith("srv__")]'
+
+# No server at all (config.def.h's table): nothing started, nothing
+# offered beyond config.h's tools.
+startfake -x "$T/p3"
+(agentexec timeout 30 "$ROOT/agent" 'go') </dev/null >"$T/out" 2>"$T/err"
+jsontest "mcp: an empty table offers config.h's tools alone" "$REQ/1.json" \
+    'len(d["tools"]) == 7'
+
+# The reference servers from npm: not written yet (see the report).
+if ! command -v npx >/dev/null 2>&1; then
+	skip "mcp: server-memory and server-everything for real" "no npx"
+else
+	skip "mcp: server-memory and server-everything for real" \
+	    "not written yet"
+fi
