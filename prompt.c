@@ -641,8 +641,20 @@ done:
 	return rc;
 }
 
+/* Whether the word after an @ names a file: one that is there, or one
+ * that looks like a path (a / or a . in it), which is then missing; not
+ * "@everyone" or a decorator's "@property", which stay text. */
+static int
+fileword(const char *w)
+{
+	struct stat st;
+
+	return stat(w, &st) == 0 || strpbrk(w, "/.");
+}
+
 /* Each word of text that starts with @ (at the start or after a space,
- * so that an address is no file) attached: 0, or -1. */
+ * so that an address is no file) and names a file, attached: 0, or
+ * -1. */
 static int
 attachwords(const Promptconf *c, Buf *files, Buf *more, const char *text)
 {
@@ -655,7 +667,8 @@ attachwords(const Promptconf *c, Buf *files, Buf *more, const char *text)
 		n = strcspn(s, " \t\n");
 		if ((s == text || strchr(" \t\n", s[-1])) && n > 1) {
 			w = xstrndup(s + 1, n - 1);
-			rc = attach(c, files, more, w);
+			if (fileword(w))
+				rc = attach(c, files, more, w);
 			free(w);
 		}
 		n = MAX(n, 1);

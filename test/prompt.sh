@@ -199,6 +199,13 @@ runat "$T/in"
     ok "line mode: a missing @file is said, the message not sent" ||
     fail "line mode: a missing @file is said, the message not sent" "$(nreq) $(cat "$T/err")"
 
+printf 'ask @everyone about @property\n' >"$T/in"
+startfake -x "$T/ok"
+runat "$T/in"
+[ "$(nreq)" -eq 1 ] && [ "$(field 1 u)" = "ask @everyone about @property" ] &&
+    ok "line mode: an @word that is no file and looks like no path stays text" ||
+    fail "line mode: an @word that is no file and looks like no path stays text" "$(nreq) $(cat "$T/err")"
+
 # pi, given the same words in the same directory, sends the same
 PI=${PI:-$ROOT/bench/pi/node_modules/.bin/pi}
 if [ ! -x "$PI" ] || ! command -v node >/dev/null 2>&1; then
