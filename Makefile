@@ -62,7 +62,7 @@ proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
 prompt.o: prompt.c util.h json.h tools.h prompt.h
 regex.o: regex.c util.h regex.h
 responses.o: responses.c util.h json.h wire.h responses.h
-rpc.o: rpc.c util.h json.h wire.h entry.h session.h tree.h tools.h gitguard.h \
+rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
 	rpc.h
 sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
 sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
@@ -180,10 +180,10 @@ test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
 	clang $(FUZZFLAGS) -o $@ test/fuzz_responses.c $(WIRESRC) sse.c \
 	    json.c util.c
 # rpc.c runs the user's bash command: tools.c and what it needs come along
-test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c tree.c $(TOOLSRC) \
+test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c $(TOOLSRC) \
 	$(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c entry.c \
-	    tree.c $(TOOLSRC) $(WIRESRC) sse.c json.c util.c
+	    $(TOOLSRC) $(WIRESRC) sse.c json.c util.c
 # export.c writes its page through file.c
 test/fuzz_export: test/fuzz_export.c export.c session.c entry.c file.c \
 	json.c util.c $(HDR)

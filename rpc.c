@@ -16,7 +16,6 @@
 #include "wire.h"
 #include "entry.h"
 #include "session.h"
-#include "tree.h"
 #include "tools.h"
 #include "gitguard.h"
 #include "rpc.h"
@@ -212,26 +211,34 @@ sessionstats(Rpc *r, Buf *d)
 		        used, *r->context, 100.0 * used / *r->context);
 }
 
+/* One of get_fork_messages' entries into d, if e is a user's message. */
+static void
+forkmessage(const Entry *e, void *arg)
+{
+	Buf *d = arg, t = { 0 };
+
+	if (e->hidden || (e->role && strcmp(e->role, "user")) ||
+	    strcmp(entrybrief(&t, e->type, e->line), "user") || !t.len) {
+		buffree(&t);
+		return;
+	}
+	bufadds(d, d->p[d->len - 1] == '[' ? "{\"entryId\":" :
+	        ",{\"entryId\":");
+	jsonescs(d, e->id);
+	bufadds(d, ",\"text\":");
+	jsonesc(d, t.p, t.len);
+	bufaddc(d, '}');
+	buffree(&t);
+}
+
 /* pi's get_fork_messages: every user message of the file, with its
- * entry's id, in file order. */
+ * entry's id, in file order; the file read once, a window at a time. */
 static void
 forkmessages(Rpc *r, Buf *d)
 {
-	Buf t = { 0 };
-	size_t i, k = 0;
-
 	bufadds(d, "{\"messages\":[");
-	for (i = 0; i < r->sess->n; i++) {
-		if (!treeuser(r->sess, i, &t))
-			continue;
-		bufadds(d, k++ ? ",{\"entryId\":" : "{\"entryId\":");
-		jsonescs(d, r->sess->e[i].id);
-		bufadds(d, ",\"text\":");
-		jsonesc(d, t.p, t.len);
-		bufaddc(d, '}');
-	}
+	sesseach(r->sess, "message", forkmessage, d);
 	bufadds(d, "]}");
-	buffree(&t);
 }
 
 static void
