@@ -414,7 +414,7 @@ static void
 childexec(const Toolenv *e, char **argv, char **env, int in, int out,
           int err, int rs)
 {
-	static const char msg[] = "agent: cannot run the shell\n";
+	static const char msg[] = "agent: cannot run it\n";
 	static const char nosand[] = "agent: cannot enter the sandbox\n";
 	const int sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP,
 	                     SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU };
@@ -993,33 +993,14 @@ prochook(const Toolenv *e, const char *cmd, const char *in, size_t n,
          int ms, Buf *err)
 {
 	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
-	char **env;
-	int ip[2], ep[2], st = 0, gone;
+	int ip, ep, st = 0, gone;
 	pid_t pid;
-	Buf tmp = { 0 };
 
 	argv[2] = (char *)cmd;
-	if (hookpipe(ip, 1) < 0)
+	if ((pid = procstart(e, argv, NULL, &ip, NULL, &ep)) < 0)
 		return -1;
-	if (hookpipe(ep, 0) < 0) {
-		close(ip[0]);
-		close(ip[1]);
-		return -1;
-	}
-	env = cleanenv(e, &tmp);
-	if ((pid = fork()) == 0)
-		childexec(e, argv, env, ip[0], -1, ep[1], -1);
-	free(env);
-	buffree(&tmp);
-	close(ip[0]);
-	close(ep[1]);
-	if (pid < 0) {
-		close(ip[1]);
-		close(ep[0]);
-		return -1;
-	}
-	gone = hookwait(pid, &st, ip[1], ep[0], in, n, monoms() + ms, err);
-	close(ep[0]);
+	gone = hookwait(pid, &st, ip, ep, in, n, monoms() + ms, err);
+	close(ep);
 	if (!gone) {
 		kill(-pid, SIGKILL);
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -1029,44 +1010,61 @@ prochook(const Toolenv *e, const char *cmd, const char *in, size_t n,
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* MCP servers */
+/* MCP servers and tasks */
 
-/* Start cmd with /bin/sh -c as an MCP server: its own group, the tools'
- * environment but unsandboxed (it is the user's, as a hook is), stdin
- * from *to, stdout to *from (ours not blocking), stderr thrown away.
- * Its pid, or -1. */
+/* Start argv[0] (a path) as a server or a task: its own group,
+ * unsandboxed (it is the user's, as a hook is), with env, or the tools'
+ * environment if NULL; stdin from *to, stdout to *from, stderr to *err,
+ * our ends not blocking, each NULL for /dev/null.  Its pid, or -1. */
+pid_t
+procstart(const Toolenv *e, char **argv, char **env, int *to, int *from,
+          int *err)
+{
+	int *ours[3], p[3][2], i, k;
+	char **clean = NULL;
+	pid_t pid;
+	Buf tmp = { 0 };
+
+	ours[0] = to;
+	ours[1] = from;
+	ours[2] = err;
+	for (i = 0; i < 3; i++)
+		p[i][0] = p[i][1] = -1;
+	for (i = 0; i < 3; i++)
+		if (ours[i] && hookpipe(p[i], !i) < 0)
+			break;
+	if (i == 3 && !env)
+		env = clean = cleanenv(e, &tmp);
+	pid = i == 3 ? fork() : -1;
+	if (pid == 0)
+		childexec(e, argv, env, p[0][0], p[1][1], p[2][1], -1);
+	free(clean);
+	buffree(&tmp);
+	for (k = 0; k < 3; k++) {
+		if (p[k][0] < 0)
+			continue;
+		close(p[k][!!k]);	/* the child's end */
+		if (pid < 0)
+			close(p[k][!k]);
+		else
+			*ours[k] = p[k][!k];
+	}
+	return pid;
+}
+
+/* Start cmd with /bin/sh -c as an MCP server, its stderr thrown away:
+ * procstart's, kept to be killed at exit. */
 pid_t
 procserve(Toolenv *e, const char *cmd, int *to, int *from)
 {
 	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
-	char **env;
-	int ip[2], op[2];
 	pid_t pid;
-	Buf tmp = { 0 };
 
 	argv[2] = (char *)cmd;
-	if (e->nservers == (int)LEN(e->servers) || hookpipe(ip, 1) < 0)
+	if (e->nservers == (int)LEN(e->servers))
 		return -1;
-	if (hookpipe(op, 0) < 0) {
-		close(ip[0]);
-		close(ip[1]);
-		return -1;
-	}
-	env = cleanenv(e, &tmp);
-	if ((pid = fork()) == 0)
-		childexec(e, argv, env, ip[0], op[1], -1, -1);
-	free(env);
-	buffree(&tmp);
-	close(ip[0]);
-	close(op[1]);
-	if (pid < 0) {
-		close(ip[1]);
-		close(op[0]);
-		return -1;
-	}
-	e->servers[e->nservers++] = pid;
-	*to = ip[1];
-	*from = op[0];
+	if ((pid = procstart(e, argv, NULL, to, from, NULL)) > 0)
+		e->servers[e->nservers++] = pid;
 	return pid;
 }
 

@@ -29,6 +29,8 @@ int procrun(Toolenv *e, const char *cmd, double secs, Procend *end,
 int prochook(const Toolenv *e, const char *cmd, const char *in, size_t n,
              int ms, Buf *err);
 void procreaper(Toolenv *e);
+pid_t procstart(const Toolenv *e, char **argv, char **env, int *to,
+                int *from, int *err);
 pid_t procserve(Toolenv *e, const char *cmd, int *to, int *from);
 void procunserve(Toolenv *e, pid_t pid);
 void prockillall(Toolenv *e);
