@@ -14,16 +14,16 @@ TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
 	undo.o
 HDR = anthropic.h ask.h call.h context.h edit.h entry.h events.h export.h \
 	file.h gitguard.h guard.h http.h json.h mcp.h openai.h proc.h prompt.h \
-	regex.h responses.h rpc.h sandbox.h sessdir.h session.h sse.h tls.h \
-	tools.h tree.h undo.h util.h walk.h wire.h
+	regex.h responses.h rpc.h sandbox.h sessdir.h session.h sse.h task.h \
+	tls.h tools.h tree.h undo.h util.h walk.h wire.h
 SRC = agent.c ask.c call.c context.c edit.c entry.c events.c export.c \
 	file.c gitguard.c guard.c http.c json.c mcp.c proc.c prompt.c regex.c \
-	rpc.c sandbox.c sessdir.c session.c sse.c tls.c tools.c tree.c undo.c \
-	util.c walk.c $(WIRESRC)
+	rpc.c sandbox.c sessdir.c session.c sse.c task.c tls.c tools.c tree.c \
+	undo.c util.c walk.c $(WIRESRC)
 OBJ = agent.o ask.o call.o context.o edit.o entry.o events.o export.o \
 	file.o gitguard.o guard.o http.o json.o mcp.o proc.o prompt.o regex.o \
-	rpc.o sandbox.o sessdir.o session.o sse.o tls.o tools.o tree.o undo.o \
-	util.o walk.o $(WIREOBJ)
+	rpc.o sandbox.o sessdir.o session.o sse.o task.o tls.o tools.o tree.o \
+	undo.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv
@@ -41,11 +41,12 @@ config.h:
 $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
 	sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h guard.h \
-	events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h config.h
+	events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h task.h \
+	config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
-	guard.h events.h mcp.h call.h
+	guard.h events.h mcp.h task.h call.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
 edit.o: edit.c util.h edit.h
 entry.o: entry.c util.h json.h entry.h
@@ -68,6 +69,7 @@ sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
 sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
 session.o: session.c util.h json.h entry.h session.h
 sse.o: sse.c util.h sse.h
+task.o: task.c util.h json.h wire.h tools.h proc.h entry.h session.h events.h task.h
 tls.o: tls.c util.h tls.h config.h
 tree.o: tree.c util.h json.h entry.h session.h tree.h
 tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \

@@ -37,6 +37,7 @@
 #include "prompt.h"
 #include "mcp.h"
 #include "call.h"
+#include "task.h"
 
 typedef struct {
 	const char *name;
@@ -86,6 +87,9 @@ typedef struct {
 	Rpc *rpc;		/* -r, or NULL */
 	Buf sid;		/* the session's id, a request's cache key */
 	Promptconf pc;		/* config.h's, for skills, templates, @files */
+	Task task;		/* what the task tool starts children with */
+	char *taskkey;		/* the key of the task row's provider */
+	int keyin;		/* -K: the key is stdin's first line */
 } Agent;
 
 /* What config.h's models[] says of the model, or NULL. */
@@ -113,6 +117,7 @@ usemodel(Agent *a, char *m)
 
 static volatile sig_atomic_t intr;	/* SIGINT came: stop the turn */
 static volatile sig_atomic_t toolpg;	/* the running bash group, or 0 */
+static volatile sig_atomic_t taskpg[64];	/* the running tasks' groups */
 static volatile sig_atomic_t quitsig;	/* SIGTERM or SIGHUP came: stop the
 					 * turn, then leave */
 
@@ -124,11 +129,16 @@ static volatile sig_atomic_t quitsig;	/* SIGTERM or SIGHUP came: stop the
 static void
 onsignal(int sig)
 {
+	size_t i;
+
 	if (sig != SIGINT) {
 		quitsig = sig;
 	} else if (intr) {
 		if (toolpg > 0)
 			kill(-toolpg, SIGKILL);
+		for (i = 0; i < LEN(taskpg); i++)
+			if (taskpg[i] > 0)
+				kill(-taskpg[i], SIGKILL);
 		_exit(128 + (quitsig ? quitsig : sig));
 	}
 	intr = 1;
@@ -385,6 +395,9 @@ beginturn(Agent *a)
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
 	undobegin(&a->tenv);	/* only the last turn is undone */
+	a->task.model = taskconf.model ? taskconf.model : a->model;
+	a->task.level = wirelevelname(a->level);
+	a->task.quiet = a->ev.quiet;	/* -j's is set after setup */
 	notemodel(a);
 	notelevel(a);
 	evemit(&a->ev, "agent_start", NULL);
@@ -447,6 +460,30 @@ endturn(Agent *a, int rc)
 	return rc == 0 && a->ioerr ? 1 : rc;
 }
 
+/* The calls of an answer, in order, each result recorded as it comes;
+ * the usage of the tasks among them counted in the turn's. */
+static void
+runcalls(Agent *a, Reply *r)
+{
+	char **msg = xcalloc(r->w.ncalls, sizeof(*msg));
+	int i, k, m;
+
+	for (i = 0; i < r->w.ncalls && !intr; i += k) {
+		k = callrun(&a->calls, r->w.calls + i, r->w.ncalls - i, msg);
+		for (m = 0; m < k; m++) {
+			recordmsg(a, msg[m]);
+			evmsg(&a->ev, lastmsg(a), 1);
+		}
+	}
+	free(msg);
+	a->turnin += a->task.tok[0] + a->task.tok[2] + a->task.tok[3];
+	a->turncached += a->task.tok[2];
+	a->turnout += a->task.tok[1];
+	a->turncost += a->task.cost;
+	memset(a->task.tok, 0, sizeof(a->task.tok));
+	a->task.cost = 0;
+}
+
 /* One user message and the model rounds it sets off: 0 done, 1 failed,
  * 130 interrupted. */
 static int
@@ -496,10 +533,7 @@ turn(Agent *a, const char *text, size_t len)
 			return endturn(a, i);
 		}
 		evendline(&a->ev);
-		for (i = 0; i < r.w.ncalls && !intr; i++) {
-			recordmsg(a, callrun(&a->calls, &r.w.calls[i]));
-			evmsg(&a->ev, lastmsg(a), 1);
-		}
+		runcalls(a, &r);
 		evemit(&a->ev, "turn_end", NULL);
 		askfree(&r);
 		if (intr && !a->rpc) {	/* -r: an aborted call, as pi's */
@@ -1013,6 +1047,15 @@ static void
 offertools(Agent *a, const char *list)
 {
 	Calls *c = &a->calls;
+	const char *off = a->guard.prof->off, *v;
+	Buf b = { 0 };
+
+	v = getenv("AGENT_TASKDEPTH");
+	a->task.depth = v ? atoi(v) : 0;
+	if (a->task.depth >= taskconf.depth) {	/* no task from here */
+		bufaddf(&b, "%s,task", off ? off : "");
+		off = b.p;
+	}
 
 	c->tools = tools;
 	c->ntools = LEN(tools);
@@ -1021,8 +1064,9 @@ offertools(Agent *a, const char *list)
 	c->guard = &a->guard;
 	c->ev = &a->ev;
 	c->tenv = &a->tenv;
-	if (calloffer(c, list, a->guard.prof->off) < 0)
+	if (calloffer(c, list, off) < 0)
 		usage();
+	buffree(&b);
 	a->mcpconf.servers = mcpservers;
 	a->mcpconf.calltimeout = mcptimeout;
 	a->mcpconf.listtimeout = mcpstarttimeout;
@@ -1057,6 +1101,53 @@ buildsystem(Agent *a)
 	ctxsystem(&b, contextfiles, maxcontext, &sk);
 	a->system = bufdetach(&b);
 	buffree(&sk);
+}
+
+/* What a task's child is started with: the task row's provider (its key
+ * taken now, before the keys are hidden) and profile, no wider than
+ * ours, and the tools we offer that it may have. */
+static void
+settask(Agent *a)
+{
+	Task *t = &a->task;
+	const Provider *p = a->prov;
+	const Profile *g;
+	Buf b = { 0 };
+	int k;
+
+	if (callrow(&a->calls, "task") < 0)
+		return;
+	if (taskconf.parallel < 1 || taskconf.timeout < 0)
+		die("config.h: taskconf needs one task at once or more, and "
+		    "no time limit below 0");
+	if (taskconf.provider && !(p = findprovider(taskconf.provider)))
+		die("config.h: the task row's provider %s is not in providers",
+		    taskconf.provider);
+	g = guardnarrower(profiles, LEN(profiles), taskconf.profile ?
+	                  taskconf.profile : a->guard.prof->name,
+	                  a->guard.prof, tools, LEN(tools));
+	if (!g)
+		die("config.h: the task row's profile %s is not in profiles",
+		    taskconf.profile);
+	t->conf = &taskconf;
+	t->samewire = p == a->prov;
+	t->provider = p->name;
+	t->key = a->key;
+	if (!t->samewire && p->keyenv && getenv(p->keyenv))
+		t->key = a->taskkey = xstrdup(getenv(p->keyenv));
+	t->profile = g->name;
+	t->yes = a->guard.yes;
+	t->sess = &a->sess;
+	t->pg = taskpg;
+	t->npg = LEN(taskpg);
+	for (k = 0; k < a->calls.nfixed; k++)
+		if (!guardlisted(g->off, a->calls.offer[k].name) &&
+		    (strcmp(a->calls.offer[k].name, "task") ||
+		     t->depth + 1 < taskconf.depth))
+			bufaddf(&b, "%s%s", b.len ? "," : "",
+			        a->calls.offer[k].name);
+	t->tools = bufdetach(&b);
+	a->tenv.task = t;
 }
 
 /* Keys must never reach a tool: the bash tool drops these variables. */
@@ -1105,6 +1196,27 @@ setthinking(Agent *a, const char *name)
 		usage();
 }
 
+/* -K: the key is stdin's first line, read a byte at a time so that the
+ * rest (a task's prompt) is left; NULL if it is empty. */
+static char *
+keyline(void)
+{
+	Buf b = { 0 };
+	char c;
+	ssize_t n;
+
+	while ((n = read(0, &c, 1)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && c == '\n')
+			break;
+		else if (n > 0 && b.len < 65536)
+			bufaddc(&b, c);
+	if (b.len && b.p[b.len - 1] == '\r')
+		b.p[--b.len] = '\0';
+	if (!b.len)
+		buffree(&b);
+	return b.p;
+}
+
 /* -P, else AGENT_PROVIDER, else config.h's first; -m, else AGENT_MODEL,
  * else the provider's model; the base URL and the key, from the
  * environment or config.h. */
@@ -1131,7 +1243,7 @@ setprovider(Agent *a, const char *pname, const char *model)
 	v = getenv("AGENT_API_KEY");
 	if ((!v || !*v) && a->prov->keyenv)
 		v = getenv(a->prov->keyenv);
-	a->key = v && *v ? xstrdup(v) : NULL;
+	a->key = a->keyin ? keyline() : v && *v ? xstrdup(v) : NULL;
 	if (!a->key && a->prov->keyenv)
 		die("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
 		    a->prov->keyenv);
@@ -1220,6 +1332,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	a->ev.color = isatty(2) && !getenv("NO_COLOR");
 	setguard(a, gname);
 	offertools(a, toollist);
+	settask(a);
 	buildsystem(a);
 	hidesecrets(a->scrub);
 	a->tenv.intr = &intr;
@@ -1256,7 +1369,7 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = flagnext(argv, "cnqyjrvhls:f:P:m:t:g:T:i:e:", &ind, &pos,
+	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:", &ind, &pos,
 	                     &arg)) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
@@ -1286,6 +1399,7 @@ readflags(Agent *a, char **argv, Flags *f)
 		case 'g': f->gname = arg; break;
 		case 'T': f->level = arg; break;
 		case 'j': a->json = 1; break;
+		case 'K': a->keyin = 1; break;
 		case 'i':
 			if (!toolimage(arg, maximage, &a->attach, &why))
 				die("-i: %s", why.p);
@@ -1344,6 +1458,8 @@ agentfree(Agent *a)
 	free(a->system);
 	free(a->scrub);
 	callfree(&a->calls);
+	free(a->task.tools);
+	free(a->taskkey);
 	free(a->key);
 	free(a->model);
 	buffree(&a->attach);
@@ -1362,6 +1478,7 @@ main(int argc, char *argv[])
 	setlocale(LC_CTYPE, "");
 #endif
 	memset(&a, 0, sizeof(a));
+	a.task.self = argv[0];
 	ind = readflags(&a, argv, &f);
 	if (f.export && (f.mode || f.rpc || (argv[ind] && argv[ind + 1])))
 		usage();
@@ -1380,7 +1497,8 @@ main(int argc, char *argv[])
 	if (f.rpc)
 		rc = ind < argc ? (usage(), 2) : rpcmode(&a);
 	else
-		rc = ind < argc ? oneshot(&a, argv + ind) : linemode(&a);
+		rc = ind < argc || a.keyin ? oneshot(&a, argv + ind) :
+		     linemode(&a);
 	rc = exitstatus(rc);
 	agentfree(&a);
 	return rc == 0 && a.tenv.gitbad ? 1 : rc;

@@ -16,6 +16,7 @@
 #include "guard.h"
 #include "events.h"
 #include "mcp.h"
+#include "task.h"
 #include "call.h"
 
 /* The row in tools[] of a tool by that name, or -1. */
@@ -151,51 +152,124 @@ mayrun(Calls *c, Wirecall *w, int k, int row, Json *j, Buf *res)
 	return ok;
 }
 
-/* Run one call: its result, success or error, as the message that
- * joins the conversation. */
-char *
-callrun(Calls *c, Wirecall *w)
-{
-	Buf res = { 0 }, what = { 0 };
-	Json j = { 0 };
-	int k, row = -1, iserr = 1, ok;
-	const Tool *t;
-	char *msg;
+/* A call under way: checked, shown, started. */
+typedef struct {
+	Wirecall *w;
+	const Tool *t;		/* or NULL: no such tool offered */
+	int ok;			/* it may run */
+	int iserr;
+	Json j;
+	Buf res;
+} Callrun;
 
+/* Before a call runs: found, checked, put to the guard, shown. */
+static void
+callbegin(Calls *c, Wirecall *w, Callrun *r)
+{
+	Buf what = { 0 };
+	int k, row = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->w = w;
+	r->iserr = 1;
 	k = offered(c, bstr(&w->name), &row);
-	t = k >= 0 ? &c->offer[k] : NULL;
-	ok = mayrun(c, w, k, row, &j, &res);
-	if (t && j.n && j.t[0].type == JOBJ)	/* run or refused */
-		evcallwhat(&what, &j, 0, 70);
-	else if (!t)
+	r->t = k >= 0 ? &c->offer[k] : NULL;
+	r->ok = mayrun(c, w, k, row, &r->j, &r->res);
+	if (r->t && r->j.n && r->j.t[0].type == JOBJ)	/* run or refused */
+		evcallwhat(&what, &r->j, 0, 70);
+	else if (!r->t)
 		safetext(&what, bstr(&w->name), w->name.len, 1);
 	bufgrow(&what, 0);
-	if (ok) {
+	if (r->ok) {
 		/* a process a tool left may have changed .git since */
 		gitcheck(c->tenv);
 		sandboxsay(c->tenv);	/* what is not held, on its line */
 	}
-	evshowcall(c->ev, t ? t->name : "tool", what.p);
-	evcall(c->ev, w, "tool_execution_start", ok ? &j : NULL, NULL,
+	evshowcall(c->ev, r->t ? r->t->name : "tool", what.p);
+	evcall(c->ev, w, "tool_execution_start", r->ok ? &r->j : NULL, NULL,
 	       NULL, 0);
-	if (ok && t->fn)
-		iserr = t->fn(c->tenv, &j, 0, &res) != 0;
-	else if (ok)
-		iserr = mcpcall(c->mcp, t->name, &j, &res, &c->tenv->image);
-	evshowresult(c->ev, iserr, &res);
-	if (ok)
-		gitcheck(c->tenv);
-	gitnote(c->tenv, &res);
-	if (ok)
-		guardafter(c->guard, t->name, &j, &res, iserr);
-	evcall(c->ev, w, "tool_execution_end", NULL, &res, &c->tenv->image,
-	       iserr);
-	msg = entryresult(&w->id, &w->name, &res, iserr, &c->tenv->image);
-	bufreset(&c->tenv->image);
-	jsonfree(&j);
-	buffree(&res);
 	buffree(&what);
+}
+
+/* After it ran, or was refused: its result, success or error, as the
+ * message that joins the conversation. */
+static char *
+callend(Calls *c, Callrun *r)
+{
+	Toolenv *e = c->tenv;
+	char *msg;
+
+	evshowresult(c->ev, r->iserr, &r->res);
+	if (r->ok)
+		gitcheck(e);
+	gitnote(e, &r->res);
+	if (r->ok)
+		guardafter(c->guard, r->t->name, &r->j, &r->res, r->iserr);
+	evcall(c->ev, r->w, "tool_execution_end", NULL, &r->res, &e->image,
+	       r->iserr);
+	msg = entryresult(&r->w->id, &r->w->name, &r->res, r->iserr,
+	                  &e->image, &e->details);
+	bufreset(&e->image);
+	bufreset(&e->details);
+	jsonfree(&r->j);
+	buffree(&r->res);
 	return msg;
+}
+
+/* Whether a call is of the task tool, to run with its neighbours. */
+static int
+istask(const Calls *c, const Wirecall *w)
+{
+	return c->tenv->task && !strcmp(bstr(&w->name), "task");
+}
+
+/* A run of task calls, side by side: the number run, their messages
+ * into msg. */
+static int
+calltasks(Calls *c, Wirecall *w, int n, char **msg)
+{
+	Callrun *cr;
+	Taskrun *tr;
+	int k, m;
+
+	for (m = 0; m < n && istask(c, &w[m]); m++)
+		;
+	cr = xcalloc(m, sizeof(*cr));
+	tr = tasknew(m);
+	for (k = 0; k < m; k++) {
+		callbegin(c, &w[k], &cr[k]);
+		if (cr[k].ok && taskprep(tr, k, &cr[k].j, 0, &cr[k].res) < 0)
+			cr[k].ok = 0;
+	}
+	taskrunall(c->tenv->task, c->tenv, tr, m);
+	for (k = 0; k < m; k++) {
+		if (cr[k].ok)
+			cr[k].iserr = taskresult(c->tenv->task, c->tenv, tr, k,
+			                         &cr[k].res, &c->tenv->details);
+		msg[k] = callend(c, &cr[k]);
+	}
+	taskfree(tr, m);
+	free(cr);
+	return m;
+}
+
+/* Run the calls at w (n of them) from the first: one, or a run of task
+ * calls at once.  The number run, their messages into msg, in order. */
+int
+callrun(Calls *c, Wirecall *w, int n, char **msg)
+{
+	Callrun r;
+
+	if (n > 1 && istask(c, w) && istask(c, w + 1))
+		return calltasks(c, w, n, msg);
+	callbegin(c, w, &r);
+	if (r.ok && r.t->fn)
+		r.iserr = r.t->fn(c->tenv, &r.j, 0, &r.res) != 0;
+	else if (r.ok)
+		r.iserr = mcpcall(c->mcp, r.t->name, &r.j, &r.res,
+		                  &c->tenv->image);
+	*msg = callend(c, &r);
+	return 1;
 }
 
 void

@@ -21,5 +21,5 @@ typedef struct {
 int callrow(const Calls *c, const char *name);
 int calloffer(Calls *c, const char *list, const char *off);
 void callmcp(Calls *c);
-char *callrun(Calls *c, Wirecall *w);
+int callrun(Calls *c, Wirecall *w, int n, char **msg);
 void callfree(Calls *c);

@@ -329,6 +329,41 @@ static const Tool tools[] = {
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"description\":\"Directory to list (default: .)\"},"
 	  "\"limit\":{\"type\":\"number\",\"description\":\"Most entries to return (default ${lslimit})\"}}}" },
+	{ "task", tooltask, 0,
+	  "Hand a self-contained job to a sub-agent: a fresh agent with "
+	  "your tools but write and edit, that changes nothing and answers "
+	  "once, at the end. Use it for work whose details you need not "
+	  "keep, such as searching a large codebase. It sees nothing of "
+	  "this conversation: say all it needs to know and what to answer. "
+	  "Task calls in one answer run at once.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"description\":{\"type\":\"string\",\"description\":\"A few words naming the task, shown to the user\"},"
+	  "\"prompt\":{\"type\":\"string\",\"description\":\"The whole task, for an agent that knows nothing else\"}},"
+	  "\"required\":[\"description\",\"prompt\"]}" },
+};
+
+/*
+ * The task tool's sub-agents.  A task is this binary run again
+ * (agent -jK ...) in the working directory, on the prompt alone: a fresh
+ * context, the system prompt and project files as at any start, the
+ * tools this run offers that its profile keeps on (not the MCP
+ * servers'), and -y if this run has it.  With no -y, what would ask in
+ * it is refused: it has no terminal; a rule can ALLOW it.  Its session
+ * is a file of its own beside this run's, its header naming this run's
+ * as its parent, and the result's details name it.  Its answer is the
+ * result; its usage is added to this run's.  The key goes to it over a
+ * pipe, never in its environment or argv.  Ctrl-C stops every task.
+ */
+static const Taskconf taskconf = {
+	NULL,		/* provider: NULL, this run's */
+	NULL,		/* model: NULL, this run's */
+	"readonly",	/* profile; one wider than this run's is not taken:
+			 * then it runs under this run's */
+	1,		/* depth: levels of tasks below the user's run; 1: a
+			 * task starts none */
+	4,		/* tasks at once; more in one answer wait their turn */
+	600,		/* seconds a task may run, 0 for no limit: then it is
+			 * stopped (TERM, killgrace, KILL) and says so */
 };
 
 /*

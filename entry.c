@@ -96,10 +96,11 @@ entryuser(const char *text, size_t len, const Buf *more)
 }
 
 /* A tool's result as pi stores it: the call's id and name, the text,
- * then more content blocks (an image read), or NULL. */
+ * then more content blocks (an image read), or NULL; its details, the
+ * members of an object, or NULL. */
 char *
 entryresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-            const Buf *more)
+            const Buf *more, const Buf *details)
 {
 	Buf b = { 0 };
 
@@ -112,7 +113,13 @@ entryresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
 	bufaddc(&b, '}');
 	if (more)
 		bufadd(&b, bstr(more), more->len);
-	bufaddf(&b, "],\"isError\":%s,\"timestamp\":%lld}",
+	bufaddc(&b, ']');
+	if (details && details->len) {
+		bufadds(&b, ",\"details\":{");
+		bufadd(&b, details->p, details->len);
+		bufaddc(&b, '}');
+	}
+	bufaddf(&b, ",\"isError\":%s,\"timestamp\":%lld}",
 	        iserr ? "true" : "false", nowms());
 	return bufdetach(&b);
 }

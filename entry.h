@@ -27,7 +27,7 @@ long entrycut(const Entry **path, size_t n, size_t from, long keep);
 long entrytokens(const char *json);
 char *entryuser(const char *text, size_t len, const Buf *more);
 char *entryresult(const Buf *id, const Buf *name, const Buf *text, int iserr,
-                  const Buf *more);
+                  const Buf *more, const Buf *details);
 char *entrybash(const Json *j, int m);
 void entryserialize(Buf *b, const char *type, const char *line,
                     size_t maxresult);

@@ -622,7 +622,9 @@ evfree(Events *e)
 void
 evcallwhat(Buf *b, const Json *j, int args, size_t max)
 {
-	static const char *keys[] = { "command", "path", "pattern" };
+	static const char *keys[] = {
+		"command", "path", "pattern", "description"
+	};
 	Buf v = { 0 }, safe = { 0 };
 	size_t i;
 

@@ -222,6 +222,41 @@ guardprofile(Guard *g, const Profile *profiles, int n, const char *name)
 	g->tenv->gitwrite = g->prof->gitwrite;
 }
 
+/* Whether profile p asks before tool t runs. */
+static int
+asks(const Profile *p, const Tool *t)
+{
+	return p->ask ? guardlisted(p->ask, t->name) : t->approve;
+}
+
+/* The profile named want, or up if want would let a tool process or a
+ * tool do more than up does: a task's is never wider than its
+ * parent's.  NULL if there is none by that name. */
+const Profile *
+guardnarrower(const Profile *profiles, int n, const char *want,
+              const Profile *up, const Tool *tools, int ntools)
+{
+	const Profile *p = NULL;
+	int i;
+
+	for (i = 0; i < n && !p; i++)
+		if (!strcmp(profiles[i].name, want))
+			p = &profiles[i];
+	if (!p || p == up)
+		return p;
+	if (p->write < up->write || p->net > up->net ||
+	    p->gitwrite > up->gitwrite || p->stay > up->stay ||
+	    (p->write == WPLAN && up->write == WPLAN &&
+	     strcmp(p->plan, up->plan)))
+		return up;
+	for (i = 0; i < ntools; i++)
+		if ((asks(up, &tools[i]) && !asks(p, &tools[i])) ||
+		    (guardlisted(up->off, tools[i].name) &&
+		     !guardlisted(p->off, tools[i].name)))
+			return up;
+	return p;
+}
+
 /* The profile's paragraph of the system prompt, and its plan file. */
 void
 guardprompt(const Guard *g, Buf *b)

@@ -63,6 +63,9 @@ void guardsplit(const char *cmd, Shline *l);
 void guardsplitfree(Shline *l);
 int guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
                const Hook *hooks, const Tool *tools, int ntools, Buf *why);
+const Profile *guardnarrower(const Profile *profiles, int n,
+                             const char *want, const Profile *up,
+                             const Tool *tools, int ntools);
 void guardprofile(Guard *g, const Profile *profiles, int n,
                   const char *name);
 void guardprompt(const Guard *g, Buf *b);

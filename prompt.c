@@ -735,7 +735,8 @@ promptargv(const Promptconf *c, Buf *msg, Buf *more, char **argv,
 	if (rc == 0)
 		rc = promptbuild(c, msg, more, bstr(&words), 0);
 	if (rc == 0 && in->len) {
-		bufadds(msg, "\n\n");
+		if (msg->len)
+			bufadds(msg, "\n\n");
 		bufadd(msg, in->p, in->len);
 	}
 	buffree(&words);

@@ -2,7 +2,7 @@
 /* session.h: the JSONL session file, pi's format version 3 */
 #include <sys/types.h>
 
-typedef struct {
+typedef struct Session {
 	char *path;		/* NULL: in memory only (-n) */
 	int fd;			/* open O_APPEND once the file exists, or -1 */
 	int oldfd;		/* the file loaded, when path came to name

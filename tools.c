@@ -969,6 +969,7 @@ toolcleanup(Toolenv *e)
 	free(e->unheld);
 	e->unheld = NULL;
 	buffree(&e->image);
+	buffree(&e->details);
 	e->tmpdir = e->root = e->planpath = NULL;
 	proclogexit(e);
 }

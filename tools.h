@@ -60,6 +60,9 @@ typedef struct {
 				 * that it would hold first runs */
 	Buf image;		/* read: an image's content block, with its
 				 * comma, for the caller's result */
+	Buf details;		/* the result's details, members of an
+				 * object, or empty */
+	struct Task *task;	/* what task starts a child with, or NULL */
 	/* bash's output as it comes, to progress(progarg, ...), or NULL */
 	void (*progress)(void *arg, const char *p, size_t n);
 	void *progarg;
@@ -106,6 +109,7 @@ int toolbash(Toolenv *e, const Json *j, int args, Buf *out);
 int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
 int toolls(Toolenv *e, const Json *j, int args, Buf *out);
+int tooltask(Toolenv *e, const Json *j, int args, Buf *out);
 const char *toolimage(const char *path, size_t max, Buf *b, Buf *out);
 const char *toolimagetype(const char *p, size_t n);
 void toolcleanup(Toolenv *e);

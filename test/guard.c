@@ -379,6 +379,50 @@ testcalls(void)
 	exit(tfail != 0);
 }
 
+/* A task's profile is the one asked for, unless that is wider than its
+ * parent's on any count: then the parent's. */
+static void
+testnarrower(void)
+{
+	static const Profile p[] = {
+		{ "work", NULL, NULL, WTREE, 0, NULL, NULL, 0, 0 },
+		{ "ro", NULL, "write", WNONE, 0, NULL, NULL, 0, 0 },
+		{ "plan", NULL, NULL, WPLAN, 0, "P.md", NULL, 0, 0 },
+		{ "plan2", NULL, NULL, WPLAN, 0, "Q.md", NULL, 0, 0 },
+		{ "full", NULL, NULL, WALL, 1, NULL, NULL, 1, 1 },
+		{ "net", NULL, "write", WNONE, 1, NULL, NULL, 0, 0 },
+		{ "noask", "", "write", WNONE, 0, NULL, NULL, 0, 0 },
+		{ "git", NULL, "write", WNONE, 0, NULL, NULL, 1, 0 },
+	};
+	static const Tool tools[] = {
+		{ "bash", NULL, 1, "", "{}" }, { "write", NULL, 1, "", "{}" }
+	};
+	static const struct { const char *want, *up, *got; } c[] = {
+		{ "ro", "work", "ro" }, { "ro", "full", "ro" },
+		{ "ro", "plan", "ro" }, { "plan", "work", "plan" },
+		{ "work", "ro", "ro" }, { "full", "work", "work" },
+		{ "work", "plan", "plan" }, { "plan2", "plan", "plan" },
+		{ "net", "ro", "ro" }, { "noask", "ro", "ro" },
+		{ "git", "ro", "ro" }, { "work", "work", "work" },
+		{ "ro", "net", "ro" },
+	};
+	const Profile *up, *got;
+	size_t i, k;
+
+	for (i = 0; i < LEN(c); i++) {
+		for (k = 0, up = NULL; k < LEN(p); k++)
+			if (!strcmp(p[k].name, c[i].up))
+				up = &p[k];
+		got = guardnarrower(p, LEN(p), c[i].want, up, tools,
+		                    LEN(tools));
+		T(got && !strcmp(got->name, c[i].got),
+		  "narrower: %s under %s is %s", c[i].want, c[i].up,
+		  got ? got->name : "none");
+	}
+	T(!guardnarrower(p, LEN(p), "none", &p[0], tools, LEN(tools)),
+	  "narrower: no such profile");
+}
+
 int
 main(void)
 {
@@ -386,5 +430,6 @@ main(void)
 	testall();
 	testdeep();
 	testcalls();
+	testnarrower();
 	return tfail != 0;
 }

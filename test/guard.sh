@@ -172,7 +172,7 @@ startfake -x "$T/r1" "$T/done"
 runat -y -g readonly 'go'
 jsontest "readonly: write and edit not offered" "$REQ/1.json" \
     'sorted(t["function"]["name"] for t in d["tools"]) ==
-     ["bash", "find", "grep", "ls", "read"]'
+     ["bash", "find", "grep", "ls", "read", "task"]'
 if [ "$LL" = 1 ]; then
 	[ -z "$(ls -A "$W")" ] && ok "readonly: nothing created" ||
 	    fail "readonly: nothing created" "$(ls -A "$W")"

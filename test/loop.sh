@@ -73,7 +73,7 @@ jsontest "task: whole history sent" "$REQ/4.json" \
      "tool", "assistant", "tool", "assistant", "tool"]'
 jsontest "task: tools offered" "$REQ/1.json" \
     'sorted(t["function"]["name"] for t in d["tools"]) ==
-     ["bash", "edit", "find", "grep", "ls", "read", "write"]'
+     ["bash", "edit", "find", "grep", "ls", "read", "task", "write"]'
 grep -q 'read notes.txt' "$T/err" && grep -q 'bash tr a-z' "$T/err" &&
     ok "task: trace on stderr" || fail "task: trace on stderr" "$(cat "$T/err")"
 

@@ -97,10 +97,10 @@ startfake -x "$T/p1" "$T/p2" "$T/p3"
 run -y 'go'
 check "mcp: the run ends well" test "$RC" = 0
 jsontest "mcp: offered as server__tool after config.h's, bad ones left out" \
-    "$REQ/1.json" '[t["function"]["name"] for t in d["tools"]][7:] ==
+    "$REQ/1.json" '[t["function"]["name"] for t in d["tools"]][8:] ==
     ["srv__echo", "srv__fail", "srv__rpcerr", "web__hello"] and
-    d["tools"][7]["function"]["description"] == "Echoes" and
-    d["tools"][7]["function"]["parameters"]["properties"]["s"]["type"] == "string"'
+    d["tools"][8]["function"]["description"] == "Echoes" and
+    d["tools"][8]["function"]["parameters"]["properties"]["s"]["type"] == "string"'
 check "mcp: the bad schema named on stderr" grep -q 'tool srv__arr skipped' "$T/err"
 check "mcp: the bad name named on stderr" grep -q 'skipped: a name' "$T/err"
 jsontest "mcp: the result's text, link and embedded text" "$REQ/2.json" \
@@ -210,7 +210,7 @@ jsontest "mcp: ... and none of its tools offered" "$REQ/1.json" \
 startfake -x "$T/p3"
 (agentexec timeout 30 "$ROOT/agent" 'go') </dev/null >"$T/out" 2>"$T/err"
 jsontest "mcp: an empty table offers config.h's tools alone" "$REQ/1.json" \
-    'len(d["tools"]) == 7'
+    'len(d["tools"]) == 8'
 
 # The reference servers from npm, for real: memory's create_entities
 # and read_graph, everything's echo.  Where npx cannot fetch them (no npx,

@@ -1,0 +1,535 @@
+/* See LICENSE file for copyright and license details. */
+/* task.c: the task tool.  A task is this binary run again on a prompt
+ * with a fresh context, its own session file, the tools and profile
+ * agent.c chose (no wider than ours), and events (-j) on its stdout:
+ * its last answer and its usage are read from them.  The key and the
+ * prompt go in on its stdin (-K), never in its environment or argv.
+ * Several run at once, watched by one poll loop that also sees SIGINT,
+ * -r's abort and each one's time limit. */
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "json.h"
+#include "wire.h"
+#include "tools.h"
+#include "proc.h"
+#include "entry.h"
+#include "session.h"
+#include "events.h"
+#include "task.h"
+
+extern char **environ;
+
+enum { WAITING, RUNNING, OVER };	/* a task's state */
+enum { ENDED, TIMEDOUT, ABORTED, NOSTART };	/* why it is over */
+enum {
+	POLLMS = 100,
+	MAXLINE = 8 << 20,	/* bytes of an event line we keep */
+	IDLEMS = 1000,		/* its pipes, once it has exited */
+	MAXFDS = 3 * 64 + 1,
+};
+
+struct Taskrun {
+	char *desc, *prompt;	/* the call's */
+	char *session;		/* its session file, or NULL */
+	int state, why, label;
+	pid_t pid;
+	int in, out, err;	/* our ends of its stdin, stdout, stderr */
+	Buf input;		/* the key's line and the prompt */
+	size_t inoff;		/* written of it */
+	Buf line;		/* the event line read so far */
+	int skip;		/* the rest of that line is not wanted */
+	Buf errline;		/* the stderr line read so far */
+	Buf lasterr;		/* its last whole line */
+	Buf answer;		/* the last answer's text */
+	char *failed;		/* that answer's errorMessage, or NULL */
+	long long tok[4];	/* its usage, as entryusage counts it */
+	double cost;
+	int status, reaped;
+	long long startat, termat, exitat;
+};
+
+Taskrun *
+tasknew(int n)
+{
+	Taskrun *r = xcalloc(n, sizeof(*r));
+	int i;
+
+	for (i = 0; i < n; i++)
+		r[i].in = r[i].out = r[i].err = -1;
+	return r;
+}
+
+/* The arguments of task k's call: 0, or -1 with why for the model. */
+int
+taskprep(Taskrun *r, int k, const Json *j, int args, Buf *why)
+{
+	r += k;
+	r->desc = jsonstr(j, jsonget(j, args, "description"));
+	r->prompt = jsonstr(j, jsonget(j, args, "prompt"));
+	if (r->prompt && *r->prompt && r->desc)
+		return 0;
+	bufadds(why, "task needs a description and a prompt, both strings, "
+	        "the prompt not empty");
+	r->state = OVER;
+	r->why = NOSTART;
+	return -1;
+}
+
+/* This binary: Linux names it in /proc; elsewhere argv[0], looked up in
+ * PATH if it has no slash.  NULL if it is not found. */
+#ifdef __linux__
+static const char *
+selfpath(const char *argv0, Buf *b)
+{
+	(void)argv0;
+	(void)b;
+	return "/proc/self/exe";
+}
+#else
+static const char *
+selfpath(const char *argv0, Buf *b)
+{
+	const char *p, *e;
+
+	if (strchr(argv0, '/'))
+		return argv0;
+	for (p = getenv("PATH"); p && *p; p = e + !!*e) {
+		e = p + strcspn(p, ":");
+		bufreset(b);
+		bufaddf(b, "%.*s/%s", (int)(e - p), p, argv0);
+		if (access(b->p, X_OK) == 0)
+			return b->p;
+	}
+	return NULL;
+}
+#endif
+
+/* Its file: a new session whose header names ours as its parent, made
+ * now in our sessions' directory; none with -n. */
+static void
+makesession(Task *t, Taskrun *r)
+{
+	Session s;
+	char cwd[PATH_MAX], *dir;
+
+	if (!t->sess || !t->sess->path || !getcwd(cwd, sizeof(cwd)))
+		return;
+	dir = dirof(t->sess->path);
+	if (sessfork(&s, t->sess, "", t->sess->path, dir, cwd) == 0) {
+		r->session = xstrdup(s.path);
+		sessfree(&s);
+	}
+	free(dir);
+}
+
+/* The child's environment: ours (the keys' values are gone from it:
+ * hidesecrets), its depth one more, and AGENT_BASE_URL only for the
+ * provider it was set for. */
+static char **
+taskenv(const Task *t, char *depth)
+{
+	char **env;
+	size_t n, k = 0, i;
+
+	for (n = 0; environ[n]; n++)
+		;
+	env = xmalloc((n + 2) * sizeof(*env));
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "AGENT_TASKDEPTH=", 16) &&
+		    (t->samewire || strncmp(environ[i], "AGENT_BASE_URL=", 15)))
+			env[k++] = environ[i];
+	snprintf(depth, 32, "AGENT_TASKDEPTH=%d", t->depth + 1);
+	env[k++] = depth;
+	env[k] = NULL;
+	return env;
+}
+
+static void
+start(Task *t, Toolenv *e, Taskrun *r)
+{
+	char *argv[] = {
+		NULL, t->yes ? "-yjK" : "-jK", "-P", (char *)t->provider,
+		"-m", (char *)t->model, "-T", (char *)t->level, "-g",
+		(char *)t->profile, "-t", t->tools, "-n", NULL, NULL
+	};
+	char **env, depth[32];
+	Buf self = { 0 };
+	int k;
+
+	r->label = ++t->next;
+	r->state = RUNNING;
+	r->startat = monoms();
+	makesession(t, r);
+	argv[0] = (char *)selfpath(t->self, &self);
+	if ((argv[13] = r->session))
+		argv[12] = "-s";
+	if (t->key)
+		bufadds(&r->input, t->key);
+	bufaddc(&r->input, '\n');
+	bufadds(&r->input, r->prompt);
+	env = taskenv(t, depth);
+	r->pid = argv[0] ? procstart(e, argv, env, &r->in, &r->out,
+	                             &r->err) : -1;
+	free(env);
+	buffree(&self);
+	for (k = 0; r->pid > 0 && k < t->npg; k++)
+		if (!t->pg[k]) {
+			t->pg[k] = r->pid;
+			break;
+		}
+	if (r->pid < 0) {
+		r->status = argv[0] ? errno : ENOENT;
+		r->state = OVER;
+		r->why = NOSTART;
+	}
+}
+
+/* Its trace on stderr, one line: label, then what. */
+static void
+say(const Task *t, const Taskrun *r, const char *what, size_t n)
+{
+	Buf b = { 0 };
+
+	if (t->quiet)
+		return;
+	safetext(&b, what, n, 1);
+	fprintf(stderr, "  task %d: %s\n", r->label, bstr(&b));
+	buffree(&b);
+}
+
+/* An event line: an answer's text and usage, or a call to trace. */
+static void
+event(const Task *t, Taskrun *r, const char *p, size_t n)
+{
+	Json j = { 0 };
+	Buf b = { 0 };
+	int m;
+
+	if (jsonparse(&j, p, n) < 0 || j.t[0].type != JOBJ)
+		goto out;
+	m = jsonget(&j, 0, "message");
+	if (jsoneq(&j, jsonget(&j, 0, "type"), "message_end") &&
+	    jsoneq(&j, jsonget(&j, m, "role"), "assistant")) {
+		r->cost += entryusage(&j, m, r->tok);
+		bufreset(&r->answer);
+		jsontext(&r->answer, &j, jsonget(&j, m, "content"));
+		free(r->failed);
+		r->failed = jsonstr(&j, jsonget(&j, m, "errorMessage"));
+	} else if (jsoneq(&j, jsonget(&j, 0, "type"),
+	                  "tool_execution_start")) {
+		jsonstrbuf(&j, jsonget(&j, 0, "toolName"), &b);
+		bufaddc(&b, ' ');
+		evcallwhat(&b, &j, jsonget(&j, 0, "args"), 70);
+		say(t, r, b.p, b.len);
+	}
+out:
+	jsonfree(&j);
+	buffree(&b);
+}
+
+/* The events it wrote: whole lines, those we want up to MAXLINE. */
+static void
+events(const Task *t, Taskrun *r, const char *p, size_t n)
+{
+	static const char *want[] = {
+		"{\"type\":\"message_end\"", "{\"type\":\"tool_execution_start\""
+	};
+	const char *nl;
+	size_t k, i;
+
+	for (; n; p += k, n -= k) {
+		nl = memchr(p, '\n', n);
+		k = nl ? (size_t)(nl - p) + 1 : n;
+		if (!r->skip)
+			bufadd(&r->line, p, k - !!nl);
+		for (i = 0; !r->skip && r->line.len && i < LEN(want); i++)
+			if (!strncmp(r->line.p, want[i], MIN(r->line.len,
+			             strlen(want[i]))))
+				break;
+		if (i == LEN(want) || r->line.len > MAXLINE)
+			r->skip = 1;
+		if (nl && !r->skip && r->line.len)
+			event(t, r, r->line.p, r->line.len);
+		if (nl || r->skip)
+			bufreset(&r->line);
+		if (nl)
+			r->skip = 0;
+	}
+}
+
+/* What it said on stderr: traced a line at a time, the last one kept
+ * for a failure's reason. */
+static void
+errors(const Task *t, Taskrun *r, const char *p, size_t n)
+{
+	const char *nl;
+	size_t k;
+
+	for (; n; p += k, n -= k) {
+		nl = memchr(p, '\n', n);
+		k = nl ? (size_t)(nl - p) + 1 : n;
+		if (r->errline.len < 4096)
+			bufadd(&r->errline, p, MIN(k - !!nl, 4096));
+		if (!nl)
+			continue;
+		say(t, r, r->errline.p, r->errline.len);
+		bufreset(&r->lasterr);
+		bufadd(&r->lasterr, r->errline.p, r->errline.len);
+		bufreset(&r->errline);
+	}
+}
+
+/* Read from or write to one of its pipes, ready: closed at its end. */
+static void
+pipeio(const Task *t, Taskrun *r, int *fd)
+{
+	char buf[65536];
+	ssize_t k;
+
+	if (fd == &r->in) {
+		k = write(*fd, r->input.p + r->inoff, r->input.len - r->inoff);
+		if (k > 0 && (r->inoff += k) < r->input.len)
+			return;
+	} else if ((k = read(*fd, buf, sizeof(buf))) > 0) {
+		if (fd == &r->out)
+			events(t, r, buf, k);
+		else
+			errors(t, r, buf, k);
+		return;
+	}
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	close(*fd);
+	*fd = -1;
+}
+
+/* Its group TERMed once, KILLed killgrace ms later. */
+static void
+stop(const Toolenv *e, Taskrun *r, int why, long long now)
+{
+	if (r->reaped)
+		return;
+	if (!r->termat) {
+		r->why = why;
+		r->termat = now;
+		kill(-r->pid, SIGTERM);
+		kill(-r->pid, SIGCONT);
+	} else if (now - r->termat >= e->lim->killgrace) {
+		kill(-r->pid, SIGKILL);
+	}
+}
+
+/* After a poll: reaped, timed out, stopped, over. */
+static void
+look(Task *t, const Toolenv *e, Taskrun *r, int abort, long long now)
+{
+	int k;
+
+	if (!r->reaped && (k = waitpid(r->pid, &r->status, WNOHANG)) != 0 &&
+	    (k > 0 || errno != EINTR)) {
+		r->reaped = 1;	/* < 0: reaped by another, status 0 */
+		r->exitat = now;
+		for (k = 0; k < t->npg; k++)
+			if (t->pg[k] == r->pid)
+				t->pg[k] = 0;
+	}
+	if (abort || (r->termat && !r->reaped))
+		stop(e, r, ABORTED, now);
+	else if (t->conf->timeout && !r->reaped &&
+	         now - r->startat >= t->conf->timeout * 1000LL)
+		stop(e, r, TIMEDOUT, now);
+	if (!r->reaped || (r->out >= 0 && now - r->exitat < IDLEMS))
+		return;
+	r->state = OVER;
+	if (r->in >= 0)
+		close(r->in);
+	if (r->out >= 0)
+		close(r->out);
+	if (r->err >= 0)
+		close(r->err);
+	r->in = r->out = r->err = -1;
+}
+
+/* The pipes of the running tasks, and -r's stdin, to poll. */
+static int
+pollset(const Toolenv *e, Taskrun *r, int n, struct pollfd *pf,
+        int **which, Taskrun **whose)
+{
+	int i, k = 0, *fds[3], f;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].state != RUNNING)
+			continue;
+		fds[0] = &r[i].in;
+		fds[1] = &r[i].out;
+		fds[2] = &r[i].err;
+		for (f = 0; f < 3 && k < MAXFDS - 1; f++) {
+			if (*fds[f] < 0)
+				continue;
+			pf[k].fd = *fds[f];
+			pf[k].events = f ? POLLIN : POLLOUT;
+			which[k] = fds[f];
+			whose[k++] = &r[i];
+		}
+	}
+	if (e->watch) {
+		pf[k].fd = e->watchfd;
+		pf[k].events = POLLIN;
+		which[k++] = NULL;
+	}
+	return k;
+}
+
+/* Run the tasks prepared, up to conf->parallel at once, until every one
+ * is over: on SIGINT, or when -r says abort, all are stopped. */
+void
+taskrunall(Task *t, Toolenv *e, Taskrun *r, int n)
+{
+	struct pollfd pf[MAXFDS];
+	int *which[MAXFDS];
+	Taskrun *whose[MAXFDS];
+	int i, k, np, running, abort = 0, watching = 1;
+	long long now;
+
+	for (;;) {
+		abort |= e->intr && *e->intr;
+		for (i = running = 0; i < n; i++)
+			running += r[i].state == RUNNING;
+		for (i = 0; i < n && !abort && running < t->conf->parallel &&
+		     running < t->npg; i++)
+			if (r[i].state == WAITING && r[i].prompt) {
+				start(t, e, &r[i]);
+				running += r[i].state == RUNNING;
+			}
+		if (!running)
+			break;
+		np = pollset(e, r, n, pf, which, whose);
+		if (!watching && np && !which[np - 1])
+			np--;
+		if (poll(pf, np, POLLMS) > 0)
+			for (k = 0; k < np; k++) {
+				if (!pf[k].revents)
+					continue;
+				if (which[k])
+					pipeio(t, whose[k], which[k]);
+				else if (e->watch(e->watcharg))
+					watching = 0;	/* an abort sets intr */
+			}
+		now = monoms();
+		for (i = 0; i < n; i++)
+			if (r[i].state == RUNNING)
+				look(t, e, &r[i], abort, now);
+	}
+	for (i = 0; i < n; i++)	/* not started: aborted */
+		if (r[i].state == WAITING) {
+			r[i].state = OVER;
+			r[i].why = ABORTED;
+		}
+}
+
+/* Why it failed, into res: 1, or 0 if it did not. */
+static int
+failure(const Task *t, const Taskrun *r, Buf *res)
+{
+	if (r->why == NOSTART && !r->pid)
+		return 1;	/* taskprep said */
+	if (r->why == NOSTART)
+		bufaddf(res, "The task could not start: %s",
+		        strerror(r->status));
+	else if (r->why == TIMEDOUT)
+		bufaddf(res, "The task ran past its time limit of %d s and "
+		        "was stopped.", t->conf->timeout);
+	else if (r->why == ABORTED)
+		bufadds(res, "The task was interrupted.");
+	else if (r->failed)
+		bufaddf(res, "The task failed: %s", r->failed);
+	else if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0)
+		bufaddf(res, "The task failed (exit %d)%s%s",
+		        WIFEXITED(r->status) ? WEXITSTATUS(r->status) :
+		        128 + WTERMSIG(r->status), r->lasterr.len ? ": " : "",
+		        bstr(&r->lasterr));
+	else
+		return 0;
+	if (r->answer.len)
+		bufadds(res, "\n\nIts last answer:\n");
+	return 1;
+}
+
+/* Task k, over: its answer, or why it failed, into res (cut to the
+ * tools' limit), its session file into details; its usage
+ * added to t's.  0, or 1 if res is an error. */
+int
+taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
+           Buf *details)
+{
+	int bad, i;
+
+	r += k;
+	bad = failure(t, r, res);
+	if (r->answer.len > e->lim->maxbytes) {
+		bufadd(res, r->answer.p, utf8back(r->answer.p,
+		       e->lim->maxbytes));
+		bufadds(res, "\n\n[The answer was cut here");
+		if (r->session)
+			bufaddf(res, "; all of it is in %s", r->session);
+		bufadds(res, ".]");
+	} else if (r->answer.len) {
+		bufadd(res, r->answer.p, r->answer.len);
+	} else if (!bad) {
+		bufadds(res, "(The task ended with no answer.)");
+	}
+	for (i = 0; i < 4; i++)
+		t->tok[i] += r->tok[i];
+	t->cost += r->cost;
+	if (r->session) {
+		bufadds(details, "\"session\":");
+		jsonescs(details, r->session);
+	}
+	return bad || !r->answer.len;
+}
+
+void
+taskfree(Taskrun *r, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(r[i].desc);
+		free(r[i].prompt);
+		free(r[i].session);
+		free(r[i].failed);
+		buffree(&r[i].input);
+		buffree(&r[i].line);
+		buffree(&r[i].errline);
+		buffree(&r[i].lasterr);
+		buffree(&r[i].answer);
+	}
+	free(r);
+}
+
+/* The tool alone: one task, run to its end. */
+int
+tooltask(Toolenv *e, const Json *j, int args, Buf *out)
+{
+	Taskrun *r = tasknew(1);
+	int bad = 1;
+
+	if (!e->task)
+		bufadds(out, "task: no task can start here");
+	else if (taskprep(r, 0, j, args, out) == 0) {
+		taskrunall(e->task, e, r, 1);
+		bad = taskresult(e->task, e, r, 0, out, &e->details);
+	}
+	taskfree(r, 1);
+	return bad;
+}

@@ -1,0 +1,48 @@
+/* See LICENSE file for copyright and license details. */
+/* task.h: the task tool's sub-agents: this binary run again on a prompt,
+ * with a fresh context, several at once; their answers and usage
+ * brought back */
+
+/* config.h's */
+typedef struct {
+	const char *provider;	/* NULL: the parent's */
+	const char *model;	/* NULL: the parent's (or the provider's) */
+	const char *profile;	/* the child's, unless it is wider than
+				 * the parent's: then the parent's */
+	int depth;		/* levels of tasks: 1, a task starts none */
+	int parallel;		/* tasks run at once */
+	int timeout;		/* seconds a task may run, 0 for no limit */
+} Taskconf;
+
+/* What a child is started with, set by agent.c (and each turn, for what
+ * a turn may change), and the usage of those that ran. */
+typedef struct Task {
+	const Taskconf *conf;
+	const char *self;	/* this binary */
+	const char *provider, *model, *level;	/* -P, -m, -T */
+	const char *key;	/* written to the child's stdin, never to
+				 * its environment or argv; or NULL */
+	int samewire;		/* the child's provider is the parent's: it
+				 * may keep AGENT_BASE_URL */
+	const char *profile;	/* -g */
+	char *tools;		/* -t: the tools offered to the child */
+	int yes;		/* -y */
+	int depth;		/* this run's (AGENT_TASKDEPTH) */
+	struct Session *sess;	/* ours: a child's file is made beside it,
+				 * its header naming ours; none with -n */
+	int quiet;		/* no trace of the children on stderr */
+	volatile sig_atomic_t *pg;	/* the running children's groups, 0 */
+	int npg;		/* for none, for a second Ctrl-C to kill */
+	int next;		/* tasks started in the run, for their labels */
+	long long tok[4];	/* the children's usage, as entryusage */
+	double cost;		/* counts it, since agent.c last took it */
+} Task;
+
+typedef struct Taskrun Taskrun;
+
+Taskrun *tasknew(int n);
+int taskprep(Taskrun *r, int k, const Json *j, int args, Buf *why);
+void taskrunall(Task *t, Toolenv *e, Taskrun *r, int n);
+int taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
+               Buf *details);
+void taskfree(Taskrun *r, int n);
