@@ -35,6 +35,7 @@ typedef struct {
 	Httpclient *http;	/* HTTP: the connection, */
 	char *auth;		/* the row's header with its value, */
 	char sid[128];		/* the Mcp-Session-Id it gave, */
+	int expired;		/* 404 to a request that named it */
 	Buf queue;		/* answers to its requests, to be POSTed */
 	const char *version;	/* the protocol version it answered */
 	int changed;		/* it said its list changed */
@@ -388,6 +389,7 @@ httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 		x.bad = 1;
 	if (h.sessid[0] && !v->sid[0])
 		memcpy(v->sid, h.sessid, sizeof(v->sid));
+	v->expired = rc == 0 && h.status == 404 && sid.len;
 	if (rc == 0 && x.kind == 1 && !x.bad && id >= 0)
 		if ((r = mcpmsg(m, v, x.body.p, x.body.len, id, res)) != 0)
 			x.got = r > 0, x.bad = r < 0;
@@ -548,26 +550,17 @@ out:
 	return rc;
 }
 
-/* Start a server and say hello: 0, or -1 with why. */
+/* initialize and initialized: 0, or -1 with why.  An HTTP server that
+ * forgot our session (404) is greeted anew, its new session taken. */
 static int
-srvstart(Mcp *m, Srv *v, Buf *why)
+srvhello(Mcp *m, Srv *v, Buf *why)
 {
 	const Mcpconf *c = m->c;
 	Buf res = { 0 }, ver = { 0 };
 	Json j = { 0 };
 	int i;
 
-	if (!strncmp(v->s->where, "http://", 7) ||
-	    !strncmp(v->s->where, "https://", 8)) {
-		v->http = httpnew(c->cafiles, c->conntimeout * 1000,
-		                  MAX(c->calltimeout, c->listtimeout) * 1000,
-		                  64 << 10, c->tenv->intr);
-	} else if ((v->pid = procserve(c->tenv, v->s->where, &v->to,
-	                               &v->from)) < 0) {
-		v->pid = 0;
-		bufaddf(why, "cannot start it: %s", strerror(errno));
-		return -1;
-	}
+	v->sid[0] = '\0';
 	if (mcpsend(m, v, "initialize", "{\"protocolVersion\":\"2025-06-18\","
 	            "\"capabilities\":{},\"clientInfo\":{\"name\":\"agent\","
 	            "\"version\":\"" VERSION "\"}}", c->listtimeout, &res,
@@ -582,13 +575,34 @@ srvstart(Mcp *m, Srv *v, Buf *why)
 		bufadds(why, "it speaks no protocol version we know");
 		goto out;
 	}
-	if (mcpsend(m, v, "notifications/initialized", NULL, c->listtimeout,
-	            &res, why) == 0)
-		srvlist(m, v, why);
+	mcpsend(m, v, "notifications/initialized", NULL, c->listtimeout,
+	        &res, why);
 out:
 	jsonfree(&j);
 	buffree(&res);
 	buffree(&ver);
+	return why->len ? -1 : 0;
+}
+
+/* Start a server, say hello, list its tools: 0, or -1 with why. */
+static int
+srvstart(Mcp *m, Srv *v, Buf *why)
+{
+	const Mcpconf *c = m->c;
+
+	if (!strncmp(v->s->where, "http://", 7) ||
+	    !strncmp(v->s->where, "https://", 8)) {
+		v->http = httpnew(c->cafiles, c->conntimeout * 1000,
+		                  MAX(c->calltimeout, c->listtimeout) * 1000,
+		                  64 << 10, c->tenv->intr);
+	} else if ((v->pid = procserve(c->tenv, v->s->where, &v->to,
+	                               &v->from)) < 0) {
+		v->pid = 0;
+		bufaddf(why, "cannot start it: %s", strerror(errno));
+		return -1;
+	}
+	if (srvhello(m, v, why) == 0)
+		srvlist(m, v, why);
 	return why->len ? -1 : 0;
 }
 
@@ -746,6 +760,12 @@ mcpcall(Mcp *m, const char *name, const Json *j, Buf *out, Buf *image)
 	jsonraw(&par, j, 0);
 	bufaddc(&par, '}');
 	rc = mcpsend(m, v, "tools/call", par.p, m->c->calltimeout, &res, &why);
+	if (rc == -1 && v->expired) {	/* once, in a new session */
+		bufreset(&why);
+		if ((rc = srvhello(m, v, &why)) == 0)
+			rc = mcpsend(m, v, "tools/call", par.p,
+			             m->c->calltimeout, &res, &why);
+	}
 	if (rc == -2) {
 		bufadds(out, "Interrupted");
 	} else if (rc < 0) {

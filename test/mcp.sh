@@ -20,8 +20,13 @@ printf 'status 202\nnodone\n' >"$M/h2"
 printf 'type application/json\nnodone\nline {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"hello","description":"Says hello","inputSchema":{"type":"object"}}]}}\n' >"$M/h3"
 printf 'type text/event-stream\nnodone\nline data: {"jsonrpc":"2.0","id":"p1","method":"ping"}\nline\nline data: {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hello over http"}]}}\nline\n' >"$M/h4"
 printf 'status 202\nnodone\n' >"$M/h5"
+# Then it forgets the session: a call is answered 404, and agent says
+# hello again, with no session id, and calls once more in the new one.
+printf 'status 404\nerror no such session\n' >"$M/h6"
+printf 'type application/json\nnodone\nheader Mcp-Session-Id: sess-43\nline {"jsonrpc":"2.0","id":5,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}}\n' >"$M/h7"
+printf 'type application/json\nnodone\nline {"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"hello again"}]}}\n' >"$M/h9"
 ./test/fake -p "$M/port" -r "$M/req" "$M/h1" "$M/h2" "$M/h3" "$M/h4" \
-    "$M/h5" 2>"$M/fake.err" &
+    "$M/h5" "$M/h6" "$M/h7" "$M/h2" "$M/h9" 2>"$M/fake.err" &
 HFAKE=$!
 mkdir -p "$M/req"
 trap 'kill $HFAKE 2>/dev/null; stopfake; [ -n "$KEEP" ] && cp -r "$T" /tmp/mcpkeep; rm -rf "$T"' EXIT
@@ -92,8 +97,12 @@ tool c3 srv__rpcerr {}
 tool c4 web__hello {}
 finish tool_calls
 X
+script p2b <<X
+tool c5 web__hello {}
+finish tool_calls
+X
 printf 'text done\nfinish stop\n' | script p3
-startfake -x "$T/p1" "$T/p2" "$T/p3"
+startfake -x "$T/p1" "$T/p2" "$T/p2b" "$T/p3"
 run -y 'go'
 check "mcp: the run ends well" test "$RC" = 0
 jsontest "mcp: offered as server__tool after config.h's, bad ones left out" \
@@ -129,6 +138,13 @@ check "mcp: HTTP: the session id sent back" grep -qi 'Mcp-Session-Id: sess-42' "
 check "mcp: HTTP: the protocol version sent" grep -qi 'MCP-Protocol-Version: 2025-11-25' "$M/req/3.head"
 check "mcp: HTTP: the bearer token from the environment" grep -q 'Authorization: Bearer tok-secret' "$M/req/1.head"
 check "mcp: HTTP: the ping answered" grep -q '"id":"p1","result":{}' "$M/req/5.json"
+check "mcp: HTTP: 404, hello again without the old session" sh -c \
+    "grep -q '\"method\":\"initialize\"' '$M/req/7.json' &&
+     ! grep -qi 'Mcp-Session-Id' '$M/req/7.head'"
+check "mcp: HTTP: the call again in the new session" grep -qi \
+    'Mcp-Session-Id: sess-43' "$M/req/9.head"
+jsontest "mcp: HTTP: the call's answer from the new session" "$REQ/4.json" \
+    '"hello again" in str(d["messages"][-1]["content"])'
 check "mcp: the token never on stderr" sh -c "! grep -q tok-secret '$T/err'"
 check "mcp: a server that fails to start said once" test "$(grep -c 'mcp bad:' "$T/err")" = 1
 f=$(ls "$T"/sessions/*/*.jsonl 2>/dev/null | head -1)
