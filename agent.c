@@ -579,12 +579,16 @@ static int
 oneshot(Agent *a, char **prompt)
 {
 	Buf msg = { 0 }, in = { 0 };
-	int rc = 1;
+	int rc;
 
 	if (!isatty(0))
 		readstdin(a, &in);
-	if (promptargv(&a->pc, &msg, &a->attach, prompt, &in) == 0)
-		rc = turn(a, msg.p, msg.len);
+	rc = promptargv(&a->pc, &msg, &a->attach, prompt, &in);
+	if (rc == 0 && !msg.len && !a->attach.len) {	/* -K, stdin empty */
+		warn("no prompt");
+		rc = -1;
+	}
+	rc = rc < 0 ? 1 : turn(a, msg.p, msg.len);
 	buffree(&msg);
 	buffree(&in);
 	return rc;
@@ -1051,7 +1055,7 @@ offertools(Agent *a, const char *list)
 	Buf b = { 0 };
 
 	v = getenv("AGENT_TASKDEPTH");
-	a->task.depth = v ? atoi(v) : 0;
+	a->task.depth = v ? MAX(atoi(v), 0) : 0;
 	if (a->task.depth >= taskconf.depth) {	/* no task from here */
 		bufaddf(&b, "%s,task", off ? off : "");
 		off = b.p;
@@ -1112,8 +1116,6 @@ settask(Agent *a)
 	Task *t = &a->task;
 	const Provider *p = a->prov;
 	const Profile *g;
-	Buf b = { 0 };
-	int k;
 
 	if (callrow(&a->calls, "task") < 0)
 		return;
@@ -1140,13 +1142,7 @@ settask(Agent *a)
 	t->sess = &a->sess;
 	t->pg = taskpg;
 	t->npg = LEN(taskpg);
-	for (k = 0; k < a->calls.nfixed; k++)
-		if (!guardlisted(g->off, a->calls.offer[k].name) &&
-		    (strcmp(a->calls.offer[k].name, "task") ||
-		     t->depth + 1 < taskconf.depth))
-			bufaddf(&b, "%s%s", b.len ? "," : "",
-			        a->calls.offer[k].name);
-	t->tools = bufdetach(&b);
+	t->tools = tasktools(t, a->calls.offer, a->calls.nfixed, g->off);
 	a->tenv.task = t;
 }
 
@@ -1196,27 +1192,6 @@ setthinking(Agent *a, const char *name)
 		usage();
 }
 
-/* -K: the key is stdin's first line, read a byte at a time so that the
- * rest (a task's prompt) is left; NULL if it is empty. */
-static char *
-keyline(void)
-{
-	Buf b = { 0 };
-	char c;
-	ssize_t n;
-
-	while ((n = read(0, &c, 1)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0 && c == '\n')
-			break;
-		else if (n > 0 && b.len < 65536)
-			bufaddc(&b, c);
-	if (b.len && b.p[b.len - 1] == '\r')
-		b.p[--b.len] = '\0';
-	if (!b.len)
-		buffree(&b);
-	return b.p;
-}
-
 /* -P, else AGENT_PROVIDER, else config.h's first; -m, else AGENT_MODEL,
  * else the provider's model; the base URL and the key, from the
  * environment or config.h. */
@@ -1243,7 +1218,7 @@ setprovider(Agent *a, const char *pname, const char *model)
 	v = getenv("AGENT_API_KEY");
 	if ((!v || !*v) && a->prov->keyenv)
 		v = getenv(a->prov->keyenv);
-	a->key = a->keyin ? keyline() : v && *v ? xstrdup(v) : NULL;
+	a->key = a->keyin ? fdline(0, 65536) : v && *v ? xstrdup(v) : NULL;
 	if (!a->key && a->prov->keyenv)
 		die("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
 		    a->prov->keyenv);

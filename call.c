@@ -160,13 +160,14 @@ typedef struct {
 	int iserr;
 	Json j;
 	Buf res;
+	Buf what;		/* what it works on, as the trace shows it */
 } Callrun;
 
 /* Before a call runs: found, checked, put to the guard, shown. */
 static void
 callbegin(Calls *c, Wirecall *w, Callrun *r)
 {
-	Buf what = { 0 };
+	Buf *what = &r->what;
 	int k, row = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -176,19 +177,18 @@ callbegin(Calls *c, Wirecall *w, Callrun *r)
 	r->t = k >= 0 ? &c->offer[k] : NULL;
 	r->ok = mayrun(c, w, k, row, &r->j, &r->res);
 	if (r->t && r->j.n && r->j.t[0].type == JOBJ)	/* run or refused */
-		evcallwhat(&what, &r->j, 0, 70);
+		evcallwhat(what, &r->j, 0, 70);
 	else if (!r->t)
-		safetext(&what, bstr(&w->name), w->name.len, 1);
-	bufgrow(&what, 0);
+		safetext(what, bstr(&w->name), w->name.len, 1);
+	bufgrow(what, 0);
 	if (r->ok) {
 		/* a process a tool left may have changed .git since */
 		gitcheck(c->tenv);
 		sandboxsay(c->tenv);	/* what is not held, on its line */
 	}
-	evshowcall(c->ev, r->t ? r->t->name : "tool", what.p);
+	evshowcall(c->ev, r->t ? r->t->name : "tool", what->p);
 	evcall(c->ev, w, "tool_execution_start", r->ok ? &r->j : NULL, NULL,
 	       NULL, 0);
-	buffree(&what);
 }
 
 /* After it ran, or was refused: its result, success or error, as the
@@ -213,6 +213,7 @@ callend(Calls *c, Callrun *r)
 	bufreset(&e->details);
 	jsonfree(&r->j);
 	buffree(&r->res);
+	buffree(&r->what);
 	return msg;
 }
 
@@ -223,8 +224,10 @@ istask(const Calls *c, const Wirecall *w)
 	return c->tenv->task && !strcmp(bstr(&w->name), "task");
 }
 
-/* A run of task calls, side by side: the number run, their messages
- * into msg. */
+/* A run of task calls (one or more), side by side: the number run,
+ * their messages into msg.  Each call's line on the trace is ended at
+ * its start, for the children's lines, and shown again with its
+ * result. */
 static int
 calltasks(Calls *c, Wirecall *w, int n, char **msg)
 {
@@ -238,6 +241,7 @@ calltasks(Calls *c, Wirecall *w, int n, char **msg)
 	tr = tasknew(m);
 	for (k = 0; k < m; k++) {
 		callbegin(c, &w[k], &cr[k]);
+		evshowwait(c->ev);
 		if (cr[k].ok && taskprep(tr, k, &cr[k].j, 0, &cr[k].res) < 0)
 			cr[k].ok = 0;
 	}
@@ -246,6 +250,7 @@ calltasks(Calls *c, Wirecall *w, int n, char **msg)
 		if (cr[k].ok)
 			cr[k].iserr = taskresult(c->tenv->task, c->tenv, tr, k,
 			                         &cr[k].res, &c->tenv->details);
+		evshowcall(c->ev, "task", cr[k].what.p);
 		msg[k] = callend(c, &cr[k]);
 	}
 	taskfree(tr, m);
@@ -260,7 +265,7 @@ callrun(Calls *c, Wirecall *w, int n, char **msg)
 {
 	Callrun r;
 
-	if (n > 1 && istask(c, w) && istask(c, w + 1))
+	if (istask(c, w))
 		return calltasks(c, w, n, msg);
 	callbegin(c, w, &r);
 	if (r.ok && r.t->fn)

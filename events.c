@@ -186,6 +186,15 @@ evshowcall(Events *e, const char *name, const char *what)
 		        colorif(e, "\033[0m"), what);
 }
 
+/* ...or its line ends there, its result to come later: tasks that run
+ * side by side, whose children's calls are traced meanwhile. */
+void
+evshowwait(Events *e)
+{
+	if (!e->quiet)
+		fputs(" ...\n", stderr);
+}
+
 /* ...and, on the same line, how it went: the lines of its result, or
  * the last line of an error. */
 void

@@ -50,6 +50,7 @@ void evtextdone(Events *e);
 void evtext(Events *e, const char *p, size_t n);
 void evthink(Events *e, const char *p, size_t n);
 void evshowcall(Events *e, const char *name, const char *what);
+void evshowwait(Events *e);
 void evshowresult(Events *e, int iserr, const Buf *res);
 void evshowusage(Events *e, long long in, long long cached, long long out,
                  double cost);

@@ -25,6 +25,7 @@
 #include "entry.h"
 #include "session.h"
 #include "events.h"
+#include "guard.h"
 #include "task.h"
 
 extern char **environ;
@@ -67,6 +68,23 @@ tasknew(int n)
 	for (i = 0; i < n; i++)
 		r[i].in = r[i].out = r[i].err = -1;
 	return r;
+}
+
+/* The tools a child is offered, for its -t: those offered here (n of
+ * them) that its profile keeps on (not those of off), task only if the
+ * child may start tasks. */
+char *
+tasktools(const Task *t, const Tool *offer, int n, const char *off)
+{
+	Buf b = { 0 };
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (!guardlisted(off, offer[k].name) &&
+		    (strcmp(offer[k].name, "task") ||
+		     t->depth + 1 < t->conf->depth))
+			bufaddf(&b, "%s%s", b.len ? "," : "", offer[k].name);
+	return bufdetach(&b);
 }
 
 /* The arguments of task k's call: 0, or -1 with why for the model. */

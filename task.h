@@ -40,6 +40,7 @@ typedef struct Task {
 
 typedef struct Taskrun Taskrun;
 
+char *tasktools(const Task *t, const Tool *offer, int n, const char *off);
 Taskrun *tasknew(int n);
 int taskprep(Taskrun *r, int k, const Json *j, int args, Buf *why);
 void taskrunall(Task *t, Toolenv *e, Taskrun *r, int n);

@@ -545,6 +545,28 @@ hidesecrets(const char *const *names)
 #endif
 }
 
+/* A line of fd, read a byte at a time so that what follows is left
+ * unread, without its line end, cut to max bytes; NULL if it is empty
+ * (-K's key). */
+char *
+fdline(int fd, size_t max)
+{
+	Buf b = { 0 };
+	char c;
+	ssize_t n;
+
+	while ((n = read(fd, &c, 1)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && c == '\n')
+			break;
+		else if (n > 0 && b.len < max)
+			bufaddc(&b, c);
+	if (b.len && b.p[b.len - 1] == '\r')
+		b.p[--b.len] = '\0';
+	if (!b.len)
+		buffree(&b);
+	return b.p;
+}
+
 /* Whether two descriptors write to one file, as with 2>&1. */
 int
 samefile(int fd1, int fd2)

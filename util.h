@@ -50,6 +50,7 @@ int mkdirs(const char *dir, int mode, char **bad);
 int syncdir(const char *dir);
 int rmtree(const char *dir);
 int rmtreeat(int dir, const char *name);
+char *fdline(int fd, size_t max);
 int samefile(int fd1, int fd2);
 void hidesecrets(const char *const *names);
 int pathmatch(const char *pattern, const char *path);
