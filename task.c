@@ -248,7 +248,7 @@ event(const Task *t, Taskrun *r, const char *p, size_t n)
 		jsonstrbuf(&j, jsonget(&j, 0, "toolName"), &b);
 		bufaddc(&b, ' ');
 		evcallwhat(&b, &j, jsonget(&j, 0, "args"), 70);
-		say(t, r, b.p, b.len);
+		say(t, r, b.p, b.len - (b.p[b.len - 1] == ' '));
 	}
 out:
 	jsonfree(&j);
