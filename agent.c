@@ -395,7 +395,8 @@ beginturn(Agent *a)
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
 	undobegin(&a->tenv);	/* only the last turn is undone */
-	a->task.model = taskconf.model ? taskconf.model : a->model;
+	if (!taskconf.model && a->task.samewire)	/* /model moves it */
+		a->task.model = a->model;
 	a->task.level = wirelevelname(a->level);
 	a->task.quiet = a->ev.quiet;	/* -j's is set after setup */
 	notemodel(a);
@@ -1116,6 +1117,7 @@ settask(Agent *a)
 	Task *t = &a->task;
 	const Provider *p = a->prov;
 	const Profile *g;
+	const char *v;
 
 	if (callrow(&a->calls, "task") < 0)
 		return;
@@ -1135,8 +1137,14 @@ settask(Agent *a)
 	t->samewire = p == a->prov;
 	t->provider = p->name;
 	t->key = a->key;
-	if (!t->samewire && p->keyenv && getenv(p->keyenv))
-		t->key = a->taskkey = xstrdup(getenv(p->keyenv));
+	t->model = taskconf.model;
+	if (!t->samewire) {	/* its own key, never ours */
+		v = p->keyenv ? getenv(p->keyenv) : NULL;
+		t->key = a->taskkey = v && *v ? xstrdup(v) : NULL;
+		if (!t->model && !(t->model = p->model))
+			die("config.h: the task row names provider %s and no "
+			    "model, and the provider has none", p->name);
+	}
 	t->profile = g->name;
 	t->yes = a->guard.yes;
 	t->sess = &a->sess;

@@ -355,8 +355,11 @@ static const Tool tools[] = {
  * pipe, never in its environment or argv.  Ctrl-C stops every task.
  */
 static const Taskconf taskconf = {
-	NULL,		/* provider: NULL, this run's */
-	NULL,		/* model: NULL, this run's */
+	NULL,		/* provider: NULL, this run's; another is given
+			 * its own key variable's value, never this run's
+			 * key (AGENT_API_KEY is this run's) */
+	NULL,		/* model: NULL, this run's, or another provider's
+			 * own model */
 	"readonly",	/* profile; one wider than this run's is not taken:
 			 * then it runs under this run's */
 	1,		/* depth: levels of tasks below the user's run; 1: a

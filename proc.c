@@ -1020,7 +1020,7 @@ pid_t
 procstart(const Toolenv *e, char **argv, char **env, int *to, int *from,
           int *err)
 {
-	int *ours[3], p[3][2], i, k;
+	int *ours[3], p[3][2], i, k, saved;
 	char **clean = NULL;
 	pid_t pid;
 	Buf tmp = { 0 };
@@ -1038,6 +1038,7 @@ procstart(const Toolenv *e, char **argv, char **env, int *to, int *from,
 	pid = i == 3 ? fork() : -1;
 	if (pid == 0)
 		childexec(e, argv, env, p[0][0], p[1][1], p[2][1], -1);
+	saved = errno;	/* the pipe's or fork's, for the caller */
 	free(clean);
 	buffree(&tmp);
 	for (k = 0; k < 3; k++) {
@@ -1049,6 +1050,7 @@ procstart(const Toolenv *e, char **argv, char **env, int *to, int *from,
 		else
 			*ours[k] = p[k][!k];
 	}
+	errno = saved;
 	return pid;
 }
 

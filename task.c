@@ -143,10 +143,9 @@ makesession(Task *t, Taskrun *r)
 	if (!t->sess || !t->sess->path || !getcwd(cwd, sizeof(cwd)))
 		return;
 	dir = dirof(t->sess->path);
-	if (sessfork(&s, t->sess, "", t->sess->path, dir, cwd) == 0) {
+	if (sessfork(&s, t->sess, "", t->sess->path, dir, cwd) == 0)
 		r->session = xstrdup(s.path);
-		sessfree(&s);
-	}
+	sessfree(&s);	/* whole or not */
 	free(dir);
 }
 
@@ -331,7 +330,10 @@ pipeio(const Task *t, Taskrun *r, int *fd)
 	*fd = -1;
 }
 
-/* Its group TERMed once, KILLed killgrace ms later. */
+/* Its group TERMed once, KILLed if it is still there after twice the
+ * grace and a little: the child, on TERM, gives its own tool the grace
+ * to go before it KILLs it, and must be let do so, or its tool would
+ * outlive it. */
 static void
 stop(const Toolenv *e, Taskrun *r, int why, long long now)
 {
@@ -342,7 +344,7 @@ stop(const Toolenv *e, Taskrun *r, int why, long long now)
 		r->termat = now;
 		kill(-r->pid, SIGTERM);
 		kill(-r->pid, SIGCONT);
-	} else if (now - r->termat >= e->lim->killgrace) {
+	} else if (now - r->termat >= 2LL * e->lim->killgrace + 500) {
 		kill(-r->pid, SIGKILL);
 	}
 }

@@ -6,7 +6,8 @@
 /* config.h's */
 typedef struct {
 	const char *provider;	/* NULL: the parent's */
-	const char *model;	/* NULL: the parent's (or the provider's) */
+	const char *model;	/* NULL: the parent's, or another provider's
+				 * own */
 	const char *profile;	/* the child's, unless it is wider than
 				 * the parent's: then the parent's */
 	int depth;		/* levels of tasks: 1, a task starts none */

@@ -118,8 +118,8 @@ tool t1 task {"description":"one","prompt":"First."}
 tool t2 task {"description":"two","prompt":"Second."}
 finish tool_calls
 X
-printf 'tool s1 bash {"command":"sleep 2"}\nfinish tool_calls\n' | script q2
-printf 'tool s2 bash {"command":"sleep 2"}\nfinish tool_calls\n' | script q3
+printf 'tool s1 bash {"command":"sleep 3"}\nfinish tool_calls\n' | script q2
+printf 'tool s2 bash {"command":"sleep 3"}\nfinish tool_calls\n' | script q3
 printf 'text done A\nfinish stop\n' | script q4
 printf 'text done B\nfinish stop\n' | script q5
 printf 'text both\nfinish stop\n' | script q6
@@ -135,6 +135,30 @@ check "task: two at once, side by side" test "$n" = 2
 jsontest "task: both results, in the calls' order" "$REQ/6.json" \
     '[m.get("tool_call_id") for m in d["messages"][-2:]] == ["t1", "t2"] and
      sorted(m["content"] for m in d["messages"][-2:]) == ["done A", "done B"]'
+# each result is the answer of the child that had its prompt
+P=$(parent)
+if command -v python3 >/dev/null 2>&1; then
+	if python3 - "$P" <<'X'
+import json, sys
+def lines(f):
+    return [json.loads(l) for l in open(f) if l.strip()]
+for e in lines(sys.argv[1]):
+    m = e.get("message", {})
+    if m.get("role") != "toolResult":
+        continue
+    kid = lines(m["details"]["session"])
+    said = [k["message"] for k in kid if k.get("type") == "message"]
+    want = {"t1": "First.", "t2": "Second."}[m["toolCallId"]]
+    assert said[0]["content"][0]["text"] == want, said[0]
+    last = [x for x in said if x["role"] == "assistant"][-1]
+    assert last["content"][0]["text"] == m["content"][0]["text"]
+X
+	then ok "task: each result is its own child's answer"
+	else fail "task: each result is its own child's answer" "see $P"
+	fi
+else
+	skip "task: each result is its own child's answer" "no python3"
+fi
 
 # A call without a prompt is an error the model sees; a child whose
 # request fails says why.
@@ -171,7 +195,10 @@ i=0
 while [ ! -s "$REQ/2.json" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 KID=$(procs "-[s] $T/sessions" | head -1)
 check "task: the child runs" test -n "$KID"
-check "task: the key is not in its argv" sh -c "! tr '\\0' ' ' </proc/$KID/cmdline | grep -q test-key"
+ARGV=$(tr '\0' ' ' </proc/"$KID"/cmdline 2>/dev/null)
+check "task: the key is not in its argv" sh -c \
+    "case '$ARGV' in *' -yjK '*) ! echo '$ARGV' | grep -q test-key ;;
+     *) false ;; esac"
 kill -INT $(procs "^$ROOT/[a]gent -y hang")
 wait $APID
 RC=$?
@@ -217,28 +244,48 @@ if [ -n "$EMULATOR" ]; then
 	skip "task: a build with a short time limit and depth 2" "no sources under emulation"
 	exit 0
 fi
-# A build whose tasks may run 2 s and start tasks of their own.
-mkdir -p "$T/b"
-cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/b"/
-rm -f "$T/b/config.h"
-sed -e 's|^\t1,\t\t/\* depth|\t2,\t\t/* depth|' \
-    -e 's|^\t600,\t\t/\* seconds a task|\t2,\t\t/* seconds a task|' \
-    "$ROOT/config.def.h" >"$T/b/config.h"
-(cd "$T/b" && make agent) >"$T/b.log" 2>&1 ||
-    { fail "task: builds" "$(tail -5 "$T/b.log")"; exit 0; }
-AGENT=$T/b/agent
-
+# A build whose tasks may run 2 s and start tasks of their own, on a
+# provider of their own (the fake, as "other", its key in OTHER_KEY):
+# the child gets that key, never this run's.
 script d1 <<'X'
 tool d1 task {"description":"deep","prompt":"Go deeper."}
 finish tool_calls
 X
 printf 'stall\n' | script d2
 printf 'text gave up\nfinish stop\n' | script d3
+script e1 <<'X'
+tool e1 task {"description":"keyless","prompt":"Go."}
+finish tool_calls
+X
+printf 'text no key then\nfinish stop\n' | script e2
 rm -rf "$T/sessions"
-startfake -x "$T/d1" "$T/d2" "$T/d3"
-run 'deep'
+startfake "$T/d1" "$T/d2" "$T/d3" "$T/e1" "$T/e2"
+mkdir -p "$T/b"
+cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/b"/
+rm -f "$T/b/config.h"
+sed -e 's|^\t1,\t\t/\* depth|\t2,\t\t/* depth|' \
+    -e 's|^\t600,\t\t/\* seconds a task|\t2,\t\t/* seconds a task|' \
+    -e 's|^\tNULL,\t\t/\* provider: NULL|\t"other",\t/* provider: NULL|' \
+    -e '/^static const Provider providers/a\
+	{ "other", OPENAI, "'"$URL"'", "OTHER_KEY", "other-model", 32768, 8192, "max_tokens", "off", THNONE, 0 },' \
+    "$ROOT/config.def.h" >"$T/b/config.h"
+(cd "$T/b" && make agent) >"$T/b.log" 2>&1 ||
+    { fail "task: builds" "$(tail -5 "$T/b.log")"; exit 0; }
+AGENT=$T/b/agent
+OTHER_KEY=other-key run 'deep'
 check "task: a timed-out task, the run goes on" test "$RC" = 0
 jsontest "task: depth 2, the child may start tasks" "$REQ/2.json" \
     '"task" in [t["function"]["name"] for t in d["tools"]]'
 jsontest "task: past its time limit it is stopped and says so" "$REQ/3.json" \
     '"ran past its time limit of 2 s" in d["messages"][-1]["content"]'
+check "task: another provider's child has its key, not ours" sh -c \
+    "grep -qi 'authorization: Bearer other-key' '$REQ/2.head' &&
+     ! grep -q test-key '$REQ/2.head'"
+jsontest "task: and its model" "$REQ/2.json" 'd["model"] == "other-model"'
+# OTHER_KEY unset: the child has no key (and says so), not ours.
+run 'keyless'
+check "task: another provider without its key: the run goes on" test "$RC" = 0
+jsontest "task: its child gets no key of ours, and says it has none" \
+    "$REQ/5.json" '"no API key" in d["messages"][-1]["content"]'
+check "task: the keyless child sent nothing" test ! -e "$REQ/6.json"
+stopfake
