@@ -172,7 +172,7 @@ taskenv(const Task *t, char *depth)
 }
 
 static void
-start(Task *t, Toolenv *e, Taskrun *r)
+launch(Task *t, Toolenv *e, Taskrun *r)
 {
 	char *argv[] = {
 		NULL, t->yes ? "-yjK" : "-jK", "-P", (char *)t->provider,
@@ -428,7 +428,7 @@ taskrunall(Task *t, Toolenv *e, Taskrun *r, int n)
 		for (i = 0; i < n && !abort && running < t->conf->parallel &&
 		     running < t->npg; i++)
 			if (r[i].state == WAITING && r[i].prompt) {
-				start(t, e, &r[i]);
+				launch(t, e, &r[i]);
 				running += r[i].state == RUNNING;
 			}
 		if (!running)
