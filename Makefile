@@ -69,7 +69,7 @@ sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
 sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
 session.o: session.c util.h json.h entry.h session.h
 sse.o: sse.c util.h sse.h
-task.o: task.c util.h json.h wire.h tools.h proc.h entry.h session.h events.h \
+task.o: task.c util.h json.h http.h wire.h tools.h proc.h entry.h session.h events.h \
 	guard.h task.h
 tls.o: tls.c util.h tls.h config.h
 tree.o: tree.c util.h json.h entry.h session.h tree.h

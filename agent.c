@@ -89,6 +89,7 @@ typedef struct {
 	Promptconf pc;		/* config.h's, for skills, templates, @files */
 	Task task;		/* what the task tool starts children with */
 	char *taskkey;		/* the key of the task row's provider */
+	Httpproxy proxy;	/* as the environment named them at start */
 	int keyin;		/* -K: the key is stdin's first line */
 } Agent;
 
@@ -1078,6 +1079,7 @@ offertools(Agent *a, const char *list)
 	a->mcpconf.maxmsg = maxevent;
 	a->mcpconf.cafiles = cafiles;
 	a->mcpconf.conntimeout = conntimeout;
+	a->mcpconf.proxy = &a->proxy;
 	a->mcpconf.tenv = &a->tenv;
 	c->mcp = mcpnew(&a->mcpconf);
 }
@@ -1151,6 +1153,7 @@ settask(Agent *a)
 	t->pg = taskpg;
 	t->npg = LEN(taskpg);
 	t->tools = tasktools(t, a->calls.offer, a->calls.nfixed, g->off);
+	t->proxy = &a->proxy;
 	a->tenv.task = t;
 }
 
@@ -1306,6 +1309,7 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 {
 	long timeout;
 
+	httpproxyenv(&a->proxy);	/* before prochide blanks them */
 	buildscrub(a);
 	setlimits(a);
 	checkconfig(a);
@@ -1317,11 +1321,11 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	offertools(a, toollist);
 	settask(a);
 	buildsystem(a);
-	hidesecrets(a->scrub);
+	prochide(a->tenv.lim);
 	a->tenv.intr = &intr;
 	a->tenv.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
-	                  maxhead, &intr);
+	                  maxhead, &intr, &a->proxy);
 	a->ev.tenv = &a->tenv;
 	a->ev.ttyesc = isatty(1);
 	a->ev.ttyout = a->ev.ttyesc || samefile(1, 2);
@@ -1443,6 +1447,7 @@ agentfree(Agent *a)
 	callfree(&a->calls);
 	free(a->task.tools);
 	free(a->taskkey);
+	httpproxyfree(&a->proxy);
 	free(a->key);
 	free(a->model);
 	buffree(&a->attach);

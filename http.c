@@ -46,6 +46,7 @@ struct Httpclient {
 	void *watcharg;
 	Tlsctx *tlsctx;		/* the CA bundle, read at the first https
 				 * request, and the last session */
+	const Httpproxy *px;	/* httpnew's, or NULL */
 	int fd;			/* the connection kept after a response, */
 	Tls *tls;		/* or -1; its TLS, */
 	char key[600];		/* and where it leads: scheme, host, port,
@@ -998,22 +999,56 @@ proxyauth(char *out, size_t size, const char *s, size_t n)
 	return 0;
 }
 
-/* The proxy for u from the environment, if any: 1 and p filled, 0 for
- * none, -1 for a bad proxy URL. */
+/* The value of the first of two variables that is set, or NULL. */
+static const char *
+envpair(const char *a, const char *b)
+{
+	const char *s = getenv(a);
+
+	return s && *s ? s : (s = getenv(b)) && *s ? s : NULL;
+}
+
+void
+httpproxyenv(Httpproxy *p)
+{
+	const char *s;
+
+	p->https = (s = envpair("HTTPS_PROXY", "https_proxy")) ?
+	           xstrdup(s) : NULL;
+	p->http = (s = envpair("HTTP_PROXY", "http_proxy")) ? xstrdup(s) :
+	          NULL;
+	p->no = (s = envpair("NO_PROXY", "no_proxy")) ? xstrdup(s) : NULL;
+}
+
+void
+httpproxyfree(Httpproxy *p)
+{
+	free(p->https);
+	free(p->http);
+	free(p->no);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The proxy for u, if any: 1 and p filled, 0 for none, -1 for a bad
+ * proxy URL. */
 static int
 proxyfor(Conn *c, const Url *u, Url *p)
 {
+	const Httpproxy *px = c->cl->px;
 	const char *s, *e, *no, *at, *start;
 	Buf url = { 0 };
 	int rc = 1;
 
-	s = getenv(u->tls ? "HTTPS_PROXY" : "HTTP_PROXY");
-	if (!s || !*s)
-		s = getenv(u->tls ? "https_proxy" : "http_proxy");
-	if (!s || !*s)
+	if (px) {
+		s = u->tls ? px->https : px->http;
+		no = px->no;
+	} else {
+		s = u->tls ? envpair("HTTPS_PROXY", "https_proxy") :
+		    envpair("HTTP_PROXY", "http_proxy");
+		no = envpair("NO_PROXY", "no_proxy");
+	}
+	if (!s)
 		return 0;
-	if (!(no = getenv("NO_PROXY")) || !*no)
-		no = getenv("no_proxy");
 	if (no && httpnoproxy(no, u->host))
 		return 0;
 	/* host:port alone is http://host:port, as curl, pip and npm take
@@ -1103,7 +1138,7 @@ bodyfn(void *arg, const char *p, size_t n)
 
 Httpclient *
 httpnew(const char *const *cafiles, int conntimeout, int readtimeout,
-        size_t maxhead, volatile sig_atomic_t *intr)
+        size_t maxhead, volatile sig_atomic_t *intr, const Httpproxy *px)
 {
 	Httpclient *c = xcalloc(1, sizeof(*c));
 
@@ -1112,6 +1147,7 @@ httpnew(const char *const *cafiles, int conntimeout, int readtimeout,
 	c->readtimeout = readtimeout;
 	c->maxhead = maxhead;
 	c->intr = intr;
+	c->px = px;
 	c->fd = -1;
 	return c;
 }

@@ -49,6 +49,17 @@ typedef struct {
 const char *httpurl(Url *u, const char *s);	/* NULL or why not */
 int httpnoproxy(const char *list, const char *host);
 
+/* The proxies, as the environment named them at start: read before the
+ * credentials in it are blanked (prochide), kept for the run. */
+typedef struct Httpproxy {
+	char *https;		/* HTTPS_PROXY or https_proxy, or NULL */
+	char *http;		/* HTTP_PROXY or http_proxy */
+	char *no;		/* NO_PROXY or no_proxy */
+} Httpproxy;
+
+void httpproxyenv(Httpproxy *p);
+void httpproxyfree(Httpproxy *p);
+
 typedef struct Httpclient Httpclient;	/* a kept connection, TLS's anchors */
 
 typedef struct {
@@ -74,10 +85,12 @@ typedef struct {
 	char err[256];		/* why httpdo failed */
 } Http;
 
-/* Timeouts in milliseconds (<= 0: none); intr (or NULL) is set by SIGINT. */
+/* Timeouts in milliseconds (<= 0: none); intr (or NULL) is set by
+ * SIGINT; px the proxies (kept, not copied), or NULL to read the
+ * environment at each connection. */
 Httpclient *httpnew(const char *const *cafiles, int conntimeout,
                     int readtimeout, size_t maxhead,
-                    volatile sig_atomic_t *intr);
+                    volatile sig_atomic_t *intr, const Httpproxy *px);
 /* While waiting on the network, call fn when fd is readable (-r reads
  * stdin so); fn returning nonzero ends the watch. */
 void httpwatch(Httpclient *c, int fd, int (*fn)(void *), void *arg);

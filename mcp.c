@@ -594,7 +594,7 @@ srvstart(Mcp *m, Srv *v, Buf *why)
 	    !strncmp(v->s->where, "https://", 8)) {
 		v->http = httpnew(c->cafiles, c->conntimeout * 1000,
 		                  MAX(c->calltimeout, c->listtimeout) * 1000,
-		                  64 << 10, c->tenv->intr);
+		                  64 << 10, c->tenv->intr, c->proxy);
 	} else if ((v->pid = procserve(c->tenv, v->s->where, &v->to,
 	                               &v->from)) < 0) {
 		v->pid = 0;

@@ -19,6 +19,7 @@ typedef struct {
 	size_t maxmsg;		/* bytes of one message from a server */
 	const char *const *cafiles;
 	int conntimeout;	/* seconds to connect */
+	const struct Httpproxy *proxy;	/* as read at start */
 	int quiet;		/* no trace on stderr */
 	Toolenv *tenv;		/* the tools' environment, for stdio
 				 * servers, and SIGINT's flag */

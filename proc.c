@@ -328,22 +328,32 @@ proxyname(const char *var)
 	return n >= 5 && !strncasecmp(var + n - 5, "proxy", 5);
 }
 
+/* Where var's URL has a "user:pass@": *auth at its start, the @ returned;
+ * NULL if it has none. */
+static char *
+userinfo(const char *var, const char **auth)
+{
+	const char *v, *end, *at = NULL, *p;
+
+	if (!(v = strchr(var, '=')))
+		return NULL;
+	v++;
+	*auth = strstr(v, "://") ? strstr(v, "://") + 3 : v;
+	end = *auth + strcspn(*auth, "/?#");
+	for (p = *auth; p < end; p++)
+		if (*p == '@')
+			at = p;	/* the last: a password may hold one */
+	return (char *)at;
+}
+
 /* Append var to b without the "user:pass@" of its URL, with its NUL;
  * 0 if it has none (nothing appended). */
 static int
 stripuser(const char *var, Buf *b)
 {
-	const char *v, *auth, *end, *at = NULL, *p;
+	const char *auth, *at;
 
-	if (!(v = strchr(var, '=')))
-		return 0;
-	v++;
-	auth = strstr(v, "://") ? strstr(v, "://") + 3 : v;
-	end = auth + strcspn(auth, "/?#");
-	for (p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (!at)
+	if (!(at = userinfo(var, &auth)))
 		return 0;
 	bufadd(b, var, auth - var);
 	bufadds(b, at + 1);
@@ -400,6 +410,36 @@ cleanenv(const Toolenv *e, Buf *tmp)
 		}
 	env[k] = NULL;
 	return env;
+}
+
+/* Blank in our own environment, in place, every value the tools'
+ * environment leaves out and the credentials of proxies: a tool that
+ * runs as root reads /proc/PID/environ, which shows the very bytes the
+ * environment started in, whatever getenv now says.  What agent needs
+ * of them (the keys, MCP's header values, the proxies) was copied
+ * before.  And other processes of the user are kept out of our memory
+ * and environ (not root: only the sandbox can). */
+void
+prochide(const Toollimits *lim)
+{
+	Toolenv e = { 0 };
+	char **v, *eq, *at;
+	const char *auth;
+
+	e.lim = lim;
+	for (v = environ; *v; v++) {
+		if (!(eq = strchr(*v, '=')))
+			continue;
+		if (secretvar(&e, *v)) {
+			memset(eq + 1, 0, strlen(eq + 1));
+		} else if (proxyname(*v) && (at = userinfo(*v, &auth))) {
+			memmove((char *)auth, at + 1, strlen(at + 1) + 1);
+			memset((char *)auth + strlen(auth), 0, at + 1 - auth);
+		}
+	}
+#ifdef __linux__
+	prctl(PR_SET_DUMPABLE, 0);
+#endif
 }
 
 /* spawn and pump */

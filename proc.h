@@ -35,3 +35,4 @@ pid_t procserve(Toolenv *e, const char *cmd, int *to, int *from);
 void procunserve(Toolenv *e, pid_t pid);
 void prockillall(Toolenv *e);
 void proclogexit(Toolenv *e);
+void prochide(const Toollimits *lim);

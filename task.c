@@ -15,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "util.h"
 #include "json.h"
+#include "http.h"
 #include "wire.h"
 #include "tools.h"
 #include "proc.h"
@@ -149,24 +151,49 @@ makesession(Task *t, Taskrun *r)
 	free(dir);
 }
 
-/* The child's environment: ours (the keys' values are gone from it:
- * hidesecrets), its depth one more, and AGENT_BASE_URL only for the
- * provider it was set for. */
-static char **
-taskenv(const Task *t, char *depth)
+/* Whether var is one of the proxies' variables, in either case. */
+static int
+proxyvar(const char *var)
 {
-	char **env;
-	size_t n, k = 0, i;
+	return !strncasecmp(var, "HTTPS_PROXY=", 12) ||
+	       !strncasecmp(var, "HTTP_PROXY=", 11);
+}
 
+/* The child's environment: ours (the secrets' values are gone from it:
+ * prochide), the proxies whole, as read at start (they lost their
+ * credentials too, and the child needs them to reach the model), its
+ * depth one more, and AGENT_BASE_URL only for the provider it was set
+ * for.  tmp holds the strings made here. */
+static char **
+taskenv(const Task *t, Buf *tmp)
+{
+	const char *px[2] = { NULL, NULL };
+	char **env;
+	size_t n, k = 0, i, off[3];
+	int m = 0;
+
+	if (t->proxy)
+		px[0] = t->proxy->https, px[1] = t->proxy->http;
 	for (n = 0; environ[n]; n++)
 		;
-	env = xmalloc((n + 2) * sizeof(*env));
+	env = xmalloc((n + 4) * sizeof(*env));
 	for (i = 0; i < n; i++)
 		if (strncmp(environ[i], "AGENT_TASKDEPTH=", 16) &&
-		    (t->samewire || strncmp(environ[i], "AGENT_BASE_URL=", 15)))
+		    (t->samewire || strncmp(environ[i], "AGENT_BASE_URL=", 15)) &&
+		    !((px[0] || px[1]) && proxyvar(environ[i])))
 			env[k++] = environ[i];
-	snprintf(depth, 32, "AGENT_TASKDEPTH=%d", t->depth + 1);
-	env[k++] = depth;
+	for (i = 0; i < 2; i++)
+		if (px[i]) {
+			off[m++] = tmp->len;
+			bufaddf(tmp, "%s=%s", i ? "HTTP_PROXY" : "HTTPS_PROXY",
+			        px[i]);
+			bufaddc(tmp, '\0');
+		}
+	off[m++] = tmp->len;
+	bufaddf(tmp, "AGENT_TASKDEPTH=%d", t->depth + 1);
+	bufaddc(tmp, '\0');
+	for (i = 0; i < (size_t)m; i++)
+		env[k++] = tmp->p + off[i];	/* tmp grows no more */
 	env[k] = NULL;
 	return env;
 }
@@ -179,8 +206,8 @@ launch(Task *t, Toolenv *e, Taskrun *r)
 		"-m", (char *)t->model, "-T", (char *)t->level, "-g",
 		(char *)t->profile, "-t", t->tools, "-n", NULL, NULL
 	};
-	char **env, depth[32];
-	Buf self = { 0 };
+	char **env;
+	Buf self = { 0 }, tmp = { 0 };
 	int k;
 
 	r->label = ++t->next;
@@ -194,10 +221,11 @@ launch(Task *t, Toolenv *e, Taskrun *r)
 		bufadds(&r->input, t->key);
 	bufaddc(&r->input, '\n');
 	bufadds(&r->input, r->prompt);
-	env = taskenv(t, depth);
+	env = taskenv(t, &tmp);
 	r->pid = argv[0] ? procstart(e, argv, env, &r->in, &r->out,
 	                             &r->err) : -1;
 	free(env);
+	buffree(&tmp);
 	buffree(&self);
 	for (k = 0; r->pid > 0 && k < t->npg; k++)
 		if (!t->pg[k]) {

@@ -25,6 +25,8 @@ typedef struct Task {
 				 * its environment or argv; or NULL */
 	int samewire;		/* the child's provider is the parent's: it
 				 * may keep AGENT_BASE_URL */
+	const struct Httpproxy *proxy;	/* the proxies, credentials and
+					 * all, in place of ours */
 	const char *profile;	/* -g */
 	char *tools;		/* -t: the tools offered to the child */
 	int yes;		/* -y */

@@ -14,13 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "util.h"
-
-extern char **environ;
 
 static void
 vwarn(const char *fmt, va_list ap)
@@ -520,29 +515,6 @@ safetext(Buf *b, const char *s, size_t n, int oneline)
 			bufaddc(b, c);
 	}
 	buffree(&v);
-}
-
-/* No key may reach a tool, and the one that bash runs could read ours in
- * /proc/PID/environ, which shows the environment we started with: blank
- * the values there (the key was copied), and keep other processes of the
- * user out of our memory. */
-void
-hidesecrets(const char *const *names)
-{
-	char **e, *eq;
-	size_t k;
-
-	for (e = environ; *e; e++) {
-		if (!(eq = strchr(*e, '=')))
-			continue;
-		for (k = 0; names[k]; k++)
-			if (strlen(names[k]) == (size_t)(eq - *e) &&
-			    !memcmp(*e, names[k], eq - *e))
-				memset(eq + 1, 0, strlen(eq + 1));
-	}
-#ifdef __linux__
-	prctl(PR_SET_DUMPABLE, 0);
-#endif
 }
 
 /* A line of fd, read a byte at a time so that what follows is left

@@ -52,7 +52,6 @@ int rmtree(const char *dir);
 int rmtreeat(int dir, const char *name);
 char *fdline(int fd, size_t max);
 int samefile(int fd1, int fd2);
-void hidesecrets(const char *const *names);
 int pathmatch(const char *pattern, const char *path);
 int namematch(const char *pat, const char *name);
 void globprep(Buf *b, const char *pat);

@@ -786,7 +786,7 @@ testlive(void)
 	sa.sa_handler = onusr1;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART, as agent.c */
-	c = httpnew(NULL, 2000, 300, 8192, &intr);
+	c = httpnew(NULL, 2000, 300, 8192, &intr, NULL);
 
 	/* (a) a server that stalls: cut off by the read timeout */
 	memset(&h, 0, sizeof(h));
@@ -1024,7 +1024,7 @@ testlive(void)
 	}
 	/* anchors are loaded once per client: a new one reads them */
 	httpfree(c);
-	c = httpnew(NULL, 2000, 300, 8192, &intr);
+	c = httpnew(NULL, 2000, 300, 8192, &intr, NULL);
 	setenv("SSL_CERT_FILE", "/nonexistent/agent-ca.pem", 1);
 	memset(&h, 0, sizeof(h));
 	h.url = "https://localhost:1/";
@@ -1059,7 +1059,7 @@ testlive(void)
 
 	/* SIGINT arriving while waiting: interrupted, not timed out */
 	httpfree(c);
-	c = httpnew(NULL, 2000, 5000, 8192, &intr);
+	c = httpnew(NULL, 2000, 5000, 8192, &intr, NULL);
 	memset(&h, 0, sizeof(h));
 	intr = 0;
 	t0 = nowms();

@@ -34,7 +34,7 @@ main(int argc, char *argv[])
 		fputs("usage: httpget url...\n", stderr);
 		return 2;
 	}
-	c = httpnew(cafiles, 5000, 5000, 64 * 1024, NULL);
+	c = httpnew(cafiles, 5000, 5000, 64 * 1024, NULL, NULL);
 	for (i = 1; i < argc && ret == 0; i++) {
 		memset(&h, 0, sizeof(h));
 		h.method = "GET";
