@@ -289,6 +289,20 @@ findshell(const Toolenv *e)
 	return NULL;
 }
 
+/* Why no shell runs the command: the ones tried. */
+static void
+noshell(const Toolenv *e, Buf *out)
+{
+	const char *const *s = e->lim->shells;
+	int k;
+
+	bufadds(out, "bash: no shell to run the command: ");
+	for (k = 0; s && s[k]; k++)
+		bufaddf(out, "%s%s", k ? ", " : "", s[k]);
+	bufadds(out, k ? " not found or not executable (shells in "
+	        "config.h)" : "config.h's shells is empty");
+}
+
 static int
 scrubbed(const char *var, const char *const *drop)
 {
@@ -444,45 +458,87 @@ prochide(const Toollimits *lim)
 
 /* spawn and pump */
 
+/* In the child: a message on stderr (fd, the pipe it will be) before
+ * it gives up; what went wrong is all the model will see.  err is errno,
+ * or 0. */
+static void
+childsay(int fd, const char *what, const char *arg, int err)
+{
+	Buf b = { 0 };
+
+	bufaddf(&b, "agent: %s%s%s%s%s\n", what, arg ? " " : "",
+	        arg ? arg : "", err ? ": " : "", err ? strerror(err) : "");
+	if (fd >= 0 && writeall(fd, b.p, b.len) < 0)
+		fd = -1;	/* nobody to tell */
+	buffree(&b);
+}
+
+/* What stands for /dev/null when there is none (a bare chroot, an
+ * initramfs): for stdin an empty pipe, at its end at once; for an output
+ * nobody reads the root directory, open for reading, so that a write
+ * fails (EBADF) and the descriptor is not free for the next open. */
+static int
+nullfd(int input)
+{
+	int fd, p[2];
+
+	if ((fd = open("/dev/null", O_RDWR)) >= 0)
+		return fd;
+	if (!input)
+		return open("/", O_RDONLY);
+	if (pipe(p) < 0)
+		return -1;
+	close(p[1]);
+	return p[0];
+}
+
 /* In the child: a session and process group of its own (the terminal's
  * ^C does not reach it; we kill the whole group instead), default signal
  * dispositions (ours, like SIGPIPE ignored, would be inherited), stdin
  * from in and stdout to out (-1: /dev/null), stderr to err; the
  * sandbox's ruleset rs and e's filter, if rs is not -1.  The pipes
- * given are close-on-exec: only their copies as 0, 1 and 2 are left. */
+ * given are close-on-exec: only their copies as 0, 1 and 2 are left.
+ * A failure is said on err before exit status 126 or 127, as a shell
+ * says it. */
 static void
 childexec(const Toolenv *e, char **argv, char **env, int in, int out,
           int err, int rs)
 {
-	static const char msg[] = "agent: cannot run it\n";
-	static const char nosand[] = "agent: cannot enter the sandbox\n";
 	const int sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP,
 	                     SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU };
 	sigset_t none;
 	size_t i;
-	int fd;
+	int fd[3] = { in, out, err }, k;
 
 	setsid();
 	for (i = 0; i < LEN(sigs); i++)
 		signal(sigs[i], SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if ((fd = open("/dev/null", O_RDWR)) < 0 ||
-	    dup2(in >= 0 ? in : fd, 0) < 0 ||
-	    dup2(out >= 0 ? out : fd, 1) < 0 ||
-	    dup2(err >= 0 ? err : fd, 2) < 0)
-		_exit(126);
-	if (fd > 2)
-		close(fd);
-	if (rs >= 0 && sandboxenter(e, rs) < 0) {
-		if (write(2, nosand, sizeof(nosand) - 1) < 0)
+	for (k = 0; k < 3; k++)
+		if (fd[k] < 0 && (fd[k] = nullfd(!k)) < 0) {
+			childsay(err, "cannot open /dev/null or stand in for "
+			         "it", NULL, errno);
 			_exit(126);
+		}
+	for (k = 0; k < 3; k++)
+		if (dup2(fd[k], k) < 0) {
+			childsay(err, "cannot set up the command's input and "
+			         "output", NULL, errno);
+			_exit(126);
+		}
+	for (k = 0; k < 3; k++)
+		if (fd[k] > 2 && fd[k] != in && fd[k] != out && fd[k] != err)
+			close(fd[k]);
+	if (rs >= 0 && sandboxenter(e, rs) < 0) {
+		childsay(2, "the sandbox refused to start the command", NULL,
+		         errno);
 		_exit(126);
 	}
 	execve(argv[0], argv, env);
-	if (write(2, msg, sizeof(msg) - 1) < 0)
-		_exit(127);
-	_exit(127);
+	k = errno;
+	childsay(2, "cannot run", argv[0], k);
+	_exit(k == ENOENT ? 127 : 126);
 }
 
 static int
@@ -935,7 +991,7 @@ procrun(Toolenv *e, const char *cmd, double secs, Procend *end, Buf *out)
 
 	memset(end, 0, sizeof(*end));
 	if (!(sh = findshell(e))) {
-		bufadds(out, "bash: no shell found (see shells in config.h)");
+		noshell(e, out);
 		return -1;
 	}
 	t.e = e;
@@ -1052,6 +1108,22 @@ prochook(const Toolenv *e, const char *cmd, const char *in, size_t n,
 
 /* MCP servers and tasks */
 
+/* In the child: a TERM when agent dies, however it dies (a SIGKILL, an
+ * OOM kill), so that a task's child stops and cleans up at once rather
+ * than at its next write to a pipe nobody reads.  Linux alone has it;
+ * elsewhere that write, or the server's read of EOF, ends it. */
+static void
+diewithus(pid_t parent)
+{
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)	/* gone before the prctl */
+		_exit(1);
+#else
+	(void)parent;
+#endif
+}
+
 /* Start argv[0] (a path) as a server or a task: its own group,
  * unsandboxed (it is the user's, as a hook is), with env, or the tools'
  * environment if NULL; stdin from *to, stdout to *from, stderr to *err,
@@ -1062,7 +1134,7 @@ procstart(const Toolenv *e, char **argv, char **env, int *to, int *from,
 {
 	int *ours[3], p[3][2], i, k, saved;
 	char **clean = NULL;
-	pid_t pid;
+	pid_t pid, parent;
 	Buf tmp = { 0 };
 
 	ours[0] = to;
@@ -1075,9 +1147,12 @@ procstart(const Toolenv *e, char **argv, char **env, int *to, int *from,
 			break;
 	if (i == 3 && !env)
 		env = clean = cleanenv(e, &tmp);
+	parent = getpid();
 	pid = i == 3 ? fork() : -1;
-	if (pid == 0)
+	if (pid == 0) {
+		diewithus(parent);
 		childexec(e, argv, env, p[0][0], p[1][1], p[2][1], -1);
+	}
 	saved = errno;	/* the pipe's or fork's, for the caller */
 	free(clean);
 	buffree(&tmp);
