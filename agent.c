@@ -787,9 +787,11 @@ linemode(Agent *a)
 				rc = 130;
 				break;
 			}
-			if (ferror(stdin))
-				die("read stdin:");
-			break;
+			if (ferror(stdin)) {	/* a terminal hung up: EIO */
+				warn("read stdin:");
+				rc = 1;
+			}
+			break;	/* to the cleanup at main's end */
 		}
 		if (n && line[n - 1] == '\n')
 			line[--n] = '\0';
