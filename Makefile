@@ -12,15 +12,15 @@ TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c \
 	undo.c
 TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
 	undo.o
-HDR = anthropic.h ask.h call.h context.h edit.h entry.h events.h export.h \
+HDR = anthropic.h ask.h budget.h call.h context.h edit.h entry.h events.h export.h \
 	file.h gitguard.h guard.h http.h json.h mcp.h openai.h proc.h prompt.h \
 	regex.h responses.h rpc.h sandbox.h sessdir.h session.h sse.h task.h \
 	tls.h tools.h tree.h undo.h util.h walk.h wire.h
-SRC = agent.c ask.c call.c context.c edit.c entry.c events.c export.c \
+SRC = agent.c ask.c budget.c call.c context.c edit.c entry.c events.c export.c \
 	file.c gitguard.c guard.c http.c json.c mcp.c proc.c prompt.c regex.c \
 	rpc.c sandbox.c sessdir.c session.c sse.c task.c tls.c tools.c tree.c \
 	undo.c util.c walk.c $(WIRESRC)
-OBJ = agent.o ask.o call.o context.o edit.o entry.o events.o export.o \
+OBJ = agent.o ask.o budget.o call.o context.o edit.o entry.o events.o export.o \
 	file.o gitguard.o guard.o http.o json.o mcp.o proc.o prompt.o regex.o \
 	rpc.o sandbox.o sessdir.o session.o sse.o task.o tls.o tools.o tree.o \
 	undo.o util.o walk.o $(WIREOBJ)
@@ -42,9 +42,10 @@ $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
 	sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h guard.h \
 	events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h task.h \
-	config.h
+	budget.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
+budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
 	guard.h events.h mcp.h task.h call.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h

@@ -38,6 +38,7 @@
 #include "mcp.h"
 #include "call.h"
 #include "task.h"
+#include "budget.h"
 
 typedef struct {
 	const char *name;
@@ -91,6 +92,13 @@ typedef struct {
 	char *taskkey;		/* the key of the task row's provider */
 	Httpproxy proxy;	/* as the environment named them at start */
 	int keyin;		/* -K: the key is stdin's first line */
+	Budget budget;		/* -b, AGENT_BUDGET or config.h's */
+	Spent spent;		/* what the run spent, for it and -j's
+				 * summary */
+	const char *ledger;	/* AGENT_LEDGER, or NULL */
+	char runid[37];		/* the run's, in the ledger */
+	Buf stopped;		/* why the run stopped early, or empty */
+	Buf taskbudget;		/* what is left of it, for a task's child */
 } Agent;
 
 /* What config.h's models[] says of the model, or NULL. */
@@ -121,6 +129,8 @@ static volatile sig_atomic_t toolpg;	/* the running bash group, or 0 */
 static volatile sig_atomic_t taskpg[64];	/* the running tasks' groups */
 static volatile sig_atomic_t quitsig;	/* SIGTERM or SIGHUP came: stop the
 					 * turn, then leave */
+static volatile sig_atomic_t outoftime;	/* the budget's time ran out: a
+					 * quit too (SIGALRM) */
 
 /* A signal stops the turn: the tool group gets TERM, a grace, then
  * KILL, and the session is synced on the way out; after SIGTERM or
@@ -132,7 +142,10 @@ onsignal(int sig)
 {
 	size_t i;
 
-	if (sig != SIGINT) {
+	if (sig == SIGALRM) {
+		outoftime = 1;
+		quitsig = sig;
+	} else if (sig != SIGINT) {
 		quitsig = sig;
 	} else if (intr) {
 		if (toolpg > 0)
@@ -145,11 +158,12 @@ onsignal(int sig)
 	intr = 1;
 }
 
-/* The exit status: 128 and the signal when one asked us to quit. */
+/* The exit status: 3 when the budget's time ran out, 128 and the
+ * signal when one asked us to quit. */
 static int
 exitstatus(int rc)
 {
-	return quitsig ? 128 + quitsig : rc;
+	return outoftime ? 3 : quitsig ? 128 + quitsig : rc;
 }
 
 static const char usagetext[] =
@@ -391,7 +405,7 @@ done:
 static void
 beginturn(Agent *a)
 {
-	intr = quitsig != 0;	/* a quit stays asked for */
+	intr = quitsig != 0;	/* outoftime is a quit */	/* a quit stays asked for */
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
@@ -405,6 +419,57 @@ beginturn(Agent *a)
 	evemit(&a->ev, "agent_start", NULL);
 	if (autocompact && ctxfull(&a->ctx))
 		compact(a, "threshold", NULL);
+}
+
+/* An answer's spending, msg its message: in the run's, and in the
+ * ledger where runs share one. */
+static void
+spendanswer(Agent *a, const char *msg)
+{
+	double cost = budgetanswer(&a->spent, msg);
+	Buf why = { 0 };
+
+	if (a->ledger && cost >= 0 && ledgeradd(a->ledger, a->runid,
+	    a->model, cost, &why) < 0)
+		warn("%s", why.p);
+	buffree(&why);
+}
+
+/* Whether the budget forbids another model call: 0 it does not; 3 it
+ * does, or 1 the ledger cannot be read; said on stderr. */
+static int
+overbudget(Agent *a)
+{
+	double total = -1;
+	Buf why = { 0 };
+	int rc = 0;
+
+	if (a->ledger && a->budget.cost &&
+	    ledgertotal(a->ledger, &total, &why) < 0)
+		rc = 1;
+	else if (budgetover(&a->budget, &a->spent, total, &why))
+		rc = 3;
+	if (rc) {
+		warn("%s", why.p);
+		bufreset(&a->stopped);
+		bufadd(&a->stopped, why.p, why.len);
+	}
+	buffree(&why);
+	return rc;
+}
+
+/* Why a turn was stopped, said: the budget's time, or an interrupt. */
+static int
+stopword(Agent *a)
+{
+	bufreset(&a->stopped);
+	if (outoftime)
+		bufaddf(&a->stopped, "the budget of %ld seconds is spent",
+		        a->budget.time);
+	else
+		bufadds(&a->stopped, "interrupted");
+	warn("%s", a->stopped.p);
+	return outoftime ? 3 : 130;
 }
 
 /* An answer that came whole: counted, each call given an id if it came
@@ -427,6 +492,7 @@ takeanswer(Agent *a, Reply *r)
 		     "left out", maxcalls);
 	evtextdone(&a->ev);
 	recordmsg(a, wiremessage(&r->w, a->prov->name, a->model, NULL));
+	spendanswer(a, lastmsg(a));
 	evends(&a->ev, lastmsg(a));
 	evmsg(&a->ev, lastmsg(a), 0);
 }
@@ -452,7 +518,14 @@ answerstatus(const Reply *r)
 static int
 endturn(Agent *a, int rc)
 {
-	evemit(&a->ev, "agent_end", NULL);
+	Buf f = { 0 };
+
+	bufadds(&f, "\"summary\":");
+	budgetsummary(&f, &a->spent, bstr(&a->sid), a->sess.path,
+	              exitstatus(rc), a->stopped.len ? a->stopped.p :
+	              rc ? "failed" : "the model finished");
+	evemit(&a->ev, "agent_end", f.p);
+	buffree(&f);
 	if (a->ev.textseen && a->ev.lastc != '\n')	/* it ends its line */
 		evwrite(&a->ev, "\n", 1);
 	evshowusage(&a->ev, a->turnin, a->turncached, a->turnout,
@@ -468,16 +541,27 @@ static void
 runcalls(Agent *a, Reply *r)
 {
 	char **msg = xcalloc(r->w.ncalls, sizeof(*msg));
+	Wirecall *c;
 	int i, k, m;
 
+	bufreset(&a->taskbudget);
+	budgetleft(&a->budget, &a->spent, &a->taskbudget);
+	a->task.budget = bstr(&a->taskbudget);
 	for (i = 0; i < r->w.ncalls && !intr; i += k) {
 		k = callrun(&a->calls, r->w.calls + i, r->w.ncalls - i, msg);
 		for (m = 0; m < k; m++) {
+			c = &r->w.calls[i + m];
+			budgetcall(&a->spent, bstr(&c->name), &c->args, msg[m]);
 			recordmsg(a, msg[m]);
 			evmsg(&a->ev, lastmsg(a), 1);
 		}
 	}
 	free(msg);
+	for (i = 0; i < 4; i++)
+		a->spent.tok[i] += a->task.tok[i];
+	a->spent.cost += a->task.cost;
+	a->spent.calls += a->task.calls;
+	a->task.calls = 0;
 	a->turnin += a->task.tok[0] + a->task.tok[2] + a->task.tok[3];
 	a->turncached += a->task.tok[2];
 	a->turnout += a->task.tok[1];
@@ -501,6 +585,8 @@ turn(Agent *a, const char *text, size_t len)
 	recordmsg(a, entryuser(text, len, &a->attach));
 	buffree(&a->attach);
 	for (round = 0; round < maxrounds; round++) {
+		if ((i = overbudget(a)) != 0)
+			return endturn(a, i);
 		evemit(&a->ev, "turn_start", NULL);
 		if (!round && !compacted)
 			evmsg(&a->ev, lastmsg(a), 1);
@@ -524,6 +610,9 @@ turn(Agent *a, const char *text, size_t len)
 				continue;
 			}
 			askfree(&r);
+			if (!a->stopped.len)
+				bufadds(&a->stopped, intr ? "interrupted" :
+				        bstr(&r.why));
 			return endturn(a, intr ? 130 : 1);
 		}
 		takeanswer(a, &r);
@@ -540,12 +629,13 @@ turn(Agent *a, const char *text, size_t len)
 		askfree(&r);
 		if (intr && !a->rpc) {	/* -r: an aborted call, as pi's */
 			evendline(&a->ev);
-			warn("interrupted");
-			return endturn(a, 130);
+			return endturn(a, stopword(a));
 		}
 	}
-	warn("stopped after %d model calls in one turn", maxrounds);
-	return endturn(a, 1);
+	bufaddf(&a->stopped, "the budget of %d model calls in one turn is "
+	        "spent (maxrounds in config.h)", maxrounds);
+	warn("%s", a->stopped.p);
+	return endturn(a, 3);
 }
 
 /* Read all of a piped stdin, up to maxstdin bytes. */
@@ -780,7 +870,7 @@ linemode(Agent *a)
 	for (;;) {
 		if (tty)
 			fputs(msg.len ? ". " : "> ", stderr);
-		intr = quitsig != 0;
+		intr = quitsig != 0;	/* outoftime is a quit */
 		n = getline(&line, &cap, stdin);
 		if (n < 0) {
 			if (errno == EINTR && intr) {
@@ -951,7 +1041,7 @@ rpcmode(Agent *a)
 	a->tenv.watch = rpcwatch;
 	a->tenv.watcharg = &r;	/* and watchfd 0 */
 	while (rpcnext(&r, &c)) {
-		intr = quitsig != 0;
+		intr = quitsig != 0;	/* outoftime is a quit */
 		a->ioerr = 0;
 		rpcdone(&r, &c, rpcdo(a, &c));
 	}
@@ -1126,16 +1216,16 @@ settask(Agent *a)
 	if (callrow(&a->calls, "task") < 0)
 		return;
 	if (taskconf.parallel < 1 || taskconf.timeout < 0)
-		die("config.h: taskconf needs one task at once or more, and "
+		diecfg("config.h: taskconf needs one task at once or more, and "
 		    "no time limit below 0");
 	if (taskconf.provider && !(p = findprovider(taskconf.provider)))
-		die("config.h: the task row's provider %s is not in providers",
+		diecfg("config.h: the task row's provider %s is not in providers",
 		    taskconf.provider);
 	g = guardnarrower(profiles, LEN(profiles), taskconf.profile ?
 	                  taskconf.profile : a->guard.prof->name,
 	                  a->guard.prof, tools, LEN(tools));
 	if (!g)
-		die("config.h: the task row's profile %s is not in profiles",
+		diecfg("config.h: the task row's profile %s is not in profiles",
 		    taskconf.profile);
 	t->conf = &taskconf;
 	t->samewire = p == a->prov;
@@ -1146,7 +1236,7 @@ settask(Agent *a)
 		v = p->keyenv ? getenv(p->keyenv) : NULL;
 		t->key = a->taskkey = v && *v ? xstrdup(v) : NULL;
 		if (!t->model && !(t->model = p->model))
-			die("config.h: the task row names provider %s and no "
+			diecfg("config.h: the task row names provider %s and no "
 			    "model, and the provider has none", p->name);
 	}
 	t->profile = g->name;
@@ -1224,7 +1314,7 @@ setprovider(Agent *a, const char *pname, const char *model)
 	if (!(a->modelset = model && *model))
 		model = getenv("AGENT_MODEL");
 	if (!(model && *model) && !(model = a->prov->model))
-		die("%s: no model: use -m or AGENT_MODEL", a->prov->name);
+		diecfg("%s: no model: use -m or AGENT_MODEL", a->prov->name);
 	usemodel(a, xstrdup(model));
 	v = getenv("AGENT_BASE_URL");
 	a->url = v && *v ? v : a->prov->url;
@@ -1233,10 +1323,10 @@ setprovider(Agent *a, const char *pname, const char *model)
 		v = getenv(a->prov->keyenv);
 	a->key = a->keyin ? fdline(0, 65536) : v && *v ? xstrdup(v) : NULL;
 	if (!a->key && a->prov->keyenv)
-		die("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
+		diecfg("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
 		    a->prov->keyenv);
 	if ((v = httpurl(&u, a->url)))
-		die("%s: %s", a->url, v);
+		diecfg("%s: %s", a->url, v);
 }
 
 /* How the model is asked: where, with config.h's bounds. */
@@ -1288,8 +1378,8 @@ envtimeout(void)
 	return n > 0 ? MIN(n, 1000000) : readtimeout;
 }
 
-/* SIGINT, SIGTERM and SIGHUP stop the turn (onsignal); SIGPIPE is
- * ignored. */
+/* SIGINT, SIGTERM, SIGHUP and the budget's SIGALRM stop the turn
+ * (onsignal); SIGPIPE is ignored. */
 static void
 catchsignals(void)
 {
@@ -1301,13 +1391,73 @@ catchsignals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
+/* The budget: -b's, else AGENT_BUDGET's (set, even empty: a task's
+ * child is given what is left of its parent's), else config.h's; the
+ * ledger it may count; the run's id in it. */
 static void
-setup(Agent *a, const char *pname, const char *model, const char *toollist,
-      const char *gname)
+setbudget(Agent *a, const char *list)
+{
+	const char *v = getenv("AGENT_BUDGET");
+	Buf why = { 0 };
+
+	if (!list)
+		list = v ? v : defbudget;
+	if (*list && budgetparse(&a->budget, list, &why) < 0) {
+		diecfg("-b: %s", why.p);
+	}
+	a->spent.startms = monoms();
+	a->spent.costknown = wireprice(prices, LEN(prices), a->model) != NULL;
+	if (a->budget.cost && !a->spent.costknown) {
+		diecfg("-b: cost=%g cannot be kept: config.h's prices name "
+		       "no model %s", a->budget.cost, a->model);
+	}
+	if ((v = getenv("AGENT_LEDGER")) && *v)
+		a->ledger = v;
+	uuid(a->runid);
+}
+
+/* -w's directories, which the workspace profile may write too: each
+ * must be one, its links resolved. */
+static void
+setwdirs(Agent *a, const Buf *dirs)
+{
+	struct stat st;
+	size_t i, n = 0;
+	char *p;
+
+	for (i = 0; i < dirs->len; i += strlen(dirs->p + i) + 1)
+		n++;
+	a->tenv.wdirs = xcalloc(n + 1, sizeof(*a->tenv.wdirs));
+	for (i = 0, n = 0; i < dirs->len; i += strlen(dirs->p + i) + 1) {
+		if (!(p = sandboxlanding(dirs->p + i)) || stat(p, &st) < 0) {
+			diecfg("-w %s:", dirs->p + i);
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			diecfg("-w %s: not a directory", dirs->p + i);
+		}
+		a->tenv.wdirs[n++] = p;
+	}
+}
+
+/* What the flags name, for setup and the run. */
+typedef struct {
+	const char *pname, *model, *toollist, *gname, *level;
+	const char *file;	/* -s's or -f's */
+	const char *export;	/* -e's */
+	int mode;		/* the session: 'c', 'n', 's', 'f', or 0 */
+	int rpc;		/* -r */
+	const char *budget;	/* -b's */
+	const char *dir;	/* -C's */
+	Buf wdirs;		/* -w's, each ended by a NUL */
+} Flags;
+
+static void
+setup(Agent *a, const Flags *f)
 {
 	long timeout;
 
@@ -1315,12 +1465,14 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	buildscrub(a);
 	setlimits(a);
 	checkconfig(a);
-	setprovider(a, pname, model);
+	setprovider(a, f->pname, f->model);
 	setcontext(a);
+	setbudget(a, f->budget);
+	setwdirs(a, &f->wdirs);
 	timeout = envtimeout();
 	a->ev.color = isatty(2) && !getenv("NO_COLOR");
-	setguard(a, gname);
-	offertools(a, toollist);
+	setguard(a, f->gname);
+	offertools(a, f->toollist);
 	settask(a);
 	buildsystem(a);
 	prochide(a->tenv.lim);
@@ -1337,16 +1489,9 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	setask(a);
 	srand(time(NULL) ^ getpid());
 	catchsignals();
+	if (a->budget.time)
+		alarm(a->budget.time);	/* onsignal: outoftime */
 }
-
-/* What the flags name, for setup and the run. */
-typedef struct {
-	const char *pname, *model, *toollist, *gname, *level;
-	const char *file;	/* -s's or -f's */
-	const char *export;	/* -e's */
-	int mode;		/* the session: 'c', 'n', 's', 'f', or 0 */
-	int rpc;		/* -r */
-} Flags;
 
 /* The flags of argv into f, and a's own (-q -y -j -i); -v and -h end the
  * run.  The index of the first word that is no flag. */
@@ -1358,8 +1503,8 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:", &ind, &pos,
-	                     &arg)) != -1) {
+	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:b:C:w:", &ind,
+	                     &pos, &arg)) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
 			if (f->mode && f->mode != c)
@@ -1391,10 +1536,13 @@ readflags(Agent *a, char **argv, Flags *f)
 		case 'K': a->keyin = 1; break;
 		case 'i':
 			if (!toolimage(arg, maximage, &a->attach, &why))
-				die("-i: %s", why.p);
+				diecfg("-i: %s", why.p);
 			break;
 		case 'r': f->rpc = a->json = 1; break;
 		case 'e': f->export = arg; break;
+		case 'b': f->budget = arg; break;
+		case 'C': f->dir = arg; break;
+		case 'w': bufadd(&f->wdirs, arg, strlen(arg) + 1); break;
 		default:
 			usage();
 		}
@@ -1440,6 +1588,8 @@ showevents(Agent *a, int rpc)
 static void
 agentfree(Agent *a)
 {
+	int i;
+
 	sessfree(&a->sess);
 	httpfree(a->http);
 	evfree(&a->ev);
@@ -1454,7 +1604,13 @@ agentfree(Agent *a)
 	free(a->model);
 	buffree(&a->attach);
 	buffree(&a->sid);
+	buffree(&a->stopped);
+	buffree(&a->taskbudget);
+	buffree(&a->spent.files);
 	toolcleanup(&a->tenv);
+	for (i = 0; a->tenv.wdirs && a->tenv.wdirs[i]; i++)
+		free(a->tenv.wdirs[i]);
+	free(a->tenv.wdirs);
 }
 
 int
@@ -1470,11 +1626,14 @@ main(int argc, char *argv[])
 	memset(&a, 0, sizeof(a));
 	a.task.self = argv[0];
 	ind = readflags(&a, argv, &f);
+	if (f.dir && chdir(f.dir) < 0)
+		diecfg("-C %s:", f.dir);
 	if (f.export && (f.mode || f.rpc || (argv[ind] && argv[ind + 1])))
 		usage();
 	if (f.export)
 		return exportcmd(f.export, argv[ind]);
-	setup(&a, f.pname, f.model, f.toollist, f.gname);
+	setup(&a, &f);
+	buffree(&f.wdirs);
 	setthinking(&a, f.level);
 	if ((rc = sessdiropen(&a.sess, f.mode, f.file)) != 0)
 		exit(rc);

@@ -183,7 +183,12 @@ static const size_t maximage = 5 << 20;	/* bytes of an image file read or
 static const int maxattempts = 4;	/* tries of one request: 429, 5xx, reset */
 static const int retrybase = 1000;	/* milliseconds before the first retry */
 static const int retrymax = 60;	/* seconds: longer Retry-After gives up */
-static const int maxrounds = 100;	/* model calls in one turn */
+static const int maxrounds = 100;	/* model calls in one turn; then the
+					 * run stops as a budget does (exit 3) */
+/* The run's budget when neither -b nor AGENT_BUDGET names one, as -b
+ * takes it: "turns=50,cost=2.50,time=1800" (model calls, dollars,
+ * seconds; any of them), or "" for none. */
+static const char defbudget[] = "";
 static const int maxcalls = 128;	/* tool calls kept from one answer; the
 					 * rest are dropped, with a warning */
 

@@ -285,11 +285,12 @@ ending(Events *e, const char *type, Buf *f)
 }
 
 /* One event; fields is a JSON fragment or NULL.  turn_end and agent_end
- * get what the round and the run made; their starts forget it. */
+ * get what the round and the run made, before fields; their starts
+ * forget it. */
 void
 evemit(Events *e, const char *type, const char *fields)
 {
-	Buf b = { 0 }, f = { 0 };
+	Buf b = { 0 };
 
 	if (!e->on)
 		return;
@@ -299,20 +300,20 @@ evemit(Events *e, const char *type, const char *fields)
 		bufreset(&e->results);
 		e->lastlen = 0;
 	}
-	if (!fields || !*fields) {
-		ending(e, type, &f);
-		fields = f.p;
-	}
 	bufadds(&b, "{\"type\":");
 	jsonescs(&b, type);
+	bufaddc(&b, ',');
+	ending(e, type, &b);
 	if (fields && *fields) {
-		bufaddc(&b, ',');
+		if (b.p[b.len - 1] != ',')
+			bufaddc(&b, ',');
 		bufadds(&b, fields);
 	}
+	if (b.p[b.len - 1] == ',')
+		b.len--;
 	bufadds(&b, "}\n");
 	evwrite(e, b.p, b.len);
 	buffree(&b);
-	buffree(&f);
 }
 
 /* A message's start (if start) and end, for a message whole at once, or

@@ -1231,9 +1231,21 @@ pathrules(const Guard *g, const char *tool, const char *path, Verdict *v)
 	free(root);
 }
 
+/* Whether path is beneath one of -w's directories. */
+static int
+inwdir(const Guard *g, const char *path)
+{
+	char **d = g->tenv ? g->tenv->wdirs : NULL;
+
+	for (; d && *d; d++)
+		if (pathunder(path, *d))
+			return 1;
+	return 0;
+}
+
 /* Whether no rule may allow a write to path unasked: it lands outside
- * the working directory and the run's TMPDIR, or a write rule would
- * ask or refuse it. */
+ * the working directory, -w's directories and the run's TMPDIR, or a
+ * write rule would ask or refuse it. */
 static int
 farwrite(const Guard *g, const char *path, const char *root)
 {
@@ -1250,7 +1262,8 @@ farwrite(const Guard *g, const char *path, const char *root)
 			return 0;
 	if (!(to = sandboxlanding(path)))
 		return 1;
-	far = !root || !(pathunder(to, root) || (tmp && pathunder(to, tmp)));
+	far = !root || !(pathunder(to, root) || (tmp && pathunder(to, tmp)) ||
+	                 inwdir(g, to));
 	free(to);
 	pathrules(g, "write", path, &v);
 	return far || v.deny || v.ask;

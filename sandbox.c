@@ -133,6 +133,18 @@ llallow(int rs, const char *path, unsigned long long handled)
 	                 O_NONBLOCK), handled);
 }
 
+/* -w's directories, writable under WTREE as the tree is. */
+static int
+allowwdirs(int rs, const Toolenv *e, unsigned long long handled)
+{
+	int i;
+
+	for (i = 0; e->wdirs && e->wdirs[i]; i++)
+		if (llallow(rs, e->wdirs[i], handled) < 0)
+			return -1;
+	return 0;
+}
+
 /* The ruleset a tool process of this run lives under: reading anywhere,
  * writing where the profile says, no TCP without net.  Its descriptor,
  * or -1 with errno. */
@@ -170,6 +182,7 @@ sandboxruleset(const Toolenv *e)
 	if (llallow(rs, "/dev/null", a.fs) < 0 ||
 	    llallow(rs, e->tmpdir, a.fs) < 0 ||
 	    (e->write == WTREE && llallow(rs, e->root, a.fs) < 0) ||
+	    (e->write == WTREE && allowwdirs(rs, e, a.fs) < 0) ||
 	    (e->write == WPLAN && llallowfd(rs, sandboxplan(e, O_RDONLY |
 	                                    O_NONBLOCK, 0), a.fs) < 0)) {
 		err = errno;
@@ -545,6 +558,18 @@ pathbeneath(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
 }
 
+/* Whether path is beneath one of -w's directories. */
+static int
+inwdirs(const Toolenv *e, const char *path)
+{
+	int i;
+
+	for (i = 0; e->wdirs && e->wdirs[i]; i++)
+		if (pathbeneath(path, e->wdirs[i]))
+			return 1;
+	return 0;
+}
+
 /*
  * The plan file.  A repository may ship PLAN.md as a link to ~/.bashrc,
  * or to a file not there yet, or as a hard link to a file outside, or
@@ -699,7 +724,8 @@ sandboxwritable(const Toolenv *e, const char *tool, const char *path, Buf *out)
 		return 0;
 	}
 	ok = pathbeneath(to, e->tmpdir) || !strcmp(to, "/dev/null") ||
-	     (e->write == WTREE && pathbeneath(to, e->root)) ||
+	     (e->write == WTREE && (pathbeneath(to, e->root) ||
+	                            inwdirs(e, to))) ||
 	     (e->write == WPLAN && !strcmp(to, e->planpath));
 	if (!ok) {
 		bufaddf(out, "Not allowed: %s", path);
@@ -707,7 +733,9 @@ sandboxwritable(const Toolenv *e, const char *tool, const char *path, Buf *out)
 			bufaddf(out, " leads to %s, which", to);
 		bufadds(out, " is outside what this run may write: ");
 		if (e->write == WTREE)
-			bufaddf(out, "the working directory %s", e->root);
+			bufaddf(out, "the working directory %s%s", e->root,
+			        e->wdirs && e->wdirs[0] ? ", the directories "
+			        "of -w" : "");
 		else if (e->write == WPLAN)
 			bufaddf(out, "the plan file %s", e->planpath);
 		else

@@ -57,6 +57,7 @@ struct Taskrun {
 	char *failed;		/* that answer's errorMessage, or NULL */
 	long long tok[4];	/* its usage, as entryusage counts it */
 	double cost;
+	long calls;		/* its model calls */
 	int status, reaped;
 	long long startat, termat, exitat;
 };
@@ -162,23 +163,24 @@ proxyvar(const char *var)
 /* The child's environment: ours (the secrets' values are gone from it:
  * prochide), the proxies whole, as read at start (they lost their
  * credentials too, and the child needs them to reach the model), its
- * depth one more, and AGENT_BASE_URL only for the provider it was set
- * for.  tmp holds the strings made here. */
+ * depth one more, what is left of our budget, and AGENT_BASE_URL only
+ * for the provider it was set for.  tmp holds the strings made here. */
 static char **
 taskenv(const Task *t, Buf *tmp)
 {
 	const char *px[2] = { NULL, NULL };
 	char **env;
-	size_t n, k = 0, i, off[3];
+	size_t n, k = 0, i, off[4];
 	int m = 0;
 
 	if (t->proxy)
 		px[0] = t->proxy->https, px[1] = t->proxy->http;
 	for (n = 0; environ[n]; n++)
 		;
-	env = xmalloc((n + 4) * sizeof(*env));
+	env = xmalloc((n + 5) * sizeof(*env));
 	for (i = 0; i < n; i++)
 		if (strncmp(environ[i], "AGENT_TASKDEPTH=", 16) &&
+		    strncmp(environ[i], "AGENT_BUDGET=", 13) &&
 		    (t->samewire || strncmp(environ[i], "AGENT_BASE_URL=", 15)) &&
 		    !((px[0] || px[1]) && proxyvar(environ[i])))
 			env[k++] = environ[i];
@@ -191,6 +193,9 @@ taskenv(const Task *t, Buf *tmp)
 		}
 	off[m++] = tmp->len;
 	bufaddf(tmp, "AGENT_TASKDEPTH=%d", t->depth + 1);
+	bufaddc(tmp, '\0');
+	off[m++] = tmp->len;	/* the parent's budget counts its tasks */
+	bufaddf(tmp, "AGENT_BUDGET=%s", t->budget ? t->budget : "");
 	bufaddc(tmp, '\0');
 	for (i = 0; i < (size_t)m; i++)
 		env[k++] = tmp->p + off[i];	/* tmp grows no more */
@@ -266,6 +271,7 @@ event(const Task *t, Taskrun *r, const char *p, size_t n)
 	if (jsoneq(&j, jsonget(&j, 0, "type"), "message_end") &&
 	    jsoneq(&j, jsonget(&j, m, "role"), "assistant")) {
 		r->cost += entryusage(&j, m, r->tok);
+		r->calls++;
 		bufreset(&r->answer);
 		jsontext(&r->answer, &j, jsonget(&j, m, "content"));
 		free(r->failed);
@@ -539,6 +545,7 @@ taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
 	for (i = 0; i < 4; i++)
 		t->tok[i] += r->tok[i];
 	t->cost += r->cost;
+	t->calls += r->calls;
 	if (r->session) {
 		bufadds(details, "\"session\":");
 		jsonescs(details, r->session);

@@ -38,7 +38,10 @@ typedef struct Task {
 	int npg;		/* for none, for a second Ctrl-C to kill */
 	int next;		/* tasks started in the run, for their labels */
 	long long tok[4];	/* the children's usage, as entryusage */
-	double cost;		/* counts it, since agent.c last took it */
+	double cost;		/* counts it, since agent.c last took it; */
+	long calls;		/* their model calls */
+	const char *budget;	/* what is left of ours, as -b takes it, for
+				 * a child's AGENT_BUDGET; "" for none */
 } Task;
 
 typedef struct Taskrun Taskrun;

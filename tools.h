@@ -54,6 +54,8 @@ typedef struct {
 				 * (under WALL too) */
 	char *planpath;		/* the plan file from the root */
 	char *tmpdir;		/* the run's own temporary directory */
+	char **wdirs;		/* -w: more directories WTREE may write,
+				 * links resolved, NULL-terminated; or NULL */
 	int abi;		/* the Landlock ABI in force, 0 for none */
 	int filter;		/* a seccomp filter holds what it does not */
 	char *unheld;		/* what it does not hold, said when a tool

@@ -42,6 +42,19 @@ die(const char *fmt, ...)
 	exit(1);
 }
 
+/* die's, with exit status 2: bad usage or configuration, for the user
+ * to fix before anything is sent. */
+void
+diecfg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(2);
+}
+
 void
 warn(const char *fmt, ...)
 {

@@ -12,6 +12,7 @@ typedef struct {
 } Buf;
 
 void die(const char *fmt, ...);
+void diecfg(const char *fmt, ...);
 void warn(const char *fmt, ...);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

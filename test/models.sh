@@ -128,9 +128,9 @@ jsontest "-i: anthropic's image block, the last one cached" "$REQ/1.json" \
      "data": "'"$B64"'"}, "cache_control": {"type": "ephemeral"}}]'
 startfake -x "$T/done"
 runat -n -i blob.png 'what is this?'
-[ "$RC" -eq 1 ] && grep -q 'agent: -i: blob.png is not a png, jpeg, gif or webp image' "$T/err" &&
-    [ ! -e "$REQ/1.json" ] && ok "-i: no image: said, exit 1, nothing sent" ||
-    fail "-i: no image: said, exit 1, nothing sent" "rc $RC: $(cat "$T/err")"
+[ "$RC" -eq 2 ] && grep -q 'agent: -i: blob.png is not a png, jpeg, gif or webp image' "$T/err" &&
+    [ ! -e "$REQ/1.json" ] && ok "-i: no image: said, exit 2 (bad usage), nothing sent" ||
+    fail "-i: no image: said, exit 2 (bad usage), nothing sent" "rc $RC: $(cat "$T/err")"
 
 # A session pi wrote, with an image attached to the prompt (pi puts
 # mimeType before data) and a priced answer: continued on both wires, the

@@ -130,8 +130,8 @@ runagent2() {
 	RC=$?
 }
 runagent2 'ftp://127.0.0.1/v1'
-[ "$RC" -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ok "bad base URL: one message, exit 1" ||
-    fail "bad base URL: one message, exit 1" "rc $RC: $(cat "$T/err")"
+[ "$RC" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ok "bad base URL: one message, exit 2 (configuration)" ||
+    fail "bad base URL: one message, exit 2 (configuration)" "rc $RC: $(cat "$T/err")"
 runagent2 'http://nosuchhost.invalid/v1'
 [ "$RC" -eq 1 ] && ! grep -q retrying "$T/err" && ok "unknown host: no retry" ||
     fail "unknown host: no retry" "rc $RC: $(cat "$T/err")"
