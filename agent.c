@@ -167,9 +167,11 @@ exitstatus(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cnqyjrvhl] [-s file|id] [-f file] [-P provider] "
-	"[-m model] [-t tools]\n"
-	"             [-g profile] [-T level] [-i image] [prompt ...]\n"
+	"usage: agent [-cnqyjrvhlK] [-s file|id] [-f file] [-P provider] "
+	"[-m model]\n"
+	"             [-t tools] [-g profile] [-T level] [-i image] "
+	"[-b budget]\n"
+	"             [-C dir] [-w dir] [prompt ...]\n"
 	"       agent -e file [out.html | out.md]\n";
 
 static void
@@ -545,7 +547,8 @@ runcalls(Agent *a, Reply *r)
 	int i, k, m;
 
 	bufreset(&a->taskbudget);
-	budgetleft(&a->budget, &a->spent, &a->taskbudget);
+	budgetleft(&a->budget, &a->spent, a->ledger != NULL,
+	           &a->taskbudget);
 	a->task.budget = bstr(&a->taskbudget);
 	for (i = 0; i < r->w.ncalls && !intr; i += k) {
 		k = callrun(&a->calls, r->w.calls + i, r->w.ncalls - i, msg);

@@ -97,9 +97,10 @@ budgetparse(Budget *b, const char *list, Buf *why)
 
 /* What is left of b, as -b takes it, for a task's child (empty: no
  * bound).  A bound spent is left as the least the list can say, so the
- * child stops at its first check. */
+ * child stops at its first check.  With a ledger the cost is the whole
+ * of it: the child counts the ledger too. */
 void
-budgetleft(const Budget *b, const Spent *s, Buf *out)
+budgetleft(const Budget *b, const Spent *s, int ledger, Buf *out)
 {
 	long ms = monoms() - s->startms;
 	const char *sep = "";
@@ -109,7 +110,8 @@ budgetleft(const Budget *b, const Spent *s, Buf *out)
 		sep = ",";
 	}
 	if (b->cost) {
-		bufaddf(out, "%scost=%.6f", sep, MAX(b->cost - s->cost, 1e-6));
+		bufaddf(out, "%scost=%.6f", sep, ledger ? b->cost :
+		        MAX(b->cost - s->cost, 1e-6));
 		sep = ",";
 	}
 	if (b->time)
