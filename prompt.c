@@ -624,11 +624,19 @@ attach(const Promptconf *c, Buf *files, Buf *more, const char *path)
 {
 	Buf t = { 0 }, why = { 0 }, p = { 0 };
 	char *abs;
-	int fd, rc = -1;
+	int fd, rule, rc = -1;
 
 	if (homepath(&p, path) < 0)
 		bufadds(&p, path);
 	abs = abspath(p.p);
+	/* typed by the user, but the rules are config.h's word */
+	if (c->denied && (rule = c->denied(c->deniedarg, p.p))) {
+		bufreset(&why);
+		safetext(&why, abs, strlen(abs), 1);
+		warn("%s: denied by rule %d of config.h: not attached",
+		     why.p, rule);
+		goto done;
+	}
 	if ((fd = open(abs, O_RDONLY | O_CLOEXEC)) < 0) {
 		warn("%s: %s", abs, errno == ENOENT ? "file not found" :
 		     strerror(errno));
