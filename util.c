@@ -1051,6 +1051,7 @@ trustedopen(const char *path, const char *tree)
 
 	if (!(real = realpath(path, NULL)))
 		return -1;
+	tree = tree ? tree : "(no tree)";	/* none holds it */
 	if (!(top = realpath(tree, NULL)) || !realbeneath(real, top)) {
 		safetext(&b, path, strlen(path), 1);
 		bufadds(&b, " leads outside ");
