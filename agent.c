@@ -1197,7 +1197,7 @@ buildsystem(Agent *a)
 	}
 	guardprompt(&a->guard, &b);
 	a->pc = (Promptconf){ skilldirs, promptdirs, maxskill, maxattach,
-	                      maximage };
+	                      maximage, guarddenied, &a->guard };
 	if (read)	/* as pi: skills are read */
 		promptskills(&sk, &a->pc);
 	ctxsystem(&b, contextfiles, maxcontext, &sk);
@@ -1281,6 +1281,9 @@ setguard(Agent *a, const char *gname)
 	a->guard.tenv = &a->tenv;
 	a->guard.color = a->ev.color;
 	guardprofile(&a->guard, profiles, LEN(profiles), gname);
+	/* read rules hold grep, find and ls too, in their walks */
+	a->tenv.unseen = guardunseen;
+	a->tenv.unseenarg = &a->guard;
 }
 
 /* -T, else AGENT_THINKING, else the provider's default; a session

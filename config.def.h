@@ -592,6 +592,11 @@ static const int maxgitfiles = 4000;	/* files, links and directories:
  * (links followed: g/hooks is .git/hooks when g links to .git): each
  * absolute and, beneath the working directory, from it.  DENY or ASK if
  * any form matches such a rule first; ALLOW only if where it lands does.
+ * A read rule holds every reader: a read DENY or ASK rule that matches
+ * grep's, find's or ls's path denies or asks for that call too; in their
+ * walks each file such a rule matches (in any of the forms, so a link to
+ * .env as well) is left out, unread and unlisted, the model told how
+ * many; and an @file a read DENY rule matches is not attached.
  *
  * DENY rules are a convenience, not a boundary: a command can run what no
  * rule sees (a script, make, find -exec, a variable, an alias in a git

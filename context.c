@@ -398,15 +398,14 @@ ctxcutfree(Ctxcut *k)
 	memset(k, 0, sizeof(*k));
 }
 
-/* Append up to max bytes of a file; -1 with errno if it cannot be read. */
+/* Append up to max bytes of the file open on fd, and close it; -1 with
+ * errno if it cannot be read. */
 static int
-appendfile(Buf *b, const char *path, size_t max)
+appendfile(Buf *b, int fd, size_t max)
 {
 	size_t start = b->len;
-	int fd, rc, err;
+	int rc, err;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
 	rc = readall(fd, b, max);
 	err = errno;
 	close(fd);
@@ -420,20 +419,23 @@ appendfile(Buf *b, const char *path, size_t max)
 
 /* The project's instructions, for the system prompt: in each directory
  * from cwd up to the root, the first of names (NULL-terminated) there,
- * up to max bytes of each; outermost first. */
+ * up to max bytes of each; outermost first.  A file found in directory
+ * D is read only if its real path lies beneath the real path of D (see
+ * trustedopen): CLAUDE.md -> AGENTS.md or -> docs/AGENTS.md is read,
+ * -> ~/.ssh/id_rsa is not. */
 static void
 ctxinstructions(Buf *b, const char *cwd, const char *const *names,
                 size_t max)
 {
 	char dir[4096], path[4200], *found[128], *slash;
-	int n = 0, k;
+	int fds[LEN(found)], n = 0, k;
 
 	snprintf(dir, sizeof(dir), "%s", cwd);
 	while (n < (int)LEN(found)) {
 		for (k = 0; names[k]; k++) {
 			snprintf(path, sizeof(path), "%s/%s",
 			         strcmp(dir, "/") ? dir : "", names[k]);
-			if (trustedfile(path)) {
+			if ((fds[n] = trustedopen(path, dir)) >= 0) {
 				found[n++] = xstrdup(path);
 				break;
 			}
@@ -450,12 +452,11 @@ ctxinstructions(Buf *b, const char *cwd, const char *const *names,
 		        "instructions for this project, from these files:");
 	while (n-- > 0) {
 		bufaddf(b, "\n\n## %s\n\n", found[n]);
-		if (appendfile(b, found[n], max) < 0)
+		if (appendfile(b, fds[n], max) < 0)
 			warn("%s:", found[n]);
 		free(found[n]);
 	}
 }
-
 void
 ctxsystem(Buf *b, const char *const *names, size_t max, const Buf *skills)
 {

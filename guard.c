@@ -1213,19 +1213,36 @@ pathforms(const char *path, const char *root, char *f[5])
 	}
 }
 
+/* Whether a tool reads what lies at its path, as read does: read rules
+ * hold grep, find and ls too (as Claude Code's do), or grep SECRET .env
+ * would give what read .env may not. */
+static int
+readstoo(const char *tool)
+{
+	return !strcmp(tool, "grep") || !strcmp(tool, "find") ||
+	       !strcmp(tool, "ls");
+}
+
 /* The rules of a tool that takes a path: DENY or ASK if any form of it
- * matches one, ALLOW only if where it lands does. */
+ * matches one (or, for grep, find and ls, a read rule), ALLOW only if
+ * where it lands does. */
 static void
 pathrules(const Guard *g, const char *tool, const char *path, Verdict *v)
 {
+	Verdict r = { 0 };
 	char *f[5], *root = treeroot(g);
 	int k, allow = 0;
 
 	pathforms(path, root, f);
-	for (k = 0; k < 5; k++)
+	for (k = 0; k < 5; k++) {
 		if (f[k])
 			allow |= weighform(g, tool, f[k], v) && k >= 3;
+		if (f[k] && readstoo(tool))
+			weighform(g, "read", f[k], &r);
+	}
 	v->allow = allow;
+	v->deny = v->deny ? v->deny : r.deny;
+	v->ask = v->ask ? v->ask : r.ask;
 	for (k = 0; k < 5; k++)
 		free(f[k]);
 	free(root);
@@ -1241,6 +1258,44 @@ inwdir(const Guard *g, const char *path)
 		if (pathunder(path, *d))
 			return 1;
 	return 0;
+}
+
+/* The read rule that refuses (or, with ask, asks for) the file at path,
+ * its number in rules[] from 1, or 0: g is a Guard. */
+static int
+readrule(void *g, const char *path, int ask)
+{
+	const Rule *r;
+	Verdict v = { 0 };
+
+	/* most configurations have no read rule: no path forms to make */
+	for (r = ((Guard *)g)->rules; r->tool; r++)
+		if (r->action != ALLOW && !strcmp(r->tool, "read"))
+			break;
+	if (!r->tool)
+		return 0;
+	pathrules(g, "read", path, &v);
+	r = v.deny ? v.deny : ask ? v.ask : NULL;
+	return r ? (int)(r - ((Guard *)g)->rules) + 1 : 0;
+}
+
+/* Whether grep, find or ls, walking a tree, leave out path: a read rule
+ * denies it or asks for it (no one is asked for each file of a walk).
+ * Handed down to tools.c (Toolenv's unseen), which is below the guard.
+ * The rule's number, or 0. */
+int
+guardunseen(void *g, const char *path)
+{
+	return readrule(g, path, 1);
+}
+
+/* Whether the file at path may not be attached as an @file: a read rule
+ * denies it.  The user named it, so an ASK rule is answered.  Handed to
+ * prompt.c (Promptconf's denied).  The rule's number, or 0. */
+int
+guarddenied(void *g, const char *path)
+{
+	return readrule(g, path, 0);
 }
 
 /* Whether no rule may allow a write to path unasked: it lands outside

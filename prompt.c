@@ -43,17 +43,30 @@ homepath(Buf *b, const char *dir)
 	return 0;
 }
 
-/* Up to max bytes of a file we trust (trustedfile, as AGENTS.md), its
- * line ends made \n as pi makes them: 0, 1 if it is longer, -1 if it is
- * not trusted or cannot be read. */
+/* The tree a file of config.h's row must stay in (trustedopen): $HOME
+ * for a "~/" row, the row's directory (dir, made by homepath) for
+ * another absolute one, and for a relative one the directory it was
+ * found in (at: the working directory, or one above it): a skill of
+ * the project may lead elsewhere in the project, not into ~/.ssh. */
+static const char *
+rowtree(const char *row, const char *dir, const char *at)
+{
+	if (!strncmp(row, "~/", 2))
+		return getenv("HOME");
+	return row[0] == '/' ? dir : at;
+}
+
+/* Up to max bytes of a file we trust (trustedopen, as AGENTS.md: its
+ * real path in tree), its line ends made \n as pi makes them: 0, 1 if it
+ * is longer, -1 if it is not trusted or cannot be read. */
 static int
-readtrusted(const char *path, size_t max, Buf *b)
+readtrusted(const char *path, const char *tree, size_t max, Buf *b)
 {
 	size_t i, k;
 	int fd, rc;
 
 	bufreset(b);
-	if (!trustedfile(path) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = trustedopen(path, tree)) < 0)
 		return -1;
 	rc = readall(fd, b, max);
 	close(fd);
@@ -253,14 +266,14 @@ seen(const Buf *v, const char *name)
  * good and its name not taken; what is wrong said on stderr. */
 static void
 skillone(Buf *b, Buf *names, const Promptconf *c, const char *path,
-         const char *dirname)
+         const char *dirname, const char *tree)
 {
 	Buf t = { 0 };
 	Front f;
 	const char *name;
 	int rc;
 
-	if ((rc = readtrusted(path, c->maxfile, &t)) < 0)
+	if ((rc = readtrusted(path, tree, c->maxfile, &t)) < 0)
 		return;
 	frontparse(bstr(&t), t.len, &f);
 	name = f.name.len ? f.name.p : dirname;	/* pi's fallback */
@@ -293,9 +306,10 @@ skillone(Buf *b, Buf *names, const Promptconf *c, const char *path,
 	buffree(&t);
 }
 
-/* The skills of one directory: each DIR/NAME/SKILL.md. */
+/* The skills of one directory: each DIR/NAME/SKILL.md, in tree. */
 static void
-skilldir(Buf *b, Buf *names, const Promptconf *c, const char *dir)
+skilldir(Buf *b, Buf *names, const Promptconf *c, const char *dir,
+         const char *tree)
 {
 	char **v = dirnames(dir), path[4200];
 	struct stat st;
@@ -304,7 +318,7 @@ skilldir(Buf *b, Buf *names, const Promptconf *c, const char *dir)
 	for (i = 0; v && v[i]; i++) {
 		snprintf(path, sizeof(path), "%s/%s/SKILL.md", dir, v[i]);
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-			skillone(b, names, c, path, v[i]);
+			skillone(b, names, c, path, v[i], tree);
 	}
 	namesfree(v);
 }
@@ -322,7 +336,7 @@ skillrow(Buf *b, Buf *names, const Promptconf *c, const Promptdir *d,
 	if (homepath(&p, d->path) < 0)
 		return;
 	if (p.p[0] == '/') {
-		skilldir(b, names, c, p.p);
+		skilldir(b, names, c, p.p, rowtree(d->path, p.p, NULL));
 		buffree(&p);
 		return;
 	}
@@ -330,7 +344,7 @@ skillrow(Buf *b, Buf *names, const Promptconf *c, const Promptdir *d,
 	for (;;) {
 		snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ?
 		         dir : "", p.p);
-		skilldir(b, names, c, path);
+		skilldir(b, names, c, path, dir);
 		snprintf(path, sizeof(path), "%s/.git", strcmp(dir, "/") ?
 		         dir : "");
 		if (!d->up || stat(path, &st) == 0 ||
@@ -496,19 +510,23 @@ static int
 findtemplate(const Promptconf *c, const char *name, Buf *t, Front *f)
 {
 	const Promptdir *d;
-	Buf p = { 0 };
+	Buf p = { 0 }, dir = { 0 };
 	int rc = -1;
 
 	for (d = c->prompts; d->path && rc < 0; d++) {
 		if (homepath(&p, d->path) < 0)
 			continue;
+		bufreset(&dir);
+		bufadds(&dir, p.p);
 		bufaddf(&p, "/%s.md", name);
-		if (readtrusted(p.p, c->maxfile, t) >= 0) {
+		if (readtrusted(p.p, rowtree(d->path, dir.p, "."), c->maxfile,
+		    t) >= 0) {
 			frontparse(bstr(t), t->len, f);
 			rc = 0;
 		}
 	}
 	buffree(&p);
+	buffree(&dir);
 	return rc;
 }
 
@@ -606,11 +624,19 @@ attach(const Promptconf *c, Buf *files, Buf *more, const char *path)
 {
 	Buf t = { 0 }, why = { 0 }, p = { 0 };
 	char *abs;
-	int fd, rc = -1;
+	int fd, rule, rc = -1;
 
 	if (homepath(&p, path) < 0)
 		bufadds(&p, path);
 	abs = abspath(p.p);
+	/* typed by the user, but the rules are config.h's word */
+	if (c->denied && (rule = c->denied(c->deniedarg, p.p))) {
+		bufreset(&why);
+		safetext(&why, abs, strlen(abs), 1);
+		warn("%s: denied by rule %d of config.h: not attached",
+		     why.p, rule);
+		goto done;
+	}
 	if ((fd = open(abs, O_RDONLY | O_CLOEXEC)) < 0) {
 		warn("%s: %s", abs, errno == ENOENT ? "file not found" :
 		     strerror(errno));

@@ -18,6 +18,10 @@ typedef struct {
 	size_t maxfile;		/* bytes of a skill or template read */
 	size_t maxattach;	/* bytes of an @file's text */
 	size_t maximage;	/* bytes of an @file's image */
+	/* the read rules (the guard's guarddenied): nonzero, a rule's
+	 * number, the @file at path is not attached */
+	int (*denied)(void *arg, const char *path);
+	void *deniedarg;
 } Promptconf;
 
 void promptskills(Buf *b, const Promptconf *c);

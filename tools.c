@@ -54,6 +54,8 @@ typedef struct {
 	long long polled;	/* when stdin was last looked at */
 	int nowatch;		/* it ended: no more to look at */
 	int timeout;		/* the time was up */
+	int unseen;		/* files the read rules left out */
+	int rule;		/* the number of the first rule that did */
 } Halt;
 
 /* One .gitignore line; the newest (deepest, latest) rule comes first. */
@@ -354,7 +356,36 @@ timenote(const Halt *h, const char *hint, Buf *nb)
 	        "are incomplete; %s", h->e->lim->searchtime, hint);
 }
 
-/* The walk of grep and find: config.h's bounds, and h to stop it. */
+/* Whether the read rules leave out the file at path (Toolenv's
+ * unseen), counted in the Halt at arg for the result's note. */
+static int
+unseenby(void *arg, const char *path)
+{
+	Halt *h = arg;
+	int rule;
+
+	if (!h->e->unseen || !(rule = h->e->unseen(h->e->unseenarg, path)))
+		return 0;
+	h->unseen++;
+	h->rule = h->rule ? h->rule : rule;
+	return 1;
+}
+
+/* The note of files the read rules left out: the model is told they
+ * are there, and why it cannot see them. */
+static void
+unseennote(const Halt *h, Buf *nb)
+{
+	if (!h->unseen)
+		return;
+	notesep(nb);
+	bufaddf(nb, "%d %s left out: denied by read rule%s of config.h "
+	        "(rule %d)", h->unseen, h->unseen > 1 ? "paths" : "path",
+	        h->unseen > 1 ? "s" : "", h->rule);
+}
+
+/* The walk of grep and find: config.h's bounds, h to stop it, and the
+ * read rules. */
 static void
 searchopt(Walkopt *o, const Toolenv *e, Halt *h)
 {
@@ -364,6 +395,8 @@ searchopt(Walkopt *o, const Toolenv *e, Halt *h)
 	o->rulebytes = e->lim->rulebytes;
 	o->stop = halted;
 	o->stoparg = h;
+	o->skip = unseenby;
+	o->skiparg = h;
 }
 
 /* A search cut short by SIGINT is an error: what it found so far with a
@@ -1151,6 +1184,7 @@ grepnotes(Grep *g, Buf *out)
 	if (!g->matches) {
 		bufadds(out, "No matches found");
 		timenote(&g->halt, "narrow the path, glob or pattern", &nb);
+		unseennote(&g->halt, &nb);
 		flushnotes(out, &nb);
 		return;
 	}
@@ -1160,6 +1194,7 @@ grepnotes(Grep *g, Buf *out)
 	}
 	headnote(g->e, &g->h, "narrow the path, glob or pattern", &nb);
 	timenote(&g->halt, "narrow the path, glob or pattern", &nb);
+	unseennote(&g->halt, &nb);
 	if (g->linecut) {
 		notesep(&nb);
 		bufaddf(&nb, "Some lines truncated to %d bytes. Use read tool "
@@ -1298,6 +1333,7 @@ toolfind(Toolenv *e, const Json *j, int args, Buf *out)
 		        "more, or refine pattern", f.limit, 2 * f.limit);
 	headnote(e, &f.h, "narrow the path or pattern", &nb);
 	timenote(&f.halt, "narrow the path", &nb);
+	unseennote(&f.halt, &nb);
 	flushnotes(out, &nb);
 	rc = 0;
 done:
@@ -1335,14 +1371,18 @@ lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
 	Halt halt;
 	Buf b = { 0 }, nb = { 0 };
 	struct stat st;
-	size_t i;
+	size_t i, shown;
 
 	h.out = out;
 	h.base = out->len;
 	haltinit(&halt, e);
-	for (i = 0; i < n && i < (size_t)lim && !halted(&halt); i++) {
+	for (i = shown = 0; i < n && shown < (size_t)lim && !halted(&halt);
+	     i++) {
 		bufreset(&b);
 		bufaddf(&b, "%s/%s", path, v[i]);
+		if (unseenby(&halt, b.p))
+			continue;
+		shown++;
 		st.st_mode = 0;
 		if (stat(b.p, &st) < 0)
 			lstat(b.p, &st);
@@ -1354,11 +1394,14 @@ lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
 			break;
 	}
 	buffree(&b);
-	if (n > (size_t)lim)
+	if (!shown && halt.unseen)
+		bufadds(out, "(no entries shown)");
+	if (shown == (size_t)lim && i < n)
 		bufaddf(&nb, "%ld entries limit reached. Use limit=%ld for "
 		        "more", lim, 2 * lim);
 	headnote(e, &h, "list a subdirectory or use find", &nb);
 	timenote(&halt, "list a subdirectory or use find", &nb);
+	unseennote(&halt, &nb);
 	flushnotes(out, &nb);
 }
 

@@ -65,6 +65,12 @@ typedef struct {
 	Buf details;		/* the result's details, members of an
 				 * object, or empty */
 	struct Task *task;	/* what task starts a child with, or NULL */
+	/* the read rules over what grep, find and ls come to in a tree:
+	 * nonzero (a rule's number), the file is left out, never opened nor
+	 * listed; NULL, none is.  The guard's (guardunseen), set by agent.c:
+	 * the guard is above the tools, which know no rules. */
+	int (*unseen)(void *arg, const char *path);
+	void *unseenarg;
 	/* bash's output as it comes, to progress(progarg, ...), or NULL */
 	void (*progress)(void *arg, const char *p, size_t n);
 	void *progarg;

@@ -2,6 +2,7 @@
 /* util.c: what every room needs: messages, checked allocation, growable
  * buffers, UTF-8 and text safe for a terminal, time, files (readall,
  * mkdirs, syncdir) and paths (globs, absolute paths, links). */
+#define _XOPEN_SOURCE 700	/* realpath(3) */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -1003,17 +1004,62 @@ pathmatch(const char *p, const char *s)
 	}
 }
 
-/* A file of instructions we trust (AGENTS.md, a skill, a template): a
- * regular file of ours or root's, not one that another user left in a
- * shared directory such as /tmp. */
-int
-trustedfile(const char *path)
+/* Whether real (a real path) is dir (one too) or beneath it. */
+static int
+realbeneath(const char *real, const char *dir)
 {
-	struct stat st;
+	size_t n = strlen(dir);
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	       (st.st_uid == getuid() || st.st_uid == 0) &&
-	       access(path, R_OK) == 0;
+	if (!strcmp(dir, "/"))
+		return 1;
+	return !strncmp(real, dir, n) && (!real[n] || real[n] == '/');
+}
+
+/* A file of instructions we trust (AGENTS.md, a skill, a template),
+ * opened to be read: a regular file of ours or root's, not one that
+ * another user left in a shared directory such as /tmp, whose real path
+ * (every link followed) lies in the tree it was found in, the real path
+ * of tree: a repository's AGENTS.md -> ~/.ssh/id_rsa or ->
+ * /proc/self/environ would send that file to the model with no tool
+ * call, past read rules and hooks.  Such a file is refused and said on
+ * stderr; one that is not there or not trusted, quietly.  The file read
+ * is the file checked: the real path is opened with no link followed at
+ * its end, and must still name what was opened.  The descriptor, or
+ * -1. */
+int
+trustedopen(const char *path, const char *tree)
+{
+	struct stat st, at;
+	char *real, *top;
+	Buf b = { 0 };
+	int fd = -1;
+
+	if (!(real = realpath(path, NULL)))
+		return -1;
+	tree = tree ? tree : "(no tree)";	/* none holds it */
+	if (!(top = realpath(tree, NULL)) || !realbeneath(real, top)) {
+		safetext(&b, path, strlen(path), 1);
+		bufadds(&b, " leads outside ");
+		safetext(&b, top ? top : tree, strlen(top ? top : tree), 1);
+		warn("%s: not read", b.p);
+		goto done;
+	}
+	/* O_NONBLOCK: a FIFO put there does not hold us up */
+	if ((fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) < 0)
+		goto done;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != getuid() && st.st_uid != 0) ||
+	    lstat(real, &at) < 0 || at.st_dev != st.st_dev ||
+	    at.st_ino != st.st_ino) {
+		close(fd);
+		fd = -1;
+	}
+done:
+	buffree(&b);
+	free(real);
+	free(top);
+	return fd;
 }
 
 /* path made absolute, "." and ".." taken out by its letters alone */

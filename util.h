@@ -60,7 +60,7 @@ void utcdate(long long sec, int f[6]);
 void randbytes(unsigned char *p, size_t n);
 void uuid(char *u);
 void isonow(char *t);
-int trustedfile(const char *path);
+int trustedopen(const char *path, const char *tree);
 char *abspath(const char *path);
 int linktarget(const char *path, char **real);
 

@@ -363,7 +363,8 @@ walkdir(Walk *w)
 		bufadds(&w->path, names[i]);
 		if (lstat(w->path.p, &st) == 0 &&
 		    !ignoredby(w->rules, w->path.p + w->rootlen, names[i],
-		             S_ISDIR(st.st_mode))) {
+		             S_ISDIR(st.st_mode)) &&
+		    !(w->o->skip && w->o->skip(w->o->skiparg, w->path.p))) {
 			if (w->fn(w->arg, w->path.p, w->path.p + w->rootlen,
 			          &st))
 				w->stop = 1;

@@ -25,6 +25,10 @@ typedef struct {
 	size_t rulebytes;	/* their bytes */
 	int (*stop)(void *);	/* or NULL: nonzero, the walk stops */
 	void *stoparg;
+	/* or NULL: nonzero, the entry at path is left out, and what is
+	 * beneath it (the read rules) */
+	int (*skip)(void *arg, const char *path);
+	void *skiparg;
 } Walkopt;
 
 void walktree(const char *root, Walkfn fn, void *arg, const Walkopt *o);

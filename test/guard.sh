@@ -558,6 +558,103 @@ sys.stdout.buffer.write(out)' "$AGENT") >"$T/tty" 2>&1
 	unset AGENT
 fi
 
+# Read rules hold every reader: grep, find and ls over a path a read
+# rule denies are denied as read is, and in a walk they leave out each
+# file it denies (its name and its text), through a link too; an @file
+# it denies is not attached.  A hostile repository holds the secret.
+cat >"$T/readrules.rules" <<'X'
+	{ "read",  "*.env",        DENY },
+	{ "read",  "secrets/**",   DENY },
+X
+if build readrules; then
+	AGENT=$T/readrules/agent
+	SECRET=hunter2-canary-s3cr3t
+	fresh
+	mkdir -p "$W/sub" "$W/secrets"
+	echo "SECRET=$SECRET" >"$W/.env"
+	echo "SECRET=$SECRET" >"$W/sub/deep.env"
+	echo "SECRET=$SECRET" >"$W/secrets/token.txt"
+	echo "SECRET=public" >"$W/notes.txt"
+	ln -s .env "$W/ok.txt"
+	script r1 <<X
+tool r1 grep {"pattern": "SECRET", "path": ".env"}
+tool r2 grep {"pattern": "SECRET", "path": "$W/.env"}
+tool r3 grep {"pattern": "SECRET", "path": "ok.txt"}
+tool r4 grep {"pattern": "SECRET"}
+tool r5 grep {"pattern": "SECRET", "path": "secrets"}
+tool r6 find {"pattern": "*"}
+tool r7 ls {}
+tool r8 ls {"path": "secrets"}
+tool r9 find {"pattern": "*.env", "path": "sub"}
+tool r10 read {"path": "ok.txt"}
+finish tool_calls
+X
+	startfake -x "$T/r1" "$T/done"
+	runat 'go'
+	if grep -q -- "$SECRET" "$REQ/2.json"; then
+		fail "read rules: the secret never reaches the model" \
+		    "$(grep -o ".\{80\}$SECRET" "$REQ/2.json")"
+	else
+		ok "read rules: the secret never reaches the model"
+	fi
+	said "read rules: grep of a denied file is denied" r1 \
+	    'Denied by rule 1 of config.h (read \"*.env\")'
+	said "read rules: grep of it by its absolute path is denied" r2 \
+	    'Denied by rule 1 of config.h (read \"*.env\")'
+	said "read rules: grep through a link to it is denied" r3 \
+	    'Denied by rule 1 of config.h (read \"*.env\")'
+	said "read rules: grep of the tree finds what is not denied" r4 \
+	    'notes.txt:1: SECRET=public'
+	jsontest "read rules: grep of the tree says what it left out" \
+	    "$REQ/2.json" '[m["content"] for m in d["messages"]
+	    if m.get("tool_call_id") == "r4"][0].endswith(
+	    "[4 paths left out: denied by read rules of config.h (rule 1)]")'
+	said "read rules: grep of a directory whose files are denied" r5 \
+	    'No matches found
+
+[1 path left out: denied by read rule of config.h (rule 2)]'
+	jsontest "read rules: find lists no denied file nor a link to one" \
+	    "$REQ/2.json" '[m["content"] for m in d["messages"]
+	    if m.get("tool_call_id") == "r6"][0].split("\n\n")[0].split("\n")
+	    == ["notes.txt", "secrets/", "sub/"]'
+	jsontest "read rules: ls lists no denied file nor a link to one" \
+	    "$REQ/2.json" '[m["content"] for m in d["messages"]
+	    if m.get("tool_call_id") == "r7"][0].split("\n\n")[0].split("\n")
+	    == ["notes.txt", "secrets/", "sub/"]'
+	said "read rules: ls of a directory whose files are denied" r8 \
+	    '(no entries shown)
+
+[1 path left out: denied by read rule of config.h (rule 2)]'
+	said "read rules: find in a subdirectory" r9 \
+	    'No files found matching pattern
+
+[1 path left out'
+	said "read rules: read through a link, as before" r10 \
+	    'Denied by rule 1 of config.h (read \"*.env\")'
+
+	startfake "$T/done"
+	runat @.env 'explain'
+	[ "$RC" -eq 1 ] && [ ! -e "$REQ/1.json" ] &&
+	    grep -q "agent: $W/.env: denied by rule 1 of config.h: not" "$T/err" &&
+	    ok "read rules: an @file they deny is not attached, no request" ||
+	    fail "read rules: an @file they deny is not attached, no request" \
+	    "rc $RC $(cat "$T/err")"
+	startfake "$T/done"
+	runat 'what is in @ok.txt'
+	[ "$RC" -eq 1 ] && [ ! -e "$REQ/1.json" ] &&
+	    grep -q "ok.txt: denied by rule 1 of config.h" "$T/err" &&
+	    ok "read rules: an @file linking to a denied one is not attached" ||
+	    fail "read rules: an @file linking to a denied one is not attached" \
+	    "rc $RC $(cat "$T/err")"
+	startfake -x "$T/done"
+	runat 'see @notes.txt'
+	grep -q 'SECRET=public' "$REQ/1.json" &&
+	    ok "read rules: an @file they do not deny is attached" ||
+	    fail "read rules: an @file they do not deny is attached" \
+	    "rc $RC $(cat "$T/err")"
+	unset AGENT
+fi
+
 # Tables that cannot work: exit 2 at start, before any request.
 # badtable NAME WHAT MESSAGE: the agent of build NAME refuses to start.
 badtable() {

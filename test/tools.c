@@ -1054,6 +1054,40 @@ testgrep(void)
 	intr = 0;
 }
 
+/* A read rule as the guard would hand one down: a path whose name
+ * ends in .env is left out, as rule 3. */
+static int
+envunseen(void *arg, const char *path)
+{
+	size_t n = strlen(path);
+
+	(void)arg;
+	return n >= 4 && !strcmp(path + n - 4, ".env") ? 3 : 0;
+}
+
+/* grep, find and ls leave out what the read rules hold, and say so. */
+static void
+testunseen(void)
+{
+	mkdir("u", 0755);
+	puts0("u/.env", "SECRET=hunter2\n");
+	puts0("u/ok.txt", "SECRET=public\n");
+	env.unseen = envunseen;
+	T(run(toolgrep, "{\"pattern\":\"SECRET\",\"path\":\"u\"}") == 0 &&
+	  !has("hunter2") && has("ok.txt:1: SECRET=public") &&
+	  has("1 path left out: denied by read rule of config.h (rule 3)"),
+	  "grep: a file the read rules deny is not read, the model told");
+	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"u\"}") == 0 &&
+	  !has(".env") && has("ok.txt") && has("1 path left out"),
+	  "find: a file the read rules deny is not listed");
+	T(run(toolls, "{\"path\":\"u\"}") == 0 && !has(".env") &&
+	  has("ok.txt") && has("1 path left out"),
+	  "ls: a file the read rules deny is not listed");
+	env.unseen = NULL;
+	T(run(toolls, "{\"path\":\"u\"}") == 0 && has(".env") &&
+	  !has("left out"), "ls: with no rule, every file");
+}
+
 static void
 testfind(void)
 {
@@ -1454,6 +1488,7 @@ main(int argc, char *argv[])
 	testgrep();
 	testfind();
 	testls();
+	testunseen();
 	testglobs();
 	testglobprep();
 	testbounds();
