@@ -18,6 +18,7 @@
 #include "json.h"
 #include "sse.h"
 #include "http.h"
+#include "record.h"
 #include "wire.h"
 #include "entry.h"
 #include "session.h"
@@ -69,6 +70,7 @@ typedef struct {
 	Guard guard;
 	Httpclient *http;
 	Ask ask;		/* how the model is asked */
+	Rec rec;		/* AGENT_RECORD's or AGENT_REPLAY's */
 	Toolenv tenv;
 	const char **scrub;
 	char *desc[LEN(tools)];	/* the tools' descriptions and schemas, */
@@ -1232,7 +1234,8 @@ setprovider(Agent *a, const char *pname, const char *model)
 	if ((!v || !*v) && a->prov->keyenv)
 		v = getenv(a->prov->keyenv);
 	a->key = a->keyin ? fdline(0, 65536) : v && *v ? xstrdup(v) : NULL;
-	if (!a->key && a->prov->keyenv)
+	v = getenv("AGENT_REPLAY");	/* a replay asks no one */
+	if (!a->key && a->prov->keyenv && !(v && *v))
 		die("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
 		    a->prov->keyenv);
 	if ((v = httpurl(&u, a->url)))
@@ -1246,6 +1249,10 @@ setask(Agent *a)
 	a->ask.url = a->url;
 	a->ask.key = a->key;
 	a->ask.http = a->http;
+	if (recopen(&a->rec, getenv("AGENT_RECORD"), getenv("AGENT_REPLAY"),
+	            a->key) < 0)
+		exit(2);
+	a->ask.rec = &a->rec;
 	a->ask.ev = &a->ev;
 	a->ask.json = a->json;
 	a->ask.intr = &intr;
@@ -1442,6 +1449,7 @@ agentfree(Agent *a)
 {
 	sessfree(&a->sess);
 	httpfree(a->http);
+	recclose(&a->rec);
 	evfree(&a->ev);
 	ctxfree(&a->ctx);
 	free(a->system);
