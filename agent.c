@@ -1351,7 +1351,8 @@ typedef struct {
 	const char *pname, *model, *toollist, *gname, *level;
 	const char *file;	/* -s's or -f's */
 	const char *export;	/* -e's */
-	int mode;		/* the session: 'c', 'n', 's', 'f', or 0 */
+	int mode;		/* the session: 'c', 's', 'f', or 0 */
+	int nosave;		/* -n: it is kept in memory alone */
 	int rpc;		/* -r */
 } Flags;
 
@@ -1368,7 +1369,8 @@ readflags(Agent *a, char **argv, Flags *f)
 	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:", &ind, &pos,
 	                     &arg)) != -1) {
 		switch (c) {
-		case 'c': case 'n': case 's': case 'f':
+		case 'n': f->nosave = 1; break;
+		case 'c': case 's': case 'f':
 			if (f->mode && f->mode != c)
 				usage();	/* one session choice */
 			f->mode = c;
@@ -1478,13 +1480,13 @@ main(int argc, char *argv[])
 	memset(&a, 0, sizeof(a));
 	a.task.self = argv[0];
 	ind = readflags(&a, argv, &f);
-	if (f.export && (f.mode || f.rpc || (argv[ind] && argv[ind + 1])))
+	if (f.export && (f.mode || f.nosave || f.rpc || (argv[ind] && argv[ind + 1])))
 		usage();
 	if (f.export)
 		return exportcmd(f.export, argv[ind]);
 	setup(&a, f.pname, f.model, f.toollist, f.gname);
 	setthinking(&a, f.level);
-	if ((rc = sessdiropen(&a.sess, f.mode, f.file)) != 0)
+	if ((rc = sessdiropen(&a.sess, f.mode, f.file, !f.nosave)) != 0)
 		exit(rc);
 	loadbranch(&a);
 	if (intr)	/* during a long load */
