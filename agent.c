@@ -1480,7 +1480,8 @@ main(int argc, char *argv[])
 	memset(&a, 0, sizeof(a));
 	a.task.self = argv[0];
 	ind = readflags(&a, argv, &f);
-	if (f.export && (f.mode || f.nosave || f.rpc || (argv[ind] && argv[ind + 1])))
+	if (f.export && (f.mode || f.nosave || f.rpc ||
+	    (argv[ind] && argv[ind + 1])))
 		usage();
 	if (f.export)
 		return exportcmd(f.export, argv[ind]);
