@@ -540,7 +540,7 @@ takeheader(const Json *j, int hdrs, const char *name, char *dst, size_t n)
 /* The recorded answer (members v of line j) where httpdo puts a real
  * one, its body to h->fn at once. */
 static int
-serve(Http *h, const Json *j, const int *v)
+playanswer(Http *h, const Json *j, const int *v)
 {
 	Buf body = { 0 };
 	char ra[32], *err;
@@ -662,7 +662,7 @@ replay(Rec *r, Http *h)
 		                "no \"%s\"", r->file, r->lineno,
 		                keys[need[k]]);
 	else if (matchline(r, h, &j, v) == 0)
-		rc = serve(h, &j, v);
+		rc = playanswer(h, &j, v);
 	jsonfree(&j);
 	return rc;
 }
