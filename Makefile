@@ -14,16 +14,16 @@ TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
 	undo.o
 HDR = anthropic.h ask.h budget.h call.h context.h edit.h entry.h events.h export.h \
 	file.h gitguard.h guard.h http.h json.h mcp.h openai.h proc.h prompt.h \
-	regex.h responses.h rpc.h sandbox.h sessdir.h session.h sse.h task.h \
-	tls.h tools.h tree.h undo.h util.h walk.h wire.h
-SRC = agent.c ask.c budget.c call.c context.c edit.c entry.c events.c export.c \
-	file.c gitguard.c guard.c http.c json.c mcp.c proc.c prompt.c regex.c \
-	rpc.c sandbox.c sessdir.c session.c sse.c task.c tls.c tools.c tree.c \
-	undo.c util.c walk.c $(WIRESRC)
-OBJ = agent.o ask.o budget.o call.o context.o edit.o entry.o events.o export.o \
-	file.o gitguard.o guard.o http.o json.o mcp.o proc.o prompt.o regex.o \
-	rpc.o sandbox.o sessdir.o session.o sse.o task.o tls.o tools.o tree.o \
-	undo.o util.o walk.o $(WIREOBJ)
+	record.h regex.h responses.h rpc.h sandbox.h sessdir.h session.h \
+	sse.h task.h tls.h tools.h tree.h undo.h util.h walk.h wire.h
+SRC = agent.c ask.c budget.c call.c context.c edit.c entry.c events.c \
+	export.c file.c gitguard.c guard.c http.c json.c mcp.c proc.c \
+	prompt.c record.c regex.c rpc.c sandbox.c sessdir.c session.c sse.c \
+	task.c tls.c tools.c tree.c undo.c util.c walk.c $(WIRESRC)
+OBJ = agent.o ask.o budget.o call.o context.o edit.o entry.o events.o \
+	export.o file.o gitguard.o guard.o http.o json.o mcp.o proc.o \
+	prompt.o record.o regex.o rpc.o sandbox.o sessdir.o session.o sse.o \
+	task.o tls.o tools.o tree.o undo.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv
@@ -39,12 +39,12 @@ config.h:
 
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
-agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
-	sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h guard.h \
-	events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h task.h \
-	budget.h config.h
+agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
+	session.h sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h \
+	guard.h events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h \
+	task.h budget.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
-ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
+ask.o: ask.c util.h json.h sse.h http.h record.h wire.h tools.h events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
 	guard.h events.h mcp.h task.h call.h
@@ -62,6 +62,7 @@ mcp.o: mcp.c util.h json.h sse.h http.h tools.h proc.h mcp.h
 openai.o: openai.c util.h json.h wire.h openai.h
 proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
 prompt.o: prompt.c util.h json.h tools.h prompt.h
+record.o: record.c util.h json.h http.h record.h
 regex.o: regex.c util.h regex.h
 responses.o: responses.c util.h json.h wire.h responses.h
 rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \

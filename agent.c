@@ -18,6 +18,7 @@
 #include "json.h"
 #include "sse.h"
 #include "http.h"
+#include "record.h"
 #include "wire.h"
 #include "entry.h"
 #include "session.h"
@@ -70,6 +71,7 @@ typedef struct {
 	Guard guard;
 	Httpclient *http;
 	Ask ask;		/* how the model is asked */
+	Rec rec;		/* AGENT_RECORD's or AGENT_REPLAY's */
 	Toolenv tenv;
 	const char **scrub;
 	char *desc[LEN(tools)];	/* the tools' descriptions and schemas, */
@@ -1328,7 +1330,8 @@ setprovider(Agent *a, const char *pname, const char *model)
 	if ((!v || !*v) && a->prov->keyenv)
 		v = getenv(a->prov->keyenv);
 	a->key = a->keyin ? fdline(0, 65536) : v && *v ? xstrdup(v) : NULL;
-	if (!a->key && a->prov->keyenv)
+	v = getenv("AGENT_REPLAY");	/* a replay asks no one */
+	if (!a->key && a->prov->keyenv && !(v && *v))
 		diecfg("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
 		    a->prov->keyenv);
 	if ((v = httpurl(&u, a->url)))
@@ -1342,6 +1345,10 @@ setask(Agent *a)
 	a->ask.url = a->url;
 	a->ask.key = a->key;
 	a->ask.http = a->http;
+	if (recopen(&a->rec, getenv("AGENT_RECORD"), getenv("AGENT_REPLAY"),
+	            a->key) < 0)
+		exit(2);
+	a->ask.rec = &a->rec;
 	a->ask.ev = &a->ev;
 	a->ask.json = a->json;
 	a->ask.intr = &intr;
@@ -1455,7 +1462,8 @@ typedef struct {
 	const char *pname, *model, *toollist, *gname, *level;
 	const char *file;	/* -s's or -f's */
 	const char *export;	/* -e's */
-	int mode;		/* the session: 'c', 'n', 's', 'f', or 0 */
+	int mode;		/* the session: 'c', 's', 'f', or 0 */
+	int nosave;		/* -n: it is kept in memory alone */
 	int rpc;		/* -r */
 	const char *budget;	/* -b's */
 	const char *dir;	/* -C's */
@@ -1512,7 +1520,8 @@ readflags(Agent *a, char **argv, Flags *f)
 	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:b:C:w:", &ind,
 	                     &pos, &arg)) != -1) {
 		switch (c) {
-		case 'c': case 'n': case 's': case 'f':
+		case 'n': f->nosave = 1; break;
+		case 'c': case 's': case 'f':
 			if (f->mode && f->mode != c)
 				usage();	/* one session choice */
 			f->mode = c;
@@ -1598,6 +1607,7 @@ agentfree(Agent *a)
 
 	sessfree(&a->sess);
 	httpfree(a->http);
+	recclose(&a->rec);
 	evfree(&a->ev);
 	ctxfree(&a->ctx);
 	free(a->system);
@@ -1634,14 +1644,15 @@ main(int argc, char *argv[])
 	ind = readflags(&a, argv, &f);
 	if (f.dir && chdir(f.dir) < 0)
 		diecfg("-C %s:", f.dir);
-	if (f.export && (f.mode || f.rpc || (argv[ind] && argv[ind + 1])))
+	if (f.export && (f.mode || f.nosave || f.rpc ||
+	    (argv[ind] && argv[ind + 1])))
 		usage();
 	if (f.export)
 		return exportcmd(f.export, argv[ind]);
 	setup(&a, &f);
 	buffree(&f.wdirs);
 	setthinking(&a, f.level);
-	if ((rc = sessdiropen(&a.sess, f.mode, f.file)) != 0)
+	if ((rc = sessdiropen(&a.sess, f.mode, f.file, !f.nosave)) != 0)
 		exit(rc);
 	loadbranch(&a);
 	if (intr)	/* during a long load */

@@ -11,6 +11,7 @@
 #include "json.h"
 #include "sse.h"
 #include "http.h"
+#include "record.h"
 #include "wire.h"
 #include "tools.h"
 #include "events.h"
@@ -235,7 +236,7 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 		h->fn = onbody;
 		h->arg = r;
 		replyinit(r, k, q, h, silent);
-		rc = httpdo(k->http, h);
+		rc = recdo(k->rec, k->http, h);
 		if (rc == 0 && h->status / 100 == 2 && isstream(h)) {
 			r->w.atend = 1;
 			sseend(&r->sse);
@@ -261,7 +262,8 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 			warn("%s: %s, retrying in %.1f s", q->provider,
 			     h->err, delay / 1000.0);
 		askfree(r);
-		httpsleep(k->http, delay);
+		if (!k->rec || k->rec->in < 0)	/* a replay waits for none */
+			httpsleep(k->http, delay);
 	}
 	evendthinking(k->ev);
 	wirebodyfree(&body);

@@ -9,6 +9,8 @@ typedef struct {
 				 * endpoint */
 	const char *key;	/* its API key, or NULL */
 	Httpclient *http;
+	struct Rec *rec;	/* what records or replays the exchanges, or
+				 * NULL */
 	Events *ev;		/* what shows the answer as it comes */
 	int json;		/* -j: the pieces as events */
 	volatile sig_atomic_t *intr;	/* set: stop at once */

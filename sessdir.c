@@ -439,24 +439,29 @@ sfile(const char *dir, const char *cwd, const char *word)
 	return path;
 }
 
-/* -s: that file, or a new session there if it is not (or is empty). */
+/* -s: that file, or a new session there if it is not (or is empty);
+ * without save, only read. */
 static int
-openfile(Session *s, const char *dir, const char *cwd, const char *word)
+openfile(Session *s, const char *dir, const char *cwd, const char *word,
+         int save)
 {
 	char *file = sfile(dir, cwd, word);
 
 	if (!file)
 		return 2;
-	if (sessload(s, file) < 0 && errno != ENOENT) {
+	if ((save ? sessload(s, file) : sessread(s, file)) < 0 &&
+	    errno != ENOENT) {
 		free(file);
 		return 1;
 	}
-	if (!s->head) {
+	if (!s->head && save) {
 		sessnew(s, dir, cwd);
 		free(s->path);
 		s->path = file;
 		return 0;
 	}
+	if (!s->head)
+		sessnew(s, NULL, cwd);
 	free(file);
 	return 0;
 }
@@ -482,7 +487,7 @@ openfork(Session *s, const char *dir, const char *cwd, const char *file)
 }
 
 int
-sessdiropen(Session *s, int mode, const char *file)
+sessdiropen(Session *s, int mode, const char *file, int save)
 {
 	char cwd[4096], *base = NULL, *dir, *latest;
 	struct stat st;
@@ -492,23 +497,23 @@ sessdiropen(Session *s, int mode, const char *file)
 		warn("getcwd:");
 		return 1;
 	}
-	if (mode != 'n' && !(base = sessdirbase())) {
+	if ((mode || save) && !(base = sessdirbase())) {
 		warn("no HOME and no AGENT_SESSION_DIR: no session file");
-		mode = 'n';
+		mode = save = 0;
 	}
-	if (mode == 'n')
+	if (!mode && !save)
 		return sessnew(s, NULL, cwd);
 	dir = sessdirfor(base, cwd);
 	free(base);
 	if (mode == 'c' && (latest = sessdirlatest(dir, cwd))) {
-		rc = sessload(s, latest) < 0;
+		rc = (save ? sessload(s, latest) : sessread(s, latest)) < 0;
 		free(latest);
 	} else if (mode == 's') {
-		rc = openfile(s, dir, cwd, file);
+		rc = openfile(s, dir, cwd, file, save);
 	} else if (mode == 'f') {
-		rc = openfork(s, dir, cwd, file);
+		rc = openfork(s, save ? dir : NULL, cwd, file);
 	} else {
-		sessnew(s, dir, cwd);
+		sessnew(s, save ? dir : NULL, cwd);
 	}
 	free(dir);
 	/* pi refuses such a session; it goes on here, but not silently */

@@ -160,17 +160,28 @@ proxyvar(const char *var)
 	       !strncasecmp(var, "HTTP_PROXY=", 11);
 }
 
+/* Whether var is AGENT_RECORD or AGENT_REPLAY. */
+static int
+recordvar(const char *var)
+{
+	return !strncmp(var, "AGENT_RECORD=", 13) ||
+	       !strncmp(var, "AGENT_REPLAY=", 13);
+}
+
 /* The child's environment: ours (the secrets' values are gone from it:
  * prochide), the proxies whole, as read at start (they lost their
  * credentials too, and the child needs them to reach the model), its
  * depth one more, what is left of our budget, and AGENT_BASE_URL only
- * for the provider it was set for.  tmp holds the strings made here. */
+ * for the provider it was set for.  A recording or replayed run's task n
+ * records to, or replays from, FILE.task-n: its exchanges are its own,
+ * in an order of their own, and n counts the tasks in the order the
+ * model asked for them.  tmp holds the strings made here. */
 static char **
-taskenv(const Task *t, Buf *tmp)
+taskenv(const Task *t, int label, Buf *tmp)
 {
 	const char *px[2] = { NULL, NULL };
 	char **env;
-	size_t n, k = 0, i, off[4];
+	size_t n, k = 0, i, off[6];
 	int m = 0;
 
 	if (t->proxy)
@@ -178,12 +189,20 @@ taskenv(const Task *t, Buf *tmp)
 	for (n = 0; environ[n]; n++)
 		;
 	env = xmalloc((n + 5) * sizeof(*env));
-	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], "AGENT_TASKDEPTH=", 16) &&
+	for (i = 0; i < n; i++) {
+		if (recordvar(environ[i]) && environ[i][13]) {
+			off[m++] = tmp->len;
+			bufaddf(tmp, "%s.task-%d", environ[i], label);
+			bufaddc(tmp, '\0');
+		} else if (strncmp(environ[i], "AGENT_TASKDEPTH=", 16) &&
 		    strncmp(environ[i], "AGENT_BUDGET=", 13) &&
-		    (t->samewire || strncmp(environ[i], "AGENT_BASE_URL=", 15)) &&
-		    !((px[0] || px[1]) && proxyvar(environ[i])))
+		    (t->samewire ||
+		     strncmp(environ[i], "AGENT_BASE_URL=", 15)) &&
+		    !((px[0] || px[1]) && proxyvar(environ[i])) &&
+		    !recordvar(environ[i])) {
 			env[k++] = environ[i];
+		}
+	}
 	for (i = 0; i < 2; i++)
 		if (px[i]) {
 			off[m++] = tmp->len;
@@ -226,7 +245,7 @@ launch(Task *t, Toolenv *e, Taskrun *r)
 		bufadds(&r->input, t->key);
 	bufaddc(&r->input, '\n');
 	bufadds(&r->input, r->prompt);
-	env = taskenv(t, &tmp);
+	env = taskenv(t, r->label, &tmp);
 	r->pid = argv[0] ? procstart(e, argv, env, &r->in, &r->out,
 	                             &r->err) : -1;
 	free(env);

@@ -22,7 +22,8 @@ waitfor() {
 # agentkids PID: the pids of the children of PID (a task's child runs
 # as /proc/self/exe: its name is exe).
 agentkids() {
-	awk -v p="$1" '$4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null
+	# cat goes on past a process gone since the glob; awk would stop
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$1" '$4 == p { print $1 }'
 }
 
 gone() {

@@ -171,8 +171,29 @@ runat -s "$T/new.jsonl" 'hi'
 rm -rf "$S"
 runat -n 'hi'
 [ -z "$(files)" ] && ok "-n: no session file" || fail "-n: no session file" "$(files)"
-runat -c -n 'hi'
-[ "$RC" -eq 2 ] && ok "-c with -n: bad usage" || fail "-c with -n: bad usage" "rc $RC"
+
+# -c -n and -s FILE -n: the session goes on in memory, its file only read.
+startfake -x "$T/a1" "$T/a2" "$T/a2" "$T/a2"
+runat 'first'
+F=$(files)
+cp "$F" "$T/before.jsonl"
+runat -c -n 'more'
+[ "$RC" -eq 0 ] && cmp -s "$F" "$T/before.jsonl" && [ "$(files)" = "$F" ] &&
+    ok "-c -n: the session file unchanged, no other made" ||
+    fail "-c -n: the session file unchanged, no other made" "rc $RC: $(files) $(cat "$T/err")"
+jsontest "-c -n: the request carried the earlier messages" "$REQ/2.json" \
+    '[(m["role"], m["content"]) for m in d["messages"][1:]] ==
+     [("user", "first"), ("assistant", "answer one"), ("user", "more")]'
+runat -n -s "$F" 'again'
+[ "$RC" -eq 0 ] && cmp -s "$F" "$T/before.jsonl" && [ "$(files)" = "$F" ] &&
+    ok "-s FILE -n: the file unchanged" || fail "-s FILE -n: the file unchanged" "rc $RC: $(cat "$T/err")"
+jsontest "-s FILE -n: the request carried its messages" "$REQ/3.json" \
+    '[m["content"] for m in d["messages"][1:]] == ["first", "answer one", "again"]'
+runat -s "$T/none.jsonl" -n 'hi'
+[ "$RC" -eq 0 ] && [ ! -e "$T/none.jsonl" ] && ok "-s NEW -n: no file made" ||
+    fail "-s NEW -n: no file made" "rc $RC: $(cat "$T/err")"
+runat -c -s "$F" 'hi'
+[ "$RC" -eq 2 ] && ok "-c with -s: bad usage" || fail "-c with -s: bad usage" "rc $RC"
 
 # An empty file given to -s is a new session; -f of a missing file says so;
 # the fork's source is only read.
