@@ -355,7 +355,8 @@ anthropicoutput(const Wirereq *q, Buf *b, const char *effort)
 		return;
 	bufadds(b, ",\"output_config\":{");
 	if (effort)
-		bufaddf(b, "\"effort\":\"%s\"%s", effort, q->schema ? "," : "");
+		bufaddf(b, "\"effort\":\"%s\"%s", effort,
+		        q->schema ? "," : "");
 	if (q->schema)
 		bufaddf(b, "\"format\":{\"type\":\"json_schema\","
 		        "\"schema\":%s}", q->schema);

@@ -454,7 +454,8 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	if (q->schema)
 		bufaddf(b, ",\"response_format\":{\"type\":\"json_schema\","
 		        "\"json_schema\":{\"name\":\"answer\",\"schema\":%s,"
-		        "\"strict\":%s}}", q->schema, q->strict ? "true" : "false");
+		        "\"strict\":%s}}", q->schema,
+		        q->strict ? "true" : "false");
 	wiretools(q, b, "{\"type\":\"function\",\"function\":{",
 	          "parameters", "}}", marks);
 	bufadds(b, "}");
