@@ -42,7 +42,7 @@ $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
 	sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h guard.h \
 	events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h task.h \
-	config.h
+	schema.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \

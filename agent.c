@@ -38,6 +38,7 @@
 #include "mcp.h"
 #include "call.h"
 #include "task.h"
+#include "schema.h"
 
 typedef struct {
 	const char *name;
@@ -51,6 +52,7 @@ typedef struct {
 	const char *thinking;	/* default thinking level */
 	int think;		/* how it takes one: THNONE, ... */
 	int images;		/* its models take images */
+	int schema;		/* it takes a JSON Schema for the answer */
 } Provider;
 
 #include "config.h"
@@ -91,6 +93,7 @@ typedef struct {
 	char *taskkey;		/* the key of the task row's provider */
 	Httpproxy proxy;	/* as the environment named them at start */
 	int keyin;		/* -K: the key is stdin's first line */
+	Schema answer;		/* -o's; its text NULL without */
 } Agent;
 
 /* What config.h's models[] says of the model, or NULL. */
@@ -155,7 +158,8 @@ exitstatus(int rc)
 static const char usagetext[] =
 	"usage: agent [-cnqyjrvhl] [-s file|id] [-f file] [-P provider] "
 	"[-m model] [-t tools]\n"
-	"             [-g profile] [-T level] [-i image] [prompt ...]\n"
+	"             [-g profile] [-T level] [-i image] [-o schema] "
+	"[prompt ...]\n"
 	"       agent -e file [out.html | out.md]\n";
 
 static void
@@ -213,6 +217,17 @@ notelevel(Agent *a)
 	a->branchlevel = a->level;
 }
 
+/* Whether -o's schema goes to the provider in its own way; else the
+ * system prompt says it.  Anthropic's structured outputs refuse some
+ * schemas that OpenAI's take (bounds, open objects): those go in the
+ * prompt. */
+static int
+schemanative(const Agent *a)
+{
+	return a->answer.text && a->prov->schema &&
+	       (a->prov->wire != ANTHROPIC || a->answer.plain);
+}
+
 /* The request for the conversation so far. */
 static void
 makerequest(Agent *a, Wirereq *q)
@@ -245,6 +260,10 @@ makerequest(Agent *a, Wirereq *q)
 		jsonfree(&j);
 	}
 	q->cachekey = a->sid.len ? a->sid.p : NULL;
+	if (schemanative(a)) {
+		q->schema = a->answer.text;
+		q->strict = a->answer.strict;
+	}
 }
 
 /* What arrived of an answer that failed, and why: into the session if
@@ -335,6 +354,7 @@ summarize(Agent *a, const Ctxcut *k, Buf *out)
 	q.tools = NULL;
 	q.ntools = 0;
 	q.maxout = k->maxout;
+	q.schema = NULL;
 	rc = askmodel(&a->ask, &q, &r, &h, 1);
 	if (rc == 0 && (!strcmp(r.w.finish, "length") || r.w.cut)) {
 		warn("the summary was cut short by the output token limit");
@@ -431,9 +451,42 @@ takeanswer(Agent *a, Reply *r)
 	evmsg(&a->ev, lastmsg(a), 0);
 }
 
-/* The status of a last answer, one without calls: 1 if it was cut. */
+/* -o: the last answer checked, its document alone on stdout (with -j
+ * the events hold it), or the model asked once more, then given up on.
+ * -1 asked again, else the turn's status. */
 static int
-answerstatus(const Reply *r)
+checkanswer(Agent *a, const Reply *r, int *asked)
+{
+	Buf doc = { 0 }, why = { 0 }, msg = { 0 };
+	int rc = 0;
+
+	if (schemaanswer(&a->answer, bstr(&r->w.text), r->w.text.len, &doc,
+	    &why) == 0) {
+		bufaddc(&doc, '\n');
+		if (!a->json)
+			evwrite(&a->ev, doc.p, doc.len);
+	} else if (!(*asked)++) {
+		if (!a->ev.quiet)
+			warn("the answer does not match the schema: %s: "
+			     "asking once more", why.p);
+		schemaretry(&msg, why.p);
+		recordmsg(a, entryuser(msg.p, msg.len, NULL));
+		evmsg(&a->ev, lastmsg(a), 1);
+		rc = -1;
+	} else {
+		warn("the answer does not match the schema: %s", why.p);
+		rc = 4;
+	}
+	buffree(&doc);
+	buffree(&why);
+	buffree(&msg);
+	return rc;
+}
+
+/* The status of a last answer, one without calls: 1 if it was cut; with
+ * -o, checkanswer's. */
+static int
+answerstatus(Agent *a, const Reply *r, int *asked)
 {
 	if (!strcmp(r->w.finish, "length")) {
 		warn("the answer was cut short: the output token limit was "
@@ -444,7 +497,7 @@ answerstatus(const Reply *r)
 		warn("the answer was cut short: %s", r->w.finish);
 		return 1;
 	}
-	return 0;
+	return a->answer.text ? checkanswer(a, r, asked) : 0;
 }
 
 /* A turn ends: the answer ends its line, the usage is said, the session
@@ -494,7 +547,7 @@ turn(Agent *a, const char *text, size_t len)
 	Reply r;
 	Http h;
 	Wirereq q;
-	int round, i, compacted = 0, follow = 0;
+	int round, i, compacted = 0, follow = 0, asked = 0;
 	char *s;
 
 	beginturn(a);
@@ -529,9 +582,11 @@ turn(Agent *a, const char *text, size_t len)
 		takeanswer(a, &r);
 		follow = !r.w.ncalls;
 		if (!r.w.ncalls && !(a->rpc && rpcpending(a->rpc, 1))) {
-			i = answerstatus(&r);
+			i = answerstatus(a, &r, &asked);
 			evemit(&a->ev, "turn_end", NULL);
 			askfree(&r);
+			if (i < 0)	/* -o: asked again */
+				continue;
 			return endturn(a, i);
 		}
 		evendline(&a->ev);
@@ -1108,6 +1163,8 @@ buildsystem(Agent *a)
 	if (read)	/* as pi: skills are read */
 		promptskills(&sk, &a->pc);
 	ctxsystem(&b, contextfiles, maxcontext, &sk);
+	if (a->answer.text && !schemanative(a))
+		schemaprompt(&b, &a->answer);
 	a->system = bufdetach(&b);
 	buffree(&sk);
 }
@@ -1344,6 +1401,7 @@ typedef struct {
 	const char *pname, *model, *toollist, *gname, *level;
 	const char *file;	/* -s's or -f's */
 	const char *export;	/* -e's */
+	const char *schema;	/* -o's */
 	int mode;		/* the session: 'c', 'n', 's', 'f', or 0 */
 	int rpc;		/* -r */
 } Flags;
@@ -1358,8 +1416,8 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:", &ind, &pos,
-	                     &arg)) != -1) {
+	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:o:", &ind,
+	                     &pos, &arg)) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
 			if (f->mode && f->mode != c)
@@ -1395,6 +1453,7 @@ readflags(Agent *a, char **argv, Flags *f)
 			break;
 		case 'r': f->rpc = a->json = 1; break;
 		case 'e': f->export = arg; break;
+		case 'o': f->schema = arg; break;
 		default:
 			usage();
 		}
@@ -1436,6 +1495,26 @@ showevents(Agent *a, int rpc)
 	}
 }
 
+/* -o, else AGENT_SCHEMA: the schema the answer must match, read before
+ * anything is asked.  A one-shot run's alone: line mode and -r answer
+ * in text. */
+static void
+loadschema(Agent *a, const char *path, int oneshot)
+{
+	Buf why = { 0 };
+
+	if (!path || !*path)
+		path = getenv("AGENT_SCHEMA");
+	if (!path || !*path)
+		return;
+	if (!oneshot || schemafile(&a->answer, path, maxschema, &why) < 0) {
+		warn("-o: %s", oneshot ? why.p :
+		     "for a one-shot run (a prompt, or -K) alone");
+		exit(2);
+	}
+	a->ev.noanswer = !a->json;
+}
+
 /* All that a run holds, at its end. */
 static void
 agentfree(Agent *a)
@@ -1454,6 +1533,7 @@ agentfree(Agent *a)
 	free(a->model);
 	buffree(&a->attach);
 	buffree(&a->sid);
+	schemafree(&a->answer);
 	toolcleanup(&a->tenv);
 }
 
@@ -1474,6 +1554,7 @@ main(int argc, char *argv[])
 		usage();
 	if (f.export)
 		return exportcmd(f.export, argv[ind]);
+	loadschema(&a, f.schema, !f.rpc && (ind < argc || a.keyin));
 	setup(&a, f.pname, f.model, f.toollist, f.gname);
 	setthinking(&a, f.level);
 	if ((rc = sessdiropen(&a.sess, f.mode, f.file)) != 0)

@@ -5,10 +5,13 @@
  * properties, required, additionalProperties, items, enum, const, anyOf,
  * the bounds, pattern, $ref to $defs), and allOf, oneOf; others, such as
  * format and description, are for the model and pass unchecked. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "json.h"
@@ -721,6 +724,28 @@ schemaload(Schema *s, const char *text, size_t len, Buf *why)
 	jsonfree(&j);
 	buffree(&w.path);
 	return rc;
+}
+
+/* Read the schema in file path, of max bytes at most: 0, or -1 with why
+ * not, the path named. */
+int
+schemafile(Schema *s, const char *path, size_t max, Buf *why)
+{
+	Buf b = { 0 }, w = { 0 };
+	int fd, rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	if ((fd = open(path, O_RDONLY)) < 0 || (rc = readall(fd, &b, max)) < 0)
+		bufaddf(why, "%s: %s", path, strerror(errno));
+	else if (rc > 0)
+		bufaddf(why, "%s: over %zu bytes", path, max);
+	else if ((rc = schemaload(s, b.p, b.len, &w)) < 0)
+		bufaddf(why, "%s: %s", path, w.p);
+	if (fd >= 0)
+		close(fd);
+	buffree(&b);
+	buffree(&w);
+	return rc ? -1 : 0;
 }
 
 /* An answer: the JSON document alone, or in a single code fence, as

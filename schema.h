@@ -13,6 +13,7 @@ typedef struct {
 } Schema;
 
 int schemaload(Schema *s, const char *text, size_t len, Buf *why);
+int schemafile(Schema *s, const char *path, size_t max, Buf *why);
 int schemacheck(const Schema *s, const Json *doc, int i, Buf *why);
 int schemaanswer(const Schema *s, const char *text, size_t len, Buf *doc,
                  Buf *why);

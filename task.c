@@ -163,7 +163,8 @@ proxyvar(const char *var)
  * prochide), the proxies whole, as read at start (they lost their
  * credentials too, and the child needs them to reach the model), its
  * depth one more, and AGENT_BASE_URL only for the provider it was set
- * for.  tmp holds the strings made here. */
+ * for; not AGENT_SCHEMA, which is our answer's, not the child's.  tmp
+ * holds the strings made here. */
 static char **
 taskenv(const Task *t, Buf *tmp)
 {
@@ -179,6 +180,7 @@ taskenv(const Task *t, Buf *tmp)
 	env = xmalloc((n + 4) * sizeof(*env));
 	for (i = 0; i < n; i++)
 		if (strncmp(environ[i], "AGENT_TASKDEPTH=", 16) &&
+		    strncmp(environ[i], "AGENT_SCHEMA=", 13) &&
 		    (t->samewire || strncmp(environ[i], "AGENT_BASE_URL=", 15)) &&
 		    !((px[0] || px[1]) && proxyvar(environ[i])))
 			env[k++] = environ[i];
