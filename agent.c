@@ -222,7 +222,7 @@ notelevel(Agent *a)
  * schemas that OpenAI's take (bounds, open objects): those go in the
  * prompt. */
 static int
-schemanative(const Agent *a)
+nativeschema(const Agent *a)
 {
 	return a->answer.text && a->prov->schema &&
 	       (a->prov->wire != ANTHROPIC || a->answer.plain);
@@ -260,7 +260,7 @@ makerequest(Agent *a, Wirereq *q)
 		jsonfree(&j);
 	}
 	q->cachekey = a->sid.len ? a->sid.p : NULL;
-	if (schemanative(a)) {
+	if (nativeschema(a)) {
 		q->schema = a->answer.text;
 		q->strict = a->answer.strict;
 	}
@@ -1163,7 +1163,7 @@ buildsystem(Agent *a)
 	if (read)	/* as pi: skills are read */
 		promptskills(&sk, &a->pc);
 	ctxsystem(&b, contextfiles, maxcontext, &sk);
-	if (a->answer.text && !schemanative(a))
+	if (a->answer.text && !nativeschema(a))
 		schemaprompt(&b, &a->answer);
 	a->system = bufdetach(&b);
 	buffree(&sk);
