@@ -40,6 +40,7 @@
 #include "call.h"
 #include "task.h"
 #include "budget.h"
+#include "schema.h"
 
 typedef struct {
 	const char *name;
@@ -53,6 +54,7 @@ typedef struct {
 	const char *thinking;	/* default thinking level */
 	int think;		/* how it takes one: THNONE, ... */
 	int images;		/* its models take images */
+	int schema;		/* it takes a JSON Schema for the answer */
 } Provider;
 
 #include "config.h"
@@ -101,6 +103,7 @@ typedef struct {
 	char runid[37];		/* the run's, in the ledger */
 	Buf stopped;		/* why the run stopped early, or empty */
 	Buf taskbudget;		/* what is left of it, for a task's child */
+	Schema answer;		/* -o's; its text NULL without */
 } Agent;
 
 /* What config.h's models[] says of the model, or NULL. */
@@ -173,7 +176,7 @@ static const char usagetext[] =
 	"[-m model]\n"
 	"             [-t tools] [-g profile] [-T level] [-i image] "
 	"[-b budget]\n"
-	"             [-C dir] [-w dir] [prompt ...]\n"
+	"             [-o schema] [-C dir] [-w dir] [prompt ...]\n"
 	"       agent -e file [out.html | out.md]\n";
 
 static void
@@ -231,6 +234,17 @@ notelevel(Agent *a)
 	a->branchlevel = a->level;
 }
 
+/* Whether -o's schema goes to the provider in its own way; else the
+ * system prompt says it.  Anthropic's structured outputs refuse some
+ * schemas that OpenAI's take (bounds, open objects): those go in the
+ * prompt. */
+static int
+nativeschema(const Agent *a)
+{
+	return a->answer.text && a->prov->schema &&
+	       (a->prov->wire != ANTHROPIC || a->answer.plain);
+}
+
 /* The request for the conversation so far. */
 static void
 makerequest(Agent *a, Wirereq *q)
@@ -263,6 +277,10 @@ makerequest(Agent *a, Wirereq *q)
 		jsonfree(&j);
 	}
 	q->cachekey = a->sid.len ? a->sid.p : NULL;
+	if (nativeschema(a)) {
+		q->schema = a->answer.text;
+		q->strict = a->answer.strict;
+	}
 }
 
 /* What arrived of an answer that failed, and why: into the session if
@@ -353,6 +371,7 @@ summarize(Agent *a, const Ctxcut *k, Buf *out)
 	q.tools = NULL;
 	q.ntools = 0;
 	q.maxout = k->maxout;
+	q.schema = NULL;
 	rc = askmodel(&a->ask, &q, &r, &h, 1);
 	if (rc == 0 && (!strcmp(r.w.finish, "length") || r.w.cut)) {
 		warn("the summary was cut short by the output token limit");
@@ -501,9 +520,42 @@ takeanswer(Agent *a, Reply *r)
 	evmsg(&a->ev, lastmsg(a), 0);
 }
 
-/* The status of a last answer, one without calls: 1 if it was cut. */
+/* -o: the last answer checked, its document alone on stdout (with -j
+ * the events hold it), or the model asked once more, then given up on.
+ * -1 asked again, else the turn's status. */
 static int
-answerstatus(const Reply *r)
+checkanswer(Agent *a, const Reply *r, int *asked)
+{
+	Buf doc = { 0 }, why = { 0 }, msg = { 0 };
+	int rc = 0;
+
+	if (schemaanswer(&a->answer, bstr(&r->w.text), r->w.text.len, &doc,
+	    &why) == 0) {
+		bufaddc(&doc, '\n');
+		if (!a->json)
+			evwrite(&a->ev, doc.p, doc.len);
+	} else if (!(*asked)++) {
+		if (!a->ev.quiet)
+			warn("the answer does not match the schema: %s: "
+			     "asking once more", why.p);
+		schemaretry(&msg, why.p);
+		recordmsg(a, entryuser(msg.p, msg.len, NULL));
+		evmsg(&a->ev, lastmsg(a), 1);
+		rc = -1;
+	} else {
+		warn("the answer does not match the schema: %s", why.p);
+		rc = 4;
+	}
+	buffree(&doc);
+	buffree(&why);
+	buffree(&msg);
+	return rc;
+}
+
+/* The status of a last answer, one without calls: 1 if it was cut; with
+ * -o, checkanswer's. */
+static int
+answerstatus(Agent *a, const Reply *r, int *asked)
 {
 	if (!strcmp(r->w.finish, "length")) {
 		warn("the answer was cut short: the output token limit was "
@@ -514,7 +566,7 @@ answerstatus(const Reply *r)
 		warn("the answer was cut short: %s", r->w.finish);
 		return 1;
 	}
-	return 0;
+	return a->answer.text ? checkanswer(a, r, asked) : 0;
 }
 
 /* A turn ends: the answer ends its line, the usage is said, the session
@@ -583,7 +635,7 @@ turn(Agent *a, const char *text, size_t len)
 	Reply r;
 	Http h;
 	Wirereq q;
-	int round, i, compacted = 0, follow = 0;
+	int round, i, compacted = 0, follow = 0, asked = 0;
 	char *s;
 
 	beginturn(a);
@@ -623,9 +675,11 @@ turn(Agent *a, const char *text, size_t len)
 		takeanswer(a, &r);
 		follow = !r.w.ncalls;
 		if (!r.w.ncalls && !(a->rpc && rpcpending(a->rpc, 1))) {
-			i = answerstatus(&r);
+			i = answerstatus(a, &r, &asked);
 			evemit(&a->ev, "turn_end", NULL);
 			askfree(&r);
+			if (i < 0)	/* -o: asked again */
+				continue;
 			return endturn(a, i);
 		}
 		evendline(&a->ev);
@@ -1203,6 +1257,8 @@ buildsystem(Agent *a)
 	if (read)	/* as pi: skills are read */
 		promptskills(&sk, &a->pc);
 	ctxsystem(&b, contextfiles, maxcontext, &sk);
+	if (a->answer.text && !nativeschema(a))
+		schemaprompt(&b, &a->answer);
 	a->system = bufdetach(&b);
 	buffree(&sk);
 }
@@ -1462,6 +1518,7 @@ typedef struct {
 	const char *pname, *model, *toollist, *gname, *level;
 	const char *file;	/* -s's or -f's */
 	const char *export;	/* -e's */
+	const char *schema;	/* -o's */
 	int mode;		/* the session: 'c', 's', 'f', or 0 */
 	int nosave;		/* -n: it is kept in memory alone */
 	int rpc;		/* -r */
@@ -1517,8 +1574,8 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:b:C:w:", &ind,
-	                     &pos, &arg)) != -1) {
+	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:b:C:w:o:",
+	                     &ind, &pos, &arg)) != -1) {
 		switch (c) {
 		case 'n': f->nosave = 1; break;
 		case 'c': case 's': case 'f':
@@ -1558,6 +1615,7 @@ readflags(Agent *a, char **argv, Flags *f)
 		case 'b': f->budget = arg; break;
 		case 'C': f->dir = arg; break;
 		case 'w': bufadd(&f->wdirs, arg, strlen(arg) + 1); break;
+		case 'o': f->schema = arg; break;
 		default:
 			usage();
 		}
@@ -1599,6 +1657,26 @@ showevents(Agent *a, int rpc)
 	}
 }
 
+/* -o, else AGENT_SCHEMA: the schema the answer must match, read before
+ * anything is asked.  A one-shot run's alone: line mode and -r answer
+ * in text. */
+static void
+loadschema(Agent *a, const char *path, int oneshot)
+{
+	Buf why = { 0 };
+
+	if (!path || !*path)
+		path = getenv("AGENT_SCHEMA");
+	if (!path || !*path)
+		return;
+	if (!oneshot || schemafile(&a->answer, path, maxschema, &why) < 0) {
+		warn("-o: %s", oneshot ? why.p :
+		     "for a one-shot run (a prompt, or -K) alone");
+		exit(2);
+	}
+	a->ev.noanswer = !a->json;
+}
+
 /* All that a run holds, at its end. */
 static void
 agentfree(Agent *a)
@@ -1623,6 +1701,7 @@ agentfree(Agent *a)
 	buffree(&a->stopped);
 	buffree(&a->taskbudget);
 	buffree(&a->spent.files);
+	schemafree(&a->answer);
 	toolcleanup(&a->tenv);
 	for (i = 0; a->tenv.wdirs && a->tenv.wdirs[i]; i++)
 		free(a->tenv.wdirs[i]);
@@ -1649,6 +1728,7 @@ main(int argc, char *argv[])
 		usage();
 	if (f.export)
 		return exportcmd(f.export, argv[ind]);
+	loadschema(&a, f.schema, !f.rpc && (ind < argc || a.keyin));
 	setup(&a, &f);
 	buffree(&f.wdirs);
 	setthinking(&a, f.level);

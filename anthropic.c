@@ -317,8 +317,9 @@ anthropicbeta(const Wirereq *q)
  * budget that max_tokens holds on top of the answer.  Off sends nothing,
  * but "disabled" to a model that thinks unless told, and nothing to one
  * that always thinks (disabled is a 400 there).  No sampling parameter
- * is ever sent: thinking refuses them, the newest models refuse any. */
-static void
+ * is ever sent: thinking refuses them, the newest models refuse any.
+ * The effort, for output_config, or NULL. */
+static const char *
 anthropicthink(const Wirereq *q, Buf *b)
 {
 	static const char *const effort[] = {
@@ -329,20 +330,37 @@ anthropicthink(const Wirereq *q, Buf *b)
 	if (!wirethinks(q)) {
 		if (q->thinkas == TKOMITTED)
 			bufadds(b, ",\"thinking\":{\"type\":\"disabled\"}");
-		return;
+		return NULL;
 	}
 	if (anthropicbudget(q)) {
 		/* no display: these models summarize unasked, and a field
 		 * their thinking does not know could be refused */
 		bufaddf(b, ",\"thinking\":{\"type\":\"enabled\","
 		        "\"budget_tokens\":%ld}", budgets[l]);
-		return;
+		return NULL;
 	}
 	if (q->thinkas == TKHIGH && l > LEVELHIGH)
 		l = LEVELHIGH;
-	bufaddf(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
-	        "\"summarized\"},\"output_config\":{\"effort\":\"%s\"}",
-	        effort[l]);
+	bufadds(b, ",\"thinking\":{\"type\":\"adaptive\",\"display\":"
+	        "\"summarized\"}");
+	return effort[l];
+}
+
+/* output_config: adaptive thinking's effort, and -o's schema as
+ * structured outputs take it (generally available, no beta header). */
+static void
+anthropicoutput(const Wirereq *q, Buf *b, const char *effort)
+{
+	if (!effort && !q->schema)
+		return;
+	bufadds(b, ",\"output_config\":{");
+	if (effort)
+		bufaddf(b, "\"effort\":\"%s\"%s", effort,
+		        q->schema ? "," : "");
+	if (q->schema)
+		bufaddf(b, "\"format\":{\"type\":\"json_schema\","
+		        "\"schema\":%s}", q->schema);
+	bufaddc(b, '}');
 }
 
 /* An id as Anthropic takes them: [A-Za-z0-9_-]{1,64}.  Ids from other
@@ -642,7 +660,7 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	jsonescs(b, q->model);
 	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout +
 	        (anthropicbudget(q) ? budgets[q->level] : 0));
-	anthropicthink(q, b);
+	anthropicoutput(q, b, anthropicthink(q, b));
 	/* as pi marks them: the prompt, the tools, and the conversation up
 	 * to its last user block are cached */
 	bufadds(b, ",\"system\":[{\"type\":\"text\",\"text\":");

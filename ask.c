@@ -33,7 +33,8 @@ onpiece(void *arg, int kind, const char *p, size_t n)
 		evtext(ev, p, n);
 	else if (kind == PIECETHINK)
 		evthink(ev, p, n);
-	else if (!ev->ttyesc && ev->textto != EVERR)
+	else if ((!ev->ttyesc || ev->textto == EVHOLD) &&
+	         ev->textto != EVERR)
 		evsettle(ev, EVERR);
 	return *r->ask->intr != 0;
 }

@@ -30,23 +30,29 @@
  * images: 1 if its models take images (read's, -i's); with 0 they get
  * a note in the image's place.
  *
+ * schema: 1 if it takes a JSON Schema for the answer (-o) in its wire's
+ * way: chat completions' response_format, Responses' text.format,
+ * Anthropic's output_config.format (for a schema Anthropic takes: each
+ * object closed, no bounds); with 0, or a schema Anthropic would refuse,
+ * the system prompt says it.  Either way agent checks the answer.
+ *
  * The defaults and their figures: models-now.md, late 2026.  GPT-6's
  * window and output limit are in none of its sources: GPT-5's are kept.
  * GPT-6.1 Sol takes tools on the Responses wire alone, so openai-chat's
  * default is GPT-5, which takes them on chat completions too.
  */
 static const Provider providers[] = {
-	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images */
-	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THXHIGH,  1 },
-	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5",                    400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1 },
-	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-5",          1000000, 128000, NULL,                    "off", THANTHROPIC, 1 },
-	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-5", 1000000, 128000, "max_tokens",          "off", THROUTER, 1 },
-	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   0 },
-	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, 0 },
-	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   0 },
-	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, 0 },
-	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   0 },
-	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, 0 },
+	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images  schema */
+	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THXHIGH,  1, 1 },
+	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5",                    400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1, 1 },
+	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-5",          1000000, 128000, NULL,                    "off", THANTHROPIC, 1, 1 },
+	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-5", 1000000, 128000, "max_tokens",          "off", THROUTER, 1, 1 },
+	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   0, 0 },
+	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, 0, 1 },
+	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   0, 1 },
+	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1 },
+	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   0, 1 },
+	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1 },
 };
 
 /*
@@ -174,6 +180,7 @@ static const size_t maxevent = 32 << 20;	/* bytes of one streamed event */
 static const size_t maxkeep = 1 << 20;	/* bytes of one answer kept in the
 					 * conversation; the rest is shown only */
 static const size_t maxstdin = 16 << 20;	/* bytes of piped stdin attached */
+static const size_t maxschema = 1 << 20;	/* bytes of -o's schema file */
 static const size_t maxhold = 64 << 10;	/* bytes of a message held
 					 * while stdout, no terminal,
 					 * waits to know if it is the

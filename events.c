@@ -78,7 +78,7 @@ evendthinking(Events *e)
 void
 evtextstart(Events *e)
 {
-	e->textto = e->ttyesc || e->on ? EVOUT : EVHOLD;
+	e->textto = (e->ttyesc || e->on) && !e->noanswer ? EVOUT : EVHOLD;
 	e->began = 0;
 	bufreset(&e->held);
 }
@@ -128,7 +128,7 @@ evsettle(Events *e, int to)
 {
 	if (e->textto == EVHOLD && to == EVERR)
 		narrate(e, e->held.p, e->held.len);
-	else if (e->textto == EVHOLD)
+	else if (e->textto == EVHOLD && !e->noanswer)
 		answer(e, e->held.p, e->held.len);
 	bufreset(&e->held);
 	e->textto = to;
@@ -152,10 +152,11 @@ evtext(Events *e, const char *p, size_t n)
 	if (e->textto == EVERR) {
 		narrate(e, p, n);
 	} else if (e->textto == EVHOLD) {
-		/* bounded: past maxhold it streams to stdout */
+		/* bounded: past maxhold it streams to stdout; with -o,
+		 * where it is never shown, to stderr as narration would */
 		bufadd(&e->held, p, n);
 		if (e->held.len > e->maxhold)
-			evsettle(e, EVOUT);
+			evsettle(e, e->noanswer ? EVERR : EVOUT);
 	} else {
 		answer(e, p, n);
 	}

@@ -12,6 +12,8 @@ typedef struct {
 	int lastc;		/* last byte written to stdout, -1 none */
 	/* text: stdout for the answer, stderr for the rest */
 	int quiet, color;	/* -q; colour on stderr */
+	int noanswer;		/* -o: the answer's text is never shown: its
+				 * document is, once checked (agent.c) */
 	int ttyout;		/* stdout is read by a person: end lines */
 	int ttyesc;		/* stdout is a terminal: the answer's control
 				 * characters are shown, not obeyed */

@@ -451,6 +451,11 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	bufaddf(b, ",\"%s\":%ld", q->maxfield ? q->maxfield : "max_tokens",
 	        q->maxout);
 	openaithink(q, b);
+	if (q->schema)
+		bufaddf(b, ",\"response_format\":{\"type\":\"json_schema\","
+		        "\"json_schema\":{\"name\":\"answer\",\"schema\":%s,"
+		        "\"strict\":%s}}", q->schema,
+		        q->strict ? "true" : "false");
 	wiretools(q, b, "{\"type\":\"function\",\"function\":{",
 	          "parameters", "}}", marks);
 	bufadds(b, "}");

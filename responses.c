@@ -705,6 +705,10 @@ respbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 		jsonescs(b, q->cachekey);
 	}
 	bufaddf(b, ",\"store\":false,\"max_output_tokens\":%ld", q->maxout);
+	if (q->schema)
+		bufaddf(b, ",\"text\":{\"format\":{\"type\":\"json_schema\","
+		        "\"name\":\"answer\",\"schema\":%s,\"strict\":%s}}",
+		        q->schema, q->strict ? "true" : "false");
 	wiretools(q, b, "{\"type\":\"function\",", "parameters",
 	          ",\"strict\":false}", 0);
 	respthink(q, b);

@@ -172,7 +172,8 @@ recordvar(const char *var)
  * prochide), the proxies whole, as read at start (they lost their
  * credentials too, and the child needs them to reach the model), its
  * depth one more, what is left of our budget, and AGENT_BASE_URL only
- * for the provider it was set for.  A recording or replayed run's task n
+ * for the provider it was set for; not AGENT_SCHEMA, which is our
+ * answer's, not the child's.  A recording or replayed run's task n
  * records to, or replays from, FILE.task-n: its exchanges are its own,
  * in an order of their own, and n counts the tasks in the order the
  * model asked for them.  tmp holds the strings made here. */
@@ -196,6 +197,7 @@ taskenv(const Task *t, int label, Buf *tmp)
 			bufaddc(tmp, '\0');
 		} else if (strncmp(environ[i], "AGENT_TASKDEPTH=", 16) &&
 		    strncmp(environ[i], "AGENT_BUDGET=", 13) &&
+		    strncmp(environ[i], "AGENT_SCHEMA=", 13) &&
 		    (t->samewire ||
 		     strncmp(environ[i], "AGENT_BASE_URL=", 15)) &&
 		    !((px[0] || px[1]) && proxyvar(environ[i])) &&

@@ -92,6 +92,9 @@ typedef struct {
 	int images;		/* the model takes images: else a note */
 	const char *cachekey;	/* Responses: the prompt_cache_key (the
 				 * session's id), or NULL */
+	const char *schema;	/* -o: the answer's JSON Schema, compact,
+				 * asked for in the wire's own way; NULL */
+	int strict;		/* OpenAI: the schema suits strict mode */
 } Wirereq;
 
 /* A model's prices in dollars per million tokens, keyed by its name. */
