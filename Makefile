@@ -12,20 +12,20 @@ TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c \
 	undo.c
 TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
 	undo.o
-HDR = anthropic.h ask.h call.h context.h edit.h entry.h events.h export.h \
-	file.h gitguard.h guard.h http.h json.h mcp.h openai.h proc.h prompt.h \
+HDR = anthropic.h ask.h call.h context.h diff.h edit.h entry.h events.h \
+	export.h file.h gitguard.h guard.h http.h json.h mcp.h openai.h proc.h prompt.h \
 	regex.h responses.h rpc.h sandbox.h sessdir.h session.h sse.h task.h \
 	tls.h tools.h tree.h undo.h util.h walk.h wire.h
-SRC = agent.c ask.c call.c context.c edit.c entry.c events.c export.c \
-	file.c gitguard.c guard.c http.c json.c mcp.c proc.c prompt.c regex.c \
+SRC = agent.c ask.c call.c context.c diff.c edit.c entry.c events.c \
+	export.c file.c gitguard.c guard.c http.c json.c mcp.c proc.c prompt.c regex.c \
 	rpc.c sandbox.c sessdir.c session.c sse.c task.c tls.c tools.c tree.c \
 	undo.c util.c walk.c $(WIRESRC)
-OBJ = agent.o ask.o call.o context.o edit.o entry.o events.o export.o \
-	file.o gitguard.o guard.o http.o json.o mcp.o proc.o prompt.o regex.o \
+OBJ = agent.o ask.o call.o context.o diff.o edit.o entry.o events.o \
+	export.o file.o gitguard.o guard.o http.o json.o mcp.o proc.o prompt.o regex.o \
 	rpc.o sandbox.o sessdir.o session.o sse.o task.o tls.o tools.o tree.o \
 	undo.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
-	test/wire test/regex test/responses test/guard
+	test/wire test/regex test/responses test/guard test/diff
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
@@ -48,6 +48,7 @@ ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
 	guard.h events.h mcp.h task.h call.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
+diff.o: diff.c util.h diff.h
 edit.o: edit.c util.h edit.h
 entry.o: entry.c util.h json.h entry.h
 events.o: events.c util.h json.h wire.h tools.h events.h
@@ -110,6 +111,8 @@ test/tools: test/tools.c test/t.h $(TOOLOBJ) json.o util.o
 test/guard: test/guard.c test/t.h guard.o $(TOOLOBJ) json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o $(TOOLOBJ) json.o \
 	    util.o $(LDFLAGS)
+test/diff: test/diff.c test/t.h test/patch.h diff.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/diff.c diff.o util.o $(LDFLAGS) $(LIBS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o sessdir.o tree.o entry.o \
