@@ -308,27 +308,55 @@ sidename(Buf *out, const char *pre, const char *name)
 		bufadds(out, "/dev/null");
 }
 
-/* The object id git gives these bytes as a blob, in hex; 40 zeros for
- * an absent side. */
+/* The object id git gives these bytes as a blob, in hex, its first
+ * digits digits of it; zeros for an absent side. */
 static void
-blobid(Buf *out, const char *p, size_t n, int absent)
+blobid(Buf *out, const char *p, size_t n, int absent, int digits)
 {
 	br_sha1_context c;
 	unsigned char h[br_sha1_SIZE];
-	char head[32];
+	char head[32], hex[2 * br_sha1_SIZE + 1];
 	int i;
 
-	if (absent) {
-		bufadds(out, "0000000000000000000000000000000000000000");
-		return;
+	memset(h, 0, sizeof(h));
+	if (!absent) {
+		br_sha1_init(&c);
+		snprintf(head, sizeof(head), "blob %lu", (unsigned long)n);
+		br_sha1_update(&c, head, strlen(head) + 1);
+		br_sha1_update(&c, p, n);
+		br_sha1_out(&c, h);
 	}
-	br_sha1_init(&c);
-	snprintf(head, sizeof(head), "blob %lu", (unsigned long)n);
-	br_sha1_update(&c, head, strlen(head) + 1);
-	br_sha1_update(&c, p, n);
-	br_sha1_out(&c, h);
 	for (i = 0; i < br_sha1_SIZE; i++)
-		bufaddf(out, "%02x", h[i]);
+		snprintf(hex + 2 * i, 3, "%02x", h[i]);
+	bufadd(out, hex, MIN(digits, 2 * br_sha1_SIZE));
+}
+
+/* git's index line: both sides' ids, and the mode where it stays;
+ * patch(1) learns from it that a link is one.  A binary patch wants
+ * the whole ids. */
+static void
+indexline(Buf *out, const Diffhead *h, const char *a, size_t an,
+          const char *b, size_t bn, int digits)
+{
+	bufadds(out, "index ");
+	blobid(out, a, an, !h->amode, digits);
+	bufadds(out, "..");
+	blobid(out, b, bn, !h->bmode, digits);
+	if (h->amode == h->bmode)
+		bufaddf(out, " %06o", h->amode);
+	bufaddc(out, '\n');
+}
+
+/* A ---/+++ line's name; with a space in it, a tab after it, as git
+ * writes it for patch(1) to know where the name ends. */
+static void
+minusplus(Buf *out, const char *mark, const char *pre, const char *name)
+{
+	bufaddf(out, "%s ", mark);
+	sidename(out, pre, name);
+	if (name && strchr(name, ' '))
+		bufaddc(out, '\t');
+	bufaddc(out, '\n');
 }
 
 /* p as a zlib stream of stored blocks: git apply inflates the literal,
@@ -402,12 +430,8 @@ binarybody(Buf *out, const Diffhead *h, const char *a, size_t an,
 		bufadds(out, " differ\n");
 		return;
 	}
-	/* git apply takes a binary patch only with both whole ids */
-	bufadds(out, "index ");
-	blobid(out, a, an, !h->amode);
-	bufadds(out, "..");
-	blobid(out, b, bn, !h->bmode);
-	bufadds(out, "\nGIT binary patch\n");
+	indexline(out, h, a, an, b, bn, 2 * br_sha1_SIZE);
+	bufadds(out, "GIT binary patch\n");
 	literal(out, b, h->bmode ? bn : 0);
 }
 
@@ -467,11 +491,9 @@ difffile(Buf *out, const Diffhead *h, const char *a, size_t an,
 		return 1;
 	}
 	if (diffunified(&hk, a, an, b, bn, context)) {
-		bufadds(out, "--- ");
-		sidename(out, "a/", h->amode ? h->a : NULL);
-		bufadds(out, "\n+++ ");
-		sidename(out, "b/", h->bmode ? h->b : NULL);
-		bufaddc(out, '\n');
+		indexline(out, h, a, an, b, bn, 7);
+		minusplus(out, "---", "a/", h->amode ? h->a : NULL);
+		minusplus(out, "+++", "b/", h->bmode ? h->b : NULL);
 		bufadd(out, hk.p, hk.len);
 	}
 	buffree(&hk);

@@ -5,7 +5,7 @@
  * 0100755, 0120000 for a symbolic link; 0: the side is absent, so the
  * file is new or deleted). */
 typedef struct {
-	const char *a, *b;	/* paths from the tree's top; NULL if absent */
+	const char *a, *b;	/* from the tree's top; NULL: absent */
 	unsigned amode, bmode;
 	int literal;	/* binary files as a GIT binary patch, which git
 			 * apply takes, rather than a line saying they

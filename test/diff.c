@@ -85,7 +85,8 @@ byhand(void)
 	       "0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n",
 	       "@@ -1,3 +1,4 @@\n+0\n 1\n 2\n 3\n"
 	       "@@ -9,4 +10,3 @@\n 9\n 10\n 11\n-12\n");
-	expect("joined", "1\n2\n3\n4\n5\n6\n7\n8\n", "0\n2\n3\n4\n5\n6\n7\n9\n",
+	expect("joined", "1\n2\n3\n4\n5\n6\n7\n8\n",
+	       "0\n2\n3\n4\n5\n6\n7\n9\n",
 	       "@@ -1,8 +1,8 @@\n-1\n+0\n 2\n 3\n 4\n 5\n 6\n 7\n-8\n+9\n");
 }
 
@@ -228,19 +229,22 @@ files(void)
 
 	filecase("the same: nothing", &h, "a\n", "a\n", "");
 	filecase("changed", &h, "a\n", "b\n", "diff --git a/x b/x\n"
-	         "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+	         "index 7898192..6178079 100644\n--- a/x\n+++ b/x\n"
+	         "@@ -1 +1 @@\n-a\n+b\n");
 	h.bmode = 0100755;
 	filecase("mode", &h, "a\n", "a\n", "diff --git a/x b/x\n"
 	         "old mode 100644\nnew mode 100755\n");
 	h.amode = 0;
 	filecase("new", &h, NULL, "a\n", "diff --git a/x b/x\n"
-	         "new file mode 100755\n--- /dev/null\n+++ b/x\n"
+	         "new file mode 100755\nindex 0000000..7898192\n"
+	         "--- /dev/null\n+++ b/x\n"
 	         "@@ -0,0 +1 @@\n+a\n");
 	filecase("new and empty", &h, NULL, "", "diff --git a/x b/x\n"
 	         "new file mode 100755\n");
 	h.amode = 0120000, h.bmode = 0;
 	filecase("deleted link", &h, "t", NULL, "diff --git a/x b/x\n"
-	         "deleted file mode 120000\n--- a/x\n+++ /dev/null\n"
+	         "deleted file mode 120000\nindex 32f64f4..0000000\n"
+	         "--- a/x\n+++ /dev/null\n"
 	         "@@ -1 +0,0 @@\n-t\n\\ No newline at end of file\n");
 	h.amode = h.bmode = 0100644, h.b = "y";
 	filecase("renamed", &h, "a\n", "a\n", "diff --git a/x b/y\n"
@@ -248,7 +252,8 @@ files(void)
 	h.a = "sp ace\"q", h.b = "t\xc3\xa9";
 	filecase("quoted", &h, "a\n", "b\n", "diff --git \"a/sp ace\\\"q\" "
 	         "\"b/t\\303\\251\"\nrename from \"sp ace\\\"q\"\n"
-	         "rename to \"t\\303\\251\"\n--- \"a/sp ace\\\"q\"\n"
+	         "rename to \"t\\303\\251\"\nindex 7898192..6178079 100644\n"
+	         "--- \"a/sp ace\\\"q\"\t\n"
 	         "+++ \"b/t\\303\\251\"\n@@ -1 +1 @@\n-a\n+b\n");
 	h.a = h.b = "bin", h.literal = 0;
 	difffile(&o, &h, "a\0b", 3, "a\0c", 3, 3);
