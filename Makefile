@@ -14,16 +14,16 @@ TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
 	undo.o
 HDR = anthropic.h ask.h call.h context.h diff.h edit.h entry.h events.h \
 	export.h file.h gitguard.h guard.h http.h json.h mcp.h openai.h proc.h prompt.h \
-	regex.h responses.h rpc.h sandbox.h sessdir.h session.h sse.h task.h \
-	tls.h tools.h tree.h undo.h util.h walk.h wire.h
+	regex.h responses.h rpc.h sandbox.h scratch.h sessdir.h session.h \
+	sse.h task.h tls.h tools.h tree.h undo.h util.h walk.h wire.h
 SRC = agent.c ask.c call.c context.c diff.c edit.c entry.c events.c \
 	export.c file.c gitguard.c guard.c http.c json.c mcp.c proc.c prompt.c regex.c \
-	rpc.c sandbox.c sessdir.c session.c sse.c task.c tls.c tools.c tree.c \
-	undo.c util.c walk.c $(WIRESRC)
+	rpc.c sandbox.c scratch.c sessdir.c session.c sse.c task.c tls.c \
+	tools.c tree.c undo.c util.c walk.c $(WIRESRC)
 OBJ = agent.o ask.o call.o context.o diff.o edit.o entry.o events.o \
 	export.o file.o gitguard.o guard.o http.o json.o mcp.o proc.o prompt.o regex.o \
-	rpc.o sandbox.o sessdir.o session.o sse.o task.o tls.o tools.o tree.o \
-	undo.o util.o walk.o $(WIREOBJ)
+	rpc.o sandbox.o scratch.o sessdir.o session.o sse.o task.o tls.o \
+	tools.o tree.o undo.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/diff
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv
@@ -42,7 +42,7 @@ $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h wire.h entry.h session.h \
 	sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h guard.h \
 	events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h task.h \
-	config.h
+	scratch.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h wire.h tools.h events.h ask.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
@@ -67,6 +67,7 @@ responses.o: responses.c util.h json.h wire.h responses.h
 rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
 	rpc.h
 sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
+scratch.o: scratch.c util.h walk.h diff.h scratch.h
 sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
 session.o: session.c util.h json.h entry.h session.h
 sse.o: sse.c util.h sse.h

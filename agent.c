@@ -38,6 +38,7 @@
 #include "mcp.h"
 #include "call.h"
 #include "task.h"
+#include "scratch.h"
 
 typedef struct {
 	const char *name;
@@ -153,7 +154,7 @@ exitstatus(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cnqyjrvhl] [-s file|id] [-f file] [-P provider] "
+	"usage: agent [-cdnqyjrvhl] [-s file|id] [-f file] [-P provider] "
 	"[-m model] [-t tools]\n"
 	"             [-g profile] [-T level] [-i image] [prompt ...]\n"
 	"       agent -e file [out.html | out.md]\n";
@@ -1322,7 +1323,6 @@ setup(Agent *a, const char *pname, const char *model, const char *toollist,
 	setguard(a, gname);
 	offertools(a, toollist);
 	settask(a);
-	buildsystem(a);
 	prochide(a->tenv.lim);
 	a->tenv.intr = &intr;
 	a->tenv.pgid = &toolpg;
@@ -1346,6 +1346,7 @@ typedef struct {
 	const char *export;	/* -e's */
 	int mode;		/* the session: 'c', 'n', 's', 'f', or 0 */
 	int rpc;		/* -r */
+	int diff;		/* -d */
 } Flags;
 
 /* The flags of argv into f, and a's own (-q -y -j -i); -v and -h end the
@@ -1358,7 +1359,7 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:", &ind, &pos,
+	while ((c = flagnext(argv, "cdnqyjrvhlKs:f:P:m:t:g:T:i:e:", &ind, &pos,
 	                     &arg)) != -1) {
 		switch (c) {
 		case 'c': case 'n': case 's': case 'f':
@@ -1394,6 +1395,7 @@ readflags(Agent *a, char **argv, Flags *f)
 				die("-i: %s", why.p);
 			break;
 		case 'r': f->rpc = a->json = 1; break;
+		case 'd': f->diff = 1; break;
 		case 'e': f->export = arg; break;
 		default:
 			usage();
@@ -1402,9 +1404,24 @@ readflags(Agent *a, char **argv, Flags *f)
 	return ind;
 }
 
-/* The sandbox and the git guard: from here on, toolcleanup; what cannot
- * start is config's. */
+/* -d: the run works in a copy of the tree, its session still this
+ * directory's; a tree that cannot be copied is the user's to fix. */
 static void
+startscratch(Scratch *s, Scratchconf *c)
+{
+	Buf why = { 0 };
+
+	*c = (Scratchconf){ maxscratch, maxscratchfiles, diffcontext,
+	                    ignorebytes, ignorelines, maxrules, rulebytes };
+	if (scratchmake(s, c, &why) < 0) {
+		fprintf(stderr, "agent: %s\n", why.p);
+		exit(2);
+	}
+}
+
+/* The sandbox and the git guard: from here on, toolcleanup; what cannot
+ * start is config's (2). */
+static int
 startsandbox(Agent *a)
 {
 	Buf why = { 0 };
@@ -1414,10 +1431,11 @@ startsandbox(Agent *a)
 	if (why.len || gitinit(&a->tenv, maxgitbytes, maxgitfiles, &why) < 0) {
 		toolcleanup(&a->tenv);
 		fprintf(stderr, "agent: %s\n", why.p);
-		exit(2);
+		return 2;
 	}
 	procreaper(&a->tenv);
 	buffree(&why);
+	return 0;
 }
 
 /* -j and -r: events only on stdout, the session's header first (not with
@@ -1462,6 +1480,8 @@ main(int argc, char *argv[])
 {
 	Agent a;
 	Flags f;
+	Scratch sc;
+	Scratchconf scc;
 	int ind, rc;
 
 #ifndef SMALL	/* musl, where the locale moves nothing agent uses */
@@ -1472,6 +1492,8 @@ main(int argc, char *argv[])
 	ind = readflags(&a, argv, &f);
 	if (f.export && (f.mode || f.rpc || (argv[ind] && argv[ind + 1])))
 		usage();
+	if (f.diff && (f.export || a.json))	/* -d's diff is stdout */
+		usage();
 	if (f.export)
 		return exportcmd(f.export, argv[ind]);
 	setup(&a, f.pname, f.model, f.toollist, f.gname);
@@ -1481,7 +1503,14 @@ main(int argc, char *argv[])
 	loadbranch(&a);
 	if (intr)	/* during a long load */
 		exit(exitstatus(130));
-	startsandbox(&a);
+	if (f.diff)
+		startscratch(&sc, &scc);
+	buildsystem(&a);	/* it names where the tools work */
+	if ((rc = startsandbox(&a)) != 0) {
+		if (f.diff)
+			scratchfree(&sc);
+		exit(rc);
+	}
 	if (a.json)
 		showevents(&a, f.rpc);
 	if (f.rpc)
@@ -1490,6 +1519,10 @@ main(int argc, char *argv[])
 		rc = ind < argc || a.keyin ? oneshot(&a, argv + ind) :
 		     linemode(&a);
 	rc = exitstatus(rc);
-	agentfree(&a);
+	agentfree(&a);	/* the tools gone before the diff */
+	if (f.diff && scratchdiff(&sc) < 0 && rc == 0)
+		rc = 1;
+	if (f.diff)
+		scratchfree(&sc);
 	return rc == 0 && a.tenv.gitbad ? 1 : rc;
 }
