@@ -136,3 +136,52 @@ if command -v patch >/dev/null 2>&1; then
 else
 	skip "diffmode: patch -p1" "no patch"
 fi
+
+# The session is this directory's; the model is told of the copy.
+printf 'text hi\nfinish stop\n' | script s1
+startfake -x "$T/s1" || exit 0
+(cd "$W" && agentexec timeout 30 "$ROOT/agent" -d 'hi') </dev/null \
+    >"$T/out" 2>"$T/err"
+RC=$?
+check "diffmode: no change, no diff" test $RC -eq 0 -a ! -s "$T/out"
+if head -n 1 "$T"/sessions/*/*.jsonl 2>/dev/null | grep -q "\"cwd\":\"$W\""
+then
+	ok "diffmode: the session's cwd is the working tree"
+else
+	fail "diffmode: the session's cwd is the working tree" \
+	    "$(head -n 1 "$T"/sessions/*/*.jsonl)"
+fi
+check "diffmode: the model works in the copy" grep -q \
+    'working directory: [^"]*agent-scratch-[^"/]*/w' "$REQ/1.json"
+
+# bad NAME WHY DIR: -d in DIR exits 2, saying WHY, before any request.
+bad() {
+	startfake -x "$T/s1" || return
+	(cd "$3" && agentexec timeout 30 "$ROOT/agent" -d -n 'hi') \
+	    </dev/null >"$T/out" 2>"$T/err"
+	RC=$?
+	if [ $RC -eq 2 ] && [ ! -e "$REQ/1.json" ] && grep -q "$2" "$T/err"
+	then
+		ok "diffmode: $1: exit 2 before any request"
+	else
+		fail "diffmode: $1: exit 2" "rc $RC: $(cat "$T/err")"
+	fi
+}
+mkdir -p "$T/big"
+truncate -s 300M "$T/big/sparse" 2>/dev/null ||
+    dd if=/dev/zero of="$T/big/sparse" bs=1 count=0 seek=300M 2>/dev/null
+bad "300 MB" "holds more than" "$T/big"
+rm -f "$T/big/sparse"
+mkdir "$T/big/many"
+(cd "$T/big/many" && seq 1 20001 | xargs touch)
+bad "20,001 files" "holds more than" "$T/big"
+rm -rf "$T/big/many"
+printf 'x\n' >"$T/big/secret"
+chmod 000 "$T/big/secret"
+if [ "$(id -u)" -eq 0 ]; then
+	skip "diffmode: an unreadable file" "root reads it"
+else
+	bad "an unreadable file" "cannot read secret" "$T/big"
+fi
+runagent -d -j hi
+check "diffmode: -d with -j is a usage error" test $RC -eq 2
