@@ -246,6 +246,10 @@ diffunified(Buf *out, const char *a, size_t an, const char *b, size_t bn,
 	int rc;
 
 	memset(&s, 0, sizeof(s));
+	if (!a)		/* an empty side may come as NULL */
+		a = "", an = 0;
+	if (!b)
+		b = "", bn = 0;
 	s.a = splitlines(a, an, &s.n);
 	s.b = splitlines(b, bn, &s.m);
 	s.adel = xcalloc(s.n + 1, 1);
@@ -264,7 +268,7 @@ diffunified(Buf *out, const char *a, size_t an, const char *b, size_t bn,
 int
 diffbinary(const char *p, size_t n)
 {
-	return memchr(p, '\0', MIN(n, BINSNIFF)) != NULL;
+	return n && memchr(p, '\0', MIN(n, BINSNIFF)) != NULL;
 }
 
 /* A path as git writes it: in double quotes with C escapes when it holds
@@ -475,10 +479,10 @@ difffile(Buf *out, const Diffhead *h, const char *a, size_t an,
 	Buf hk = { 0 };
 	int same, bin;
 
-	if (!h->amode)
-		an = 0;
-	if (!h->bmode)
-		bn = 0;
+	if (!h->amode || !a)
+		a = "", an = 0;
+	if (!h->bmode || !b)
+		b = "", bn = 0;
 	same = an == bn && (!an || !memcmp(a, b, an));
 	if (same && h->amode == h->bmode && h->amode &&
 	    !strcmp(h->a, h->b))
