@@ -131,7 +131,7 @@ clonefile(int from, int to)
 }
 
 static int
-copyfile(const char *from, const char *to, unsigned mode)
+copybytes(const char *from, const char *to, unsigned mode)
 {
 	char buf[65536];
 	ssize_t n;
@@ -182,7 +182,7 @@ copynode(const Scratch *s, const Node *e, Buf *why)
 			target.p[n] = '\0';
 		rc = rc ? rc : symlink(target.p, to.p);
 	} else {
-		rc = copyfile(from.p, to.p, e->mode);
+		rc = copybytes(from.p, to.p, e->mode);
 	}
 	if (rc < 0)
 		bufaddf(why, "-d: cannot copy %s: %s", e->rel,
@@ -286,7 +286,7 @@ byrel(const void *a, const void *b)
 /* What an entry holds: a file's bytes, a link's target; -1 with a
  * warning when it cannot be read or is past the bound. */
 static int
-content(const char *top, const Node *e, unsigned long long max, Buf *b)
+nodebytes(const char *top, const Node *e, unsigned long long max, Buf *b)
 {
 	Buf path = { 0 };
 	ssize_t n;
@@ -340,8 +340,8 @@ samefiles(const Scratch *s, const Node *x, const Node *y)
 	Buf p = { 0 }, q = { 0 };
 	int same;
 
-	same = content(s->root, x, s->conf->maxbytes, &p) == 0 &&
-	    content(s->copy, y, s->conf->maxbytes, &q) == 0 &&
+	same = nodebytes(s->root, x, s->conf->maxbytes, &p) == 0 &&
+	    nodebytes(s->copy, y, s->conf->maxbytes, &q) == 0 &&
 	    p.len == q.len && !memcmp(p.p, q.p, p.len);
 	buffree(&p);
 	buffree(&q);
@@ -396,8 +396,8 @@ change(const Scratch *s, Buf *out, const Node *x, const Node *y)
 	h.amode = x ? x->mode : 0;
 	h.bmode = y ? y->mode : 0;
 	h.literal = 1;
-	if ((x && content(s->root, x, s->conf->maxbytes, &p) < 0) ||
-	    (y && content(s->copy, y, s->conf->maxbytes, &q) < 0))
+	if ((x && nodebytes(s->root, x, s->conf->maxbytes, &p) < 0) ||
+	    (y && nodebytes(s->copy, y, s->conf->maxbytes, &q) < 0))
 		rc = -1;
 	else
 		difffile(out, &h, bstr(&p), p.len, bstr(&q), q.len,
@@ -410,7 +410,7 @@ change(const Scratch *s, Buf *out, const Node *x, const Node *y)
 /* The change of the entry (or two) at the head of the sorted trees,
  * in the order of their names; directories have none of their own. */
 static int
-nextchange(const Scratch *s, Buf *out, Tree *a, long *i, Tree *b, long *j)
+treechange(const Scratch *s, Buf *out, Tree *a, long *i, Tree *b, long *j)
 {
 	Node *x = *i < a->n ? &a->v[*i] : NULL;
 	Node *y = *j < b->n ? &b->v[*j] : NULL;
@@ -459,7 +459,7 @@ scratchdiff(Scratch *s)
 	pairrenames(s, &a, &b);
 	while (i < a.n || j < b.n) {
 		bufreset(&out);
-		if (nextchange(s, &out, &a, &i, &b, &j) < 0)
+		if (treechange(s, &out, &a, &i, &b, &j) < 0)
 			rc = -1;
 		if (out.len && writeall(s->out, out.p, out.len) < 0) {
 			if (errno != EPIPE)
