@@ -26,8 +26,8 @@ enum {
 	GITFILE = 0100644,
 	GITEXEC = 0100755,
 	GITLINK = 0120000,
-	MAXPAIRS = 1 << 20	/* deleted times added files looked at for
-				 * a rename, at most */
+	MAXPAIRS = 4096		/* pairs of files of one size read for a
+				 * rename, at most */
 };
 
 typedef struct {
@@ -248,7 +248,9 @@ scratchmake(Scratch *s, const Scratchconf *c, Buf *why)
 		        strerror(errno));
 		rc = -1;
 	}
-	if (rc == 0 && ((s->out = dup(1)) < 0 || dup2(2, 1) < 0)) {
+	/* close-on-exec: no tool may write into the diff */
+	if (rc == 0 && ((s->out = fcntl(1, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    dup2(2, 1) < 0)) {
 		bufaddf(why, "-d: stdout: %s", strerror(errno));
 		rc = -1;
 	}
