@@ -12,23 +12,23 @@ TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c \
 	undo.c
 TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
 	undo.o
-HDR = anthropic.h ask.h budget.h call.h context.h edit.h entry.h events.h export.h \
-	file.h gitguard.h guard.h http.h json.h mcp.h openai.h proc.h prompt.h \
-	record.h regex.h responses.h rpc.h sandbox.h schema.h sessdir.h \
-	session.h sse.h task.h tls.h tools.h tree.h undo.h util.h walk.h \
-	wire.h
-SRC = agent.c ask.c budget.c call.c context.c edit.c entry.c events.c \
-	export.c file.c gitguard.c guard.c http.c json.c mcp.c proc.c \
-	prompt.c record.c regex.c rpc.c sandbox.c schema.c sessdir.c \
-	session.c sse.c task.c tls.c tools.c tree.c undo.c util.c walk.c \
-	$(WIRESRC)
-OBJ = agent.o ask.o budget.o call.o context.o edit.o entry.o events.o \
-	export.o file.o gitguard.o guard.o http.o json.o mcp.o proc.o \
-	prompt.o record.o regex.o rpc.o sandbox.o schema.o sessdir.o \
-	session.o sse.o task.o tls.o tools.o tree.o undo.o util.o walk.o \
-	$(WIREOBJ)
+HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
+	events.h export.h file.h gitguard.h guard.h http.h json.h mcp.h \
+	openai.h proc.h prompt.h record.h regex.h responses.h rpc.h sandbox.h \
+	schema.h scratch.h sessdir.h session.h sse.h task.h tls.h tools.h \
+	tree.h undo.h util.h walk.h wire.h
+SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
+	events.c export.c file.c gitguard.c guard.c http.c json.c mcp.c \
+	proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
+	sessdir.c session.c sse.c task.c tls.c tools.c tree.c undo.c util.c \
+	walk.c $(WIRESRC)
+OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
+	events.o export.o file.o gitguard.o guard.o http.o json.o mcp.o \
+	proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
+	sessdir.o session.o sse.o task.o tls.o tools.o tree.o undo.o util.o \
+	walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
-	test/wire test/regex test/responses test/guard test/schema
+	test/wire test/regex test/responses test/guard test/schema test/diff
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
@@ -45,13 +45,14 @@ $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
 	session.h sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h \
 	guard.h events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h \
-	task.h budget.h schema.h config.h
+	task.h budget.h schema.h scratch.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h record.h wire.h tools.h events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
 	guard.h events.h mcp.h task.h call.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
+diff.o: diff.c util.h diff.h
 edit.o: edit.c util.h edit.h
 entry.o: entry.c util.h json.h entry.h
 events.o: events.c util.h json.h wire.h tools.h events.h
@@ -72,6 +73,7 @@ rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
 	rpc.h
 sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
 schema.o: schema.c util.h json.h regex.h schema.h
+scratch.o: scratch.c util.h walk.h diff.h scratch.h
 sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
 session.o: session.c util.h json.h entry.h session.h
 sse.o: sse.c util.h sse.h
@@ -119,6 +121,8 @@ test/guard: test/guard.c test/t.h guard.o $(TOOLOBJ) json.o util.o
 test/schema: test/schema.c test/t.h schema.o regex.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/schema.c schema.o regex.o json.o util.o \
 	    $(LDFLAGS)
+test/diff: test/diff.c test/t.h test/patch.h diff.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/diff.c diff.o util.o $(LDFLAGS) $(LIBS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o sessdir.o tree.o entry.o \
@@ -168,6 +172,7 @@ FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
 	test/fuzz_responses test/fuzz_guard test/fuzz_export test/fuzz_mcp \
 	test/fuzz_schema
+	test/fuzz_diff
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -205,6 +210,9 @@ test/fuzz_export: test/fuzz_export.c export.c session.c entry.c file.c \
 test/fuzz_schema: test/fuzz_schema.c schema.c regex.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_schema.c schema.c regex.c json.c \
 	    util.c
+# diff.c names a binary file's blobs by SHA-1: BearSSL's
+test/fuzz_diff: test/fuzz_diff.c test/patch.h diff.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_diff.c diff.c util.c $(LIBS)
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 # guard.c runs hooks (proc.c): tools.c and what it needs come along

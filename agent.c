@@ -41,6 +41,7 @@
 #include "task.h"
 #include "budget.h"
 #include "schema.h"
+#include "scratch.h"
 
 typedef struct {
 	const char *name;
@@ -172,7 +173,7 @@ exitstatus(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cnqyjrvhlK] [-s file|id] [-f file] [-P provider] "
+	"usage: agent [-cdnqyjrvhlK] [-s file|id] [-f file] [-P provider] "
 	"[-m model]\n"
 	"             [-t tools] [-g profile] [-T level] [-i image] "
 	"[-b budget]\n"
@@ -1522,6 +1523,7 @@ typedef struct {
 	int mode;		/* the session: 'c', 's', 'f', or 0 */
 	int nosave;		/* -n: it is kept in memory alone */
 	int rpc;		/* -r */
+	int diff;		/* -d */
 	const char *budget;	/* -b's */
 	const char *dir;	/* -C's */
 	Buf wdirs;		/* -w's, each ended by a NUL */
@@ -1545,7 +1547,6 @@ setup(Agent *a, const Flags *f)
 	setguard(a, f->gname);
 	offertools(a, f->toollist);
 	settask(a);
-	buildsystem(a);
 	prochide(a->tenv.lim);
 	a->tenv.intr = &intr;
 	a->tenv.pgid = &toolpg;
@@ -1574,7 +1575,7 @@ readflags(Agent *a, char **argv, Flags *f)
 	int c, ind = 1, pos = 1;
 
 	memset(f, 0, sizeof(*f));
-	while ((c = flagnext(argv, "cnqyjrvhlKs:f:P:m:t:g:T:i:e:b:C:w:o:",
+	while ((c = flagnext(argv, "cdnqyjrvhlKs:f:P:m:t:g:T:i:e:b:C:w:o:",
 	                     &ind, &pos, &arg)) != -1) {
 		switch (c) {
 		case 'n': f->nosave = 1; break;
@@ -1611,6 +1612,7 @@ readflags(Agent *a, char **argv, Flags *f)
 				diecfg("-i: %s", why.p);
 			break;
 		case 'r': f->rpc = a->json = 1; break;
+		case 'd': f->diff = 1; break;
 		case 'e': f->export = arg; break;
 		case 'b': f->budget = arg; break;
 		case 'C': f->dir = arg; break;
@@ -1623,9 +1625,24 @@ readflags(Agent *a, char **argv, Flags *f)
 	return ind;
 }
 
-/* The sandbox and the git guard: from here on, toolcleanup; what cannot
- * start is config's. */
+/* -d: the run works in a copy of the tree, its session still this
+ * directory's; a tree that cannot be copied is the user's to fix. */
 static void
+startscratch(Scratch *s, Scratchconf *c)
+{
+	Buf why = { 0 };
+
+	*c = (Scratchconf){ maxscratch, maxscratchfiles, diffcontext,
+	                    ignorebytes, ignorelines, maxrules, rulebytes };
+	if (scratchmake(s, c, &why) < 0) {
+		fprintf(stderr, "agent: %s\n", why.p);
+		exit(2);
+	}
+}
+
+/* The sandbox and the git guard: from here on, toolcleanup; what cannot
+ * start is config's (2). */
+static int
 startsandbox(Agent *a)
 {
 	Buf why = { 0 };
@@ -1635,10 +1652,11 @@ startsandbox(Agent *a)
 	if (why.len || gitinit(&a->tenv, maxgitbytes, maxgitfiles, &why) < 0) {
 		toolcleanup(&a->tenv);
 		fprintf(stderr, "agent: %s\n", why.p);
-		exit(2);
+		return 2;
 	}
 	procreaper(&a->tenv);
 	buffree(&why);
+	return 0;
 }
 
 /* -j and -r: events only on stdout, the session's header first (not with
@@ -1713,6 +1731,8 @@ main(int argc, char *argv[])
 {
 	Agent a;
 	Flags f;
+	Scratch sc;
+	Scratchconf scc;
 	int ind, rc;
 
 #ifndef SMALL	/* musl, where the locale moves nothing agent uses */
@@ -1726,6 +1746,8 @@ main(int argc, char *argv[])
 	if (f.export && (f.mode || f.nosave || f.rpc ||
 	    (argv[ind] && argv[ind + 1])))
 		usage();
+	if (f.diff && (f.export || a.json))	/* -d's diff is stdout */
+		usage();
 	if (f.export)
 		return exportcmd(f.export, argv[ind]);
 	loadschema(&a, f.schema, !f.rpc && (ind < argc || a.keyin));
@@ -1737,7 +1759,14 @@ main(int argc, char *argv[])
 	loadbranch(&a);
 	if (intr)	/* during a long load */
 		exit(exitstatus(130));
-	startsandbox(&a);
+	if (f.diff)
+		startscratch(&sc, &scc);
+	buildsystem(&a);	/* it names where the tools work */
+	if ((rc = startsandbox(&a)) != 0) {
+		if (f.diff)
+			scratchfree(&sc);
+		exit(rc);
+	}
 	if (a.json)
 		showevents(&a, f.rpc);
 	if (f.rpc)
@@ -1746,6 +1775,10 @@ main(int argc, char *argv[])
 		rc = ind < argc || a.keyin ? oneshot(&a, argv + ind) :
 		     linemode(&a);
 	rc = exitstatus(rc);
-	agentfree(&a);
+	agentfree(&a);	/* the tools gone before the diff */
+	if (f.diff && scratchdiff(&sc) < 0 && rc == 0)
+		rc = 1;
+	if (f.diff)
+		scratchfree(&sc);
 	return rc == 0 && a.tenv.gitbad ? 1 : rc;
 }

@@ -255,6 +255,12 @@ static const int ignorelines = 10000;	/* lines read of one file */
 static const int maxrules = 10000;	/* patterns in force, past which
 					 * the rest are not read */
 static const size_t rulebytes = 32 << 10;	/* and their bytes */
+/* -d: the working tree is copied (what .gitignore ignores and .git left
+ * out) for the run to work in; a bigger one does not start (exit 2).
+ * The diff holds each file whole in memory, up to maxscratch. */
+static const unsigned long long maxscratch = 256ULL << 20;	/* bytes */
+static const long maxscratchfiles = 20000;	/* files, links, dirs */
+static const int diffcontext = 3;	/* lines around a change */
 static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
 static const size_t maxedit = 16 << 20;	/* bytes of a file edit changes, of
 					 * the content write writes: both are
