@@ -92,6 +92,8 @@ typedef struct {
 	double turncost;
 	Rpc *rpc;		/* -r, or NULL */
 	Buf sid;		/* the session's id, a request's cache key */
+	Buf env;		/* the date and directory the first message
+				 * is sent with (ctxenv) */
 	Promptconf pc;		/* config.h's, for skills, templates, @files */
 	Task task;		/* what the task tool starts children with */
 	char *taskkey;		/* the key of the task row's provider */
@@ -278,6 +280,8 @@ makerequest(Agent *a, Wirereq *q)
 		jsonfree(&j);
 	}
 	q->cachekey = a->sid.len ? a->sid.p : NULL;
+	ctxenv(&a->env, a->sess.head);
+	q->env = a->env.p;
 	if (nativeschema(a)) {
 		q->schema = a->answer.text;
 		q->strict = a->answer.strict;
@@ -1243,15 +1247,8 @@ buildsystem(Agent *a)
 	int k, read = 0;
 
 	bufadds(&b, sysprompt);
-	if (a->calls.noffer) {
-		bufadds(&b, "\n\nTools: ");
-		for (k = 0; k < a->calls.noffer; k++) {
-			bufaddf(&b, "%s%s", k ? ", " : "",
-			        a->calls.offer[k].name);
-			read |= !strcmp(a->calls.offer[k].name, "read");
-		}
-		bufadds(&b, ".");
-	}
+	for (k = 0; k < a->calls.noffer; k++)
+		read |= !strcmp(a->calls.offer[k].name, "read");
 	guardprompt(&a->guard, &b);
 	a->pc = (Promptconf){ skilldirs, promptdirs, maxskill, maxattach,
 	                      maximage, guarddenied, &a->guard };
@@ -1716,6 +1713,7 @@ agentfree(Agent *a)
 	free(a->model);
 	buffree(&a->attach);
 	buffree(&a->sid);
+	buffree(&a->env);
 	buffree(&a->stopped);
 	buffree(&a->taskbudget);
 	buffree(&a->spent.files);

@@ -457,18 +457,45 @@ ctxinstructions(Buf *b, const char *cwd, const char *const *names,
 		free(found[n]);
 	}
 }
+/* The system prompt's end: the project's instructions and the skills.
+ * Nothing in it changes from day to day or run to run, so that the
+ * provider's cache of the prompt and the tools holds across runs: the
+ * date and the directory go with the first message (ctxenv). */
 void
 ctxsystem(Buf *b, const char *const *names, size_t max, const Buf *skills)
 {
 	char cwd[4096];
-	int f[6];
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), ".");
 	ctxinstructions(b, cwd, names, max);
 	bufadd(b, bstr(skills), skills->len);
-	/* the day in UTC: local time would link the time zone code in */
-	utcdate(time(NULL), f);
-	bufaddf(b, "\n\nCurrent date: %04d-%02d-%02d\nCurrent working "
-	        "directory: %s", f[0], f[1], f[2], cwd);
+}
+
+/* What a session's first message is sent with, before it (wire.c's
+ * env): the day the session began, from its header (head; today
+ * without one), so that every request of the session says the same, and
+ * where the tools work.  A paragraph of its own: chat completions join
+ * a message's texts. */
+void
+ctxenv(Buf *out, const char *head)
+{
+	char cwd[4096], day[32] = "";
+	Json j = { 0 };
+	int f[6], t;
+
+	if (head && jsonparse(&j, head, strlen(head)) == 0 &&
+	    (t = jsonget(&j, 0, "timestamp")) >= 0 && j.t[t].type == JSTR &&
+	    j.t[t].end - j.t[t].start >= 10)
+		memcpy(day, head + j.t[t].start, 10);
+	jsonfree(&j);
+	if (!*day) {	/* the day in UTC: local time would link the zones */
+		utcdate(time(NULL), f);
+		snprintf(day, sizeof(day), "%04d-%02d-%02d", f[0], f[1], f[2]);
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), ".");
+	bufreset(out);
+	bufaddf(out, "Current date: %s\nCurrent working directory: %s\n\n",
+	        day, cwd);
 }

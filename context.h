@@ -74,3 +74,4 @@ void ctxcutfree(Ctxcut *k);
  * pi puts it there), the date and the working directory. */
 void ctxsystem(Buf *b, const char *const *names, size_t max,
                const Buf *skills);
+void ctxenv(Buf *out, const char *head);

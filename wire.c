@@ -806,7 +806,62 @@ wireformfree(Wireform *f)
 	free(f->refs);
 	free(f->model);
 	free(f->provider);
+	free(f->env);
 	memset(f, 0, sizeof(*f));
+}
+
+/* Stored user message msg with the text env as a block of its own
+ * before its content, a string or a list. */
+static char *
+withenv(const char *msg, const char *env)
+{
+	Json j = { 0 };
+	Buf b = { 0 };
+	int c;
+	size_t at, end;
+
+	if (jsonparseknown(&j, msg, strlen(msg)) < 0 ||
+	    (c = jsonget(&j, 0, "content")) < 0 ||
+	    (j.t[c].type != JSTR && j.t[c].type != JARR)) {
+		jsonfree(&j);
+		return xstrdup(msg);
+	}
+	at = j.t[c].start - (j.t[c].type == JSTR);
+	end = j.t[c].end + (j.t[c].type == JSTR);
+	bufadd(&b, msg, at);
+	bufadds(&b, "[{\"type\":\"text\",\"text\":");
+	jsonescs(&b, env);
+	bufaddc(&b, '}');
+	if (j.t[c].type == JSTR) {
+		bufadds(&b, ",{\"type\":\"text\",\"text\":");
+		bufadd(&b, msg + at, end - at);
+		bufadds(&b, "}]");
+	} else {
+		if (j.t[c].size)
+			bufaddc(&b, ',');
+		bufadd(&b, msg + at + 1, end - at - 1);	/* after its [ */
+	}
+	bufadds(&b, msg + end);
+	jsonfree(&j);
+	return bufdetach(&b);
+}
+
+/* The index of the first user message, which env goes before; nmsgs if
+ * none. */
+static size_t
+firstuser(const Wirereq *q)
+{
+	Jmember m = { "role", -1, 0, 0 };
+	const char *s;
+	size_t i;
+
+	for (i = 0; q->env && i < q->nmsgs; i++) {
+		s = q->msgs[i];
+		if (jsonmembers(s, strlen(s), &m, 1) == 0 && m.at &&
+		    m.len == 6 && !memcmp(s + m.at, "\"user\"", 6))
+			return i;
+	}
+	return q->nmsgs;
 }
 
 /* The form of stored message msg for this request: the one kept in f if
@@ -815,16 +870,19 @@ wireformfree(Wireform *f)
  * of CPU with them and 476 without (each request would parse and write
  * out the whole history again). */
 static void
-formfor(const Wirereq *q, const char *msg, Wireform *f)
+formfor(const Wirereq *q, const char *msg, Wireform *f, int env)
 {
 	Json j;
 	Buf b = { 0 };
 
 	if (f->text && f->wire == q->wire && !strcmp(f->model, q->model) &&
 	    !f->provider == !q->provider &&
-	    (!q->provider || !strcmp(f->provider, q->provider)))
+	    (!q->provider || !strcmp(f->provider, q->provider)) &&
+	    !f->env == !env)
 		return;
 	wireformfree(f);
+	if (env)
+		msg = f->env = withenv(msg, q->env);
 	f->wire = q->wire;
 	f->model = xstrdup(q->model);
 	f->provider = q->provider ? xstrdup(q->provider) : NULL;
@@ -914,11 +972,11 @@ makebody(const Wirereq *q, Buf *b, Wirebody *wb)
 {
 	Wireform *f = q->forms ? q->forms :
 	              xcalloc(q->nmsgs, sizeof(*f));
-	size_t i, n = 0;
+	size_t i, n = 0, env = firstuser(q);
 	int k;
 
 	for (i = 0; i < q->nmsgs; i++) {
-		formfor(q, q->msgs[i], &f[i]);
+		formfor(q, q->msgs[i], &f[i], i == env);
 		n += f[i].len + 1;
 		for (k = 0; k < f[i].nrefs; k++)
 			n += f[i].refs[k].len;

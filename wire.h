@@ -59,6 +59,9 @@ typedef struct {
 	size_t imglen;
 	size_t mark;		/* OpenAI: where its content, a string, is
 				 * in text (a cache mark may wrap it); 0 */
+	char *env;		/* the message with Wirereq's env added, which
+				 * it was made of (its refs point in), or
+				 * NULL: made of the message as stored */
 } Wireform;
 
 /* A request body in pieces: the big forms are sent from where they are
@@ -92,6 +95,11 @@ typedef struct {
 	int images;		/* the model takes images: else a note */
 	const char *cachekey;	/* Responses: the prompt_cache_key (the
 				 * session's id), or NULL */
+	const char *env;	/* a text added to the first user message as
+				 * a block of its own (the date, the
+				 * directory: kept out of the system prompt,
+				 * which stays the same from run to run), or
+				 * NULL */
 	const char *schema;	/* -o: the answer's JSON Schema, compact,
 				 * asked for in the wire's own way; NULL */
 	int strict;		/* OpenAI: the schema suits strict mode */

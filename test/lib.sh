@@ -114,13 +114,54 @@ json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$1" \
 	fi
 }
 
+# Python: unenv(d) takes out of request d the paragraph of the date and
+# the working directory that a session's first user message is sent with
+# (before its text: a block of its own, or joined to the text that
+# follows, as chat completions and Anthropic join them), so that a test
+# may say what the request holds of the conversation; envof(d) is that
+# paragraph, or None.  For any test's Python: exec(os.environ["UNENV"]).
+UNENV='
+def envpart(d):
+    for key in ("messages", "input"):
+        ms = d.get(key) if isinstance(d, dict) else None
+        for m in ms if isinstance(ms, list) else []:
+            if isinstance(m, dict) and m.get("role") == "user":
+                return m
+    return None
+def envtext(t):
+    if isinstance(t, str) and t.startswith("Current date: ") and "\n\n" in t:
+        return t.split("\n\n", 1)[0] + "\n\n"
+    return None
+def envof(d):
+    m = envpart(d)
+    c = m and m.get("content")
+    if isinstance(c, list) and c and isinstance(c[0], dict):
+        return envtext(c[0].get("text"))
+    return envtext(c)
+def unenv(d):
+    m = envpart(d)
+    e = envof(d)
+    if e is None:
+        return d
+    if isinstance(m["content"], str):
+        m["content"] = m["content"][len(e):]
+    elif len(m["content"][0]["text"]) > len(e):
+        m["content"][0]["text"] = m["content"][0]["text"][len(e):]
+    else:
+        del m["content"][0]
+    return d
+'
+export UNENV
+
 # jsontest NAME FILE EXPR: ok when the Python expression EXPR is true of
-# d, the JSON document in FILE; a skip without python3.
+# d, the JSON document in FILE (a request: unenv's); a skip without
+# python3.
 jsontest() {
 	if ! command -v python3 >/dev/null 2>&1; then
 		skip "$1" "no python3"
-	elif python3 -c 'import json, sys
-d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+	elif python3 -c 'import json, os, sys
+exec(os.environ["UNENV"])
+d = unenv(json.loads(open(sys.argv[1], "rb").read().decode("utf-8")))
 sys.exit(0 if ('"$3"') else 1)' "$2" 2>"$T/py.err"; then
 		ok "$1"
 	else

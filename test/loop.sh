@@ -296,10 +296,18 @@ jsontest "context: AGENTS.md files, outermost first" "$REQ/1.json" \
      0 < d["messages"][0]["content"].find("Use tabs.") <
      d["messages"][0]["content"].find("Inner rule.") and
      "Not read" not in d["messages"][0]["content"]'
-jsontest "context: the prompt ends with the date and directory" "$REQ/1.json" \
-    '"\nCurrent date: " in d["messages"][0]["content"] and
-     d["messages"][0]["content"].endswith("Current working directory: " +
-     sys.argv[1].split("/req/")[0] + "/work/sub")'
+python3 - "$REQ/1.json" "$T" >"$T/py" 2>&1 <<'X'
+import json, os, re, sys, time
+exec(os.environ["UNENV"])
+d = json.load(open(sys.argv[1]))
+e = envof(d)
+assert "Current date" not in d["messages"][0]["content"], "in the system prompt"
+assert re.fullmatch("Current date: %s\nCurrent working directory: %s/work/sub\n\n"
+                    % (time.strftime("%Y-%m-%d", time.gmtime()), sys.argv[2]), e), e
+assert unenv(d)["messages"][1]["content"] == "hi"
+X
+[ $? -eq 0 ] && ok "context: the date and directory go before the first message, not in the system prompt" ||
+    fail "context: the date and directory go before the first message, not in the system prompt" "$(cat "$T/py")"
 
 # A key is not in /proc/PID/environ of the agent either, where a tool
 # could read it.

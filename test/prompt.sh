@@ -19,12 +19,14 @@ runat() {
 	    >"$T/out" 2>"$T/err"
 	RC=$?
 }
-# field N EXPR: the Python expression EXPR of request N's body b, its
-# system prompt s and its last user message's text u (images: img)
+# field N EXPR: the Python expression EXPR of request N's body b (as
+# unenv leaves it), its system prompt s and its last user message's
+# text u (images: img)
 field() {
 	python3 - "$REQ/$1.json" "$2" <<'X'
-import json, sys
-b = json.load(open(sys.argv[1]))
+import json, os, sys
+exec(os.environ["UNENV"])
+b = unenv(json.load(open(sys.argv[1])))
 m = b["messages"]
 s = m[0]["content"] if isinstance(m[0]["content"], str) else "".join(p.get("text", "") for p in m[0]["content"])
 c = [x for x in m if x["role"] == "user"][-1]["content"]
@@ -104,8 +106,8 @@ grep -q "skill $W/.agents/skills/bad/SKILL.md: no front matter: skipped" "$T/err
     grep -q "nodesc/SKILL.md: no description: skipped" "$T/err" &&
     ok "a skill without front matter or description is named on stderr and skipped" ||
     fail "a skill without front matter or description is named on stderr and skipped" "$(cat "$T/err")"
-is "the skills come before the date" 1 \
-    's.index("</available_skills>") < s.index("Current date:")' True
+is "the system prompt ends with the skills, no date after them" 1 \
+    's.endswith("</available_skills>") and "Current date:" not in s' True
 
 startfake -x "$T/ok"
 runat /dev/null -t bash 'hi'

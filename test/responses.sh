@@ -412,11 +412,14 @@ pirun() {
 	    </dev/null >"$T/piout" 2>&1
 }
 # sameitems NAME A B: the input items of request bodies A and B, but the
-# system prompt, are the same
+# system prompt and agent's paragraph of the date and directory (pi has
+# them in its system prompt), are the same
 sameitems() {
 	python3 - "$2" "$3" >"$T/py" 2>&1 <<'EOF'
-import json, sys
-a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+import json, os, sys
+exec(os.environ["UNENV"])
+a = unenv(json.load(open(sys.argv[1])))
+b = unenv(json.load(open(sys.argv[2])))
 assert a["input"][1:] == b["input"][1:], "\n%s\n%s" % (a["input"][1:], b["input"][1:])
 EOF
 	[ $? -eq 0 ] && ok "$1" || fail "$1" "$(cat "$T/py" "$T/piout" | cut -c1-3000)"

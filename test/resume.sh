@@ -357,8 +357,9 @@ printf 'text big done\nfinish stop\n' | script big1
 startfake -x "$T/big1"
 runagent -s "$T/big.jsonl" 'last'
 python3 - "$REQ/1.json" <<'X' &&
-import json, sys
-ms = json.load(open(sys.argv[1]))["messages"][1:]
+import json, os, sys
+exec(os.environ["UNENV"])
+ms = unenv(json.load(open(sys.argv[1])))["messages"][1:]
 assert len(ms) == 2401, len(ms)
 for i, m in enumerate(ms[:2400]):
     c = m["content"]
