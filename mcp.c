@@ -59,6 +59,12 @@ static const char *const versions[] = {
 	"2025-06-18", "2025-11-25", "2025-03-26", NULL
 };
 
+/* The image types every wire takes: another would make the provider
+ * refuse the request, and a control character in one the JSON invalid. */
+static const char *const imagetypes[] = {
+	"image/png", "image/jpeg", "image/gif", "image/webp", NULL
+};
+
 /* One safe line on stderr, the server's name first. */
 static void
 mcpsay(const Mcp *m, const Srv *v, const char *what, const char *p,
@@ -446,6 +452,18 @@ mcpsend(Mcp *m, Srv *v, const char *method, const char *params, int secs,
 
 /* tools/list */
 
+/* Whether server v has a tool of that name already. */
+static int
+srvhas(const Srv *v, const char *name)
+{
+	int k;
+
+	for (k = 0; k < v->ntools; k++)
+		if (!strcmp(v->tools[k].name, name))
+			return 1;
+	return 0;
+}
+
 /* A tool of the server's list, offered as server__tool if its name and
  * schema are good; else skipped, with a warning. */
 static void
@@ -462,6 +480,9 @@ addtool(Mcp *m, Srv *v, const Json *j, int t)
 	if (!name.len || strlen(full.p) != full.len || !toolgoodname(full.p))
 		bufadds(&why, "a name of 1 to 64 letters, digits, _ and - is "
 		        "needed");
+	else if (srvhas(v, full.p))	/* Anthropic refuses a name twice */
+		bufadds(&why, "it is listed more than once (the first is "
+		        "offered)");
 	else if (toolschema(bstr(&schema), &why) == 0)
 		goto keep;
 	bufreset(&desc);	/* a hostile name: made safe to show */
@@ -606,10 +627,23 @@ srvstart(Mcp *m, Srv *v, Buf *why)
 	return why->len ? -1 : 0;
 }
 
+/* Whether the offered list has a tool of that name already. */
+static int
+gathered(const Mcp *m, const char *name)
+{
+	int k;
+
+	for (k = 0; k < m->nall; k++)
+		if (!strcmp(m->all[k].name, name))
+			return 1;
+	return 0;
+}
+
 /* The offered list, anew from every server's. */
 static void
 mcpgather(Mcp *m)
 {
+	const char *name;
 	int i, k;
 
 	m->nall = 0;
@@ -619,6 +653,15 @@ mcpgather(Mcp *m)
 		m->allsrv = xrealloc(m->allsrv, (m->nall + m->srv[i].ntools +
 		                     1) * sizeof(*m->allsrv));
 		for (k = 0; k < m->srv[i].ntools; k++) {
+			/* a__b's c and a's b__c are one name */
+			name = m->srv[i].tools[k].name;
+			if (gathered(m, name)) {
+				if (!m->c->quiet)
+					warn("mcp %s: tool %s skipped: another"
+					     " server offers that name",
+					     m->srv[i].s->name, name);
+				continue;
+			}
 			m->allsrv[m->nall] = &m->srv[i];
 			m->all[m->nall++] = m->srv[i].tools[k];
 		}
@@ -702,15 +745,25 @@ mcpresult(const char *s, size_t n, Buf *out, Buf *image)
 			for (i = bad = 0; i < v.len; i++)
 				bad |= b64val((unsigned char)v.p[i]) < 0 &&
 				       v.p[i] != '=';
-			if (bad || strncmp(bstr(&mime), "image/", 6) ||
-			    strpbrk(mime.p, "\"\\") || !v.len) {
+			for (t = 0; imagetypes[t] &&
+			     strcmp(imagetypes[t], bstr(&mime)); t++)
+				;
+			if (bad || !v.len) {
 				bufadds(out, "[an image that is not valid]");
+				continue;
+			}
+			if (!imagetypes[t] || strlen(mime.p) != mime.len) {
+				bufadds(out, "[image of type ");
+				safetext(out, bstr(&mime), MIN(mime.len, 40),
+				         1);
+				bufadds(out, " not shown]");
 				continue;
 			}
 			bufadds(image, ",{\"type\":\"image\",\"data\":\"");
 			bufadd(image, v.p, v.len);
-			bufaddf(image, "\",\"mimeType\":\"%s\"}", mime.p);
-			bufaddf(out, "[image %s]", mime.p);
+			bufaddf(image, "\",\"mimeType\":\"%s\"}",
+			        imagetypes[t]);
+			bufaddf(out, "[image %s]", imagetypes[t]);
 		} else if (!strcmp(bstr(&ty), "resource_link")) {
 			bufadds(out, "Resource link: ");
 			jsonstrbuf(&j, jsonget(&j, k, "name"), out);

@@ -172,6 +172,35 @@ jsontest "mcp: guard: asks by default (refused with no terminal)" \
 jsontest "mcp: guard: a rule allows srv__echo" "$REQ/2.json" \
     'd["messages"][-1]["content"] == "ran"'
 
+# A hostile result: an image whose mimeType holds a control character
+# (copied raw, it made the result invalid JSON: agent exited 1, the text
+# lost) and one of a type no wire takes; a tool listed twice (Anthropic
+# refuses a request that names a tool twice).
+cat >"$M/srv" <<X
+on initialize
+{"jsonrpc":"2.0","id":\$ID,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}
+on tools/list
+{"jsonrpc":"2.0","id":\$ID,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"echo","inputSchema":{"type":"object"}}]}}
+on tools/call
+{"jsonrpc":"2.0","id":\$ID,"result":{"content":[{"type":"text","text":"kept text"},{"type":"image","data":"$PNG","mimeType":"image/png\\u0001"},{"type":"image","data":"$PNG","mimeType":"image/svg+xml"}]}}
+X
+script i1 <<X
+tool c1 srv__echo {}
+finish tool_calls
+X
+startfake -x "$T/i1" "$T/p3"
+run -y 'go'
+check "mcp: a hostile image type: the run ends well" test "$RC" = 0
+jsontest "mcp: ... the text kept, the images named, not sent" "$REQ/2.json" \
+    'd["messages"][-1]["content"].startswith("kept text") and
+     "[image of type image/png\\x01 not shown]" in d["messages"][-1]["content"] and
+     "[image of type image/svg+xml not shown]" in d["messages"][-1]["content"] and
+     "image_url" not in json.dumps(d["messages"])'
+jsontest "mcp: a tool listed twice offered once" "$REQ/1.json" \
+    '[t["function"]["name"] for t in d["tools"]].count("srv__echo") == 1'
+check "mcp: ... and said, naming it" grep -q \
+    'mcp srv: tool srv__echo skipped: it is listed more than once' "$T/err"
+
 # errorshapes NAME SCRIPT WANT: the server, scripted so, fails a call:
 # the model is told, the run goes on, it is said once, nothing is left.
 errorshape() {
