@@ -24,6 +24,10 @@
 
 enum { IDLE, UP, DEAD };	/* a server's state */
 enum { MAXPAGES = 100 };	/* pages of tools/list followed */
+enum { MAXASKS = 32 };	/* a server's requests answered in one of ours,
+			 * over HTTP: each answer is a POST of its own,
+			 * whose reply may ask again */
+
 
 typedef struct {
 	const Mcpserver *s;
@@ -36,7 +40,11 @@ typedef struct {
 	char *auth;		/* the row's header with its value, */
 	char sid[128];		/* the Mcp-Session-Id it gave, */
 	int expired;		/* 404 to a request that named it */
-	Buf queue;		/* answers to its requests, to be POSTed */
+	Buf queue;		/* answers to its requests, to be POSTed,
+				 * each ended by a NUL; */
+	int nqueue;		/* how many, in the request in hand */
+	long long end;		/* monoms() by which that request ends,
+				 * answers to the server's included */
 	const char *version;	/* the protocol version it answered */
 	int changed;		/* it said its list changed */
 	long id;		/* of our last request */
@@ -100,16 +108,22 @@ mcpdown(Mcp *m, Srv *v, const char *why)
 	v->to = v->from = -1;
 }
 
+static int stdiowrite(Srv *v, const Buf *msg, long long end);
+
+static int
+srvhttp(const Mcpserver *s)
+{
+	return !strncmp(s->where, "http://", 7) ||
+	       !strncmp(s->where, "https://", 8);
+}
+
 /* The answer to a request of the server's: ping's is empty, we offer
- * nothing else (roots, sampling, elicitation). */
+ * nothing else (roots, sampling, elicitation).  Written by the end of
+ * the request in hand, or queued to be POSTed after its exchange. */
 static void
-mcpanswer(Mcp *m, Srv *v, const Json *j, int id, int meth)
+mcpanswer(Srv *v, const Json *j, int id, int meth)
 {
 	Buf b = { 0 };
-	long long end = monoms() + 1000 * m->c->calltimeout;
-	struct pollfd pf;
-	size_t off = 0;
-	ssize_t k;
 
 	bufadds(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
 	jsonraw(&b, j, id);
@@ -118,21 +132,12 @@ mcpanswer(Mcp *m, Srv *v, const Json *j, int id, int meth)
 	else
 		bufadds(&b, ",\"error\":{\"code\":-32601,"
 		        "\"message\":\"Method not found\"}}");
-	if (v->http) {	/* POSTed after the exchange in hand */
+	if (!srvhttp(v->s)) {
+		bufaddc(&b, '\n');
+		stdiowrite(v, &b, v->end);
+	} else if (v->nqueue < MAXASKS) {	/* past it, none */
 		bufadd(&v->queue, b.p, b.len + 1);
-		buffree(&b);
-		return;
-	}
-	bufaddc(&b, '\n');
-	while (off < b.len && monoms() < end) {
-		pf.fd = v->to;
-		pf.events = POLLOUT;
-		if (poll(&pf, 1, 100) <= 0)
-			continue;
-		if ((k = write(v->to, b.p + off, b.len - off)) > 0)
-			off += k;
-		else if (errno != EAGAIN && errno != EINTR)
-			break;
+		v->nqueue++;
 	}
 	buffree(&b);
 }
@@ -186,7 +191,7 @@ mcpmsg(Mcp *m, Srv *v, const char *p, size_t n, long id, Buf *res)
 	if (j.t[0].type != JOBJ)
 		r = -1;
 	else if (meth >= 0 && rid >= 0)
-		mcpanswer(m, v, &j, rid, meth);
+		mcpanswer(v, &j, rid, meth);
 	else if (meth >= 0)
 		mcpnotice(m, v, &j, meth);
 	else if (rid >= 0 && jsonnum(&j, rid, &d) == 0 && d == id)
@@ -284,11 +289,12 @@ stdioawait(Mcp *m, Srv *v, long id, long long end, Buf *res, Buf *why)
 
 /* streamable HTTP */
 
+/* One reply to a POST, read as it comes. */
 typedef struct {
 	Mcp *m;
 	Srv *v;
 	Http *h;
-	long id;
+	long id;		/* of the request it answers, -1 none */
 	Buf *res;
 	Buf body;		/* an application/json answer */
 	Sse sse;		/* or an event stream's */
@@ -311,15 +317,25 @@ mcpevent(void *arg, const char *event, const char *data, size_t len)
 	return r < 0;
 }
 
-static int
-mcpbody(void *arg, const char *p, size_t n)
+static void
+hctxinit(Hctx *x, Mcp *m, Srv *v, long id, Buf *res)
 {
-	Hctx *x = arg;
+	memset(x, 0, sizeof(*x));
+	x->m = m;
+	x->v = v;
+	x->id = id;
+	x->res = res;
+	sseinit(&x->sse, mcpevent, x);
+	x->sse.max = m->c->maxmsg;
+}
 
+/* Bytes of a 2xx reply's body, whose Content-Type is ctype: nonzero
+ * when no more should come. */
+static int
+hctxfeed(Hctx *x, const char *ctype, const char *p, size_t n)
+{
 	if (!x->kind)
-		x->kind = strncmp(x->h->ctype, "text/event-stream", 17) ? 1 : 2;
-	if (x->h->status / 100 != 2)
-		return 0;
+		x->kind = strncmp(ctype, "text/event-stream", 17) ? 1 : 2;
 	if (x->kind == 2)
 		return ssefeed(&x->sse, p, n) < 0 && (x->bad = 1);
 	if (x->body.len + n > x->m->c->maxmsg)
@@ -328,30 +344,39 @@ mcpbody(void *arg, const char *p, size_t n)
 	return 0;
 }
 
-static int httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res,
-                    Buf *why);
-
-/* The answers to the server's requests, queued while it spoke. */
+/* The reply is whole: its event stream ended, or its JSON read. */
 static void
-httpanswers(Mcp *m, Srv *v)
+hctxend(Hctx *x)
 {
-	Buf q = v->queue, res = { 0 }, why = { 0 }, one = { 0 };
-	size_t i;
+	int r;
 
-	memset(&v->queue, 0, sizeof(v->queue));
-	for (i = 0; i < q.len; i += strlen(q.p + i) + 1) {
-		bufreset(&one);
-		bufadds(&one, q.p + i);
-		httpxchg(m, v, &one, -1, &res, &why);
-	}
-	buffree(&q);
-	buffree(&one);
-	buffree(&res);
-	buffree(&why);
+	if (x->kind == 2 && sseend(&x->sse) < 0)
+		x->bad = 1;
+	if (x->kind == 1 && !x->bad && x->id >= 0 &&
+	    (r = mcpmsg(x->m, x->v, x->body.p, x->body.len, x->id,
+	                x->res)) != 0)
+		x->got = r > 0, x->bad = r < 0;
 }
 
-/* POST msg; the answer to id into res (none awaited for id -1): 0, or
- * -1 with why. */
+static void
+hctxfree(Hctx *x)
+{
+	buffree(&x->body);
+	ssefree(&x->sse);
+}
+
+static int
+mcpbody(void *arg, const char *p, size_t n)
+{
+	Hctx *x = arg;
+
+	if (x->h->status / 100 != 2)
+		return 0;
+	return hctxfeed(x, x->h->ctype, p, n);
+}
+
+/* One POST of msg, by the request's end; the answer to id into res
+ * (none awaited for id -1): 0, or -1 with why. */
 static int
 httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 {
@@ -359,7 +384,7 @@ httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 	Buf sid = { 0 }, ver = { 0 };
 	Http h;
 	Hctx x;
-	int n = 0, rc, r;
+	int n = 0, rc;
 
 	hd[n++] = "Content-Type: application/json";
 	hd[n++] = "Accept: application/json, text/event-stream";
@@ -375,7 +400,6 @@ httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 		hd[n++] = v->auth;
 	hd[n] = NULL;
 	memset(&h, 0, sizeof(h));
-	memset(&x, 0, sizeof(x));
 	h.method = "POST";
 	h.url = v->s->where;
 	h.headers = hd;
@@ -383,22 +407,14 @@ httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 	h.bodylen = msg->len;
 	h.fn = mcpbody;
 	h.arg = &x;
-	x.m = m;
-	x.v = v;
+	h.deadline = v->end;
+	hctxinit(&x, m, v, id, res);
 	x.h = &h;
-	x.id = id;
-	x.res = res;
-	sseinit(&x.sse, mcpevent, &x);
-	x.sse.max = m->c->maxmsg;
-	rc = httpdo(v->http, &h);
-	if (rc == 0 && x.kind == 2 && sseend(&x.sse) < 0)
-		x.bad = 1;
+	if ((rc = httpdo(v->http, &h)) == 0)
+		hctxend(&x);
 	if (h.sessid[0] && !v->sid[0])
 		memcpy(v->sid, h.sessid, sizeof(v->sid));
 	v->expired = rc == 0 && h.status == 404 && sid.len;
-	if (rc == 0 && x.kind == 1 && !x.bad && id >= 0)
-		if ((r = mcpmsg(m, v, x.body.p, x.body.len, id, res)) != 0)
-			x.got = r > 0, x.bad = r < 0;
 	if (rc < 0)
 		bufadds(why, h.err);
 	else if (h.status / 100 != 2)
@@ -407,13 +423,38 @@ httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 		bufadds(why, "it sent what is no JSON-RPC");
 	else if (id >= 0 && !x.got)
 		bufadds(why, "it sent no answer");
-	buffree(&x.body);
-	ssefree(&x.sse);
+	hctxfree(&x);
 	buffree(&sid);
 	buffree(&ver);
-	if (v->queue.len)
-		httpanswers(m, v);
 	return why->len ? -1 : 0;
+}
+
+/* POST msg, then the answers to the server's requests in its reply, one
+ * POST each, in turn: a reply to an answer may ask again, and is
+ * answered in the same loop, not deeper.  MAXASKS at most, all by the
+ * request's end; what is left gets no answer.  0, or -1 with why. */
+static int
+httpcall(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
+{
+	Buf one = { 0 }, none = { 0 }, err = { 0 };
+	size_t off;
+	int rc, expired;
+
+	rc = httpxchg(m, v, msg, id, res, why);
+	expired = v->expired;	/* the request's, not an answer's */
+	for (off = 0; off < v->queue.len && monoms() < v->end;
+	     off += one.len + 1) {
+		bufreset(&one);
+		bufadds(&one, v->queue.p + off);
+		bufreset(&err);
+		httpxchg(m, v, &one, -1, &none, &err);
+	}
+	v->expired = expired;
+	bufreset(&v->queue);
+	buffree(&one);
+	buffree(&none);
+	buffree(&err);
+	return rc;
 }
 
 /* A request (id >= 0) or a notification, params raw JSON or NULL: 0
@@ -437,8 +478,10 @@ mcpsend(Mcp *m, Srv *v, const char *method, const char *params, int secs,
 	}
 	bufaddc(&msg, '}');
 	bufreset(res);
+	v->end = end;
+	v->nqueue = 0;
 	if (v->http) {
-		rc = httpxchg(m, v, &msg, id, res, why);
+		rc = httpcall(m, v, &msg, id, res, why);
 	} else {
 		bufaddc(&msg, '\n');
 		if ((rc = stdiowrite(v, &msg, end)) < 0)

@@ -257,6 +257,90 @@ startfake -x "$T/p3"
 jsontest "mcp: an empty table offers config.h's tools alone" "$REQ/1.json" \
     'len(d["tools"]) == 8'
 
+# Calls end within mcptimeout (2 s here), whatever the server does: a
+# stdio server that floods pings and stops reading (each answer waited
+# its own timeout); an HTTP server whose every reply holds a ping (each
+# answer's POST was answered deeper, without end); one that sends an
+# SSE comment every half second (the timeout was per read).  A build of
+# its own: every run starts every server of the table.
+# The flood: 600 pings of 200-byte ids at once, read 16 KB at a time:
+# their answers fill the pipe (64 KB) the server no longer reads.
+mkdir -p "$M/q"
+{
+	printf 'on initialize\n{"jsonrpc":"2.0","id":$ID,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}\n'
+	printf 'on tools/list\n{"jsonrpc":"2.0","id":$ID,"result":{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}}\n'
+	printf 'on tools/call\nrepeat 600 {"jsonrpc":"2.0","id":"%s","method":"ping"}\nhang\n' \
+	    "$(printf '%0200d' 0)"
+} >"$M/flood"
+printf 'type application/json\nnodone\nline {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}\n' >"$M/q1"
+printf 'status 202\nnodone\n' >"$M/q2"
+printf 'type application/json\nnodone\nline {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}}\n' >"$M/q3"
+printf 'type text/event-stream\nnodone\nsleep 200\nline data: {"jsonrpc":"2.0","id":"again","method":"ping"}\nline\n' >"$M/qping"
+{
+	printf 'type text/event-stream\nnodone\n'
+	i=0
+	while [ $i -lt 30 ]; do
+		printf 'line : tick\nsleep 500\n'
+		i=$((i + 1))
+	done
+} >"$M/qtick"
+set --
+i=0
+while [ $i -lt 60 ]; do set -- "$@" "$M/qping"; i=$((i + 1)); done
+./test/fake -x -p "$M/pport" -r "$M/q" "$M/q1" "$M/q2" "$M/q3" "$@" \
+    2>"$M/pfake.err" &
+PFAKE=$!
+./test/fake -x -p "$M/tport" "$M/q1" "$M/q2" "$M/q3" "$M/qtick" \
+    2>"$M/tfake.err" &
+TFAKE=$!
+trap 'kill $HFAKE $PFAKE $TFAKE 2>/dev/null; stopfake; [ -n "$KEEP" ] && cp -r "$T" /tmp/mcpkeep; rm -rf "$T"' EXIT
+i=0
+while { [ ! -s "$M/pport" ] || [ ! -s "$M/tport" ]; } && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+mkdir -p "$T/b2"
+cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/b2"/
+rm -f "$T/b2/config.h"
+sed -e '/^static const Mcpserver mcpservers/a\
+	{ "flood", "exec \\"$MCPSRV\\" \\"$MCPDIR/flood\\"", NULL, NULL },\
+	{ "ping", "http://127.0.0.1:'"$(cat "$M/pport")"'/mcp", NULL, NULL },\
+	{ "tick", "http://127.0.0.1:'"$(cat "$M/tport")"'/mcp", NULL, NULL },' \
+    -e 's/mcptimeout = [0-9]*;/mcptimeout = 2;/' \
+    -e 's/mcpstarttimeout = [0-9]*;/mcpstarttimeout = 2;/' \
+    "$ROOT/config.def.h" >"$T/b2/config.h"
+if (cd "$T/b2" && make agent) >"$T/b2.log" 2>&1; then
+	printf 'tool c1 flood__x {}\nfinish tool_calls\n' | script d1
+	printf 'tool c2 ping__x {}\nfinish tool_calls\n' | script d2
+	printf 'tool c3 tick__x {}\nfinish tool_calls\n' | script d3
+	startfake -x "$T/d1" "$T/d2" "$T/d3" "$T/p3"
+	t0=$(date +%s)
+	(agentexec timeout 60 "$T/b2/agent" -y 'go') </dev/null \
+	    >"$T/out" 2>"$T/err"
+	RC=$?
+	t1=$(date +%s)
+	check "mcp: hostile servers: the run goes on" test "$RC" = 0
+	check "mcp: hostile servers: three calls in under 3 x 3 x mcptimeout" \
+	    test $((t1 - t0)) -lt 18
+	# each call: the time from the request that asked for it to the next
+	for k in 1 2 3; do
+		name=$(sed -n 's/^tool c[0-9] \([a-z]*\)__x.*/\1/p' "$T/d$k")
+		check "mcp: $name: the call ends within 3 x mcptimeout" \
+		    python3 -c 'import os, sys
+d = os.path.getmtime(sys.argv[2]) - os.path.getmtime(sys.argv[1])
+sys.exit(0 if d < 6 else 1)' "$REQ/$k.json" "$REQ/$((k + 1)).json"
+		jsontest "mcp: $name: a tool error the model sees" \
+		    "$REQ/$((k + 1)).json" \
+		    '"The MCP server '"$name"' failed" in d["messages"][-1]["content"]'
+	done
+	check "mcp: ping: the server's requests answered a bounded number" \
+	    test "$(ls "$M/q" | grep -c json)" -le 36
+	check "mcp: ping: answered, not only cut" grep -q '"id":"again","result":{}' "$M/q/5.json"
+else
+	fail "mcp: hostile servers: builds" "$(tail -5 "$T/b2.log")"
+fi
+stopfake
+
 # The reference servers from npm, for real: memory's create_entities
 # and read_graph, everything's echo.  Where npx cannot fetch them (no npx,
 # no registry) the check is skipped, and counted.
