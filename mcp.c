@@ -198,6 +198,9 @@ mcpmsg(Mcp *m, Srv *v, const char *p, size_t n, long id, Buf *res)
 		r = 1;
 	else if (jsonget(&j, 0, "result") < 0 && jsonget(&j, 0, "error") < 0)
 		r = -1;
+	if (r > 0 && res->len)	/* an event stream's second: the first
+				 * counts, two are no JSON */
+		r = 0;
 	if (r > 0)
 		bufadd(res, p, n);
 	jsonfree(&j);
@@ -455,6 +458,41 @@ httpcall(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 	buffree(&none);
 	buffree(&err);
 	return rc;
+}
+
+/* For test/fuzz_mcphttp: a reply to our request id (-1: to an answer),
+ * its Content-Type ctype, its body fed step bytes at a time, read as an
+ * exchange reads it, with no network: 1 the answer came into res, 0 it
+ * did not, -1 garbage came; the answers to the server's requests in it,
+ * as they would be POSTed, into asks, each ended by a NUL. */
+int
+mcpreply(const char *ctype, const char *p, size_t n, size_t step, long id,
+         Buf *res, Buf *asks)
+{
+	static const Mcpserver row = { "fuzz", "http://127.0.0.1/", 0, 0 };
+	Mcpconf c;
+	Mcp m;
+	Srv v;
+	Hctx x;
+	size_t k;
+
+	memset(&c, 0, sizeof(c));
+	memset(&m, 0, sizeof(m));
+	memset(&v, 0, sizeof(v));
+	c.maxmsg = 4096;	/* the fuzzer's inputs reach past it */
+	c.quiet = 1;
+	m.c = &c;
+	v.s = &row;
+	v.to = v.from = -1;
+	hctxinit(&x, &m, &v, id, res);
+	for (k = 0; k < n && !hctxfeed(&x, ctype, p + k, MIN(step, n - k));
+	     k += step)
+		;
+	hctxend(&x);
+	bufadd(asks, v.queue.p, v.queue.len);
+	buffree(&v.queue);
+	hctxfree(&x);
+	return x.bad ? -1 : x.got;
 }
 
 /* A request (id >= 0) or a notification, params raw JSON or NULL: 0
