@@ -69,6 +69,7 @@ const Profile *guardnarrower(const Profile *profiles, int n,
 void guardprofile(Guard *g, const Profile *profiles, int n,
                   const char *name);
 void guardprompt(const Guard *g, Buf *b);
+int guardmcp(const Guard *g, const char *tool, int readonly);
 int guardcall(Guard *g, const Tool *t, int row, const Json *j,
               const char *what, Buf *res);
 void guardafter(Guard *g, const char *tool, const Json *j, const Buf *res,

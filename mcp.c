@@ -469,7 +469,8 @@ int
 mcpreply(const char *ctype, const char *p, size_t n, size_t step, long id,
          Buf *res, Buf *asks)
 {
-	static const Mcpserver row = { "fuzz", "http://127.0.0.1/", 0, 0 };
+	static const Mcpserver row = { "fuzz", "http://127.0.0.1/", 0, 0,
+	                               0 };
 	Mcpconf c;
 	Mcp m;
 	Srv v;
@@ -779,6 +780,13 @@ mcptools(Mcp *m, const Tool **tools, int *gen)
 	*tools = m->all;
 	*gen = m->gen;
 	return m->nall;
+}
+
+/* The row of the server whose tool is k-th in the offered list. */
+const Mcpserver *
+mcprow(const Mcp *m, int k)
+{
+	return m->allsrv[k]->s;
 }
 
 /* tools/call */

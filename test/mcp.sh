@@ -38,9 +38,9 @@ mkdir -p "$T/b"
 cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/b"/
 rm -f "$T/b/config.h"
 sed -e '/^static const Mcpserver mcpservers/a\
-	{ "srv", "exec \\"$MCPSRV\\" \\"$MCPDIR/srv\\" \\"$MCPDIR/srv.log\\"", NULL, NULL },\
-	{ "bad", "exec \\"$MCPSRV\\" \\"$MCPDIR/bad\\" \\"$MCPDIR/bad.log\\"", NULL, NULL },\
-	{ "web", "http://127.0.0.1:'"$HPORT"'/mcp", "Authorization: Bearer ", "MCPTEST_TOKEN" },' \
+	{ "srv", "exec \\"$MCPSRV\\" \\"$MCPDIR/srv\\" \\"$MCPDIR/srv.log\\"", NULL, NULL, 0 },\
+	{ "bad", "exec \\"$MCPSRV\\" \\"$MCPDIR/bad\\" \\"$MCPDIR/bad.log\\"", NULL, NULL, 0 },\
+	{ "web", "http://127.0.0.1:'"$HPORT"'/mcp", "Authorization: Bearer ", "MCPTEST_TOKEN", 0 },' \
     -e 's/mcptimeout = [0-9]*;/mcptimeout = 2;/' \
     -e 's/mcpstarttimeout = [0-9]*;/mcpstarttimeout = 2;/' \
     -e 's|/\* { "bash",  "make\*",        ALLOW }, \*/|{ "srv__echo", "*", ALLOW },|' \
@@ -172,6 +172,31 @@ jsontest "mcp: guard: asks by default (refused with no terminal)" \
 jsontest "mcp: guard: a rule allows srv__echo" "$REQ/2.json" \
     'd["messages"][-1]["content"] == "ran"'
 
+# The profile: under readonly and plan no MCP tool is offered (its
+# server runs outside the sandbox: with -y, a "read-only" run wrote
+# through it), but one a rule ALLOWs by name (srv__echo).
+for prof in readonly plan; do
+	script r1 <<X
+tool c1 srv__other {}
+tool c2 srv__echo {}
+finish tool_calls
+X
+	startfake -x "$T/r1" "$T/p3"
+	: >"$M/srv.log"
+	run -y -g $prof 'go'
+	jsontest "mcp: -g $prof: only the tool a rule allows is offered" \
+	    "$REQ/1.json" '"srv__echo" in [t["function"]["name"] for t in d["tools"]]
+	    and "srv__other" not in [t["function"]["name"] for t in d["tools"]]'
+	jsontest "mcp: -g $prof: the other is not found, the allowed one runs" \
+	    "$REQ/2.json" '"not found" in d["messages"][-2]["content"] and
+	    d["messages"][-1]["content"] == "ran"'
+	check "mcp: -g $prof: the server never asked to run the other" \
+	    sh -c "! grep -q '\"name\":\"other\"' '$M/srv.log'"
+	check "mcp: -g $prof: said once" test "$(grep -c \
+	    "mcp: srv's tools are not offered under the $prof profile" \
+	    "$T/err")" = 1
+done
+
 # A hostile result: an image whose mimeType holds a control character
 # (copied raw, it made the result invalid JSON: agent exited 1, the text
 # lost) and one of a type no wire takes; a tool listed twice (Anthropic
@@ -299,13 +324,15 @@ while { [ ! -s "$M/pport" ] || [ ! -s "$M/tport" ]; } && [ $i -lt 100 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
+printf 'on initialize\n{"jsonrpc":"2.0","id":$ID,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}\non tools/list\n{"jsonrpc":"2.0","id":$ID,"result":{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}}\non tools/call\n{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"ran"}]}}\n' >"$M/ro"
 mkdir -p "$T/b2"
 cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/b2"/
 rm -f "$T/b2/config.h"
 sed -e '/^static const Mcpserver mcpservers/a\
-	{ "flood", "exec \\"$MCPSRV\\" \\"$MCPDIR/flood\\"", NULL, NULL },\
-	{ "ping", "http://127.0.0.1:'"$(cat "$M/pport")"'/mcp", NULL, NULL },\
-	{ "tick", "http://127.0.0.1:'"$(cat "$M/tport")"'/mcp", NULL, NULL },' \
+	{ "flood", "exec \\"$MCPSRV\\" \\"$MCPDIR/flood\\"", NULL, NULL, 0 },\
+	{ "ping", "http://127.0.0.1:'"$(cat "$M/pport")"'/mcp", NULL, NULL, 0 },\
+	{ "tick", "http://127.0.0.1:'"$(cat "$M/tport")"'/mcp", NULL, NULL, 0 },\
+	{ "ro", "exec \\"$MCPSRV\\" \\"$MCPDIR/ro\\"", NULL, NULL, 1 },' \
     -e 's/mcptimeout = [0-9]*;/mcptimeout = 2;/' \
     -e 's/mcpstarttimeout = [0-9]*;/mcpstarttimeout = 2;/' \
     "$ROOT/config.def.h" >"$T/b2/config.h"
@@ -336,6 +363,18 @@ sys.exit(0 if d < 6 else 1)' "$REQ/$k.json" "$REQ/$((k + 1)).json"
 	check "mcp: ping: the server's requests answered a bounded number" \
 	    test "$(ls "$M/q" | grep -c json)" -le 36
 	check "mcp: ping: answered, not only cut" grep -q '"id":"again","result":{}' "$M/q/5.json"
+
+	# A row that says its server only reads (ro): offered under
+	# readonly, where another server's tools are not.
+	printf 'tool c1 ro__x {}\nfinish tool_calls\n' | script r2
+	startfake -x "$T/r2" "$T/p3"
+	(agentexec timeout 60 "$T/b2/agent" -y -g readonly 'go') </dev/null \
+	    >"$T/out" 2>"$T/err"
+	jsontest "mcp: -g readonly: a read-only server's tools offered, others not" \
+	    "$REQ/1.json" '"ro__x" in [t["function"]["name"] for t in d["tools"]]
+	    and "flood__x" not in [t["function"]["name"] for t in d["tools"]]'
+	jsontest "mcp: -g readonly: ... and run" "$REQ/2.json" \
+	    'd["messages"][-1]["content"] == "ran"'
 else
 	fail "mcp: hostile servers: builds" "$(tail -5 "$T/b2.log")"
 fi
@@ -359,8 +398,8 @@ else
 	cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/r"/
 	rm -f "$T/r/config.h"
 	sed -e '/^static const Mcpserver mcpservers/a\
-	{ "memory", "npx -y @modelcontextprotocol/server-memory", NULL, NULL },\
-	{ "everything", "npx -y @modelcontextprotocol/server-everything", NULL, NULL },' \
+	{ "memory", "npx -y @modelcontextprotocol/server-memory", NULL, NULL, 0 },\
+	{ "everything", "npx -y @modelcontextprotocol/server-everything", NULL, NULL, 0 },' \
 	    "$ROOT/config.def.h" >"$T/r/config.h"
 	(cd "$T/r" && make agent) >"$T/r.log" 2>&1 ||
 	    fail "$real: builds" "$(tail -5 "$T/r.log")"
