@@ -28,7 +28,6 @@ enum { MAXASKS = 32 };	/* a server's requests answered in one of ours,
 			 * over HTTP: each answer is a POST of its own,
 			 * whose reply may ask again */
 
-
 typedef struct {
 	const Mcpserver *s;
 	int state;
@@ -41,7 +40,7 @@ typedef struct {
 	char sid[128];		/* the Mcp-Session-Id it gave, */
 	int expired;		/* 404 to a request that named it */
 	Buf queue;		/* answers to its requests, to be POSTed,
-				 * each ended by a NUL; */
+				 * each ended by a NUL, */
 	int nqueue;		/* how many, in the request in hand */
 	long long end;		/* monoms() by which that request ends,
 				 * answers to the server's included */
@@ -108,7 +107,28 @@ mcpdown(Mcp *m, Srv *v, const char *why)
 	v->to = v->from = -1;
 }
 
-static int stdiowrite(Srv *v, const Buf *msg, long long end);
+/* Write msg whole to a stdio server by the time end. */
+static int
+stdiowrite(Srv *v, const Buf *msg, long long end)
+{
+	struct pollfd pf;
+	size_t off = 0;
+	ssize_t k;
+
+	while (off < msg->len) {
+		if (monoms() >= end)
+			return -1;
+		pf.fd = v->to;
+		pf.events = POLLOUT;
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		if ((k = write(v->to, msg->p + off, msg->len - off)) > 0)
+			off += k;
+		else if (errno != EAGAIN && errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
 
 static int
 srvhttp(const Mcpserver *s)
@@ -205,29 +225,6 @@ mcpmsg(Mcp *m, Srv *v, const char *p, size_t n, long id, Buf *res)
 		bufadd(res, p, n);
 	jsonfree(&j);
 	return r;
-}
-
-/* Write msg whole to a stdio server by the time end. */
-static int
-stdiowrite(Srv *v, const Buf *msg, long long end)
-{
-	struct pollfd pf;
-	size_t off = 0;
-	ssize_t k;
-
-	while (off < msg->len) {
-		if (monoms() >= end)
-			return -1;
-		pf.fd = v->to;
-		pf.events = POLLOUT;
-		if (poll(&pf, 1, 100) <= 0)
-			continue;
-		if ((k = write(v->to, msg->p + off, msg->len - off)) > 0)
-			off += k;
-		else if (errno != EAGAIN && errno != EINTR)
-			return -1;
-	}
-	return 0;
 }
 
 /* The whole lines a stdio server wrote, each a message: 1 the answer
