@@ -92,12 +92,29 @@ calloffer(Calls *c, const char *list, const char *off)
 	return 0;
 }
 
+/* A server whose tools the profile keeps off: said once. */
+static void
+withhold(Calls *c, const Mcpserver *s)
+{
+	if (guardlisted(c->withheld.p, s->name))
+		return;
+	bufaddf(&c->withheld, "%s%s", c->withheld.len ? "," : "", s->name);
+	if (!c->ev->quiet)
+		warn("mcp: %s's tools are not offered under the %s profile: "
+		     "the server runs outside the sandbox, and may write (a "
+		     "row that says it only reads, or a rule that ALLOWs a "
+		     "tool by name, offers it)", s->name,
+		     c->guard->prof->name);
+}
+
 /* Before a request: the MCP servers' tools after config.h's, each
  * server started when they are first offered, their list fetched anew
- * when one said it changed. */
+ * when one said it changed; under a profile that cannot write, only
+ * those the guard lets through. */
 void
 callmcp(Calls *c)
 {
+	const Mcpserver *s;
 	const Tool *t;
 	int n, gen, k;
 
@@ -112,7 +129,13 @@ callmcp(Calls *c)
 	c->always = xrealloc(c->always, (c->ntools + n) * sizeof(*c->always));
 	c->guard->always = c->always;	/* it moved */
 	for (k = 0; k < n; k++) {
-		c->always[c->ntools + k] = 0;	/* the list is new */
+		s = mcprow(c->mcp, k);
+		if (!guardmcp(c->guard, t[k].name, s->readonly)) {
+			withhold(c, s);
+			continue;
+		}
+		/* the list is new */
+		c->always[c->ntools + c->noffer - c->nfixed] = 0;
 		c->offer[c->noffer++] = t[k];
 	}
 }
@@ -289,4 +312,5 @@ callfree(Calls *c)
 	}
 	free(c->offer);
 	free(c->always);
+	buffree(&c->withheld);
 }

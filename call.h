@@ -16,6 +16,8 @@ typedef struct {
 	struct Mcp *mcp;	/* or NULL: no servers */
 	int mcpgen;		/* of the MCP tools offered */
 	int nomcp;		/* -t named the tools: no MCP's */
+	Buf withheld;		/* servers whose tools the profile keeps
+				 * off, said: comma-separated */
 } Calls;
 
 int callrow(const Calls *c, const char *name);

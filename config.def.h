@@ -403,14 +403,20 @@ static const Taskconf taskconf = {
  *   header   with a URL: a header sent with each request, to which the
  *   env      value of this variable is added (read at start; never in
  *            argv, never logged, kept from tools); or NULL
+ *   readonly 1: its tools only read.  The sandbox does not hold a
+ *            server, so under a profile that cannot write (readonly,
+ *            plan) a server's tools are offered only if its row says 1
+ *            or a rule ALLOWs the tool by name ({ "docs__*", "*",
+ *            ALLOW }); the others are said once on stderr.  Under
+ *            workspace and full every server's are offered.
  * The row with a NULL name ends the table.
  */
 static const Mcpserver mcpservers[] = {
-	/* name       where                                               header                    env */
-	/* { "memory", "npx -y @modelcontextprotocol/server-memory",      NULL,                     NULL }, */
-	/* { "everything", "npx -y @modelcontextprotocol/server-everything", NULL,                  NULL }, */
-	/* { "remote", "https://mcp.example.com/mcp",                     "Authorization: Bearer ", "REMOTE_MCP_TOKEN" }, */
-	{ NULL,       NULL,                                               NULL,                     NULL }
+	/* name       where                                               header                    env                 readonly */
+	/* { "memory", "npx -y @modelcontextprotocol/server-memory",      NULL,                     NULL,               0 }, */
+	/* { "everything", "npx -y @modelcontextprotocol/server-everything", NULL,                  NULL,               0 }, */
+	/* { "remote", "https://mcp.example.com/mcp",                     "Authorization: Bearer ", "REMOTE_MCP_TOKEN", 0 }, */
+	{ NULL,       NULL,                                               NULL,                     NULL,               0 }
 };
 static const int mcptimeout = 120;	/* seconds a tools/call may take */
 static const int mcpstarttimeout = 60;	/* seconds to start a server, say

@@ -1464,6 +1464,23 @@ askuser(Guard *g, const Tool *t, int row, const char *what, const Rule *r)
 	return first == 'y' || first == 'Y';
 }
 
+/* Whether an MCP server's tool (server__tool) is offered.  Its server
+ * runs outside the sandbox: under a profile that cannot write, only a
+ * server its row says only reads, or a tool an ALLOW rule names. */
+int
+guardmcp(const Guard *g, const char *tool, int readonly)
+{
+	const Rule *r;
+
+	if (g->prof->write == WTREE || g->prof->write == WALL || readonly)
+		return 1;
+	for (r = g->rules; r->tool; r++)
+		if (r->action == ALLOW && mcpname(r->tool) &&
+		    namematch(r->tool, tool))
+			return 1;
+	return 0;
+}
+
 /* Whether the call of tool t (row of tools[]) may run.  The rules first:
  * a DENY rule that matches refuses it; then the pre hooks, which may
  * block it; then an ASK rule that matches asks, every time; an ALLOW

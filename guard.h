@@ -71,6 +71,7 @@ void guardprofile(Guard *g, const Profile *profiles, int n,
 void guardprompt(const Guard *g, Buf *b);
 int guardunseen(void *g, const char *path);
 int guarddenied(void *g, const char *path);
+int guardmcp(const Guard *g, const char *tool, int readonly);
 int guardcall(Guard *g, const Tool *t, int row, const Json *j,
               const char *what, Buf *res);
 void guardafter(Guard *g, const char *tool, const Json *j, const Buf *res,

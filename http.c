@@ -680,23 +680,28 @@ httpnoproxy(const char *list, const char *host)
 /* Sockets */
 
 /* Wait until c->fd is ready for one of ev: the events that came, 0 when
- * ms (<= 0 for never) passed first, -1 interrupted or failed (c->h->err).
- * poll wakes up at least twice a second to see a SIGINT that came just
- * before it. */
+ * ms (<= 0 for never) passed first, -1 interrupted, past the request's
+ * deadline or failed (c->h->err).  poll wakes up at least twice a second
+ * to see a SIGINT that came just before it. */
 static int
 waitfd(Conn *c, int ev, int ms)
 {
 	struct pollfd pfd[2];
 	Httpclient *cl = c->cl;
-	long long end = monoms() + ms, left;
+	long long end = monoms() + ms, left, now, dl = c->h->deadline;
 	int n;
 
 	for (;;) {
 		if (cl->intr && *cl->intr)
 			return cfail(c, "interrupted");
-		left = ms > 0 ? end - monoms() : 500;
+		now = monoms();
+		if (dl && now >= dl)
+			return cfail(c, "no whole answer in the time given");
+		left = ms > 0 ? end - now : 500;
 		if (left <= 0)
 			return 0;
+		if (dl)
+			left = MIN(left, dl - now);
 		pfd[0].fd = c->fd;
 		pfd[0].events = ev;
 		pfd[1].fd = cl->watch ? cl->watchfd : -1;	/* -1: none */

@@ -73,6 +73,9 @@ typedef struct {
 	size_t nspans;
 	Httpfn fn;		/* body bytes as they arrive, any status */
 	void *arg;
+	long long deadline;	/* monoms() by which the whole exchange
+				 * ends, however the server trickles; 0:
+				 * only the client's timeouts, per step */
 	/* out */
 	int status;		/* 0 until the head has arrived */
 	long retryafter;	/* seconds, -1 if none */

@@ -24,6 +24,9 @@
 
 enum { IDLE, UP, DEAD };	/* a server's state */
 enum { MAXPAGES = 100 };	/* pages of tools/list followed */
+enum { MAXASKS = 32 };	/* a server's requests answered in one of ours,
+			 * over HTTP: each answer is a POST of its own,
+			 * whose reply may ask again */
 
 typedef struct {
 	const Mcpserver *s;
@@ -36,7 +39,11 @@ typedef struct {
 	char *auth;		/* the row's header with its value, */
 	char sid[128];		/* the Mcp-Session-Id it gave, */
 	int expired;		/* 404 to a request that named it */
-	Buf queue;		/* answers to its requests, to be POSTed */
+	Buf queue;		/* answers to its requests, to be POSTed,
+				 * each ended by a NUL, */
+	int nqueue;		/* how many, in the request in hand */
+	long long end;		/* monoms() by which that request ends,
+				 * answers to the server's included */
 	const char *version;	/* the protocol version it answered */
 	int changed;		/* it said its list changed */
 	long id;		/* of our last request */
@@ -57,6 +64,12 @@ struct Mcp {
 
 static const char *const versions[] = {
 	"2025-06-18", "2025-11-25", "2025-03-26", NULL
+};
+
+/* The image types every wire takes: another would make the provider
+ * refuse the request, and a control character in one the JSON invalid. */
+static const char *const imagetypes[] = {
+	"image/png", "image/jpeg", "image/gif", "image/webp", NULL
 };
 
 /* One safe line on stderr, the server's name first. */
@@ -94,16 +107,43 @@ mcpdown(Mcp *m, Srv *v, const char *why)
 	v->to = v->from = -1;
 }
 
-/* The answer to a request of the server's: ping's is empty, we offer
- * nothing else (roots, sampling, elicitation). */
-static void
-mcpanswer(Mcp *m, Srv *v, const Json *j, int id, int meth)
+/* Write msg whole to a stdio server by the time end. */
+static int
+stdiowrite(Srv *v, const Buf *msg, long long end)
 {
-	Buf b = { 0 };
-	long long end = monoms() + 1000 * m->c->calltimeout;
 	struct pollfd pf;
 	size_t off = 0;
 	ssize_t k;
+
+	while (off < msg->len) {
+		if (monoms() >= end)
+			return -1;
+		pf.fd = v->to;
+		pf.events = POLLOUT;
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		if ((k = write(v->to, msg->p + off, msg->len - off)) > 0)
+			off += k;
+		else if (errno != EAGAIN && errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+srvhttp(const Mcpserver *s)
+{
+	return !strncmp(s->where, "http://", 7) ||
+	       !strncmp(s->where, "https://", 8);
+}
+
+/* The answer to a request of the server's: ping's is empty, we offer
+ * nothing else (roots, sampling, elicitation).  Written by the end of
+ * the request in hand, or queued to be POSTed after its exchange. */
+static void
+mcpanswer(Srv *v, const Json *j, int id, int meth)
+{
+	Buf b = { 0 };
 
 	bufadds(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
 	jsonraw(&b, j, id);
@@ -112,21 +152,12 @@ mcpanswer(Mcp *m, Srv *v, const Json *j, int id, int meth)
 	else
 		bufadds(&b, ",\"error\":{\"code\":-32601,"
 		        "\"message\":\"Method not found\"}}");
-	if (v->http) {	/* POSTed after the exchange in hand */
+	if (!srvhttp(v->s)) {
+		bufaddc(&b, '\n');
+		stdiowrite(v, &b, v->end);
+	} else if (v->nqueue < MAXASKS) {	/* past it, none */
 		bufadd(&v->queue, b.p, b.len + 1);
-		buffree(&b);
-		return;
-	}
-	bufaddc(&b, '\n');
-	while (off < b.len && monoms() < end) {
-		pf.fd = v->to;
-		pf.events = POLLOUT;
-		if (poll(&pf, 1, 100) <= 0)
-			continue;
-		if ((k = write(v->to, b.p + off, b.len - off)) > 0)
-			off += k;
-		else if (errno != EAGAIN && errno != EINTR)
-			break;
+		v->nqueue++;
 	}
 	buffree(&b);
 }
@@ -180,40 +211,20 @@ mcpmsg(Mcp *m, Srv *v, const char *p, size_t n, long id, Buf *res)
 	if (j.t[0].type != JOBJ)
 		r = -1;
 	else if (meth >= 0 && rid >= 0)
-		mcpanswer(m, v, &j, rid, meth);
+		mcpanswer(v, &j, rid, meth);
 	else if (meth >= 0)
 		mcpnotice(m, v, &j, meth);
 	else if (rid >= 0 && jsonnum(&j, rid, &d) == 0 && d == id)
 		r = 1;
 	else if (jsonget(&j, 0, "result") < 0 && jsonget(&j, 0, "error") < 0)
 		r = -1;
+	if (r > 0 && res->len)	/* an event stream's second: the first
+				 * counts, two are no JSON */
+		r = 0;
 	if (r > 0)
 		bufadd(res, p, n);
 	jsonfree(&j);
 	return r;
-}
-
-/* Write msg whole to a stdio server by the time end. */
-static int
-stdiowrite(Srv *v, const Buf *msg, long long end)
-{
-	struct pollfd pf;
-	size_t off = 0;
-	ssize_t k;
-
-	while (off < msg->len) {
-		if (monoms() >= end)
-			return -1;
-		pf.fd = v->to;
-		pf.events = POLLOUT;
-		if (poll(&pf, 1, 100) <= 0)
-			continue;
-		if ((k = write(v->to, msg->p + off, msg->len - off)) > 0)
-			off += k;
-		else if (errno != EAGAIN && errno != EINTR)
-			return -1;
-	}
-	return 0;
 }
 
 /* The whole lines a stdio server wrote, each a message: 1 the answer
@@ -278,11 +289,12 @@ stdioawait(Mcp *m, Srv *v, long id, long long end, Buf *res, Buf *why)
 
 /* streamable HTTP */
 
+/* One reply to a POST, read as it comes. */
 typedef struct {
 	Mcp *m;
 	Srv *v;
 	Http *h;
-	long id;
+	long id;		/* of the request it answers, -1 none */
 	Buf *res;
 	Buf body;		/* an application/json answer */
 	Sse sse;		/* or an event stream's */
@@ -305,15 +317,25 @@ mcpevent(void *arg, const char *event, const char *data, size_t len)
 	return r < 0;
 }
 
-static int
-mcpbody(void *arg, const char *p, size_t n)
+static void
+hctxinit(Hctx *x, Mcp *m, Srv *v, long id, Buf *res)
 {
-	Hctx *x = arg;
+	memset(x, 0, sizeof(*x));
+	x->m = m;
+	x->v = v;
+	x->id = id;
+	x->res = res;
+	sseinit(&x->sse, mcpevent, x);
+	x->sse.max = m->c->maxmsg;
+}
 
+/* Bytes of a 2xx reply's body, whose Content-Type is ctype: nonzero
+ * when no more should come. */
+static int
+hctxfeed(Hctx *x, const char *ctype, const char *p, size_t n)
+{
 	if (!x->kind)
-		x->kind = strncmp(x->h->ctype, "text/event-stream", 17) ? 1 : 2;
-	if (x->h->status / 100 != 2)
-		return 0;
+		x->kind = strncmp(ctype, "text/event-stream", 17) ? 1 : 2;
 	if (x->kind == 2)
 		return ssefeed(&x->sse, p, n) < 0 && (x->bad = 1);
 	if (x->body.len + n > x->m->c->maxmsg)
@@ -322,30 +344,39 @@ mcpbody(void *arg, const char *p, size_t n)
 	return 0;
 }
 
-static int httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res,
-                    Buf *why);
-
-/* The answers to the server's requests, queued while it spoke. */
+/* The reply is whole: its event stream ended, or its JSON read. */
 static void
-httpanswers(Mcp *m, Srv *v)
+hctxend(Hctx *x)
 {
-	Buf q = v->queue, res = { 0 }, why = { 0 }, one = { 0 };
-	size_t i;
+	int r;
 
-	memset(&v->queue, 0, sizeof(v->queue));
-	for (i = 0; i < q.len; i += strlen(q.p + i) + 1) {
-		bufreset(&one);
-		bufadds(&one, q.p + i);
-		httpxchg(m, v, &one, -1, &res, &why);
-	}
-	buffree(&q);
-	buffree(&one);
-	buffree(&res);
-	buffree(&why);
+	if (x->kind == 2 && sseend(&x->sse) < 0)
+		x->bad = 1;
+	if (x->kind == 1 && !x->bad && x->id >= 0 &&
+	    (r = mcpmsg(x->m, x->v, x->body.p, x->body.len, x->id,
+	                x->res)) != 0)
+		x->got = r > 0, x->bad = r < 0;
 }
 
-/* POST msg; the answer to id into res (none awaited for id -1): 0, or
- * -1 with why. */
+static void
+hctxfree(Hctx *x)
+{
+	buffree(&x->body);
+	ssefree(&x->sse);
+}
+
+static int
+mcpbody(void *arg, const char *p, size_t n)
+{
+	Hctx *x = arg;
+
+	if (x->h->status / 100 != 2)
+		return 0;
+	return hctxfeed(x, x->h->ctype, p, n);
+}
+
+/* One POST of msg, by the request's end; the answer to id into res
+ * (none awaited for id -1): 0, or -1 with why. */
 static int
 httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 {
@@ -353,7 +384,7 @@ httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 	Buf sid = { 0 }, ver = { 0 };
 	Http h;
 	Hctx x;
-	int n = 0, rc, r;
+	int n = 0, rc;
 
 	hd[n++] = "Content-Type: application/json";
 	hd[n++] = "Accept: application/json, text/event-stream";
@@ -369,7 +400,6 @@ httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 		hd[n++] = v->auth;
 	hd[n] = NULL;
 	memset(&h, 0, sizeof(h));
-	memset(&x, 0, sizeof(x));
 	h.method = "POST";
 	h.url = v->s->where;
 	h.headers = hd;
@@ -377,22 +407,14 @@ httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 	h.bodylen = msg->len;
 	h.fn = mcpbody;
 	h.arg = &x;
-	x.m = m;
-	x.v = v;
+	h.deadline = v->end;
+	hctxinit(&x, m, v, id, res);
 	x.h = &h;
-	x.id = id;
-	x.res = res;
-	sseinit(&x.sse, mcpevent, &x);
-	x.sse.max = m->c->maxmsg;
-	rc = httpdo(v->http, &h);
-	if (rc == 0 && x.kind == 2 && sseend(&x.sse) < 0)
-		x.bad = 1;
+	if ((rc = httpdo(v->http, &h)) == 0)
+		hctxend(&x);
 	if (h.sessid[0] && !v->sid[0])
 		memcpy(v->sid, h.sessid, sizeof(v->sid));
 	v->expired = rc == 0 && h.status == 404 && sid.len;
-	if (rc == 0 && x.kind == 1 && !x.bad && id >= 0)
-		if ((r = mcpmsg(m, v, x.body.p, x.body.len, id, res)) != 0)
-			x.got = r > 0, x.bad = r < 0;
 	if (rc < 0)
 		bufadds(why, h.err);
 	else if (h.status / 100 != 2)
@@ -401,13 +423,74 @@ httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 		bufadds(why, "it sent what is no JSON-RPC");
 	else if (id >= 0 && !x.got)
 		bufadds(why, "it sent no answer");
-	buffree(&x.body);
-	ssefree(&x.sse);
+	hctxfree(&x);
 	buffree(&sid);
 	buffree(&ver);
-	if (v->queue.len)
-		httpanswers(m, v);
 	return why->len ? -1 : 0;
+}
+
+/* POST msg, then the answers to the server's requests in its reply, one
+ * POST each, in turn: a reply to an answer may ask again, and is
+ * answered in the same loop, not deeper.  MAXASKS at most, all by the
+ * request's end; what is left gets no answer.  0, or -1 with why. */
+static int
+httpcall(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
+{
+	Buf one = { 0 }, none = { 0 }, err = { 0 };
+	size_t off;
+	int rc, expired;
+
+	rc = httpxchg(m, v, msg, id, res, why);
+	expired = v->expired;	/* the request's, not an answer's */
+	for (off = 0; off < v->queue.len && monoms() < v->end;
+	     off += one.len + 1) {
+		bufreset(&one);
+		bufadds(&one, v->queue.p + off);
+		bufreset(&err);
+		httpxchg(m, v, &one, -1, &none, &err);
+	}
+	v->expired = expired;
+	bufreset(&v->queue);
+	buffree(&one);
+	buffree(&none);
+	buffree(&err);
+	return rc;
+}
+
+/* For test/fuzz_mcphttp: a reply to our request id (-1: to an answer),
+ * its Content-Type ctype, its body fed step bytes at a time, read as an
+ * exchange reads it, with no network: 1 the answer came into res, 0 it
+ * did not, -1 garbage came; the answers to the server's requests in it,
+ * as they would be POSTed, into asks, each ended by a NUL. */
+int
+mcpreply(const char *ctype, const char *p, size_t n, size_t step, long id,
+         Buf *res, Buf *asks)
+{
+	static const Mcpserver row = { "fuzz", "http://127.0.0.1/", 0, 0,
+	                               0 };
+	Mcpconf c;
+	Mcp m;
+	Srv v;
+	Hctx x;
+	size_t k;
+
+	memset(&c, 0, sizeof(c));
+	memset(&m, 0, sizeof(m));
+	memset(&v, 0, sizeof(v));
+	c.maxmsg = 4096;	/* the fuzzer's inputs reach past it */
+	c.quiet = 1;
+	m.c = &c;
+	v.s = &row;
+	v.to = v.from = -1;
+	hctxinit(&x, &m, &v, id, res);
+	for (k = 0; k < n && !hctxfeed(&x, ctype, p + k, MIN(step, n - k));
+	     k += step)
+		;
+	hctxend(&x);
+	bufadd(asks, v.queue.p, v.queue.len);
+	buffree(&v.queue);
+	hctxfree(&x);
+	return x.bad ? -1 : x.got;
 }
 
 /* A request (id >= 0) or a notification, params raw JSON or NULL: 0
@@ -431,8 +514,10 @@ mcpsend(Mcp *m, Srv *v, const char *method, const char *params, int secs,
 	}
 	bufaddc(&msg, '}');
 	bufreset(res);
+	v->end = end;
+	v->nqueue = 0;
 	if (v->http) {
-		rc = httpxchg(m, v, &msg, id, res, why);
+		rc = httpcall(m, v, &msg, id, res, why);
 	} else {
 		bufaddc(&msg, '\n');
 		if ((rc = stdiowrite(v, &msg, end)) < 0)
@@ -445,6 +530,18 @@ mcpsend(Mcp *m, Srv *v, const char *method, const char *params, int secs,
 }
 
 /* tools/list */
+
+/* Whether server v has a tool of that name already. */
+static int
+srvhas(const Srv *v, const char *name)
+{
+	int k;
+
+	for (k = 0; k < v->ntools; k++)
+		if (!strcmp(v->tools[k].name, name))
+			return 1;
+	return 0;
+}
 
 /* A tool of the server's list, offered as server__tool if its name and
  * schema are good; else skipped, with a warning. */
@@ -462,6 +559,9 @@ addtool(Mcp *m, Srv *v, const Json *j, int t)
 	if (!name.len || strlen(full.p) != full.len || !toolgoodname(full.p))
 		bufadds(&why, "a name of 1 to 64 letters, digits, _ and - is "
 		        "needed");
+	else if (srvhas(v, full.p))	/* Anthropic refuses a name twice */
+		bufadds(&why, "it is listed more than once (the first is "
+		        "offered)");
 	else if (toolschema(bstr(&schema), &why) == 0)
 		goto keep;
 	bufreset(&desc);	/* a hostile name: made safe to show */
@@ -606,10 +706,23 @@ srvstart(Mcp *m, Srv *v, Buf *why)
 	return why->len ? -1 : 0;
 }
 
+/* Whether the offered list has a tool of that name already. */
+static int
+gathered(const Mcp *m, const char *name)
+{
+	int k;
+
+	for (k = 0; k < m->nall; k++)
+		if (!strcmp(m->all[k].name, name))
+			return 1;
+	return 0;
+}
+
 /* The offered list, anew from every server's. */
 static void
 mcpgather(Mcp *m)
 {
+	const char *name;
 	int i, k;
 
 	m->nall = 0;
@@ -619,6 +732,15 @@ mcpgather(Mcp *m)
 		m->allsrv = xrealloc(m->allsrv, (m->nall + m->srv[i].ntools +
 		                     1) * sizeof(*m->allsrv));
 		for (k = 0; k < m->srv[i].ntools; k++) {
+			/* a__b's c and a's b__c are one name */
+			name = m->srv[i].tools[k].name;
+			if (gathered(m, name)) {
+				if (!m->c->quiet)
+					warn("mcp %s: tool %s skipped: another"
+					     " server offers that name",
+					     m->srv[i].s->name, name);
+				continue;
+			}
 			m->allsrv[m->nall] = &m->srv[i];
 			m->all[m->nall++] = m->srv[i].tools[k];
 		}
@@ -655,6 +777,13 @@ mcptools(Mcp *m, const Tool **tools, int *gen)
 	*tools = m->all;
 	*gen = m->gen;
 	return m->nall;
+}
+
+/* The row of the server whose tool is k-th in the offered list. */
+const Mcpserver *
+mcprow(const Mcp *m, int k)
+{
+	return m->allsrv[k]->s;
 }
 
 /* tools/call */
@@ -702,15 +831,25 @@ mcpresult(const char *s, size_t n, Buf *out, Buf *image)
 			for (i = bad = 0; i < v.len; i++)
 				bad |= b64val((unsigned char)v.p[i]) < 0 &&
 				       v.p[i] != '=';
-			if (bad || strncmp(bstr(&mime), "image/", 6) ||
-			    strpbrk(mime.p, "\"\\") || !v.len) {
+			for (t = 0; imagetypes[t] &&
+			     strcmp(imagetypes[t], bstr(&mime)); t++)
+				;
+			if (bad || !v.len) {
 				bufadds(out, "[an image that is not valid]");
+				continue;
+			}
+			if (!imagetypes[t] || strlen(mime.p) != mime.len) {
+				bufadds(out, "[image of type ");
+				safetext(out, bstr(&mime), MIN(mime.len, 40),
+				         1);
+				bufadds(out, " not shown]");
 				continue;
 			}
 			bufadds(image, ",{\"type\":\"image\",\"data\":\"");
 			bufadd(image, v.p, v.len);
-			bufaddf(image, "\",\"mimeType\":\"%s\"}", mime.p);
-			bufaddf(out, "[image %s]", mime.p);
+			bufaddf(image, "\",\"mimeType\":\"%s\"}",
+			        imagetypes[t]);
+			bufaddf(out, "[image %s]", imagetypes[t]);
 		} else if (!strcmp(bstr(&ty), "resource_link")) {
 			bufadds(out, "Resource link: ");
 			jsonstrbuf(&j, jsonget(&j, k, "name"), out);

@@ -9,6 +9,8 @@ typedef struct {
 				 * http:// or https:// URL */
 	const char *header;	/* a URL's header, to which the value of */
 	const char *env;	/* this variable is added; or NULL */
+	int readonly;		/* 1: its tools only read: offered under
+				 * profiles that cannot write */
 } Mcpserver;
 
 /* config.h's, for the servers */
@@ -29,6 +31,9 @@ typedef struct Mcp Mcp;
 
 Mcp *mcpnew(const Mcpconf *c);
 int mcptools(Mcp *m, const Tool **tools, int *gen);
+const Mcpserver *mcprow(const Mcp *m, int k);
 int mcpcall(Mcp *m, const char *name, const Json *j, Buf *out, Buf *image);
 int mcpresult(const char *s, size_t n, Buf *out, Buf *image);
+int mcpreply(const char *ctype, const char *p, size_t n, size_t step,
+             long id, Buf *res, Buf *asks);
 void mcpfree(Mcp *m);

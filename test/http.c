@@ -633,6 +633,19 @@ srvstall(int fd, int out)
 	pause();
 }
 
+/* A byte of the body every 100 ms, forever: no read waits long. */
+static void
+srvtrickle(int fd, int out)
+{
+	readreq(fd, out);
+	close(out);
+	writeall(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+	         "Connection: close\r\n\r\n", 71);
+	while (writeall(fd, ":", 1) == 0)
+		msleep(100);
+	_exit(0);
+}
+
 static void
 srvclose(int fd, int out)
 {
@@ -797,6 +810,17 @@ testlive(void)
 	T(ret == -1 && !strcmp(h.err, "read timed out after 0.3 s") &&
 	  h.status == 0 && ms >= 250 && ms < 2000,
 	  "stalled server: \"%s\" after %lld ms", h.err, ms);
+
+	/* (a2) a server that trickles: cut off at the request's deadline */
+	memset(&h, 0, sizeof(h));
+	t0 = nowms();
+	h.deadline = monoms() + 800;
+	ret = live(c, &h, srvtrickle, AF_INET, "http://127.0.0.1:%d/", 1,
+	           &got, &body);
+	ms = nowms() - t0;
+	T(ret == -1 && strstr(h.err, "in the time given") && h.status == 200 &&
+	  body.len > 0 && ms >= 750 && ms < 2000,
+	  "trickling server: \"%s\" after %lld ms", h.err, ms);
 
 	/* (b) closed at once: status 0, the caller may retry */
 	memset(&h, 0, sizeof(h));

@@ -38,9 +38,9 @@ mkdir -p "$T/b"
 cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/b"/
 rm -f "$T/b/config.h"
 sed -e '/^static const Mcpserver mcpservers/a\
-	{ "srv", "exec \\"$MCPSRV\\" \\"$MCPDIR/srv\\" \\"$MCPDIR/srv.log\\"", NULL, NULL },\
-	{ "bad", "exec \\"$MCPSRV\\" \\"$MCPDIR/bad\\" \\"$MCPDIR/bad.log\\"", NULL, NULL },\
-	{ "web", "http://127.0.0.1:'"$HPORT"'/mcp", "Authorization: Bearer ", "MCPTEST_TOKEN" },' \
+	{ "srv", "exec \\"$MCPSRV\\" \\"$MCPDIR/srv\\" \\"$MCPDIR/srv.log\\"", NULL, NULL, 0 },\
+	{ "bad", "exec \\"$MCPSRV\\" \\"$MCPDIR/bad\\" \\"$MCPDIR/bad.log\\"", NULL, NULL, 0 },\
+	{ "web", "http://127.0.0.1:'"$HPORT"'/mcp", "Authorization: Bearer ", "MCPTEST_TOKEN", 0 },' \
     -e 's/mcptimeout = [0-9]*;/mcptimeout = 2;/' \
     -e 's/mcpstarttimeout = [0-9]*;/mcpstarttimeout = 2;/' \
     -e 's|/\* { "bash",  "make\*",        ALLOW }, \*/|{ "srv__echo", "*", ALLOW },|' \
@@ -172,6 +172,60 @@ jsontest "mcp: guard: asks by default (refused with no terminal)" \
 jsontest "mcp: guard: a rule allows srv__echo" "$REQ/2.json" \
     'd["messages"][-1]["content"] == "ran"'
 
+# The profile: under readonly and plan no MCP tool is offered (its
+# server runs outside the sandbox: with -y, a "read-only" run wrote
+# through it), but one a rule ALLOWs by name (srv__echo).
+for prof in readonly plan; do
+	script r1 <<X
+tool c1 srv__other {}
+tool c2 srv__echo {}
+finish tool_calls
+X
+	startfake -x "$T/r1" "$T/p3"
+	: >"$M/srv.log"
+	run -y -g $prof 'go'
+	jsontest "mcp: -g $prof: only the tool a rule allows is offered" \
+	    "$REQ/1.json" '"srv__echo" in [t["function"]["name"] for t in d["tools"]]
+	    and "srv__other" not in [t["function"]["name"] for t in d["tools"]]'
+	jsontest "mcp: -g $prof: the other is not found, the allowed one runs" \
+	    "$REQ/2.json" '"not found" in d["messages"][-2]["content"] and
+	    d["messages"][-1]["content"] == "ran"'
+	check "mcp: -g $prof: the server never asked to run the other" \
+	    sh -c "! grep -q '\"name\":\"other\"' '$M/srv.log'"
+	check "mcp: -g $prof: said once" test "$(grep -c \
+	    "mcp: srv's tools are not offered under the $prof profile" \
+	    "$T/err")" = 1
+done
+
+# A hostile result: an image whose mimeType holds a control character
+# (copied raw, it made the result invalid JSON: agent exited 1, the text
+# lost) and one of a type no wire takes; a tool listed twice (Anthropic
+# refuses a request that names a tool twice).
+cat >"$M/srv" <<X
+on initialize
+{"jsonrpc":"2.0","id":\$ID,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}
+on tools/list
+{"jsonrpc":"2.0","id":\$ID,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"echo","inputSchema":{"type":"object"}}]}}
+on tools/call
+{"jsonrpc":"2.0","id":\$ID,"result":{"content":[{"type":"text","text":"kept text"},{"type":"image","data":"$PNG","mimeType":"image/png\\u0001"},{"type":"image","data":"$PNG","mimeType":"image/svg+xml"}]}}
+X
+script i1 <<X
+tool c1 srv__echo {}
+finish tool_calls
+X
+startfake -x "$T/i1" "$T/p3"
+run -y 'go'
+check "mcp: a hostile image type: the run ends well" test "$RC" = 0
+jsontest "mcp: ... the text kept, the images named, not sent" "$REQ/2.json" \
+    'd["messages"][-1]["content"].startswith("kept text") and
+     "[image of type image/png\\x01 not shown]" in d["messages"][-1]["content"] and
+     "[image of type image/svg+xml not shown]" in d["messages"][-1]["content"] and
+     "image_url" not in json.dumps(d["messages"])'
+jsontest "mcp: a tool listed twice offered once" "$REQ/1.json" \
+    '[t["function"]["name"] for t in d["tools"]].count("srv__echo") == 1'
+check "mcp: ... and said, naming it" grep -q \
+    'mcp srv: tool srv__echo skipped: it is listed more than once' "$T/err"
+
 # errorshapes NAME SCRIPT WANT: the server, scripted so, fails a call:
 # the model is told, the run goes on, it is said once, nothing is left.
 errorshape() {
@@ -228,6 +282,104 @@ startfake -x "$T/p3"
 jsontest "mcp: an empty table offers config.h's tools alone" "$REQ/1.json" \
     'len(d["tools"]) == 8'
 
+# Calls end within mcptimeout (2 s here), whatever the server does: a
+# stdio server that floods pings and stops reading (each answer waited
+# its own timeout); an HTTP server whose every reply holds a ping (each
+# answer's POST was answered deeper, without end); one that sends an
+# SSE comment every half second (the timeout was per read).  A build of
+# its own: every run starts every server of the table.
+# The flood: 600 pings of 200-byte ids at once, read 16 KB at a time:
+# their answers fill the pipe (64 KB) the server no longer reads.
+mkdir -p "$M/q"
+{
+	printf 'on initialize\n{"jsonrpc":"2.0","id":$ID,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}\n'
+	printf 'on tools/list\n{"jsonrpc":"2.0","id":$ID,"result":{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}}\n'
+	printf 'on tools/call\nrepeat 600 {"jsonrpc":"2.0","id":"%s","method":"ping"}\nhang\n' \
+	    "$(printf '%0200d' 0)"
+} >"$M/flood"
+printf 'type application/json\nnodone\nline {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}\n' >"$M/q1"
+printf 'status 202\nnodone\n' >"$M/q2"
+printf 'type application/json\nnodone\nline {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}}\n' >"$M/q3"
+printf 'type text/event-stream\nnodone\nsleep 200\nline data: {"jsonrpc":"2.0","id":"again","method":"ping"}\nline\n' >"$M/qping"
+{
+	printf 'type text/event-stream\nnodone\n'
+	i=0
+	while [ $i -lt 30 ]; do
+		printf 'line : tick\nsleep 500\n'
+		i=$((i + 1))
+	done
+} >"$M/qtick"
+set --
+i=0
+while [ $i -lt 60 ]; do set -- "$@" "$M/qping"; i=$((i + 1)); done
+./test/fake -x -p "$M/pport" -r "$M/q" "$M/q1" "$M/q2" "$M/q3" "$@" \
+    2>"$M/pfake.err" &
+PFAKE=$!
+./test/fake -x -p "$M/tport" "$M/q1" "$M/q2" "$M/q3" "$M/qtick" \
+    2>"$M/tfake.err" &
+TFAKE=$!
+trap 'kill $HFAKE $PFAKE $TFAKE 2>/dev/null; stopfake; [ -n "$KEEP" ] && cp -r "$T" /tmp/mcpkeep; rm -rf "$T"' EXIT
+i=0
+while { [ ! -s "$M/pport" ] || [ ! -s "$M/tport" ]; } && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+printf 'on initialize\n{"jsonrpc":"2.0","id":$ID,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}\non tools/list\n{"jsonrpc":"2.0","id":$ID,"result":{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}}\non tools/call\n{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"ran"}]}}\n' >"$M/ro"
+mkdir -p "$T/b2"
+cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/b2"/
+rm -f "$T/b2/config.h"
+sed -e '/^static const Mcpserver mcpservers/a\
+	{ "flood", "exec \\"$MCPSRV\\" \\"$MCPDIR/flood\\"", NULL, NULL, 0 },\
+	{ "ping", "http://127.0.0.1:'"$(cat "$M/pport")"'/mcp", NULL, NULL, 0 },\
+	{ "tick", "http://127.0.0.1:'"$(cat "$M/tport")"'/mcp", NULL, NULL, 0 },\
+	{ "ro", "exec \\"$MCPSRV\\" \\"$MCPDIR/ro\\"", NULL, NULL, 1 },' \
+    -e 's/mcptimeout = [0-9]*;/mcptimeout = 2;/' \
+    -e 's/mcpstarttimeout = [0-9]*;/mcpstarttimeout = 2;/' \
+    "$ROOT/config.def.h" >"$T/b2/config.h"
+if (cd "$T/b2" && make agent) >"$T/b2.log" 2>&1; then
+	printf 'tool c1 flood__x {}\nfinish tool_calls\n' | script d1
+	printf 'tool c2 ping__x {}\nfinish tool_calls\n' | script d2
+	printf 'tool c3 tick__x {}\nfinish tool_calls\n' | script d3
+	startfake -x "$T/d1" "$T/d2" "$T/d3" "$T/p3"
+	t0=$(date +%s)
+	(agentexec timeout 60 "$T/b2/agent" -y 'go') </dev/null \
+	    >"$T/out" 2>"$T/err"
+	RC=$?
+	t1=$(date +%s)
+	check "mcp: hostile servers: the run goes on" test "$RC" = 0
+	check "mcp: hostile servers: three calls in under 3 x 3 x mcptimeout" \
+	    test $((t1 - t0)) -lt 18
+	# each call: the time from the request that asked for it to the next
+	for k in 1 2 3; do
+		name=$(sed -n 's/^tool c[0-9] \([a-z]*\)__x.*/\1/p' "$T/d$k")
+		check "mcp: $name: the call ends within 3 x mcptimeout" \
+		    python3 -c 'import os, sys
+d = os.path.getmtime(sys.argv[2]) - os.path.getmtime(sys.argv[1])
+sys.exit(0 if d < 6 else 1)' "$REQ/$k.json" "$REQ/$((k + 1)).json"
+		jsontest "mcp: $name: a tool error the model sees" \
+		    "$REQ/$((k + 1)).json" \
+		    '"The MCP server '"$name"' failed" in d["messages"][-1]["content"]'
+	done
+	check "mcp: ping: the server's requests answered a bounded number" \
+	    test "$(ls "$M/q" | grep -c json)" -le 36
+	check "mcp: ping: answered, not only cut" grep -q '"id":"again","result":{}' "$M/q/5.json"
+
+	# A row that says its server only reads (ro): offered under
+	# readonly, where another server's tools are not.
+	printf 'tool c1 ro__x {}\nfinish tool_calls\n' | script r2
+	startfake -x "$T/r2" "$T/p3"
+	(agentexec timeout 60 "$T/b2/agent" -y -g readonly 'go') </dev/null \
+	    >"$T/out" 2>"$T/err"
+	jsontest "mcp: -g readonly: a read-only server's tools offered, others not" \
+	    "$REQ/1.json" '"ro__x" in [t["function"]["name"] for t in d["tools"]]
+	    and "flood__x" not in [t["function"]["name"] for t in d["tools"]]'
+	jsontest "mcp: -g readonly: ... and run" "$REQ/2.json" \
+	    'd["messages"][-1]["content"] == "ran"'
+else
+	fail "mcp: hostile servers: builds" "$(tail -5 "$T/b2.log")"
+fi
+stopfake
+
 # The reference servers from npm, for real: memory's create_entities
 # and read_graph, everything's echo.  Where npx cannot fetch them (no npx,
 # no registry) the check is skipped, and counted.
@@ -246,8 +398,8 @@ else
 	cp "$ROOT"/*.c "$ROOT"/*.h "$ROOT"/Makefile "$ROOT"/config.mk "$T/r"/
 	rm -f "$T/r/config.h"
 	sed -e '/^static const Mcpserver mcpservers/a\
-	{ "memory", "npx -y @modelcontextprotocol/server-memory", NULL, NULL },\
-	{ "everything", "npx -y @modelcontextprotocol/server-everything", NULL, NULL },' \
+	{ "memory", "npx -y @modelcontextprotocol/server-memory", NULL, NULL, 0 },\
+	{ "everything", "npx -y @modelcontextprotocol/server-everything", NULL, NULL, 0 },' \
 	    "$ROOT/config.def.h" >"$T/r/config.h"
 	(cd "$T/r" && make agent) >"$T/r.log" 2>&1 ||
 	    fail "$real: builds" "$(tail -5 "$T/r.log")"

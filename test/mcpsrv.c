@@ -12,6 +12,8 @@
  *   exit N       exit at once with status N
  *   hang         sleep forever (the client's timeout ends it)
  *   read         read one line (an answer of the client's) into the log
+ *   repeat N L   the line L, N times, written at once: a client reads
+ *                them all in one read
  * A method with no block gets no answer.  Notifications get none.
  */
 #include <stdio.h>
@@ -69,13 +71,35 @@ say(const char *l, const char *id)
 	fflush(stdout);
 }
 
+/* The line l, n times, in one write. */
+static void
+burst(const char *l, long n)
+{
+	size_t len = strlen(l);
+	char *b;
+	long i;
+
+	if (n <= 0 || !(b = malloc(n * (len + 1))))
+		return;
+	for (i = 0; i < n; i++) {
+		memcpy(b + i * (len + 1), l, len);
+		b[i * (len + 1) + len] = '\n';
+	}
+	fwrite(b, len + 1, n, stdout);
+	fflush(stdout);
+	free(b);
+}
+
 static void
 answer(int at, const char *id)
 {
-	char buf[65536];
+	char buf[65536], *sp;
 
 	for (; at < nlines && strncmp(lines[at], "on ", 3); at++) {
-		if (!strncmp(lines[at], "sleep ", 6))
+		if (!strncmp(lines[at], "repeat ", 7) &&
+		    (sp = strchr(lines[at] + 7, ' ')))
+			burst(sp + 1, atol(lines[at] + 7));
+		else if (!strncmp(lines[at], "sleep ", 6))
 			nap(atol(lines[at] + 6));
 		else if (!strncmp(lines[at], "exit ", 5))
 			exit(atoi(lines[at] + 5));
