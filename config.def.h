@@ -276,86 +276,82 @@ static const size_t maxlog = 64 << 20;	/* bytes of one bash command's output
 static const Tool tools[] = {
 	/* name   function   approve  description, parameters */
 	{ "read", toolread, 0,
-	  "Read a text file, or a png, jpeg, gif or webp image, which is "
-	  "sent as an attachment. Output is cut at ${maxlines} lines or ${maxkb}KB, whichever "
-	  "comes first, with a note saying how to read on: use offset and "
-	  "limit for large files, and continue with offset until you have "
-	  "what you need. Other binary files are refused.",
+	  "Read a text file, or a png, jpeg, gif or webp image (sent as an "
+	  "attachment). Output stops at ${maxlines} lines or ${maxkb}KB, "
+	  "with a note on how to read on (offset). Other binary files are "
+	  "refused.",
 	  "{\"type\":\"object\",\"properties\":{"
-	  "\"path\":{\"type\":\"string\",\"description\":\"File to read, relative or absolute\"},"
-	  "\"offset\":{\"type\":\"number\",\"description\":\"First line to read, counting from 1\"},"
+	  "\"path\":{\"type\":\"string\",\"description\":\"Path of the file\"},"
+	  "\"offset\":{\"type\":\"number\",\"description\":\"Line to start at, from 1\"},"
 	  "\"limit\":{\"type\":\"number\",\"description\":\"Most lines to read\"}},"
 	  "\"required\":[\"path\"]}" },
 	{ "write", toolwrite, 1,
-	  "Write a file whole: creates it, or replaces what it held. "
-	  "Missing parent directories are created.",
+	  "Write a whole file: create it, parent directories too, or replace "
+	  "what it held.",
 	  "{\"type\":\"object\",\"properties\":{"
-	  "\"path\":{\"type\":\"string\",\"description\":\"File to write, relative or absolute\"},"
+	  "\"path\":{\"type\":\"string\",\"description\":\"Path of the file\"},"
 	  "\"content\":{\"type\":\"string\",\"description\":\"The whole new content\"}},"
 	  "\"required\":[\"path\",\"content\"]}" },
 	{ "edit", tooledit, 1,
-	  "Change a file by exact text replacement. Each edits[].oldText must "
-	  "match exactly one place in the original file, whitespace included, "
-	  "and the edits must not overlap; they are applied together or not "
-	  "at all. Merge changes to nearby lines into one edit, and do not "
-	  "carry large unchanged regions along.",
+	  "Replace exact text in a file. Each edits[].oldText must match one "
+	  "place in the original file exactly, whitespace included; edits "
+	  "must not overlap, and apply all or none. Merge nearby changes "
+	  "into one edit; carry no large unchanged text along.",
 	  "{\"type\":\"object\",\"properties\":{"
-	  "\"path\":{\"type\":\"string\",\"description\":\"File to edit, relative or absolute\"},"
-	  "\"edits\":{\"type\":\"array\",\"description\":\"Replacements, each matched against the original file\","
+	  "\"path\":{\"type\":\"string\",\"description\":\"Path of the file\"},"
+	  "\"edits\":{\"type\":\"array\",\"description\":\"Replacements in the original file\","
 	  "\"items\":{\"type\":\"object\",\"properties\":{"
-	  "\"oldText\":{\"type\":\"string\",\"description\":\"Exact text to find; must be unique in the file\"},"
-	  "\"newText\":{\"type\":\"string\",\"description\":\"Text to put in its place\"}},"
+	  "\"oldText\":{\"type\":\"string\",\"description\":\"Exact text, unique in the file\"},"
+	  "\"newText\":{\"type\":\"string\",\"description\":\"Its replacement\"}},"
 	  "\"required\":[\"oldText\",\"newText\"]}}},"
 	  "\"required\":[\"path\",\"edits\"]}" },
 	{ "bash", toolbash, 1,
-	  "Run a shell command in the working directory and return its "
-	  "output, stdout and stderr together. Output is cut to the last "
-	  "${maxlines} lines or ${maxkb}KB; the whole of it (up to ${maxlogmb}MB) is then saved "
-	  "to a file whose name is given. Stdin is empty. Give a timeout in "
-	  "seconds for commands that may run long.",
+	  "Run a shell command in the working directory: stdout and stderr "
+	  "together. Output keeps the last ${maxlines} lines or ${maxkb}KB, "
+	  "the whole (up to ${maxlogmb}MB) saved to a file it names. Stdin "
+	  "is empty; give long commands a timeout.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"command\":{\"type\":\"string\",\"description\":\"The command line\"},"
-	  "\"timeout\":{\"type\":\"number\",\"description\":\"Seconds before it is killed (optional)\"}},"
+	  "\"timeout\":{\"type\":\"number\",\"description\":\"Seconds before it is killed\"}},"
 	  "\"required\":[\"command\"]}" },
 	{ "grep", toolgrep, 0,
-	  "Search file contents with a POSIX extended regular expression (or "
-	  "a literal string). Returns matching lines as path:line: text. "
-	  "Skips .git, binary files and what .gitignore ignores. Output is "
-	  "cut at ${greplimit} matches or ${maxkb}KB; lines longer than ${greplinemax} bytes "
-	  "are cut.",
+	  "Search file contents with a POSIX extended regex (or literal "
+	  "text): path:line: text. Skips .git, binary and ignored files "
+	  "(.gitignore). Stops at ${greplimit} matches or ${maxkb}KB; lines "
+	  "over ${greplinemax} bytes are cut.",
 	  "{\"type\":\"object\",\"properties\":{"
-	  "\"pattern\":{\"type\":\"string\",\"description\":\"Regular expression, or text with literal=true\"},"
-	  "\"path\":{\"type\":\"string\",\"description\":\"Directory or file to search (default: .)\"},"
-	  "\"glob\":{\"type\":\"string\",\"description\":\"Only files matching this glob, e.g. *.c\"},"
-	  "\"ignoreCase\":{\"type\":\"boolean\",\"description\":\"Match without regard to case\"},"
-	  "\"literal\":{\"type\":\"boolean\",\"description\":\"Take the pattern as plain text\"},"
-	  "\"context\":{\"type\":\"number\",\"description\":\"Lines of context around each match\"},"
-	  "\"limit\":{\"type\":\"number\",\"description\":\"Most matches to return (default ${greplimit})\"}},"
+	  "\"pattern\":{\"type\":\"string\",\"description\":\"Regex, or text with literal\"},"
+	  "\"path\":{\"type\":\"string\",\"description\":\"File or directory (default .)\"},"
+	  "\"glob\":{\"type\":\"string\",\"description\":\"Only files matching it, e.g. *.c\"},"
+	  "\"ignoreCase\":{\"type\":\"boolean\",\"description\":\"Case-insensitive\"},"
+	  "\"literal\":{\"type\":\"boolean\",\"description\":\"The pattern is plain text\"},"
+	  "\"context\":{\"type\":\"number\",\"description\":\"Lines around each match\"},"
+	  "\"limit\":{\"type\":\"number\",\"description\":\"Most matches (default ${greplimit})\"}},"
 	  "\"required\":[\"pattern\"]}" },
 	{ "find", toolfind, 0,
-	  "Find files by glob pattern, e.g. *.c or src/**/*.h. Returns paths "
-	  "relative to the search directory, sorted. Skips .git and what "
-	  ".gitignore ignores. Output is cut at ${findlimit} results or ${maxkb}KB.",
+	  "Find files by glob, e.g. *.c or src/**/*.h: paths from the "
+	  "directory searched, sorted. Skips .git and ignored files "
+	  "(.gitignore). Stops at ${findlimit} results or ${maxkb}KB.",
 	  "{\"type\":\"object\",\"properties\":{"
-	  "\"pattern\":{\"type\":\"string\",\"description\":\"Glob to match file names or paths against\"},"
-	  "\"path\":{\"type\":\"string\",\"description\":\"Directory to search (default: .)\"},"
-	  "\"limit\":{\"type\":\"number\",\"description\":\"Most results to return (default ${findlimit})\"}},"
+	  "\"pattern\":{\"type\":\"string\",\"description\":\"Glob of names or paths\"},"
+	  "\"path\":{\"type\":\"string\",\"description\":\"Directory (default .)\"},"
+	  "\"limit\":{\"type\":\"number\",\"description\":\"Most results (default ${findlimit})\"}},"
 	  "\"required\":[\"pattern\"]}" },
 	{ "ls", toolls, 0,
-	  "List a directory, sorted, directories marked with a trailing /, "
-	  "dotfiles included. Cut at ${lslimit} entries or ${maxkb}KB.",
+	  "List a directory, sorted, dotfiles too, directories ending in /. "
+	  "Stops at ${lslimit} entries or ${maxkb}KB.",
 	  "{\"type\":\"object\",\"properties\":{"
-	  "\"path\":{\"type\":\"string\",\"description\":\"Directory to list (default: .)\"},"
-	  "\"limit\":{\"type\":\"number\",\"description\":\"Most entries to return (default ${lslimit})\"}}}" },
+	  "\"path\":{\"type\":\"string\",\"description\":\"Directory (default .)\"},"
+	  "\"limit\":{\"type\":\"number\",\"description\":\"Most entries (default ${lslimit})\"}}}" },
 	{ "task", tooltask, 0,
-	  "Hand a self-contained job to a sub-agent: a fresh agent with "
-	  "your tools but write and edit, that changes nothing and answers "
-	  "once, at the end. Use it for work whose details you need not "
-	  "keep, such as searching a large codebase. It sees nothing of "
-	  "this conversation: say all it needs to know and what to answer. "
-	  "Task calls in one answer run at once.",
+	  "Hand a self-contained job to a sub-agent: a fresh agent with your "
+	  "tools but write and edit, that changes nothing and answers once. "
+	  "Use it for work whose details you need not keep, such as "
+	  "searching a large codebase. It sees none of this conversation: "
+	  "say all it needs and what to answer. Task calls in one answer run "
+	  "at once.",
 	  "{\"type\":\"object\",\"properties\":{"
-	  "\"description\":{\"type\":\"string\",\"description\":\"A few words naming the task, shown to the user\"},"
+	  "\"description\":{\"type\":\"string\",\"description\":\"A few words, shown to the user\"},"
 	  "\"prompt\":{\"type\":\"string\",\"description\":\"The whole task, for an agent that knows nothing else\"}},"
 	  "\"required\":[\"description\",\"prompt\"]}" },
 };

@@ -315,5 +315,7 @@ printf '%-26s %9s ms workspace, %s ms full: %s ms a call\n' \
 echo
 sh bench/read.sh | tail -2
 echo
+sh bench/prefix.sh
+echo
 sh bench/responses.sh
 sh bench/claude.sh

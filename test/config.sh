@@ -57,7 +57,7 @@ refused() {
 badbuild schema 's|"\\"limit\\":{\\"type\\":\\"number\\",\\"description\\":\\"Most lines to read\\"}},"|"\\"limit\\":{\\"type\\":\\"number\\",\\"description\\":\\"Most lines to read\\"},"|' &&
     refused schema "a schema with a missing brace" \
         'tool read: its schema is not valid JSON'
-badbuild number 's|cut at ${greplimit} matches|cut at ${greplimits} matches|' &&
+badbuild number 's|at ${greplimit} matches|at ${greplimits} matches|' &&
     refused number "a description naming no number" \
         'tool grep: ${greplimits} is no number of config.h'
 badbuild field 's|"max_completion_tokens",|"max_tokens\\":1,\\"x",|' &&
