@@ -548,7 +548,10 @@ checkanswer(Agent *a, const Reply *r, int *asked)
 		evmsg(&a->ev, lastmsg(a), 1);
 		rc = -1;
 	} else {
-		warn("the answer does not match the schema: %s", why.p);
+		bufreset(&a->stopped);
+		bufaddf(&a->stopped, "the answer does not match the schema: "
+		        "%s", why.p);
+		warn("%s", a->stopped.p);
 		rc = 4;
 	}
 	buffree(&doc);
@@ -562,13 +565,12 @@ checkanswer(Agent *a, const Reply *r, int *asked)
 static int
 answerstatus(Agent *a, const Reply *r, int *asked)
 {
-	if (!strcmp(r->w.finish, "length")) {
-		warn("the answer was cut short: the output token limit was "
-		     "reached");
-		return 1;
-	}
-	if (r->w.cut) {
-		warn("the answer was cut short: %s", r->w.finish);
+	if (!strcmp(r->w.finish, "length") || r->w.cut) {
+		bufreset(&a->stopped);
+		bufaddf(&a->stopped, "the answer was cut short: %s",
+		        strcmp(r->w.finish, "length") ? r->w.finish :
+		        "the output token limit was reached");
+		warn("%s", a->stopped.p);
 		return 1;
 	}
 	return a->answer.text ? checkanswer(a, r, asked) : 0;

@@ -1359,6 +1359,19 @@ out:
 	return ret;
 }
 
+/* The answer's fields of h, emptied before an exchange (a replayed one
+ * too: record.c). */
+void
+httpclear(Http *h)
+{
+	h->status = 0;
+	h->retryafter = -1;
+	h->nbody = 0;
+	h->transient = 0;
+	h->err[0] = h->ctype[0] = h->location[0] = h->encoding[0] =
+	    h->sessid[0] = '\0';
+}
+
 /* One request, on the connection kept from the last one when it leads to
  * the same place, else on a new one.  0 when the whole body arrived,
  * whatever the status; -1 with h->err otherwise (h->status 0 if no
@@ -1373,12 +1386,7 @@ httpdo(Httpclient *c, Http *h)
 	char key[sizeof(c->key)];
 	int ret = -1, via = 0;
 
-	h->status = 0;
-	h->retryafter = -1;
-	h->nbody = 0;
-	h->transient = 0;
-	h->err[0] = h->ctype[0] = h->location[0] = h->encoding[0] =
-	    h->sessid[0] = '\0';
+	httpclear(h);
 	memset(&cn, 0, sizeof(cn));
 	cn.cl = c;
 	cn.h = h;

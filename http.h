@@ -98,5 +98,6 @@ Httpclient *httpnew(const char *const *cafiles, int conntimeout,
  * stdin so); fn returning nonzero ends the watch. */
 void httpwatch(Httpclient *c, int fd, int (*fn)(void *), void *arg);
 void httpsleep(Httpclient *c, long ms);
+void httpclear(Http *h);
 int httpdo(Httpclient *c, Http *h);
 void httpfree(Httpclient *c);

@@ -632,12 +632,7 @@ replay(Rec *r, Http *h)
 	int v[LEN(keys)], got, rc = -1;
 	Json j = { 0 };
 
-	h->status = 0;
-	h->retryafter = -1;
-	h->nbody = 0;
-	h->transient = 0;
-	h->err[0] = h->ctype[0] = h->location[0] = h->encoding[0] =
-	    h->sessid[0] = '\0';
+	httpclear(h);
 	if (r->broken)
 		return replaystop(r, h, "");
 	if ((got = replayline(r, &p, &n)) < 0)
