@@ -5,18 +5,18 @@
 include config.mk
 
 # the wires: wire.c what they share, each wire in its own file
-WIRESRC = wire.c openai.c anthropic.c responses.c
-WIREOBJ = wire.o openai.o anthropic.o responses.o
+WIRESRC = wire.c openai.c anthropic.c responses.c gemini.c
+WIREOBJ = wire.o openai.o anthropic.o responses.o gemini.o
 # the tools and the rooms below them
 TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c \
 	undo.c
 TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
 	undo.o
 HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
-	events.h export.h file.h gitguard.h guard.h http.h json.h mcp.h \
-	openai.h proc.h prompt.h record.h regex.h responses.h rpc.h sandbox.h \
-	schema.h scratch.h sessdir.h session.h sse.h task.h tls.h tools.h \
-	tree.h undo.h util.h walk.h wire.h
+	events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
+	mcp.h openai.h proc.h prompt.h record.h regex.h responses.h rpc.h \
+	sandbox.h schema.h scratch.h sessdir.h session.h sse.h task.h tls.h \
+	tools.h tree.h undo.h util.h walk.h wire.h
 SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
 	events.c export.c file.c gitguard.c guard.c http.c json.c mcp.c \
 	proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
@@ -58,6 +58,7 @@ entry.o: entry.c util.h json.h entry.h
 events.o: events.c util.h json.h wire.h tools.h events.h
 export.o: export.c util.h json.h entry.h session.h file.h export.h
 file.o: file.c util.h file.h
+gemini.o: gemini.c util.h json.h wire.h gemini.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
 guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h guard.h
 http.o: http.c util.h tls.h http.h
@@ -87,7 +88,7 @@ undo.o: undo.c util.h json.h tools.h sandbox.h file.h undo.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
 wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h \
-	tools.h
+	gemini.h tools.h
 
 # Say what to install rather than fail with a compiler error.
 tls.o: tls.c

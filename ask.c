@@ -221,7 +221,7 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 	long delay;
 
 	wirespans(q, &body);
-	bufaddf(&url, "%s/%s", k->url, wirepath(q->wire));
+	wireurl(&url, k->url, q);
 	n = wireheaders(q, k->key, &auth, headers);
 	headers[n++] = "Content-Type: application/json";
 	headers[n++] = "Accept: text/event-stream";

@@ -9,8 +9,9 @@
  * Providers.  The first row is the default (AGENT_PROVIDER or -P picks
  * another).  The wire is OPENAI (chat completions), RESPONSES (OpenAI's
  * Responses API: its newest models take tools nowhere else; nothing is
- * stored on the server, the session's id is the prompt_cache_key) or
- * ANTHROPIC (messages); a provider whose key variable is NULL needs no
+ * stored on the server, the session's id is the prompt_cache_key),
+ * ANTHROPIC (messages) or GEMINI (Google's generateContent, the key in
+ * x-goog-api-key, the model in the URL); a provider whose key variable is NULL needs no
  * key (AGENT_API_KEY is still sent if set).  The max tokens field is
  * chat completions' alone: RESPONSES sends max_output_tokens.  The
  * openai-chat row is OpenAI's chat completions, for the older models and
@@ -25,7 +26,10 @@
  * as low (Astra and 6.1 Sol refuse none and minimal); THROUTER,
  * OpenRouter's reasoning object (xhigh and max as high), and on Claude
  * models cache marks as pi sends them; THANTHROPIC, Anthropic's
- * thinking, as models[] says the model takes it; THNONE, not at all.
+ * thinking, as models[] says the model takes it; THGEMINI, Gemini's
+ * thinkingConfig as pi sends it (a level for Gemini 3, a budget for
+ * 2.5, by the model's name; off asks Gemini 3 for its least, which it
+ * cannot go below); THNONE, not at all.
  *
  * images: 1 if its models take images (read's, -i's); with 0 they get
  * a note in the image's place.
@@ -39,13 +43,15 @@
  * The defaults and their figures: models-now.md, late 2026.  GPT-6's
  * window and output limit are in none of its sources: GPT-5's are kept.
  * GPT-6.1 Sol takes tools on the Responses wire alone, so openai-chat's
- * default is GPT-5, which takes them on chat completions too.
+ * default is GPT-5, which takes them on chat completions too.  Gemini's
+ * row and figures are pi 0.73's (gemini-3.1-pro-preview).
  */
 static const Provider providers[] = {
 	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images  schema */
 	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THXHIGH,  1, 1 },
 	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5",                    400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1, 1 },
 	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-5",          1000000, 128000, NULL,                    "off", THANTHROPIC, 1, 1 },
+	{ "gemini",     GEMINI, "https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY", "gemini-3.1-pro-preview", 1048576, 65536, NULL,           "off", THGEMINI, 1, 0 },
 	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-5", 1000000, 128000, "max_tokens",          "off", THROUTER, 1, 1 },
 	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   0, 0 },
 	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, 0, 1 },
@@ -118,7 +124,8 @@ static const int cachehour = 0;
  * line and each answer's usage.cost in the session come from them; a
  * model not here costs 0.  The Claude 5 and 4.8 rows are models-now.md's
  * (late 2026), cache reads and writes at Anthropic's 0.1 and 1.25 times
- * the input price; GPT-6's are in none of its sources, so not here.  The
+ * the input price; Gemini's are pi 0.73's (up to 200K tokens of
+ * prompt: Google charges more past that); GPT-6's are in none of its sources, so not here.  The
  * rest are the providers' list prices of late 2025: check your
  * provider's page, they change.
  */
@@ -128,6 +135,10 @@ static const Price prices[] = {
 	{ "claude-opus-4-8",              5,     25,     0.5,        6.25 },
 	{ "claude-sonnet-5",              3,     15,     0.3,        3.75 },
 	{ "anthropic/claude-sonnet-5",    3,     15,     0.3,        3.75 },
+	{ "gemini-3.1-pro-preview",       2,     12,     0.2,        0 },
+	{ "gemini-3-flash-preview",       0.5,   3,      0.05,       0 },
+	{ "gemini-2.5-pro",               1.25,  10,     0.125,      0 },
+	{ "gemini-2.5-flash",             0.3,   2.5,    0.03,       0 },
 	{ "gpt-5",                        1.25,  10,     0.125,      0 },
 	{ "gpt-5-mini",                   0.25,  2,      0.025,      0 },
 	{ "gpt-5-nano",                   0.05,  0.4,    0.005,      0 },

@@ -3,7 +3,8 @@
  * the stream's pieces and the answer as pi stores it, prices, thinking
  * levels, the stored messages' forms and the body put together from
  * them.  Each wire has a room of its own: openai.c (chat completions),
- * anthropic.c (messages).  No I/O. */
+ * anthropic.c (messages), responses.c (OpenAI's Responses), gemini.c
+ * (Google's generateContent).  No I/O. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "openai.h"
 #include "anthropic.h"
 #include "responses.h"
+#include "gemini.h"
 #include "tools.h"
 
 /* A form this long is sent from where it is kept, not copied (the
@@ -23,10 +25,12 @@
 enum { SPANMIN = 64 };
 
 /* What differs between the wires, by kind (OPENAI, ANTHROPIC,
- * RESPONSES): a new wire is one row here and a room of its own. */
+ * RESPONSES, GEMINI): a new wire is one row here and a room of its
+ * own. */
 typedef struct {
 	const char *api;	/* pi's name for it, stored with answers */
-	const char *path;	/* its endpoint under the base URL */
+	const char *path;	/* its endpoint under the base URL, %s the
+				 * model */
 	const char *auth;	/* the key's header, %s the key */
 	const char *version;	/* a header every request has, or NULL */
 	int (*event)(Wire *w, const char *data, size_t len);
@@ -50,6 +54,12 @@ static const Wireops wires[] = {
 	[RESPONSES] = { "openai-responses", "responses",
 	                "Authorization: Bearer %s", NULL,
 	                respevent, respform, respbody, NULL, respstore, 1, 0 },
+	/* the stream ends with a finishReason: no [DONE] */
+	[GEMINI] = { "google-generative-ai",
+	             "models/%s:streamGenerateContent?alt=sse",
+	             "x-goog-api-key: %s", NULL,
+	             geminievent, geminiform, geminibody, NULL, geministore,
+	             0, 1 },
 };
 
 /* The row of a wire kind; an unknown one is OpenAI's, as it was. */
@@ -66,11 +76,13 @@ wireapi(int wire)
 	return wireops(wire)->api;
 }
 
-/* The wire's endpoint, under the provider's base URL. */
-const char *
-wirepath(int wire)
+/* The request's URL into url: the wire's endpoint under the provider's
+ * base URL, with the model's name where the endpoint has it. */
+void
+wireurl(Buf *url, const char *base, const Wirereq *q)
 {
-	return wireops(wire)->path;
+	bufaddf(url, "%s/", base);
+	bufaddf(url, wireops(q->wire)->path, q->model);
 }
 
 /* The message of an error object, or of a body holding one. */

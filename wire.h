@@ -1,18 +1,22 @@
 /* See LICENSE file for copyright and license details. */
-/* wire.h: what the providers' wires share; openai.c, anthropic.c and
- * responses.c below it are the wires themselves.  No I/O in any. */
+/* wire.h: what the providers' wires share; openai.c, anthropic.c,
+ * responses.c and gemini.c below it are the wires themselves.  No I/O
+ * in any. */
 #include <stddef.h>
 
-enum { OPENAI, ANTHROPIC, RESPONSES };	/* chat completions, messages,
-					 * OpenAI's Responses */
+enum { OPENAI, ANTHROPIC, RESPONSES, GEMINI };	/* chat completions,
+						 * messages, OpenAI's
+						 * Responses, Google's
+						 * generateContent */
 
 /* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
  * provider is asked for them: OpenAI's reasoning_effort (xhigh and max
  * sent as high, or as xhigh), OpenRouter's reasoning object, Anthropic's
- * thinking (as the model takes it: TK* below). */
+ * thinking (as the model takes it: TK* below), Gemini's thinkingConfig
+ * (a level or a budget, as the model's name says). */
 enum { LEVELOFF, LEVELMINIMAL, LEVELLOW, LEVELMEDIUM, LEVELHIGH, LEVELXHIGH,
        LEVELMAX };
-enum { THNONE, THEFFORT, THXHIGH, THROUTER, THANTHROPIC };
+enum { THNONE, THEFFORT, THXHIGH, THROUTER, THANTHROPIC, THGEMINI };
 
 /* How an Anthropic model takes thinking: adaptive with an effort of low
  * to max (what a model not in config.h's table gets), or low to high;
@@ -89,7 +93,7 @@ typedef struct {
 	long maxout;
 	const char *maxfield;	/* OpenAI: the field naming maxout */
 	int level;		/* LEVELOFF ... LEVELMAX */
-	int think;		/* THNONE ... THANTHROPIC */
+	int think;		/* THNONE ... THGEMINI */
 	int thinkas;		/* Anthropic: TKADAPTIVE ... TKALWAYS */
 	int cachehour;		/* cache marks live an hour, not 5 min */
 	int images;		/* the model takes images: else a note */
@@ -190,7 +194,7 @@ double wirecost(const Wire *w, double c[4]);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
 const char *wireapi(int wire);
-const char *wirepath(int wire);
+void wireurl(Buf *url, const char *base, const Wirereq *q);
 
 /* wire.c, for the wires: the stream's pieces, passed on and kept */
 int wiredelta(Wire *w, int kind, const char *p, size_t n);
