@@ -89,6 +89,23 @@
  *   unencrypted      reasoning items without encrypted_content, as the
  *                    platform sends them when include does not ask
  *
+ * A script with the line `gemini` is a reply of Google's Gemini
+ * (streamGenerateContent?alt=sse: data: lines of GenerateContentResponse,
+ * no [DONE]), one chunk a part in candidates[0].content.parts:
+ *   text TEXT        a text part
+ *   think TEXT       a text part with "thought": true
+ *   tool ID NAME ARGS  a functionCall part, whole: {name, args: ARGS};
+ *                    its id is ID, none if ID is -
+ *   signature SIG    a thoughtSignature on the part before
+ *   usage IN OUT [CACHED THOUGHTS]   the usageMetadata of the end:
+ *                    promptTokenCount, candidatesTokenCount,
+ *                    cachedContentTokenCount, thoughtsTokenCount
+ *   finish REASON    the end: a chunk with that finishReason and the
+ *                    usage (STOP if the script says none)
+ *   block REASON     the end: promptFeedback.blockReason, no candidates
+ *   errevent CODE MSG   {"error":{code: 500, message, status: CODE}}
+ *   nodone           no end at all
+ *
  * The first generated chunk is preceded by one with the delta
  * {"role":"assistant","content":""}, as real servers send.  Every chunk has
  * id "chatcmpl-fake", object "chat.completion.chunk", created 1 and model
@@ -143,6 +160,7 @@ typedef struct {
 	long long drop;		/* -1: never */
 	int rst, nodone, raw, hangup, early, close, http10, forget;
 	int responses;		/* the Responses stream, not chat chunks */
+	int gemini;		/* Gemini's stream */
 	int unencrypted;	/* its reasoning items without encrypted_content */
 	int bytes, delay, framing, crlf, comments, bom;
 	char type[128];		/* Content-Type of a 2xx reply */
@@ -168,6 +186,8 @@ typedef struct {
 	char cur[64];		/* its id */
 	Buf items, acc, sums;	/* the items done; the open one's text and
 				 * summaries */
+	Buf gpart;		/* Gemini: the part not yet sent, which a
+				 * signature line may yet sign */
 	long long use[4];	/* usage: in, out, cached, reasoning */
 } Out;
 
@@ -420,6 +440,10 @@ prescan(const char *path, Reply *r)
 				    number(arg, &m);
 		} else if (!strcmp(kw, "responses"))
 			r->responses = 1;
+		else if (!strcmp(kw, "gemini"))
+			r->gemini = 1;
+		else if (!strcmp(kw, "signature") || !strcmp(kw, "block"))
+			bad = !*arg;
 		else if (!strcmp(kw, "unencrypted"))
 			r->unencrypted = 1;
 		else if (!strcmp(kw, "incomplete"))
@@ -1079,6 +1103,109 @@ rend(Out *o, const char *kw, char *arg)
 	free(e.p);
 }
 
+/*
+ * Gemini's stream (a script with `gemini`): each part a chunk of its own,
+ * sent when the next line shows no signature is coming for it.
+ */
+
+static void
+gflush(Out *o)
+{
+	Buf *b = &o->chunk;
+
+	if (!o->gpart.len)
+		return;
+	b->len = 0;
+	bufs(b, "{\"candidates\":[{\"content\":{\"role\":\"model\","
+	    "\"parts\":[");
+	bufadd(b, o->gpart.p, o->gpart.len);
+	bufs(b, "]},\"index\":0}],\"modelVersion\":\"fake-model\"}");
+	o->gpart.len = 0;
+	event(o, b->p, b->len);
+}
+
+/* A part, held until the next line. */
+static void
+gpart(Out *o, const char *kw, char *arg)
+{
+	Buf *d = &o->gpart;
+	char *id, *name;
+	size_t n;
+
+	gflush(o);
+	if (!strcmp(kw, "tool")) {
+		id = word(&arg);
+		name = word(&arg);
+		bufs(d, "{\"functionCall\":{");
+		if (strcmp(id, "-")) {
+			bufs(d, "\"id\":\"");
+			bufesc(d, id, strlen(id));
+			bufs(d, "\",");
+		}
+		bufs(d, "\"name\":\"");
+		bufesc(d, name, strlen(name));
+		bufs(d, "\",\"args\":");
+		bufs(d, arg);
+		bufs(d, "}}");
+		return;
+	}
+	n = unescape(arg);
+	bufs(d, kw[1] == 'h' ? "{\"thought\":true,\"text\":\"" :
+	    "{\"text\":\"");
+	bufesc(d, arg, n);
+	bufs(d, "\"}");
+}
+
+static void
+gsign(Out *o, const char *sig)
+{
+	if (!o->gpart.len)
+		return;
+	o->gpart.len--;	/* its closing brace */
+	bufs(&o->gpart, ",\"thoughtSignature\":\"");
+	bufesc(&o->gpart, sig, strlen(sig));
+	bufs(&o->gpart, "\"}");
+}
+
+/* The end: kw what the script said (NULL: it ended), arg its reason. */
+static void
+gend(Out *o, const char *kw, char *arg)
+{
+	Buf *b = &o->chunk;
+	char use[256];
+	char *code;
+
+	gflush(o);
+	b->len = 0;
+	snprintf(use, sizeof(use), ",\"usageMetadata\":{"
+	    "\"promptTokenCount\":%lld,\"candidatesTokenCount\":%lld,"
+	    "\"totalTokenCount\":%lld,\"cachedContentTokenCount\":%lld,"
+	    "\"thoughtsTokenCount\":%lld}", o->use[0], o->use[1],
+	    o->use[0] + o->use[1] + o->use[3], o->use[2], o->use[3]);
+	if (kw && !strcmp(kw, "errevent")) {
+		code = word(&arg);
+		bufs(b, "{\"error\":{\"code\":500,\"message\":\"");
+		bufesc(b, arg, unescape(arg));
+		bufs(b, "\",\"status\":\"");
+		bufesc(b, code, strlen(code));
+		bufs(b, "\"}}");
+	} else if (kw && !strcmp(kw, "block")) {
+		bufs(b, "{\"promptFeedback\":{\"blockReason\":\"");
+		bufesc(b, arg, strlen(arg));
+		bufs(b, "\"}");
+		bufs(b, use);
+		bufs(b, "}");
+	} else {
+		bufs(b, "{\"candidates\":[{\"content\":{\"role\":"
+		    "\"model\",\"parts\":[]},\"finishReason\":\"");
+		bufs(b, kw ? arg : "STOP");
+		bufs(b, "\",\"index\":0}]");
+		bufs(b, use);
+		bufs(b, ",\"modelVersion\":\"fake-model\"}");
+	}
+	event(o, b->p, b->len);
+}
+
 static void
 rstart(Out *o)
 {
@@ -1114,12 +1241,25 @@ events(Out *o, const char *path)
 		return;
 	}
 	memset(o->use, 0, sizeof(o->use));
+	o->gpart.len = 0;
 	if (o->r.responses)
 		rstart(o);
 	while (!o->dead && getline(&line, &cap, f) > 0) {
 		if (!scriptline(line, &kw, &arg))
 			continue;
-		if (o->r.responses && (!strcmp(kw, "text") ||
+		if (o->r.gemini && (!strcmp(kw, "text") ||
+		    !strcmp(kw, "think") || !strcmp(kw, "tool"))) {
+			gpart(o, kw, arg);
+		} else if (o->r.gemini && !strcmp(kw, "signature")) {
+			gsign(o, arg);
+		} else if (o->r.gemini && !strcmp(kw, "usage")) {
+			for (n = 0; n < 4 && *arg; n++)
+				number(word(&arg), &o->use[n]);
+		} else if (o->r.gemini && (!strcmp(kw, "finish") ||
+		    !strcmp(kw, "block") || !strcmp(kw, "errevent"))) {
+			gend(o, kw, arg);
+			ended = 1;
+		} else if (o->r.responses && (!strcmp(kw, "text") ||
 		    !strcmp(kw, "think"))) {
 			n = unescape(arg);
 			if (kw[1] == 'e')
@@ -1177,7 +1317,11 @@ events(Out *o, const char *path)
 	}
 	free(line);
 	fclose(f);
-	if (o->r.responses && !ended && !o->r.nodone && !o->r.raw)
+	if (o->r.gemini && !ended && !o->r.nodone && !o->r.raw)
+		gend(o, NULL, NULL);
+	else if (o->r.gemini)
+		gflush(o);
+	else if (o->r.responses && !ended && !o->r.nodone && !o->r.raw)
 		rend(o, NULL, NULL);
 	else if (!o->r.nodone && !o->r.raw && !o->r.responses)
 		event(o, "[DONE]", 6);

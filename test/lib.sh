@@ -117,12 +117,12 @@ json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$1" \
 # Python: unenv(d) takes out of request d the paragraph of the date and
 # the working directory that a session's first user message is sent with
 # (before its text: a block of its own, or joined to the text that
-# follows, as chat completions and Anthropic join them), so that a test
-# may say what the request holds of the conversation; envof(d) is that
-# paragraph, or None.  For any test's Python: exec(os.environ["UNENV"]).
+# follows, as chat completions and Anthropic join them; Gemini's first
+# part), so that a test may say what the request holds of the
+# conversation; envof(d) is that paragraph, or None.  For any test's Python: exec(os.environ["UNENV"]).
 UNENV='
 def envpart(d):
-    for key in ("messages", "input"):
+    for key in ("messages", "input", "contents"):
         ms = d.get(key) if isinstance(d, dict) else None
         for m in ms if isinstance(ms, list) else []:
             if isinstance(m, dict) and m.get("role") == "user":
@@ -134,7 +134,7 @@ def envtext(t):
     return None
 def envof(d):
     m = envpart(d)
-    c = m and m.get("content")
+    c = m and m.get("content", m.get("parts"))
     if isinstance(c, list) and c and isinstance(c[0], dict):
         return envtext(c[0].get("text"))
     return envtext(c)
@@ -143,6 +143,8 @@ def unenv(d):
     e = envof(d)
     if e is None:
         return d
+    if "parts" in m:
+        m = {"content": m["parts"]}
     if isinstance(m["content"], str):
         m["content"] = m["content"][len(e):]
     elif len(m["content"][0]["text"]) > len(e):
