@@ -102,3 +102,65 @@ runat -n -i red.png 'what is this?'
 jsontest "-i: the image as an inlineData part" "$REQ/1.json" \
     'd["contents"][0]["parts"] == [{"text": "what is this?"}, {"inlineData": {"mimeType": "image/png",
      "data": "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg=="}}]'
+
+# pi itself, where installed: pi continues agent's Gemini session
+# sending the contents agent sends, and agent continues pi's sending the
+# contents pi sends (pi's provider named gemini, as agent's row is, so
+# that each takes the other's signatures as its own)
+PI=${PI:-$ROOT/bench/pi/node_modules/.bin/pi}
+printf 'gemini\ntext all done\nsignature c2lnNA==\n' | script ok1
+pimodels() {
+	mkdir -p "$T/pihome/.pi/agent"
+	cat >"$T/pihome/.pi/agent/models.json" <<EOF
+{"providers": {"gemini": {"baseUrl": "$URL", "api": "google-generative-ai",
+ "apiKey": "test-key", "models": [{"id": "fake-model", "name": "fake-model",
+ "reasoning": true, "input": ["text", "image"], "contextWindow": 200000, "maxTokens": 32000}]}}}
+EOF
+}
+pirun() {
+	(cd "$W" && HOME="$T/pihome" timeout 60 "$PI" --offline --provider gemini \
+	    --model fake-model --thinking medium --session "$1" -p "$2") \
+	    </dev/null >"$T/piout" 2>&1
+}
+# samecontents NAME A B: the contents of request bodies A and B, but
+# agent's paragraph of the date and directory, are the same
+samecontents() {
+	python3 - "$2" "$3" >"$T/py" 2>&1 <<'EOF'
+import json, os, sys
+exec(os.environ["UNENV"])
+a = unenv(json.load(open(sys.argv[1])))
+b = unenv(json.load(open(sys.argv[2])))
+assert a["contents"] == b["contents"], "\n%s\n%s" % (a["contents"], b["contents"])
+EOF
+	[ $? -eq 0 ] && ok "$1" || fail "$1" "$(cat "$T/py" "$T/piout" | cut -c1-3000)"
+}
+if [ ! -x "$PI" ] || ! command -v node >/dev/null 2>&1; then
+	skip "pi continues agent's Gemini session" "pi is not installed (set PI, or npm install --prefix bench/pi @mariozechner/pi-coding-agent)"
+	skip "agent continues pi's Gemini session" "pi is not installed"
+else
+	rm -rf "$T/sessions"
+	startfake -x "$T/r1" "$T/r2" "$T/ok1"
+	runat -T medium 'what is in a.txt?'
+	runat -T medium -c 'and now?'
+	cp "$REQ/3.json" "$T/agent3.json"
+	S=$(ls "$T"/sessions/*/*.jsonl | tail -1)
+	head -n "$(grep -n '"text":"and now?"' "$S" | cut -d: -f1)" "$S" |
+	    sed '$d' >"$T/forpi.jsonl"
+	startfake -x "$T/ok1"
+	pimodels
+	pirun "$T/forpi.jsonl" 'and now?'
+	samecontents "pi continues agent's Gemini session, sending the contents agent sends" \
+	    "$T/agent3.json" "$REQ/1.json"
+	rm -f "$T/pi.jsonl"
+	startfake -x "$T/r1" "$T/r2" "$T/ok1"
+	pimodels
+	pirun "$T/pi.jsonl" 'what is in a.txt?'
+	pirun "$T/pi.jsonl" 'and now?'
+	cp "$REQ/3.json" "$T/pi3.json"
+	head -n "$(grep -n '"text":"and now?"' "$T/pi.jsonl" | cut -d: -f1)" \
+	    "$T/pi.jsonl" | sed '$d' >"$T/foragent.jsonl"
+	startfake -x "$T/ok1"
+	runat -T medium -s "$T/foragent.jsonl" 'and now?'
+	samecontents "agent continues pi's Gemini session, sending the contents pi sends" \
+	    "$T/pi3.json" "$REQ/1.json"
+fi
