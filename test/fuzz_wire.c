@@ -1,9 +1,10 @@
 /* See LICENSE file for copyright and license details. */
 /* fuzz_wire.c: libFuzzer target for wire.c: a stream of events, from
- * any server, for either wire; the first byte picks the wire and where
- * the stream is split, and the answer must not depend on the split.  The
- * stored message made of it must be valid JSON, and so must a request
- * body made of the bytes taken for a stored message. */
+ * any server, for chat completions, Anthropic or Gemini; the first byte
+ * picks the wire and where the stream is split, and the answer must not
+ * depend on the split.  The stored message made of it must be valid
+ * JSON, and so must a request body made of the bytes taken for a stored
+ * message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +112,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	n = size - 1;
-	wire = data[0] & 1 ? ANTHROPIC : OPENAI;
+	/* bit 0 Anthropic, with bit 6 Gemini; else OpenAI */
+	wire = data[0] & 1 ? (data[0] & 0x40 ? GEMINI : ANTHROPIC) : OPENAI;
 	cut = n ? (data[0] >> 1) % (n + 1) : 0;
 	run(&whole, wire, p, n, n);
 	run(&split, wire, p, n, cut);
