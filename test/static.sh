@@ -20,10 +20,11 @@ BIN=${1:-agent-static}
 # rest: the schema check (schema.c, 11.8 KB), record and replay
 # (record.c, 7.8), the diff engine and -d's copy (diff.c 6.1, scratch.c
 # 4.8), budgets, the ledger and the summary (budget.c, 4.4) and their
-# flags (agent.c, 3.1).  388 KiB holds them as built, and no more.
-# Issue 31 is to win it back: a tiny build without the rooms a router
-# does not need, the full one under 340 KiB again.
-max=397312	# bytes: 388 KiB
+# flags (agent.c, 3.1).  Issue 32's Gemini wire (gemini.c, 9.6 KB of
+# -Os text) took 8.5 KB more: 396 KiB holds them all as built (404,504
+# bytes), and no more.  Issue 31 is to win it back: a tiny build without
+# the rooms a router does not need, the full one under 340 KiB again.
+max=405504	# bytes: 396 KiB
 W=$T/work
 
 if [ ! -f "$BIN" ]; then
