@@ -55,7 +55,7 @@ context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
 diff.o: diff.c util.h diff.h
 edit.o: edit.c util.h edit.h
 entry.o: entry.c util.h json.h entry.h
-events.o: events.c util.h json.h wire.h tools.h events.h
+events.o: events.c util.h json.h wire.h events.h
 export.o: export.c util.h json.h entry.h session.h file.h export.h
 file.o: file.c util.h file.h
 gemini.o: gemini.c util.h json.h wire.h gemini.h

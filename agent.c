@@ -166,11 +166,14 @@ onsignal(int sig)
 	intr = 1;
 }
 
-/* The exit status: 3 when the budget's time ran out, 128 and the
- * signal when one asked us to quit. */
+/* The exit status: 3 when the budget's time ran out, 0 when the reader
+ * of stdout went away (events.c's SIGPIPE), 128 and the signal when one
+ * asked us to quit. */
 static int
 exitstatus(int rc)
 {
+	if (quitsig == SIGPIPE)
+		return 0;	/* or 1, events.c's failed: main's */
 	return outoftime ? 3 : quitsig ? 128 + quitsig : rc;
 }
 
@@ -433,7 +436,7 @@ done:
 static void
 beginturn(Agent *a)
 {
-	intr = quitsig != 0;	/* outoftime is a quit */	/* a quit stays asked for */
+	intr = quitsig != 0;	/* a quit stays asked for (outoftime too) */
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
@@ -491,6 +494,8 @@ static int
 stopword(Agent *a)
 {
 	bufreset(&a->stopped);
+	if (quitsig == SIGPIPE)	/* stdout went away: nothing to say */
+		return 130;
 	if (outoftime)
 		bufaddf(&a->stopped, "the budget of %ld seconds is spent",
 		        a->budget.time);
@@ -1551,7 +1556,8 @@ setup(Agent *a, const Flags *f)
 	a->tenv.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
 	                  maxhead, &intr, &a->proxy);
-	a->ev.tenv = &a->tenv;
+	a->ev.intr = &intr;
+	a->ev.quit = &quitsig;
 	a->ev.ttyesc = isatty(1);
 	a->ev.ttyout = a->ev.ttyesc || samefile(1, 2);
 	a->ev.lastc = -1;
@@ -1774,7 +1780,7 @@ main(int argc, char *argv[])
 	else
 		rc = ind < argc || a.keyin ? oneshot(&a, argv + ind) :
 		     linemode(&a);
-	rc = exitstatus(rc);
+	rc = a.ev.failed ? 1 : exitstatus(rc);
 	agentfree(&a);	/* the tools gone before the diff */
 	if (f.diff && scratchdiff(&sc) < 0 && rc == 0)
 		rc = 1;

@@ -189,7 +189,8 @@ sayfailure(Reply *r, const char *name, Http *h, int rc)
 	else
 		bufaddf(w, "%s: the stream ended before the answer was "
 		        "complete", name);
-	warn("%s", w->p);
+	if (!(r->ask->ev->quit && *r->ask->ev->quit == SIGPIPE))
+		warn("%s", w->p);	/* else stdout went away: quiet */
 	buffree(&msg);
 	buffree(&safe);
 }

@@ -12,7 +12,6 @@
 #include "util.h"
 #include "json.h"
 #include "wire.h"
-#include "tools.h"
 #include "events.h"
 
 enum { THROTTLE = 100 };	/* ms between tool_execution_updates, as pi */
@@ -37,22 +36,26 @@ evwrite(Events *e, const char *p, size_t n)
 		evflush(e);
 }
 
-/* What evwrite() holds, to stdout.  A reader that went away ends us
- * quietly. */
+/* What evwrite() holds, to stdout.  A reader that went away (EPIPE)
+ * ends the run quietly, another failure with a word: the turn is
+ * stopped and agent.c, seeing quit, syncs the session, cleans up and
+ * leaves.  Nothing more is written. */
 void
 evflush(Events *e)
 {
-	int err;
-
-	if (!e->pending.len)
+	if (!e->pending.len || (e->quit && *e->quit == SIGPIPE)) {
+		bufreset(&e->pending);
 		return;
+	}
 	if (writeall(1, e->pending.p, e->pending.len) < 0) {
-		err = errno;
-		toolcleanup(e->tenv);
-		if (err == EPIPE)
-			exit(0);
-		errno = err;
-		die("write stdout:");
+		if (errno != EPIPE) {
+			warn("write stdout:");
+			e->failed = 1;
+		}
+		if (e->quit)
+			*e->quit = SIGPIPE;
+		if (e->intr)
+			*e->intr = 1;
 	}
 	bufreset(&e->pending);
 }

@@ -1,12 +1,16 @@
 /* See LICENSE file for copyright and license details. */
 /* events.h: what a run shows: the answer as text, or pi's json-mode
  * events */
+#include <signal.h>
 #include <stddef.h>
 
 enum { EVOUT, EVERR, EVHOLD };	/* where a message's text goes */
 typedef struct {
 	int on;			/* events on stdout, not text */
-	Toolenv *tenv;		/* cleaned up if stdout goes away */
+	volatile sig_atomic_t *intr;	/* set when stdout goes away: */
+	volatile sig_atomic_t *quit;	/* the turn stops, the run ends (quit
+					 * set to SIGPIPE, agent.c's to see) */
+	int failed;		/* stdout failed otherwise than EPIPE: said */
 	Buf pending;		/* stdout held while one read is parsed: */
 	int hold;		/* its deltas go out in one write */
 	int lastc;		/* last byte written to stdout, -1 none */

@@ -143,3 +143,36 @@ else
 	    '"no shell to run the command: /bin/bash, /bin/sh not found" in
 	     d["messages"][-1]["content"]'
 fi
+
+# A reader of stdout that goes away (| head): agent leaves quietly with
+# status 0, its session whole, its TMPDIR removed.
+script big1 <<'X'
+tool b1 bash {"command": "echo $TMPDIR > tmpdir"}
+finish tool_calls
+X
+script big2 <<'X'
+big 20000000
+finish stop
+X
+rm -rf "$T/tmp" "$W/tmpdir" "$T/sessions"
+mkdir -p "$T/tmp"
+startfake "$T/big1" "$T/big2"
+( (cd "$W" && agentexec env TMPDIR="$T/tmp" "$ROOT/agent" -y 'talk') \
+    </dev/null 2>"$T/err"; echo $? >"$T/rc") | head -c 100 >/dev/null
+RC=$(cat "$T/rc")
+D=$(cat "$W/tmpdir" 2>/dev/null)
+S=$(ls "$T"/sessions/*/*.jsonl 2>/dev/null | head -1)
+[ "$RC" -eq 0 ] && [ ! -s "$T/err" -o -z "$(grep -v '^bash ' "$T/err")" ] &&
+    ok "a reader gone: exit 0, nothing said" ||
+    fail "a reader gone: exit 0, nothing said" "rc $RC: $(cat "$T/err")"
+[ -n "$D" ] && [ ! -e "$D" ] && [ "$(tmpdirs)" -eq 0 ] &&
+    ok "a reader gone: the run's TMPDIR removed" ||
+    fail "a reader gone: the run's TMPDIR removed" "$D: $(ls "$T/tmp")"
+[ -n "$S" ] && python3 -c 'import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert lines[-1]["message"]["role"] == "assistant", lines[-1]
+assert lines[-1]["message"]["stopReason"] == "aborted", lines[-1]
+' "$S" 2>"$T/py.err" &&
+    ok "a reader gone: the session whole, the answer kept as aborted" ||
+    fail "a reader gone: the session whole, the answer kept as aborted" \
+    "$(cat "$T/py.err")"
