@@ -1,8 +1,9 @@
 /* See LICENSE file for copyright and license details. */
-/* agent.c: main, flags and setup, the line interface and -r's loop, tool
- * calls with their approvals and traces, and the turn loop.  The context
- * is context.c's, asking the model ask.c's, what the answer shows
- * events.c's. */
+/* agent.c: main, flags and setup, the line interface and -r's loop,
+ * the turn loop with its budget and -o's check of the answer.  The
+ * context is context.c's, asking the model ask.c's, a tool call's life
+ * (approval, guard, run, trace) call.c's, what the answer shows
+ * events.c's, what the run spent budget.c's. */
 #include <errno.h>
 #include <locale.h>
 #include <signal.h>

@@ -1,5 +1,7 @@
 /* See LICENSE file for copyright and license details. */
-/* tools.h: the tools the model calls */
+/* tools.h: the tools the model calls (tools.c's), the limits they
+ * take from config.h, and the Toolenv of a run they share with the
+ * rooms below them (proc.c, sandbox.c, gitguard.c, undo.c) */
 #include <signal.h>
 #include <sys/types.h>
 
