@@ -40,8 +40,8 @@
  * object closed, no bounds); with 0, or a schema Anthropic would refuse,
  * the system prompt says it.  Either way agent checks the answer.
  *
- * The defaults and their figures: models-now.md, late 2026.  GPT-6's
- * window and output limit are in none of its sources: GPT-5's are kept.
+ * The defaults and their figures: models-now.md, late 2026; GPT-6's
+ * window (1,050,000 tokens, 128,000 of them output) is models[]'s.
  * GPT-6.1 Sol takes tools on the Responses wire alone, so openai-chat's
  * default is GPT-5, which takes them on chat completions too.  Gemini's
  * row and figures are pi 0.73's (gemini-3.1-pro-preview).
@@ -110,6 +110,7 @@ static const Model models[] = {
 	{ "claude-sonnet-4-0",  200000,  32000,   TKBUDGET,    1 },
 	{ "claude-sonnet-4-2",  200000,  32000,   TKBUDGET,    1 },
 	{ "claude-3",           200000,  8192,    TKBUDGET,    1 },
+	{ "gpt-6",              1050000, 128000,  TKADAPTIVE,  1 },
 	{ "claude",             0,       0,       TKADAPTIVE,  1.3 },
 };
 
@@ -121,19 +122,26 @@ static const int cachehour = 0;
 /*
  * Prices in dollars per million tokens, by the model's name as sent:
  * input (not from the cache), output, cache read, cache write.  The usage
- * line and each answer's usage.cost in the session come from them; a
- * model not here costs 0.  The Claude 5 and 4.8 rows are models-now.md's
- * (late 2026), cache reads and writes at Anthropic's 0.1 and 1.25 times
- * the input price; Gemini's are pi 0.73's (up to 200K tokens of
- * prompt: Google charges more past that); GPT-6's are in none of its sources, so not here.  The
- * rest are the providers' list prices of late 2025: check your
- * provider's page, they change.
+ * line and each answer's usage.cost in the session come from them; for
+ * a model not here the usage line says "cost unknown" (and the session
+ * 0).  The Claude 5 and 4.8 rows are models-now.md's (late 2026), cache
+ * reads and writes at Anthropic's 0.1 and 1.25 times the input price;
+ * Gemini's are pi 0.73's (up to 200K tokens of prompt: Google charges
+ * more past that); GPT-6's are OpenAI's model pages as of October 2026
+ * (GPT-6.1 Sol's cache read half 6 Sol's; past 272K tokens of prompt
+ * OpenAI charges twice the input and 1.5 times the output, not counted
+ * here).  The rest are the providers' list prices of late 2025: check
+ * your provider's page, they change.
  */
 static const Price prices[] = {
 	/* model                          input  output  cache read  cache write */
 	{ "claude-fable-5",               10,    50,     1,          12.5 },
 	{ "claude-opus-4-8",              5,     25,     0.5,        6.25 },
 	{ "claude-sonnet-5",              3,     15,     0.3,        3.75 },
+	{ "gpt-6-astra",                  10,    50,     1,          12.5 },
+	{ "gpt-6.1-sol",                  2,     10,     0.1,        2.5 },
+	{ "gpt-6-sol",                    2,     10,     0.2,        2.5 },
+	{ "gpt-6-luna",                   0.1,   0.5,    0.01,       0.125 },
 	{ "anthropic/claude-sonnet-5",    3,     15,     0.3,        3.75 },
 	{ "gemini-3.1-pro-preview",       2,     12,     0.2,        0 },
 	{ "gemini-3-flash-preview",       0.5,   3,      0.05,       0 },

@@ -244,6 +244,8 @@ evshowusage(Events *e, long long in, long long cached, long long out,
 	        colorif(e, "\033[2m"), in, cached, out);
 	if (cost >= 0)
 		fprintf(stderr, ", $%.4f", cost);
+	else	/* no price in config.h: not a cost of 0 */
+		fprintf(stderr, ", cost unknown");
 	fprintf(stderr, "%s\n", colorif(e, "\033[0m"));
 }
 
