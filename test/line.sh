@@ -19,7 +19,8 @@ drive() {
 	(cd "$T/w" && agentexec "$ROOT/test/pty" -t 10 -l "$T/pty.log" $_f \
 	    "$ROOT/agent" "$@") 2>"$T/pty.err"
 	RC=$?
-	[ $RC -eq 0 ] || fail "$_name" "$(tail -c 600 "$T/pty.err" | tr -d '\033')"
+	[ $RC -eq 0 ] ||
+	    fail "$_name" "$(tail -c 600 "$T/pty.err" | tr -d '\033')"
 }
 
 # said NAME N TEXT: the last message of request N is TEXT, whole.
@@ -119,8 +120,8 @@ check "line: XDG_STATE_HOME holds the history" grep -qx moved \
 # An approval is one key, no Enter: y writes, n does not.
 printf '%s\n' 'tool c1 write {"path": "yes.txt", "content": "hi\n"}' \
     'finish tool_calls' | script w1
-printf 'tool c1 write {"path": "no.txt", "content": "hi"}\nfinish tool_calls\n' |
-    script w2
+printf '%s\n' 'tool c1 write {"path": "no.txt", "content": "hi"}' \
+    'finish tool_calls' | script w2
 startfake "$T/w1" "$T/a1"
 drive "line: y approves" -- -n <<'K'
 wait > 
