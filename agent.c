@@ -176,11 +176,11 @@ exitstatus(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cdnqyjrvhlK] [-s file|id] [-f file] [-P provider] "
-	"[-m model]\n"
-	"             [-t tools] [-g profile] [-T level] [-i image] "
-	"[-b budget]\n"
-	"             [-o schema] [-C dir] [-w dir] [prompt ...]\n"
+	"usage: agent [-cdnqyjrvhlK] [-s file | id] [-f file] [-P provider]\n"
+	"             [-m model] [-t tools] [-g profile] [-T level] "
+	"[-i image]\n"
+	"             [-b budget] [-o schema] [-C dir] [-w dir] "
+	"[prompt ...]\n"
 	"       agent -e file [out.html | out.md]\n";
 
 static void
@@ -734,6 +734,16 @@ readstdin(Agent *a, Buf *b)
 	}
 }
 
+/* Whether the prompt's words are all empty, as `agent ''` gives. */
+static int
+emptyprompt(char **w)
+{
+	for (; *w; w++)
+		if (**w)
+			return 0;
+	return 1;
+}
+
 static int
 oneshot(Agent *a, char **prompt)
 {
@@ -890,8 +900,11 @@ slashcommand(Agent *a, const char *line)
 	if (!strncmp(line, "/thinking", 9) && (!line[9] || line[9] == ' ')) {
 		if (!line[9])
 			fprintf(stderr, "%s\n", wirelevelname(a->level));
-		else if (setlevel(a, line + 10) == 0)
+		else if (setlevel(a, line + 10) == 0) {
 			notelevel(a);
+			fprintf(stderr, "thinking: %s\n",
+			        wirelevelname(a->level));
+		}
 		return 1;
 	}
 	if (!strcmp(line, "/tree"))
@@ -1407,16 +1420,20 @@ setthinking(Agent *a, const char *name)
 static void
 setprovider(Agent *a, const char *pname, const char *model)
 {
+	Buf names = { 0 };	/* for the message before exit */
 	const char *v;
+	size_t i;
+	int envp;
 	Url u;
 
-	if (!pname)
+	if ((envp = !pname))
 		pname = getenv("AGENT_PROVIDER");
 	a->prov = pname && *pname ? findprovider(pname) : &providers[0];
-	if (!a->prov) {
-		warn("no provider named %s in config.h", pname);
-		usage();
-	}
+	for (i = 0; !a->prov && i < LEN(providers); i++)
+		bufaddf(&names, "%s%s", i ? ", " : "", providers[i].name);
+	if (!a->prov)
+		diecfg("%s%s: no provider of that name in config.h, which has "
+		       "%s", envp ? "AGENT_PROVIDER=" : "-P ", pname, names.p);
 	if (!(a->modelset = model && *model))
 		model = getenv("AGENT_MODEL");
 	if (!(model && *model) && !(model = a->prov->model))
@@ -1792,6 +1809,9 @@ main(int argc, char *argv[])
 		usage();
 	if (f.export)
 		return exportcmd(f.export, argv[ind]);
+	if (!f.rpc && ind < argc && emptyprompt(argv + ind))
+		diecfg("the prompt is empty: give words, or none for line "
+		       "mode");
 	loadschema(&a, f.schema, !f.rpc && (ind < argc || a.keyin));
 	setup(&a, &f);
 	buffree(&f.wdirs);
