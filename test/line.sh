@@ -164,3 +164,47 @@ else
 	fail "line: stdout no terminal has the answer alone" \
 	    "$(od -c "$T/stdout" | head -3)"
 fi
+
+# Issue 30's small things: a provider of no such name lists config.h's,
+# from -P or AGENT_PROVIDER, with no usage; an empty prompt is said;
+# /thinking LEVEL says what it set; -h and agent.1's SYNOPSIS agree.
+(agentexec env AGENT_PROVIDER=nosuch ./agent hi) </dev/null >"$T/out" \
+    2>"$T/err"
+RC=$?
+if [ $RC -eq 2 ] && grep -q 'AGENT_PROVIDER=nosuch: no provider.*anthropic' \
+    "$T/err" && ! grep -q usage "$T/err"; then
+	ok "AGENT_PROVIDER of no such provider"
+else
+	fail "AGENT_PROVIDER of no such provider" "rc $RC: $(cat "$T/err")"
+fi
+runagent -P nosuch hi
+if [ $RC -eq 2 ] && grep -q -- '-P nosuch: no provider.*openai-chat' \
+    "$T/err"; then
+	ok "-P of no such provider lists config.h's"
+else
+	fail "-P of no such provider lists config.h's" \
+	    "rc $RC: $(cat "$T/err")"
+fi
+runagent -n ''
+if [ $RC -eq 2 ] && grep -q 'the prompt is empty' "$T/err"; then
+	ok "an empty prompt: exit 2, said"
+else
+	fail "an empty prompt: exit 2, said" "rc $RC: $(cat "$T/err")"
+fi
+printf '/thinking high\n' >"$T/in"
+runin "$T/in" -n
+check "/thinking high says what it set" grep -qx 'thinking: high' "$T/err"
+./agent -h | tr -s ' \n' '  ' | sed 's/^usage: //; s/ *$//' >"$T/usage"
+if command -v man >/dev/null 2>&1 && MANWIDTH=200 man -l agent.1 \
+    >"$T/man" 2>/dev/null; then
+	sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' "$T/man" | sed '1d;$d' |
+	    tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//' >"$T/syn"
+	if cmp -s "$T/usage" "$T/syn"; then
+		ok "-h says agent.1's SYNOPSIS"
+	else
+		fail "-h says agent.1's SYNOPSIS" "$(cat "$T/usage") /" \
+		    "$(cat "$T/syn")"
+	fi
+else
+	skip "-h says agent.1's SYNOPSIS" "no man(1) to render agent.1"
+fi

@@ -63,7 +63,7 @@ bail(const char *what, const char *arg)
  * says so: 1 then, 0 at the time's end, -1 when the terminal is
  * closed. */
 static int
-pump(long long ms, int (*stop)(const char *), const char *arg)
+ptyread(long long ms, int (*stop)(const char *), const char *arg)
 {
 	long long end = msnow() + ms, left;
 	struct pollfd p;
@@ -91,7 +91,7 @@ pump(long long ms, int (*stop)(const char *), const char *arg)
 
 /* TEXT's escapes undone in place: its length. */
 static size_t
-unescape(char *s)
+ptyunescape(char *s)
 {
 	char *d = s, *s0 = s, hex[3] = { 0 };
 
@@ -146,7 +146,7 @@ expectexit(const char *arg)
 	pid_t r;
 
 	while ((r = waitpid(child, &st, WNOHANG)) == 0 && msnow() < end)
-		if (pump(50, NULL, NULL) < 0)
+		if (ptyread(50, NULL, NULL) < 0)
 			poll(NULL, 0, 20);
 	if (r != child)
 		bail("did not exit: expect-exit ", arg);
@@ -167,16 +167,16 @@ step(char *line)
 
 	arg = arg ? arg + 1 : line + strlen(line);
 	if (!strncmp(line, "send ", 5)) {
-		n = unescape(arg);
+		n = ptyunescape(arg);
 		if (write(master, arg, n) != (ssize_t)n)
 			bail("send failed: ", arg);
-		pump(50, NULL, NULL);
+		ptyread(50, NULL, NULL);
 	} else if (!strncmp(line, "wait ", 5)) {
-		unescape(arg);
-		if (pump(timeout * 1000LL, found, arg) != 1)
+		ptyunescape(arg);
+		if (ptyread(timeout * 1000LL, found, arg) != 1)
 			bail("timed out: wait ", arg);
 	} else if (!strncmp(line, "sleep ", 6)) {
-		pump(atoi(arg), NULL, NULL);
+		ptyread(atoi(arg), NULL, NULL);
 	} else if (!strncmp(line, "expect-exit ", 12)) {
 		expectexit(arg);
 	} else {
@@ -185,7 +185,7 @@ step(char *line)
 }
 
 static void
-start(char **argv, const char *outfile)
+ptystart(char **argv, const char *outfile)
 {
 	struct winsize ws = { 24, 80, 0, 0 };
 	int fd;
@@ -245,7 +245,7 @@ main(int argc, char *argv[])
 		      stderr);
 		return 2;
 	}
-	start(argv + optind, outfile);
+	ptystart(argv + optind, outfile);
 	while ((n = getline(&line, &cap, stdin)) > 0) {
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
