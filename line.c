@@ -148,10 +148,9 @@ linedraw(Line *l)
 	w = cols > pc + 4 ? cols - pc - 1 : 3;
 	if (l->pos < l->off)
 		l->off = l->pos;
-	while (linespan(l, l->off, l->pos) >= w) {
-		linechar(l->text.p + l->off, l->text.len - l->off, &k, NULL);
-		l->off += k;
-	}
+	for (x = linespan(l, l->off, l->pos); x >= w; l->off += k)
+		x -= linechar(l->text.p + l->off, l->text.len - l->off, &k,
+		              NULL);
 	bufaddf(&o, "\r%s", l->prompt);
 	for (i = l->off, x = 0; i < l->text.len; i += k) {
 		x += linechar(l->text.p + i, l->text.len - i, &k, NULL);
@@ -160,7 +159,7 @@ linedraw(Line *l)
 		linechar(l->text.p + i, l->text.len - i, &k, &o);
 	}
 	bufadds(&o, "\033[K\r");
-	if ((x = pc + linespan(l, l->off, l->pos)))
+	if ((x = pc + linespan(l, l->off, l->pos)))	/* the cursor */
 		bufaddf(&o, "\033[%zuC", x);
 	writeall(l->out, o.p, o.len);
 	buffree(&o);
