@@ -21,9 +21,11 @@ BIN=${1:-agent-static}
 # (record.c, 7.8), the diff engine and -d's copy (diff.c 6.1, scratch.c
 # 4.8), budgets, the ledger and the summary (budget.c, 4.4) and their
 # flags (agent.c, 3.1).  388 KiB holds them as built, and no more.
+# Issue 30's line editor (line.c, with the banner and one-key approvals)
+# adds 5.8 KB (401,720 bytes): 393 KiB.
 # Issue 31 is to win it back: a tiny build without the rooms a router
 # does not need, the full one under 340 KiB again.
-max=397312	# bytes: 388 KiB
+max=402432	# bytes: 393 KiB
 W=$T/work
 
 if [ ! -f "$BIN" ]; then
