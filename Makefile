@@ -14,22 +14,23 @@ TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
 	undo.o
 HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
 	events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
-	mcp.h openai.h proc.h prompt.h record.h regex.h responses.h rpc.h \
-	sandbox.h schema.h scratch.h sessdir.h session.h sse.h task.h tls.h \
-	tools.h tree.h undo.h util.h walk.h wire.h
+	line.h mcp.h openai.h proc.h prompt.h record.h regex.h responses.h \
+	rpc.h sandbox.h schema.h scratch.h sessdir.h session.h sse.h task.h \
+	tls.h tools.h tree.h undo.h util.h walk.h wire.h
 SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
-	events.c export.c file.c gitguard.c guard.c http.c json.c mcp.c \
-	proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
+	events.c export.c file.c gitguard.c guard.c http.c json.c line.c \
+	mcp.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
 	sessdir.c session.c sse.c task.c tls.c tools.c tree.c undo.c util.c \
 	walk.c $(WIRESRC)
 OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
-	events.o export.o file.o gitguard.o guard.o http.o json.o mcp.o \
-	proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
+	events.o export.o file.o gitguard.o guard.o http.o json.o line.o \
+	mcp.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
 	sessdir.o session.o sse.o task.o tls.o tools.o tree.o undo.o util.o \
 	walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff
-TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv
+TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
+	test/pty
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 all: agent
@@ -45,7 +46,7 @@ $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
 	session.h sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h \
 	guard.h events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h \
-	task.h budget.h schema.h scratch.h config.h
+	task.h budget.h schema.h scratch.h line.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h record.h wire.h tools.h events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
@@ -60,9 +61,11 @@ export.o: export.c util.h json.h entry.h session.h file.h export.h
 file.o: file.c util.h file.h
 gemini.o: gemini.c util.h json.h wire.h gemini.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
-guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h guard.h
+guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h line.h \
+	guard.h
 http.o: http.c util.h tls.h http.h
 json.o: json.c util.h json.h
+line.o: line.c util.h line.h
 mcp.o: mcp.c util.h json.h sse.h http.h tools.h proc.h mcp.h
 openai.o: openai.c util.h json.h wire.h openai.h
 proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
@@ -116,8 +119,8 @@ test/httpget: test/httpget.c http.o tls.o util.o
 test/tools: test/tools.c test/t.h $(TOOLOBJ) json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/tools.c $(TOOLOBJ) json.o util.o \
 	    $(LDFLAGS)
-test/guard: test/guard.c test/t.h guard.o $(TOOLOBJ) json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o $(TOOLOBJ) json.o \
+test/guard: test/guard.c test/t.h guard.o line.o $(TOOLOBJ) json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o line.o $(TOOLOBJ) json.o \
 	    util.o $(LDFLAGS)
 test/schema: test/schema.c test/t.h schema.o regex.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/schema.c schema.o regex.o json.o util.o \
@@ -145,6 +148,8 @@ test/mcpsrv: test/mcpsrv.c
 	$(CC) $(ACFLAGS) -o $@ test/mcpsrv.c $(LDFLAGS)
 test/fake: test/fake.c
 	$(CC) $(ACFLAGS) -o $@ test/fake.c $(LDFLAGS)
+test/pty: test/pty.c
+	$(CC) $(ACFLAGS) -o $@ test/pty.c $(LDFLAGS)
 
 test: agent $(TESTPROGS)
 	sh test/run.sh $(TESTS)
@@ -216,9 +221,10 @@ test/fuzz_diff: test/fuzz_diff.c test/patch.h diff.c util.c $(HDR)
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 # guard.c runs hooks (proc.c): tools.c and what it needs come along
-test/fuzz_guard: test/fuzz_guard.c guard.c $(TOOLSRC) json.c util.c $(HDR)
-	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c $(TOOLSRC) json.c \
-	    util.c
+test/fuzz_guard: test/fuzz_guard.c guard.c line.c $(TOOLSRC) json.c util.c \
+	$(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c line.c $(TOOLSRC) \
+	    json.c util.c
 
 # mcp.c starts servers (proc.c) and speaks HTTP: they come along
 test/fuzz_mcp: test/fuzz_mcp.c mcp.c http.c tls.c sse.c $(TOOLSRC) json.c \

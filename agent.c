@@ -43,6 +43,7 @@
 #include "budget.h"
 #include "schema.h"
 #include "scratch.h"
+#include "line.h"
 
 typedef struct {
 	const char *name;
@@ -179,11 +180,11 @@ exitstatus(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cdnqyjrvhlK] [-s file|id] [-f file] [-P provider] "
-	"[-m model]\n"
-	"             [-t tools] [-g profile] [-T level] [-i image] "
-	"[-b budget]\n"
-	"             [-o schema] [-C dir] [-w dir] [prompt ...]\n"
+	"usage: agent [-cdnqyjrvhlK] [-s file | id] [-f file] [-P provider]\n"
+	"             [-m model] [-t tools] [-g profile] [-T level] "
+	"[-i image]\n"
+	"             [-b budget] [-o schema] [-C dir] [-w dir] "
+	"[prompt ...]\n"
 	"       agent -e file [out.html | out.md]\n";
 
 static void
@@ -739,6 +740,16 @@ readstdin(Agent *a, Buf *b)
 	}
 }
 
+/* Whether the prompt's words are all empty, as `agent ''` gives. */
+static int
+emptyprompt(char **w)
+{
+	for (; *w; w++)
+		if (**w)
+			return 0;
+	return 1;
+}
+
 static int
 oneshot(Agent *a, char **prompt)
 {
@@ -895,8 +906,11 @@ slashcommand(Agent *a, const char *line)
 	if (!strncmp(line, "/thinking", 9) && (!line[9] || line[9] == ' ')) {
 		if (!line[9])
 			fprintf(stderr, "%s\n", wirelevelname(a->level));
-		else if (setlevel(a, line + 10) == 0)
+		else if (setlevel(a, line + 10) == 0) {
 			notelevel(a);
+			fprintf(stderr, "thinking: %s\n",
+			        wirelevelname(a->level));
+		}
 		return 1;
 	}
 	if (!strcmp(line, "/tree"))
@@ -929,42 +943,80 @@ slashcommand(Agent *a, const char *line)
 	return -1;	/* a template's, or an unknown command */
 }
 
-/* Each line of stdin is a message; a line ending in \ goes on. */
+/* The next line of stdin into b, its line end taken off: 1, or 0 at
+ * the end, *rc set when it is not a clean one.  At a terminal the
+ * editor (line.c) reads it and keeps it in its history; else getline,
+ * into *gl. */
+static int
+readmsgline(Line *ed, const char *prompt, Buf *b, char **gl, size_t *cap,
+            int *rc)
+{
+	ssize_t n;
+
+	if (ed) {
+		if ((n = lineread(ed, prompt, b)) > 0)
+			lineadd(ed, b->p, b->len);
+	} else if ((n = getline(gl, cap, stdin)) >= 0) {
+		bufreset(b);
+		bufadd(b, *gl, n);
+		if (b->len && b->p[b->len - 1] == '\n')
+			b->p[--b->len] = '\0';
+		if (b->len && b->p[b->len - 1] == '\r')
+			b->p[--b->len] = '\0';
+		n = 1;
+	}
+	if (n >= 0)
+		return n;
+	if (errno == EINTR && intr) {
+		*rc = 130;
+	} else if (ed || ferror(stdin)) {	/* a terminal hung up: EIO */
+		warn("read stdin:");
+		*rc = 1;
+	}
+	return 0;
+}
+
+/* Line mode at a terminal starts by saying what it runs with. */
+static void
+banner(const Agent *a)
+{
+	fprintf(stderr, "agent %s: %s on %s, %s%s; /help for commands\n",
+	        VERSION, a->model, a->prov->name, a->sess.path ? "session " :
+	        "", a->sess.path ? a->sess.path : "no session");
+}
+
+/* Each line of stdin is a message; a line ending in \ goes on.  At a
+ * terminal, the line editor (line.c) draws on stderr, or on the
+ * terminal itself when stderr is not one. */
 static int
 linemode(Agent *a)
 {
-	Buf msg = { 0 }, text = { 0 };
-	char *line = NULL;
+	Buf msg = { 0 }, text = { 0 }, in = { 0 };
+	Line ed, *edp = NULL;
+	char *gl = NULL;
+	const char *pr;
 	size_t cap = 0;
-	ssize_t n;
-	int tty = isatty(0), rc = 0, r;
+	int rc = 0, r;
 
+	if (isatty(0)) {
+		lineopen(&ed, 0, isatty(2) ? 2 : 0, histmax);
+		edp = &ed;
+		if (!a->ev.quiet)
+			banner(a);
+	}
 	for (;;) {
-		if (tty)
-			fputs(msg.len ? ". " : "> ", stderr);
+		pr = msg.len ? ". " : "> ";
+		if (!edp && isatty(0))
+			fputs(pr, stderr);
 		intr = quitsig != 0;	/* outoftime is a quit */
-		n = getline(&line, &cap, stdin);
-		if (n < 0) {
-			if (errno == EINTR && intr) {
-				rc = 130;
-				break;
-			}
-			if (ferror(stdin)) {	/* a terminal hung up: EIO */
-				warn("read stdin:");
-				rc = 1;
-			}
+		if (!readmsgline(edp, pr, &in, &gl, &cap, &rc))
 			break;	/* to the cleanup at main's end */
-		}
-		if (n && line[n - 1] == '\n')
-			line[--n] = '\0';
-		if (n && line[n - 1] == '\r')
-			line[--n] = '\0';
-		if (n && line[n - 1] == '\\') {
-			bufadd(&msg, line, n - 1);
+		if (in.len && in.p[in.len - 1] == '\\') {
+			bufadd(&msg, in.p, in.len - 1);
 			bufaddc(&msg, '\n');
 			continue;
 		}
-		bufadd(&msg, line, n);
+		bufadd(&msg, in.p, in.len);
 		if (!msg.len)
 			continue;
 		if (msg.p[0] == '/' && !memchr(msg.p, '\n', msg.len) &&
@@ -982,7 +1034,10 @@ linemode(Agent *a)
 		if (quitsig)
 			break;
 	}
-	free(line);
+	if (edp)
+		lineclose(edp);
+	free(gl);
+	buffree(&in);
 	buffree(&msg);
 	buffree(&text);
 	return rc;
@@ -1371,16 +1426,20 @@ setthinking(Agent *a, const char *name)
 static void
 setprovider(Agent *a, const char *pname, const char *model)
 {
+	Buf names = { 0 };	/* for the message before exit */
 	const char *v;
+	size_t i;
+	int envp;
 	Url u;
 
-	if (!pname)
+	if ((envp = !pname))
 		pname = getenv("AGENT_PROVIDER");
 	a->prov = pname && *pname ? findprovider(pname) : &providers[0];
-	if (!a->prov) {
-		warn("no provider named %s in config.h", pname);
-		usage();
-	}
+	for (i = 0; !a->prov && i < LEN(providers); i++)
+		bufaddf(&names, "%s%s", i ? ", " : "", providers[i].name);
+	if (!a->prov)
+		diecfg("%s%s: no provider of that name in config.h, which has "
+		       "%s", envp ? "AGENT_PROVIDER=" : "-P ", pname, names.p);
 	if (!(a->modelset = model && *model))
 		model = getenv("AGENT_MODEL");
 	if (!(model && *model) && !(model = a->prov->model))
@@ -1757,6 +1816,9 @@ main(int argc, char *argv[])
 		usage();
 	if (f.export)
 		return exportcmd(f.export, argv[ind]);
+	if (!f.rpc && ind < argc && emptyprompt(argv + ind))
+		diecfg("the prompt is empty: give words, or none for line "
+		       "mode");
 	loadschema(&a, f.schema, !f.rpc && (ind < argc || a.keyin));
 	setup(&a, &f);
 	buffree(&f.wdirs);

@@ -200,6 +200,8 @@ static const size_t maxkeep = 1 << 20;	/* bytes of one answer kept in the
 					 * conversation; the rest is shown only */
 static const size_t maxstdin = 16 << 20;	/* bytes of piped stdin attached */
 static const size_t maxschema = 1 << 20;	/* bytes of -o's schema file */
+static const size_t histmax = 1000;	/* lines the line editor's history
+					 * keeps (0: none, and no file) */
 static const size_t maxhold = 64 << 10;	/* bytes of a message held
 					 * while stdout, no terminal,
 					 * waits to know if it is the

@@ -17,6 +17,7 @@
 #include "sandbox.h"
 #include "proc.h"
 #include "gitguard.h"
+#include "line.h"
 #include "guard.h"
 
 enum { MAXREASON = 2000 };	/* bytes of a hook's stderr told the model */
@@ -1427,14 +1428,14 @@ callhooks(Guard *g, int when, const char *tool, const Json *j,
 }
 
 /* Ask on the terminal whether a call may run: 1 yes, 0 no, -1 no terminal.
- * An ASK of a rule (r) asks every time: "a" is not offered, and answers
- * yes for this call alone; "a" to the profile's question stops it for
- * that tool (row of tools[]). */
+ * One key answers, no Enter (line.c's linekey): y, n, a; Esc and Ctrl-C
+ * say no, other keys are ignored.  An ASK of a rule (r) asks every
+ * time: "a" is not offered, and answers yes for this call alone; "a" to
+ * the profile's question stops it for that tool (row of tools[]). */
 static int
 askuser(Guard *g, const Tool *t, int row, const char *what, const Rule *r)
 {
-	char c, first = 0;
-	int fd;
+	int fd, k;
 	Buf q = { 0 };
 
 	if (g->yes || (!r && g->always[row]))
@@ -1449,19 +1450,19 @@ askuser(Guard *g, const Tool *t, int row, const char *what, const Rule *r)
 	else
 		bufadds(&q, "[y/n/a] ");
 	bufadds(&q, g->color ? "\033[0m" : "");
+	k = linekey(fd, q.p, "yYnNaA\033\003");
+	bufreset(&q);
+	bufadds(&q, k == 'y' || k == 'Y' ? "yes\n" : k == 'a' || k == 'A' ?
+	        (r ? "yes\n" : "always\n") : "no\n");
 	writeall(fd, q.p, q.len);
 	buffree(&q);
-	/* the whole answer line, so none of it is left to be read later */
-	while (read(fd, &c, 1) == 1 && c != '\n')
-		if (!first && c != ' ')
-			first = c;
 	close(fd);
-	if (first == 'a' || first == 'A') {
+	if (k == 'a' || k == 'A') {
 		if (!r)
 			g->always[row] = 1;
 		return 1;
 	}
-	return first == 'y' || first == 'Y';
+	return k == 'y' || k == 'Y';
 }
 
 /* Whether an MCP server's tool (server__tool) is offered.  Its server

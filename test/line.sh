@@ -1,0 +1,210 @@
+#!/bin/sh
+# line.sh: line mode at a terminal, driven through a pseudo-terminal
+# (test/pty): the editor's keys, the history file, Ctrl-C and Ctrl-D, a
+# bracketed paste, one-key approvals, and a stdout that is no terminal.
+. test/lib.sh
+ROOT=$PWD
+
+# drive NAME [pty flags] -- agent args...: ./agent on a pseudo-terminal
+# against the fake, in $T/w, the keys' script on stdin; RC its status.
+drive() {
+	_name=$1
+	shift
+	_f=
+	while [ "$1" != -- ]; do
+		_f="$_f $1"
+		shift
+	done
+	shift
+	(cd "$T/w" && agentexec "$ROOT/test/pty" -t 10 -l "$T/pty.log" $_f \
+	    "$ROOT/agent" "$@") 2>"$T/pty.err"
+	RC=$?
+	[ $RC -eq 0 ] ||
+	    fail "$_name" "$(tail -c 600 "$T/pty.err" | tr -d '\033')"
+}
+
+# said NAME N TEXT: the last message of request N is TEXT, whole.
+said() {
+	jsontest "$1" "$REQ/$2.json" \
+	    'd["messages"][-1]["content"] == "'"$3"'"'
+}
+
+mkdir -p "$T/w"
+i=1
+while [ $i -le 9 ]; do
+	printf 'text answer%d\nfinish stop\n' $i | script a$i
+	i=$((i + 1))
+done
+A="$T/a1 $T/a2 $T/a3 $T/a4 $T/a5 $T/a6 $T/a7 $T/a8 $T/a9"
+
+# One run, a line each: typed, edited mid-line, cleared, a backspace over
+# a two-byte character, Ctrl-C at the prompt, word moves and Ctrl-W, a
+# paste of two lines, the history recalled; then Ctrl-D leaves with 0.
+startfake $A
+drive "line: one run of edits" -- -n <<'K'
+wait > 
+send hello\r
+wait answer1
+wait > 
+send wrld\e[D\e[D\e[Do\r
+wait answer2
+wait > 
+send junk\x15kept\r
+wait answer3
+wait > 
+send café\x7f\r
+wait answer4
+wait > 
+send draft\x03
+wait ^C
+send after\r
+wait answer5
+wait > 
+send two\ebone \e[1;5Cs\r
+wait answer6
+wait > 
+send a bb\x17c\x01\x05!\r
+wait answer7
+wait > 
+send \e[200~first\rsecond\e[201~\r
+wait answer8
+wait > 
+send \e[A\e[A\e[A\e[B\r
+wait answer9
+wait > 
+send \x04
+expect-exit 0
+K
+[ $RC -eq 0 ] && ok "line: Ctrl-D on an empty line exits 0"
+check "line: the banner" grep -q \
+    'fake-model on openai-chat, no session; /help for commands' "$T/pty.log"
+said "line: a line typed and Enter" 1 hello
+said "line: left arrows and an insertion" 2 world
+said "line: Ctrl-U clears" 3 kept
+said "line: backspace takes é whole" 4 caf
+said "line: Ctrl-C clears the line and stays" 5 after
+said "line: Alt-b and Ctrl-right" 6 "one twos"
+said "line: Ctrl-W, Ctrl-A, Ctrl-E" 7 "a c!"
+said "line: a paste keeps its line end" 8 'first\nsecond'
+said "line: up and down through the history" 9 "a c!"
+H=$T/.local/state/agent/history
+if [ "$(stat -c %a "$H" 2>/dev/null)" = 600 ]; then
+	ok "line: the history file, mode 0600"
+else
+	fail "line: the history file, mode 0600" "$(ls -l "$H" 2>&1)"
+fi
+check "line: a line end escaped in the history" grep -qx 'first\\nsecond' "$H"
+
+# The history outlives the run; XDG_STATE_HOME moves it.
+startfake $A
+drive "line: the history of the run before" -- -n <<'K'
+wait > 
+send \e[A\e[A\r
+wait answer1
+wait > 
+send \x04
+expect-exit 0
+K
+said "line: the history of the run before" 1 'first\nsecond'
+startfake $A
+XDG_STATE_HOME=$T/state drive "line: XDG_STATE_HOME" -- -n <<'K'
+wait > 
+send moved\r
+wait answer1
+send \x04
+expect-exit 0
+K
+check "line: XDG_STATE_HOME holds the history" grep -qx moved \
+    "$T/state/agent/history"
+
+# An approval is one key, no Enter: y writes, n does not.
+printf '%s\n' 'tool c1 write {"path": "yes.txt", "content": "hi\n"}' \
+    'finish tool_calls' | script w1
+printf '%s\n' 'tool c1 write {"path": "no.txt", "content": "hi"}' \
+    'finish tool_calls' | script w2
+startfake "$T/w1" "$T/a1"
+drive "line: y approves" -- -n <<'K'
+wait > 
+send go\r
+wait [y/n/a]
+send y
+wait answer1
+wait > 
+send \x04
+expect-exit 0
+K
+check "line: y approves, the file is written" test -f "$T/w/yes.txt"
+startfake "$T/w2" "$T/a1"
+drive "line: n refuses" -- -n <<'K'
+wait > 
+send go\r
+wait [y/n/a]
+send n
+wait answer1
+send \x04
+expect-exit 0
+K
+check "line: n refuses, no file" test ! -e "$T/w/no.txt"
+jsontest "line: n refuses, the model is told" "$REQ/2.json" \
+    '"did not allow" in d["messages"][-1]["content"]'
+
+# stdout no terminal: the answer's bytes alone, no escape code.
+startfake "$T/a1"
+drive "line: stdout a file" -o "$T/stdout" -- -n <<'K'
+wait > 
+send hi\r
+wait > 
+send \x04
+expect-exit 0
+K
+if [ "$(cat "$T/stdout")" = answer1 ] && ! grep -q "$(printf '\033')" \
+    "$T/stdout"; then
+	ok "line: stdout no terminal has the answer alone"
+else
+	fail "line: stdout no terminal has the answer alone" \
+	    "$(od -c "$T/stdout" | head -3)"
+fi
+
+# Issue 30's small things: a provider of no such name lists config.h's,
+# from -P or AGENT_PROVIDER, with no usage; an empty prompt is said;
+# /thinking LEVEL says what it set; -h and agent.1's SYNOPSIS agree.
+(agentexec env AGENT_PROVIDER=nosuch ./agent hi) </dev/null >"$T/out" \
+    2>"$T/err"
+RC=$?
+if [ $RC -eq 2 ] && grep -q 'AGENT_PROVIDER=nosuch: no provider.*anthropic' \
+    "$T/err" && ! grep -q usage "$T/err"; then
+	ok "AGENT_PROVIDER of no such provider"
+else
+	fail "AGENT_PROVIDER of no such provider" "rc $RC: $(cat "$T/err")"
+fi
+runagent -P nosuch hi
+if [ $RC -eq 2 ] && grep -q -- '-P nosuch: no provider.*openai-chat' \
+    "$T/err"; then
+	ok "-P of no such provider lists config.h's"
+else
+	fail "-P of no such provider lists config.h's" \
+	    "rc $RC: $(cat "$T/err")"
+fi
+runagent -n ''
+if [ $RC -eq 2 ] && grep -q 'the prompt is empty' "$T/err"; then
+	ok "an empty prompt: exit 2, said"
+else
+	fail "an empty prompt: exit 2, said" "rc $RC: $(cat "$T/err")"
+fi
+printf '/thinking high\n' >"$T/in"
+runin "$T/in" -n
+check "/thinking high says what it set" grep -qx 'thinking: high' "$T/err"
+./agent -h | tr -s ' \n' '  ' | sed 's/^usage: //; s/ *$//' >"$T/usage"
+if command -v man >/dev/null 2>&1 && MANWIDTH=200 man -l agent.1 \
+    >"$T/man" 2>/dev/null; then
+	sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' "$T/man" | sed '1d;$d' |
+	    tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//' >"$T/syn"
+	if cmp -s "$T/usage" "$T/syn"; then
+		ok "-h says agent.1's SYNOPSIS"
+	else
+		fail "-h says agent.1's SYNOPSIS" "$(cat "$T/usage") /" \
+		    "$(cat "$T/syn")"
+	fi
+else
+	skip "-h says agent.1's SYNOPSIS" "no man(1) to render agent.1"
+fi
