@@ -19,13 +19,6 @@ waitfor() {
 	return 1
 }
 
-# agentkids PID: the pids of the children of PID (a task's child runs
-# as /proc/self/exe: its name is exe).
-agentkids() {
-	# cat goes on past a process gone since the glob; awk would stop
-	cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$1" '$4 == p { print $1 }'
-}
-
 gone() {
 	! kill -0 "$1" 2>/dev/null
 }
@@ -39,8 +32,9 @@ ntmpdirs() {
 	[ "$(tmpdirs)" -eq "$1" ]
 }
 
-haskid() {
-	[ -n "$(agentkids "$APID")" ]
+# kidsaid: a task's child has named itself in its TMPDIR.
+kidsaid() {
+	[ -s "$(ls "$T"/tmp/agent-tmp-*/kid 2>/dev/null | head -1)" ]
 }
 
 # SIGTERM during a bash call: the call is stopped, and the run's TMPDIR
@@ -73,7 +67,9 @@ RC=$?
 
 # agent killed (no handler runs) while a task's child works: the child
 # gets TERM at once (PR_SET_PDEATHSIG), stops its command and removes its
-# own TMPDIR; only the killed parent's is left.
+# own TMPDIR; only the killed parent's is left.  The child's command
+# names the child (its $PPID) in the child's own TMPDIR, and the child's
+# parent is the agent to kill: no guess at which process is whose.
 if [ "$(uname -s)" = Linux ]; then
 	rm -rf "$T/tmp" "$W/tmpdir"
 	mkdir -p "$T/tmp"
@@ -82,22 +78,22 @@ tool c1 task {"description": "wait", "prompt": "wait a while"}
 finish tool_calls
 X
 	script t2 <<'X'
-tool c2 bash {"command": "sleep 30"}
+tool c2 bash {"command": "echo $PPID > $TMPDIR/kid; sleep 30"}
 finish tool_calls
 X
 	startfake "$T/t1" "$T/t2"
 	(cd "$W" && agentexec env TMPDIR="$T/tmp" "$ROOT/agent" -y -n go) \
 	    </dev/null >"$T/out" 2>"$T/err" &
 	APID=$!
-	waitfor 10 haskid
-	KID=$(agentkids "$APID")
-	waitfor 10 ntmpdirs 2
+	waitfor 20 kidsaid
+	KID=$(cat "$T"/tmp/agent-tmp-*/kid 2>/dev/null)
+	PARENT=$(awk '{ print $4 }' "/proc/$KID/stat" 2>/dev/null)
 	N=$(tmpdirs)
-	kill -KILL "$APID"
+	[ -n "$PARENT" ] && kill -KILL "$PARENT"
 	wait "$APID" 2>/dev/null
-	if [ -z "$KID" ] || [ "$N" -ne 2 ]; then
+	if [ -z "$KID" ] || [ -z "$PARENT" ] || [ "$N" -ne 2 ]; then
 		fail "KILL: a task's child dies with agent" \
-		    "no child ($KID) or no two TMPDIRs ($N): $(cat "$T/err")"
+		    "no child ($KID, parent $PARENT) or no two TMPDIRs ($N): $(cat "$T/err")"
 	else
 		waitfor 10 gone "$KID" &&
 		    ok "KILL: a task's child dies with agent, not at its next write" ||
