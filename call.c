@@ -281,7 +281,7 @@ mayrun(Calls *c, Wirecall *w, int k, int row, Json *j, Buf *res)
 		buffree(&what);
 		return 0;
 	}
-	evcallwhat(&what, j, 0, 0);
+	evcallwhat(&what, j, 0, 70);	/* the question is one line */
 	callshow(c, &c->offer[k], w, j, &show);
 	ok = guardcall(c->guard, &c->offer[k], row, j, what.p, show.p, res);
 	buffree(&what);
