@@ -7,11 +7,12 @@ include config.mk
 # the wires: wire.c what they share, each wire in its own file
 WIRESRC = wire.c openai.c anthropic.c responses.c gemini.c
 WIREOBJ = wire.o openai.o anthropic.o responses.o gemini.o
-# the tools and the rooms below them
-TOOLSRC = tools.c proc.c edit.c file.c gitguard.c regex.c sandbox.c walk.c \
-	undo.c
-TOOLOBJ = tools.o proc.o edit.o file.o gitguard.o regex.o sandbox.o walk.o \
-	undo.o
+# the tools and the rooms below them (diff.c names blobs by BearSSL's SHA-1:
+# whatever links them takes $(LIBS))
+TOOLSRC = tools.c proc.c edit.c diff.c file.c gitguard.c regex.c sandbox.c \
+	walk.c undo.c
+TOOLOBJ = tools.o proc.o edit.o diff.o file.o gitguard.o regex.o sandbox.o \
+	walk.o undo.o
 HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
 	events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
 	line.h mcp.h openai.h proc.h prompt.h record.h regex.h responses.h \
@@ -86,7 +87,7 @@ task.o: task.c util.h json.h http.h wire.h tools.h proc.h entry.h session.h even
 tls.o: tls.c util.h tls.h config.h
 tree.o: tree.c util.h json.h entry.h session.h tree.h
 tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \
-	regex.h edit.h file.h undo.h
+	regex.h edit.h diff.h file.h undo.h
 undo.o: undo.c util.h json.h tools.h sandbox.h file.h undo.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
@@ -118,10 +119,10 @@ test/httpget: test/httpget.c http.o tls.o util.o
 	    $(LIBS)
 test/tools: test/tools.c test/t.h $(TOOLOBJ) json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/tools.c $(TOOLOBJ) json.o util.o \
-	    $(LDFLAGS)
+	    $(LDFLAGS) $(LIBS)
 test/guard: test/guard.c test/t.h guard.o line.o $(TOOLOBJ) json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o line.o $(TOOLOBJ) json.o \
-	    util.o $(LDFLAGS)
+	    util.o $(LDFLAGS) $(LIBS)
 test/schema: test/schema.c test/t.h schema.o regex.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/schema.c schema.o regex.o json.o util.o \
 	    $(LDFLAGS)
@@ -206,7 +207,7 @@ test/fuzz_responses: test/fuzz_responses.c $(WIRESRC) sse.c json.c util.c \
 test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c $(TOOLSRC) \
 	$(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c entry.c \
-	    $(TOOLSRC) $(WIRESRC) sse.c json.c util.c
+	    $(TOOLSRC) $(WIRESRC) sse.c json.c util.c $(LIBS)
 # export.c writes its page through file.c
 test/fuzz_export: test/fuzz_export.c export.c session.c entry.c file.c \
 	json.c util.c $(HDR)
@@ -224,7 +225,7 @@ test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 test/fuzz_guard: test/fuzz_guard.c guard.c line.c $(TOOLSRC) json.c util.c \
 	$(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c line.c $(TOOLSRC) \
-	    json.c util.c
+	    json.c util.c $(LIBS)
 
 # mcp.c starts servers (proc.c) and speaks HTTP: they come along
 test/fuzz_mcp: test/fuzz_mcp.c mcp.c http.c tls.c sse.c $(TOOLSRC) json.c \

@@ -1220,6 +1220,7 @@ setlimits(Agent *a)
 	lim.maxlog = maxlog;
 	lim.maximage = maximage;
 	lim.maxundo = maxundo;
+	lim.diffcontext = diffcontext;
 	lim.shells = shells;
 	lim.secretwords = secretwords;
 	lim.keepenv = keepenv;
@@ -1289,6 +1290,8 @@ offertools(Agent *a, const char *list)
 	c->guard = &a->guard;
 	c->ev = &a->ev;
 	c->tenv = &a->tenv;
+	c->showlines = showlines;
+	c->showbytes = showbytes;
 	if (calloffer(c, list, off) < 0)
 		usage();
 	buffree(&b);

@@ -140,11 +140,123 @@ callmcp(Calls *c)
 	}
 }
 
+/* JSON text made readable: a member or an element a line, two spaces
+ * an indent.  The text was parsed: a quote begins a string. */
+static void
+prettyjson(Buf *b, const char *p, size_t n)
+{
+	size_t i, k;
+	int depth = 0, instr = 0;
+
+	for (i = 0; i < n; i++) {
+		if (instr) {
+			bufaddc(b, p[i]);
+			if (p[i] == '\\' && i + 1 < n)
+				bufaddc(b, p[++i]);
+			else if (p[i] == '"')
+				instr = 0;
+			continue;
+		}
+		if (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' ||
+		    p[i] == '\r')
+			continue;
+		for (k = i + 1; k < n && strchr(" \t\n\r", p[k]); k++)
+			;
+		if ((p[i] == '{' || p[i] == '[') && k < n &&
+		    (p[k] == '}' || p[k] == ']')) {
+			bufaddc(b, p[i]);	/* empty: {} or [] */
+			bufaddc(b, p[k]);
+			i = k;
+			continue;
+		}
+		if (p[i] == '}' || p[i] == ']')
+			bufaddf(b, "\n%*s", 2 * --depth, "");
+		bufaddc(b, p[i]);
+		if (p[i] == '"')
+			instr = 1;
+		else if (p[i] == ':')
+			bufaddc(b, ' ');
+		else if (p[i] == '{' || p[i] == '[')
+			bufaddf(b, "\n%*s", 2 * ++depth, "");
+		else if (p[i] == ',')
+			bufaddf(b, "\n%*s", 2 * depth, "");
+	}
+	bufaddc(b, '\n');
+}
+
+/* One line of what a call will do, made safe (an escape sequence from
+ * the model must not reach the terminal), coloured as a diff's. */
+static void
+showline(Buf *b, const char *p, size_t n, int diff, int color)
+{
+	const char *sgr = "";
+
+	if (diff && color)
+		sgr = *p == '+' ? "\033[32m" : *p == '-' ? "\033[31m" :
+		    *p == '@' ? "\033[36m" : "\033[2m";
+	bufadds(b, sgr);
+	safetext(b, p, n, 1);
+	bufadds(b, *sgr ? "\033[0m\n" : "\n");
+}
+
+/* The text shown before a call is asked about, a line at a time: when
+ * it has over 2 * max lines (max not 0), its first and last max. */
+static void
+showtext(Buf *b, const char *p, size_t n, int max, int diff, int color)
+{
+	size_t i, at, lines = 0, k = 0;
+
+	for (i = 0; i < n; i++)
+		lines += p[i] == '\n' || i == n - 1;
+	for (i = at = 0; i < n; i++) {
+		if (p[i] != '\n' && i != n - 1)
+			continue;
+		if (!max || lines <= 2 * (size_t)max || k < (size_t)max ||
+		    k >= lines - max)
+			showline(b, p + at, i + (p[i] != '\n') - at, diff,
+			         color);
+		else if (k == (size_t)max)
+			bufaddf(b, "... %zu lines not shown\n",
+			        lines - 2 * max);
+		k++;
+		at = i + 1;
+	}
+}
+
+/* What the user sees before a call is allowed: write's and edit's
+ * change, bash's command whole when the question cannot hold it, an
+ * MCP call's arguments. */
+static void
+callshow(Calls *c, const Tool *t, const Wirecall *w, const Json *j,
+         Buf *show)
+{
+	Buf raw = { 0 };
+	int diff = 0, max = c->showlines;
+
+	if (c->guard->yes)	/* nothing is asked */
+		return;
+	if (t->fn == toolwrite || t->fn == tooledit) {
+		diff = toolpreview(c->tenv, t->name, j, &raw) == 0;
+	} else if (t->fn == toolbash) {
+		jsonstrbuf(j, jsonget(j, 0, "command"), &raw);
+		if (raw.len <= 70 && !memchr(raw.p, '\n', raw.len))
+			bufreset(&raw);	/* the question holds it */
+		max = 0;
+	} else if (!t->fn) {
+		prettyjson(&raw, w->args.p ? w->args.p : "{}",
+		           w->args.len ? MIN(w->args.len, c->showbytes) : 2);
+		if (w->args.len > c->showbytes)
+			bufadds(&raw, "...\n");
+	}
+	showtext(show, raw.p, raw.len, max, diff, c->guard->color);
+	buffree(&raw);
+}
+
 /* Whether a call may run; if not, why, in res. */
 static int
 mayrun(Calls *c, Wirecall *w, int k, int row, Json *j, Buf *res)
 {
-	Buf what = { 0 };
+	Buf what = { 0 }, show = { 0 };
 	int ok;
 
 	if (k < 0) {
@@ -169,9 +281,11 @@ mayrun(Calls *c, Wirecall *w, int k, int row, Json *j, Buf *res)
 		buffree(&what);
 		return 0;
 	}
-	evcallwhat(&what, j, 0, 0);
-	ok = guardcall(c->guard, &c->offer[k], row, j, what.p, res);
+	evcallwhat(&what, j, 0, 70);	/* the question is one line */
+	callshow(c, &c->offer[k], w, j, &show);
+	ok = guardcall(c->guard, &c->offer[k], row, j, what.p, show.p, res);
 	buffree(&what);
+	buffree(&show);
 	return ok;
 }
 
@@ -214,15 +328,52 @@ callbegin(Calls *c, Wirecall *w, Callrun *r)
 	       NULL, 0);
 }
 
+/* What a write or an edit that ran changed, for the trace, into b:
+ * "+3 -1" counted in the diff of its details, or "(new, 12 lines)" for a
+ * file write made. */
+static void
+changesaid(Calls *c, Callrun *r, Buf *b)
+{
+	Buf d = { 0 }, obj = { 0 };
+	Json dj = { 0 };
+	size_t i, add = 0, del = 0;
+	const Tool *t = r->t;
+
+	if (!r->ok || r->iserr || (t->fn != toolwrite && t->fn != tooledit))
+		return;
+	bufaddf(&obj, "{%.*s}", (int)c->tenv->details.len,
+	        bstr(&c->tenv->details));
+	if (jsonparse(&dj, obj.p, obj.len) == 0 &&
+	    jsonstrbuf(&dj, jsonget(&dj, 0, "diff"), &d) == 0) {
+		for (i = 0; i < d.len; i++)
+			if (i == 0 || d.p[i - 1] == '\n') {
+				add += d.p[i] == '+';
+				del += d.p[i] == '-';
+			}
+		bufaddf(b, "+%zu -%zu", add, del);
+	} else if (t->fn == toolwrite &&
+	           jsonstrbuf(&r->j, jsonget(&r->j, 0, "content"), &d) == 0) {
+		for (i = 0; i < d.len; i++)
+			add += d.p[i] == '\n' || i == d.len - 1;
+		bufaddf(b, "(new, %zu line%s)", add, add == 1 ? "" : "s");
+	}
+	jsonfree(&dj);
+	buffree(&obj);
+	buffree(&d);
+}
+
 /* After it ran, or was refused: its result, success or error, as the
  * message that joins the conversation. */
 static char *
 callend(Calls *c, Callrun *r)
 {
 	Toolenv *e = c->tenv;
+	Buf change = { 0 };
 	char *msg;
 
-	evshowresult(c->ev, r->iserr, &r->res);
+	changesaid(c, r, &change);
+	evshowresult(c->ev, r->iserr, &r->res, change.len ? change.p : NULL);
+	buffree(&change);
 	if (r->ok)
 		gitcheck(e);
 	gitnote(e, &r->res);

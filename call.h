@@ -16,6 +16,9 @@ typedef struct {
 	struct Mcp *mcp;	/* or NULL: no servers */
 	int mcpgen;		/* of the MCP tools offered */
 	int nomcp;		/* -t named the tools: no MCP's */
+	int showlines;		/* lines of a change shown before it is
+				 * allowed: its first and last so many */
+	size_t showbytes;	/* bytes of an MCP call's arguments shown */
 	Buf withheld;		/* servers whose tools the profile keeps
 				 * off, said: comma-separated */
 } Calls;

@@ -281,7 +281,16 @@ static const size_t rulebytes = 32 << 10;	/* and their bytes */
  * The diff holds each file whole in memory, up to maxscratch. */
 static const unsigned long long maxscratch = 256ULL << 20;	/* bytes */
 static const long maxscratchfiles = 20000;	/* files, links, dirs */
-static const int diffcontext = 3;	/* lines around a change */
+static const int diffcontext = 3;	/* lines around a change, in -d's
+					 * diff, in the diff shown before a
+					 * write or an edit is allowed, and
+					 * in the one edit's result keeps */
+/* Before a call is allowed, on the terminal: write's and edit's change
+ * (a new file's content), cut to its first and last showlines lines,
+ * and an MCP call's arguments, cut to showbytes.  bash's command is
+ * shown whole: a line left out could be the one that matters. */
+static const int showlines = 20;	/* lines, at each end */
+static const size_t showbytes = 2048;	/* bytes of MCP arguments */
 static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
 static const size_t maxedit = 16 << 20;	/* bytes of a file edit changes, of
 					 * the content write writes: both are

@@ -199,10 +199,10 @@ evshowwait(Events *e)
 		fputs(" ...\n", stderr);
 }
 
-/* ...and, on the same line, how it went: the lines of its result, or
- * the last line of an error. */
+/* ...and, on the same line, how it went: what it changed (change, as
+ * "+3 -1"), the lines of its result, or the last line of an error. */
 void
-evshowresult(Events *e, int iserr, const Buf *res)
+evshowresult(Events *e, int iserr, const Buf *res, const char *change)
 {
 	Buf safe = { 0 };
 	size_t lines = 0, k, eol;
@@ -222,6 +222,11 @@ evshowresult(Events *e, int iserr, const Buf *res)
 		fprintf(stderr, " %s-> %.*s%s\n", colorif(e, "\033[31m"),
 		        (int)safe.len, bstr(&safe), colorif(e, "\033[0m"));
 		buffree(&safe);
+		return;
+	}
+	if (change) {
+		fprintf(stderr, " %s%s%s\n", colorif(e, "\033[2m"), change,
+		        colorif(e, "\033[0m"));
 		return;
 	}
 	for (k = 0; k < res->len; k++)
@@ -633,8 +638,9 @@ evfree(Events *e)
 	buffree(&e->tail);
 }
 
-/* What a call works on: its command, path or pattern, cut to max bytes
- * (0: whole) and made safe for the terminal. */
+/* What a call works on: its command, path or pattern, made safe for the
+ * terminal: whole (max 0), or its first line cut to max bytes, with "…"
+ * when more lines follow. */
 void
 evcallwhat(Buf *b, const Json *j, int args, size_t max)
 {
@@ -642,16 +648,26 @@ evcallwhat(Buf *b, const Json *j, int args, size_t max)
 		"command", "path", "pattern", "description"
 	};
 	Buf v = { 0 }, safe = { 0 };
-	size_t i;
+	size_t i, at = 0, n;
+	char *nl;
 
 	for (i = 0; i < LEN(keys) && !v.len; i++)
 		jsonstrbuf(j, jsonget(j, args, keys[i]), &v);
-	safetext(&safe, v.p ? v.p : "", v.len, max > 0);
+	n = v.len;
+	if (max && v.len) {	/* the first line that holds something */
+		while (at < v.len && v.p[at] == '\n')
+			at++;
+		if ((nl = memchr(v.p + at, '\n', v.len - at)))
+			n = nl - v.p;
+	}
+	safetext(&safe, v.p ? v.p + at : "", n - at, max > 0);
 	if (max && safe.len > max) {
 		bufadd(b, safe.p, utf8back(safe.p, max - 3));
 		bufadds(b, "...");
 	} else {
 		bufadd(b, safe.p ? safe.p : "", safe.len);
+		if (max && n < v.len && v.len - n > 1)
+			bufadds(b, " \xe2\x80\xa6");	/* more lines: "…" */
 	}
 	bufgrow(b, 0);
 	buffree(&v);

@@ -57,7 +57,8 @@ void evtext(Events *e, const char *p, size_t n);
 void evthink(Events *e, const char *p, size_t n);
 void evshowcall(Events *e, const char *name, const char *what);
 void evshowwait(Events *e);
-void evshowresult(Events *e, int iserr, const Buf *res);
+void evshowresult(Events *e, int iserr, const Buf *res,
+                  const char *change);
 void evshowusage(Events *e, long long in, long long cached, long long out,
                  double cost);
 void evemit(Events *e, const char *type, const char *fields);

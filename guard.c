@@ -1428,12 +1428,14 @@ callhooks(Guard *g, int when, const char *tool, const Json *j,
 }
 
 /* Ask on the terminal whether a call may run: 1 yes, 0 no, -1 no terminal.
+ * What it will do (show, made safe by the caller, or NULL) comes first.
  * One key answers, no Enter (line.c's linekey): y, n, a; Esc and Ctrl-C
  * say no, other keys are ignored.  An ASK of a rule (r) asks every
  * time: "a" is not offered, and answers yes for this call alone; "a" to
  * the profile's question stops it for that tool (row of tools[]). */
 static int
-askuser(Guard *g, const Tool *t, int row, const char *what, const Rule *r)
+askuser(Guard *g, const Tool *t, int row, const char *what,
+        const char *show, const Rule *r)
 {
 	int fd, k;
 	Buf q = { 0 };
@@ -1442,6 +1444,8 @@ askuser(Guard *g, const Tool *t, int row, const char *what, const Rule *r)
 		return 1;
 	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
 		return -1;
+	if (show)	/* before the terminal is raw: its newlines hold */
+		writeall(fd, show, strlen(show));
 	bufaddf(&q, "%sagent: allow %s %s? ", g->color ? "\033[1m" : "",
 	        t->name, what);
 	if (r)
@@ -1486,10 +1490,11 @@ guardmcp(const Guard *g, const char *tool, int readonly)
  * a DENY rule that matches refuses it; then the pre hooks, which may
  * block it; then an ASK rule that matches asks, every time; an ALLOW
  * rule runs it unasked, if it allows the call whole; else the profile
- * says whether to run or ask.  1 yes; 0 no, and why in res. */
+ * says whether to run or ask, showing show first.  1 yes; 0 no, and why
+ * in res. */
 int
 guardcall(Guard *g, const Tool *t, int row, const Json *j, const char *what,
-          Buf *res)
+          const char *show, Buf *res)
 {
 	Verdict v = { 0 };
 	char *s = callsubject(t->name, j);
@@ -1521,7 +1526,7 @@ guardcall(Guard *g, const Tool *t, int row, const Json *j, const char *what,
 		ask = t->approve;
 	if (!v.ask && !ask)
 		return 1;
-	ok = askuser(g, t, row, what, v.ask);
+	ok = askuser(g, t, row, what, show, v.ask);
 	if (ok < 0)
 		bufadds(res, "Not run: there is no terminal to ask the user "
 		        "for approval (the user can allow tools with -y).");

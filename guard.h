@@ -73,6 +73,6 @@ int guardunseen(void *g, const char *path);
 int guarddenied(void *g, const char *path);
 int guardmcp(const Guard *g, const char *tool, int readonly);
 int guardcall(Guard *g, const Tool *t, int row, const Json *j,
-              const char *what, Buf *res);
+              const char *what, const char *show, Buf *res);
 void guardafter(Guard *g, const char *tool, const Json *j, const Buf *res,
                 int iserr);

@@ -26,6 +26,7 @@
 #include "walk.h"
 #include "regex.h"
 #include "edit.h"
+#include "diff.h"
 #include "file.h"
 #include "undo.h"
 
@@ -642,6 +643,59 @@ toolread(Toolenv *e, const Json *j, int args, Buf *out)
 	return rc;
 }
 
+/* what write and edit change: shown before they run, kept after */
+
+static int slurp(const Toolenv *e, const char *path, Buf *b, Buf *out);
+
+/* The file's text before a change, into b: 0; 1 when there is no such
+ * file; -1 when it cannot be read whole (too large, not a file). */
+static int
+oldtext(const Toolenv *e, const char *path, Buf *b)
+{
+	Buf why = { 0 };
+	struct stat st;
+	int rc;
+
+	if (stat(path, &st) < 0 && errno == ENOENT)
+		return 1;
+	rc = slurp(e, path, b, &why);
+	buffree(&why);
+	return rc;
+}
+
+/* The details of a change to a file (pi reads an edit's to show it in
+ * its sessions and exports): the unified diff, and the line of the
+ * first change in the new text. */
+static void
+changedetails(Toolenv *e, const Buf *old, const Buf *new)
+{
+	Buf d = { 0 };
+
+	diffunified(&d, old->p, old->len, new->p, new->len,
+	            e->lim->diffcontext);
+	bufreset(&e->details);
+	bufadds(&e->details, "\"diff\":");
+	jsonesc(&e->details, d.p ? d.p : "", d.len);
+	bufaddf(&e->details, ",\"firstChangedLine\":%ld",
+	        editdiffline(old, new));
+	buffree(&d);
+}
+
+/* Each line of p after a '+', as a diff shows a new file. */
+static void
+pluslines(Buf *out, const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i == 0 || p[i - 1] == '\n')
+			bufaddc(out, '+');
+		bufaddc(out, p[i]);
+	}
+	if (n && p[n - 1] != '\n')
+		bufaddc(out, '\n');
+}
+
 /* write */
 
 /* The work of write, done where the sandbox holds it. */
@@ -683,7 +737,8 @@ int
 toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Job w = { 0 };
-	int rc = 1, made, k;
+	Buf old = { 0 };
+	int rc = 1, made, k, had;
 
 	w.e = e;
 	if (patharg(j, args, "write", 1, &w.path, out) < 0)
@@ -696,12 +751,16 @@ toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 		overedit(e, "write", w.text.len, out);
 		goto done;
 	}
+	had = oldtext(e, w.path, &old);
 	k = undobefore(e, w.path);
 	made = makeplan(e, w.path);
 	if ((rc = sandboxrun(e, writejob, &w, out)) != 0 && made)
 		unlink(e->planpath);
 	undoafter(e, k, rc);
+	if (rc == 0 && had == 0)	/* it replaced a file: what changed */
+		changedetails(e, &old, &w.text);
 done:
+	buffree(&old);
 	buffree(&w.text);
 	free(w.path);
 	return rc;
@@ -869,20 +928,64 @@ int
 tooledit(Toolenv *e, const Json *j, int args, Buf *out)
 {
 	Job d = { 0 };
-	int rc = 1, k;
+	Buf old = { 0 }, new = { 0 };
+	int rc = 1, k, had;
 
 	d.e = e;
 	if (patharg(j, args, "edit", 1, &d.path, out) < 0)
 		return 1;
 	if (editargs(j, args, &d.ed, &d.n, out) == 0 &&
 	    sandboxwritable(e, "edit", d.path, out) == 0) {
+		had = oldtext(e, d.path, &old);
 		k = undobefore(e, d.path);
 		rc = sandboxrun(e, editjob, &d, out);
 		undoafter(e, k, rc);
+		/* the job may have run in a child: the file tells */
+		if (rc == 0 && had == 0 && oldtext(e, d.path, &new) == 0)
+			changedetails(e, &old, &new);
 	}
 	freeedits(d.ed, d.n);
+	buffree(&old);
+	buffree(&new);
 	buffree(&d.text);
 	free(d.path);
+	return rc;
+}
+
+/* What a write or an edit (tool) of arguments j would change, before it
+ * runs, into out: the diff of the file against its new text, or, for a
+ * file not there yet, the new text, each line after a '+'.  -1 when
+ * there is nothing to show (the call would fail). */
+int
+toolpreview(Toolenv *e, const char *tool, const Json *j, Buf *out)
+{
+	Buf old = { 0 }, new = { 0 }, why = { 0 };
+	Edit *ed = NULL;
+	char *path = NULL;
+	int n = 0, had, rc = -1;
+
+	if (patharg(j, 0, tool, 1, &path, &why) < 0)
+		goto done;
+	had = oldtext(e, path, &old);
+	if (!strcmp(tool, "write")) {
+		if (bufarg(j, 0, tool, "content", &new, &why) == 0 &&
+		    had >= 0)
+			rc = 0;
+	} else if (had == 0 && editargs(j, 0, &ed, &n, &why) == 0 &&
+	           editapply(ed, n, &old, path, &new, &why) == 0) {
+		rc = 0;
+	}
+	if (rc == 0 && had)
+		pluslines(out, new.p, new.len);
+	else if (rc == 0)
+		diffunified(out, old.p, old.len, new.p, new.len,
+		            e->lim->diffcontext);
+done:
+	freeedits(ed, n);
+	buffree(&old);
+	buffree(&new);
+	buffree(&why);
+	free(path);
 	return rc;
 }
 

@@ -24,6 +24,7 @@ typedef struct {
 	size_t maxlog;		/* bytes of bash output saved to a file */
 	size_t maximage;	/* bytes of an image file read returns */
 	size_t maxundo;		/* bytes of files kept for /undo in a turn */
+	int diffcontext;	/* lines around a change in a diff */
 	/* what grep and find take in of .gitignore files (walk.c's
 	 * Walkopt), and how long grep, find and ls may search */
 	size_t ignorebytes;
@@ -115,6 +116,7 @@ typedef struct Tool {
 int toolread(Toolenv *e, const Json *j, int args, Buf *out);
 int toolwrite(Toolenv *e, const Json *j, int args, Buf *out);
 int tooledit(Toolenv *e, const Json *j, int args, Buf *out);
+int toolpreview(Toolenv *e, const char *tool, const Json *j, Buf *out);
 int toolbash(Toolenv *e, const Json *j, int args, Buf *out);
 int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
 int toolfind(Toolenv *e, const Json *j, int args, Buf *out);

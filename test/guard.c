@@ -297,7 +297,7 @@ decide(Guard *g, const Tool *t, const char *args)
 
 	if (jsonparse(&j, args, strlen(args)) < 0)
 		return '?';
-	ok = guardcall(g, t, 0, &j, "x", &res);
+	ok = guardcall(g, t, 0, &j, "x", NULL, &res);
 	r = ok ? 'A' : !strncmp(bstr(&res), "Denied by rule", 14) ? 'D' :
 	    !strncmp(bstr(&res), "Not run: there is no terminal", 29) ? 'Q' :
 	    '?';

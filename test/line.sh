@@ -148,6 +148,54 @@ check "line: n refuses, no file" test ! -e "$T/w/no.txt"
 jsontest "line: n refuses, the model is told" "$REQ/2.json" \
     '"did not allow" in d["messages"][-1]["content"]'
 
+# What a call will do is shown before its question: an edit's diff (with
+# NO_COLOR, no escape code in it), a new file's content, a bash command
+# of several lines whole; the question stays one line.
+printf 'one\ntwo\nthree\n' >"$T/w/e.txt"
+printf '%s%s\nfinish tool_calls\n' 'tool c1 edit {"path": "e.txt", ' \
+    '"edits": [{"oldText": "two", "newText": "2"}]}' | script s1
+printf '%s\n' 'tool c1 write {"path": "new.txt", "content": "alpha\nbeta\n"}' \
+    'finish tool_calls' | script s2
+printf '%s\n' 'tool c1 bash {"command": "echo one\necho two\necho three"}' \
+    'finish tool_calls' | script s3
+startfake "$T/s1" "$T/a1" "$T/s2" "$T/a2" "$T/s3" "$T/a3"
+export NO_COLOR=1
+drive "line: the change shown before the question" -- -n <<'K'
+wait > 
+send go\r
+wait @@ -1,3 +1,3 @@
+wait -two
+wait +2
+wait agent: allow edit e.txt? [y/n/a]
+send y
+wait answer1
+wait > 
+send go\r
+wait +alpha
+wait +beta
+wait agent: allow write new.txt? [y/n/a]
+send n
+wait answer2
+wait > 
+send go\r
+wait echo one\r\necho two\r\necho three\r\n
+wait agent: allow bash echo one …? [y/n/a]
+send n
+wait answer3
+wait > 
+send \x04
+expect-exit 0
+K
+unset NO_COLOR
+check "line: the edit allowed is made" grep -qx 2 "$T/w/e.txt"
+sed -n '/@@ -1,3/,/allow edit/p' "$T/pty.log" >"$T/shown"
+if [ -s "$T/shown" ] && ! grep -q "$(printf '\033')" "$T/shown"; then
+	ok "line: NO_COLOR, no escape code in the diff shown"
+else
+	fail "line: NO_COLOR, no escape code in the diff shown" \
+	    "$(od -c "$T/shown" | head -5)"
+fi
+
 # stdout no terminal: the answer's bytes alone, no escape code.
 startfake "$T/a1"
 drive "line: stdout a file" -o "$T/stdout" -- -n <<'K'
