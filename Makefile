@@ -57,7 +57,8 @@ diff.o: diff.c util.h diff.h
 edit.o: edit.c util.h edit.h
 entry.o: entry.c util.h json.h entry.h
 events.o: events.c util.h json.h wire.h events.h
-export.o: export.c util.h json.h entry.h session.h file.h export.h
+export.o: export.c util.h json.h entry.h session.h file.h diff.h md.h \
+	export.h
 file.o: file.c util.h file.h
 gemini.o: gemini.c util.h json.h wire.h gemini.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
@@ -208,11 +209,11 @@ test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c $(TOOLSRC) \
 	$(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c entry.c \
 	    $(TOOLSRC) $(WIRESRC) sse.c json.c util.c
-# export.c writes its page through file.c
-test/fuzz_export: test/fuzz_export.c export.c session.c entry.c file.c \
-	json.c util.c $(HDR)
-	clang $(FUZZFLAGS) -o $@ test/fuzz_export.c export.c session.c \
-	    entry.c file.c json.c util.c
+# export.c writes its page through file.c, its diffs by diff.c
+test/fuzz_export: test/fuzz_export.c export.c md.c diff.c session.c \
+	entry.c file.c json.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_export.c export.c md.c diff.c \
+	    session.c entry.c file.c json.c util.c $(LIBS)
 test/fuzz_schema: test/fuzz_schema.c schema.c regex.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_schema.c schema.c regex.c json.c \
 	    util.c

@@ -108,9 +108,13 @@ sys.path.insert(0, sys.argv[1])
 from page import read
 p = read(sys.argv[1] + "/s.html")
 for s in ["5e551011-aaaa-4bbb-8ccc-000000000001", "/home/u/proj",
-          "2026-01-02T03:04:05.000Z", "USER-ASKS-FIRST",
+          "Started: 2026-01-02 03:04 UTC", "Last entry: 2026-01-02 03:04 UTC",
+          "03:04:07 UTC", "Messages: 9 (3 from the user, 3 answers, "
+          "2 tool results), 2 tool calls", "Tokens: in 3702, out 168, "
+          "cache read 21, cache write 24; cost $0.0375",
+          "Model: openai/gpt-test", "USER-ASKS-FIRST",
           "THINKING-ABOUT-IT", "ASSISTANT-WILL-LOOK", "bash", "call_1",
-          "command: ls -la", "TOOL-OUTPUT-LINE\nsecond",
+          "$ ls -la", "TOOL-OUTPUT-LINE\nsecond",
           "BRANCH-SUMMARY-TEXT", "LONG-OUTPUT-PLEASE", "LINE-1\n",
           "LINE-30", "COMPACTION-SUMMARY-TEXT", "4321", "$ echo BASH-CMD",
           "BASH-OUT", "exit code 3", "USER-ASKS-LAST", "FINAL-ANSWER-TEXT",
@@ -136,7 +140,7 @@ import sys
 m = open(sys.argv[1], "rb").read().decode("utf-8")
 for s in ["# Session", "## User", "> USER-ASKS-FIRST", "## Assistant",
           "<details><summary>Thinking</summary>", "> THINKING-ABOUT-IT",
-          "### Tool call: bash (call\\_1)", "```\ncommand: ls -la\n```",
+          "### Tool call: bash (call\\_1)", "```sh\n$ ls -la\n```",
           "TOOL-OUTPUT-LINE\nsecond\n```", "> BRANCH-SUMMARY-TEXT",
           "LINE-30", "> COMPACTION-SUMMARY-TEXT", "$ echo BASH-CMD",
           "BASH-OUT", "> FINAL-ANSWER-TEXT", "in 1234",
@@ -201,7 +205,8 @@ from page import read
 r = sys.argv[2]
 p = read(sys.argv[1] + "/h.html")
 ours = {"html", "head", "meta", "style", "title", "body", "h1", "h2", "h3",
-        "p", "div", "section", "details", "summary", "pre", "small", "img"}
+        "p", "div", "section", "details", "summary", "pre", "small", "img",
+        "a"}
 assert set(p.tags) <= ours, set(p.tags) - ours
 assert p.tags.count("style") == 1 and p.tags.count("title") == 1
 csp = [v for t, k, v in p.attrs if t == "meta" and k == "content" and
@@ -210,7 +215,9 @@ assert csp == ["default-src 'none'; img-src data:; style-src 'unsafe-inline'"]
 for t, k, v in p.attrs:
     assert not k.startswith("on"), (t, k, v)
     assert k in ("lang", "charset", "http-equiv", "content", "name",
-                 "class", "alt", "src"), (t, k, v)
+                 "class", "alt", "src", "href"), (t, k, v)
+    if k == "href":
+        assert re.fullmatch(r"https?://[^\s\"'<>]+", v), v
     if k == "src":
         assert re.fullmatch(r"data:image/(png|jpeg|gif|webp);base64,"
                             r"[A-Za-z0-9+/=]+", v), v
