@@ -313,8 +313,10 @@ mdlists(Md *m, int depth)
 	mdflush(m);
 	while (m->depth > depth) {
 		m->depth--;
-		bufadds(m->b, m->lists[m->depth] == 'o' ? "</li></ol>\n" :
-		        "</li></ul>\n");
+		bufadds(m->b, m->lists[m->depth] == 'o' ? "</li></ol>" :
+		        "</li></ul>");
+		/* not within an item, whose white space is kept */
+		bufadds(m->b, m->depth ? "" : "\n");
 	}
 }
 
