@@ -23,10 +23,12 @@ BIN=${1:-agent-static}
 # flags (agent.c, 3.1).  Issue 32's Gemini wire (gemini.c, 9.6 KB of
 # -Os text) took 8.5 KB more, and issue 30's line editor (line.c, with
 # the banner and one-key approvals) 6.2 KB: 402 KiB holds them all as
-# built (410,680 bytes), and no more.  Issue 31 is to win it back: a
-# tiny build without the rooms a router does not need, the full one
-# under 340 KiB again.
-max=411648	# bytes: 402 KiB
+# built (410,680 bytes), and no more.  Issue 30's exported page (md.c's
+# Markdown, 6.1 KB of -Os text, and export.c's diffs and totals, 3.8)
+# took 8.3 KB: 410 KiB holds it (418,968 bytes).  Issue 31 is to win it
+# back: a tiny build without the rooms a router does not need, the full
+# one under 340 KiB again.
+max=419840	# bytes: 410 KiB
 W=$T/work
 
 if [ ! -f "$BIN" ]; then
