@@ -15,17 +15,17 @@ TOOLOBJ = tools.o proc.o edit.o diff.o file.o gitguard.o regex.o sandbox.o \
 	walk.o undo.o
 HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
 	events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
-	line.h mcp.h openai.h proc.h prompt.h record.h regex.h responses.h \
+	line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h responses.h \
 	rpc.h sandbox.h schema.h scratch.h sessdir.h session.h sse.h task.h \
 	tls.h tools.h tree.h undo.h util.h walk.h wire.h
 SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
 	events.c export.c file.c gitguard.c guard.c http.c json.c line.c \
-	mcp.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
+	mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
 	sessdir.c session.c sse.c task.c tls.c tools.c tree.c undo.c util.c \
 	walk.c $(WIRESRC)
 OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
 	events.o export.o file.o gitguard.o guard.o http.o json.o line.o \
-	mcp.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
+	mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
 	sessdir.o session.o sse.o task.o tls.o tools.o tree.o undo.o util.o \
 	walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
@@ -58,7 +58,8 @@ diff.o: diff.c util.h diff.h
 edit.o: edit.c util.h edit.h
 entry.o: entry.c util.h json.h entry.h
 events.o: events.c util.h json.h wire.h events.h
-export.o: export.c util.h json.h entry.h session.h file.h export.h
+export.o: export.c util.h json.h entry.h session.h file.h diff.h md.h \
+	export.h
 file.o: file.c util.h file.h
 gemini.o: gemini.c util.h json.h wire.h gemini.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
@@ -68,6 +69,7 @@ http.o: http.c util.h tls.h http.h
 json.o: json.c util.h json.h
 line.o: line.c util.h line.h
 mcp.o: mcp.c util.h json.h sse.h http.h tools.h proc.h mcp.h
+md.o: md.c util.h md.h
 openai.o: openai.c util.h json.h wire.h openai.h
 proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
 prompt.o: prompt.c util.h json.h tools.h prompt.h
@@ -208,11 +210,11 @@ test/fuzz_rpc: test/fuzz_rpc.c rpc.c session.c entry.c $(TOOLSRC) \
 	$(WIRESRC) sse.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_rpc.c rpc.c session.c entry.c \
 	    $(TOOLSRC) $(WIRESRC) sse.c json.c util.c $(LIBS)
-# export.c writes its page through file.c
-test/fuzz_export: test/fuzz_export.c export.c session.c entry.c file.c \
-	json.c util.c $(HDR)
-	clang $(FUZZFLAGS) -o $@ test/fuzz_export.c export.c session.c \
-	    entry.c file.c json.c util.c
+# export.c writes its page through file.c, its diffs by diff.c
+test/fuzz_export: test/fuzz_export.c export.c md.c diff.c session.c \
+	entry.c file.c json.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_export.c export.c md.c diff.c \
+	    session.c entry.c file.c json.c util.c $(LIBS)
 test/fuzz_schema: test/fuzz_schema.c schema.c regex.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_schema.c schema.c regex.c json.c \
 	    util.c

@@ -4,6 +4,7 @@
  * runs nothing and loads nothing (its policy says so too), its images
  * only data: URIs of four types; the Markdown page holds the session's
  * prose in quotes, its code in fences that nothing inside can close. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include "entry.h"
 #include "session.h"
 #include "file.h"
+#include "diff.h"
+#include "md.h"
 #include "export.h"
 
 enum {
@@ -25,6 +28,15 @@ enum {
  * quote; Markdown on one line, no mark in it taken as one; a fence's
  * lines. */
 enum { ESCHTML, ESCQUOTE, ESCLINE, ESCCODE };
+
+/* What the branch holds, for the page's head. */
+typedef struct {
+	long msgs, user, answers, results, calls;
+	double tok[4], cost;
+	Buf models;		/* "\nprovider/model\n" each, in order */
+	int nmodels;
+	Buf end;		/* the last entry's time */
+} Totals;
 
 typedef struct {
 	Buf b;			/* the page */
@@ -42,10 +54,14 @@ static const char htmltop[] =
 	"font:15px/1.5 sans-serif}section{margin:1em 0;padding:0 1em;"
 	"border-left:4px solid #bbb}.user{border-color:#36c}"
 	".assistant{border-color:#393}.error{border-color:#c33}"
-	".summary{border-color:#c80}h2,h3{font-size:1em;margin:.6em 0}"
-	"pre,.t{white-space:pre-wrap;overflow-wrap:anywhere}"
-	"pre{background:#f3f3f3;padding:.4em}small,.m{color:#666}"
-	"img{max-width:100%}</style>\n";
+	".summary{border-color:#c80}section>h2,h3{font-size:1em;"
+	"margin:.6em 0}pre,.md p,.md li{white-space:pre-wrap;"
+	"overflow-wrap:anywhere}pre,code{background:#f3f3f3}pre{padding:.4em}"
+	"small,.m{color:#666}img{max-width:100%}table{border-collapse:"
+	"collapse}td,th{border:1px solid #ccc;padding:0 .4em}.c{text-align:"
+	"center}.r{text-align:right}blockquote{margin:0;padding-left:1em;"
+	"border-left:3px solid #ccc}del,ins{display:block;text-decoration:"
+	"none}del{background:#fdd}ins{background:#dfd}</style>\n";
 
 /* The images shown; others (SVG could hold script) are named only. */
 static const char *const imagetypes[] = {
@@ -112,6 +128,29 @@ pagekey(const Json *j, int obj, const char *key, Buf *b)
 	pagetok(j, jsonget(j, obj, key), b);
 }
 
+/* An ISO 8601 time in UTC (2026-11-28T14:03:05.123Z) as people read
+ * it: to the minute (2026-11-28 14:03 UTC), or the second; another as
+ * it is. */
+static void
+pagedate(Buf *b, const char *s, size_t n, int secs)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	size_t i;
+
+	for (i = 0; i < n && i < sizeof(shape) - 1; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) :
+		    s[i] != shape[i])
+			break;
+	if (i < sizeof(shape) - 1 || s[n - 1] != 'Z') {
+		bufadd(b, s, n);
+		return;
+	}
+	bufadd(b, s, 10);
+	bufaddc(b, ' ');
+	bufadd(b, s + 11, secs ? 8 : 5);
+	bufadds(b, " UTC");
+}
+
 /* A line of small print: a setting, the usage, a note. */
 static void
 pagenote(Page *p, const char *s, size_t n)
@@ -121,15 +160,22 @@ pagenote(Page *p, const char *s, size_t n)
 	bufadds(&p->b, p->md ? "\n\n" : "</p>\n");
 }
 
-/* Prose: what the user or the model wrote, a summary. */
+/* Prose: what the user or the model wrote, a summary; Markdown, shown
+ * as HTML by md.c, or quoted as it is. */
 static void
 pagetext(Page *p, const char *s, size_t n)
 {
 	if (!n)
 		return;
-	bufadds(&p->b, p->md ? "> " : "<div class=\"t\">");
-	pageesc(&p->b, s, n, p->md ? ESCQUOTE : ESCHTML);
-	bufadds(&p->b, p->md ? "\n\n" : "</div>\n");
+	if (!p->md) {
+		bufadds(&p->b, "<div class=\"md\">");
+		mdhtml(&p->b, s, n);
+		bufadds(&p->b, "</div>\n");
+		return;
+	}
+	bufadds(&p->b, "> ");
+	pageesc(&p->b, s, n, ESCQUOTE);
+	bufadds(&p->b, "\n\n");
 }
 
 /* A folded part, under summary (ours), and its end. */
@@ -147,19 +193,43 @@ pageunfold(Page *p)
 	bufadds(&p->b, p->md ? "</details>\n\n" : "</details>\n");
 }
 
+/* A fence of n backticks; the line's end is the caller's. */
 static void
 pagefence(Buf *b, size_t n)
 {
 	while (n--)
 		bufaddc(b, '`');
-	bufaddc(b, '\n');
 }
 
-/* Text shown as it is, a tool's: in <pre>, or in a Markdown fence
- * longer than any run of backticks in it; folded when long, what and
- * its size saying what is folded. */
+/* A diff's lines in HTML, those taken out and put in marked. */
 static void
-pagecode(Page *p, const char *s, size_t n, const char *what)
+pagediff(Page *p, const char *s, size_t n)
+{
+	const char *e, *end = s + n;
+
+	bufadds(&p->b, "<pre class=\"diff\">");
+	for (; s < end; s = e + 1) {
+		e = memchr(s, '\n', end - s);
+		e = e ? e : end;
+		if (*s == '-' || *s == '+') {
+			bufadds(&p->b, *s == '-' ? "<del>" : "<ins>");
+			pageesc(&p->b, s, e - s, ESCHTML);
+			bufadds(&p->b, *s == '-' ? "</del>" : "</ins>");
+		} else {
+			pageesc(&p->b, s, e - s, ESCHTML);
+			bufaddc(&p->b, '\n');
+		}
+	}
+	bufadds(&p->b, "</pre>\n");
+}
+
+/* Text shown as it is, a tool's: in <pre> (a diff's lines marked when
+ * lang is "diff"), or in a Markdown fence of lang longer than any run
+ * of backticks in it; folded when long, what and its size saying what
+ * is folded. */
+static void
+pagecode(Page *p, const char *s, size_t n, const char *what,
+         const char *lang)
 {
 	char sum[80];
 	size_t i, run = 0, most = 2, lines = 0;
@@ -176,18 +246,22 @@ pagecode(Page *p, const char *s, size_t n, const char *what)
 		         lines, n);
 		pagefold(p, sum);
 	}
-	if (!p->md) {
+	if (!p->md && lang && !strcmp(lang, "diff")) {
+		pagediff(p, s, n);
+	} else if (!p->md) {
 		/* the parser drops one newline after <pre>: this one */
 		bufadds(&p->b, "<pre>\n");
 		pageesc(&p->b, s, n, ESCHTML);
 		bufadds(&p->b, "</pre>\n");
 	} else {
 		pagefence(&p->b, most + 1);
+		bufadds(&p->b, lang ? lang : "");
+		bufaddc(&p->b, '\n');
 		pageesc(&p->b, s, n, ESCCODE);
 		if (p->b.p[p->b.len - 1] != '\n')
 			bufaddc(&p->b, '\n');
 		pagefence(&p->b, most + 1);
-		bufaddc(&p->b, '\n');
+		bufadds(&p->b, "\n\n");
 	}
 	if (fold)
 		pageunfold(p);
@@ -199,14 +273,16 @@ static void
 pagehead(Page *p, const char *cls, const char *title, const Json *j,
          int ts)
 {
-	Buf t = { 0 };
+	Buf t = { 0 }, d = { 0 };
 
 	if (p->md)
 		bufadds(&p->b, "## ");
 	else
 		bufaddf(&p->b, "<section class=\"%s\"><h2>", cls);
 	pageesc(&p->b, title, strlen(title), p->md ? ESCLINE : ESCHTML);
-	pagetok(j, ts, &t);
+	pagetok(j, ts, &d);
+	pagedate(&t, bstr(&d), d.len, 1);
+	buffree(&d);
 	if (t.len) {
 		bufadds(&p->b, p->md ? " (" : " <small>");
 		pageesc(&p->b, t.p, t.len, p->md ? ESCLINE : ESCHTML);
@@ -268,8 +344,68 @@ pageimage(Page *p, const Json *j, int blk)
 	buffree(&data);
 }
 
-/* A tool call: its name and id, then its arguments, a string as it is,
- * other values as JSON. */
+/* An edit's arguments as a diff of each of edits[] (or of the single
+ * oldText and newText); 0 if they hold no text to compare. */
+static int
+pageedit(Page *p, const Json *j, int args)
+{
+	Buf d = { 0 }, a = { 0 }, b = { 0 };
+	int e, edits = jsonget(j, args, "edits"), any = 0;
+
+	e = edits >= 0 ? jsonat(j, edits, 0) : args;
+	for (; e >= 0; e = edits >= 0 ? jsonnext(j, e) : -1) {
+		bufreset(&a);
+		bufreset(&b);
+		if (jsonget(j, e, "oldText") < 0 &&
+		    jsonget(j, e, "newText") < 0)
+			continue;
+		pagekey(j, e, "oldText", &a);
+		pagekey(j, e, "newText", &b);
+		diffunified(&d, a.p, a.len, b.p, b.len, 3);
+		any = 1;
+	}
+	if (any)
+		pagecode(p, bstr(&d), d.len, "diff", "diff");
+	buffree(&d);
+	buffree(&a);
+	buffree(&b);
+	return any;
+}
+
+/* The arguments of the tools a reader knows by sight: an edit as a
+ * diff, a write as its content, a command as a shell line, each with
+ * its path; 0 for other tools, whose arguments pagecall lists. */
+static int
+pageknown(Page *p, const Json *j, int name, int args)
+{
+	Buf t = { 0 };
+	int edit = jsoneq(j, name, "edit"), write = jsoneq(j, name, "write");
+	int cmd = jsonget(j, args, "command"), shown = 1;
+
+	if (edit || write) {
+		bufadds(&t, "path: ");
+		pagekey(j, args, "path", &t);
+		pagenote(p, t.p, t.len);
+		bufreset(&t);
+	}
+	if (edit) {
+		shown = pageedit(p, j, args);
+	} else if (write && jsonget(j, args, "content") >= 0) {
+		pagekey(j, args, "content", &t);
+		pagecode(p, bstr(&t), t.len, "content", NULL);
+	} else if (jsoneq(j, name, "bash") && cmd >= 0) {
+		bufadds(&t, "$ ");
+		pagetok(j, cmd, &t);
+		pagecode(p, bstr(&t), t.len, "command", p->md ? "sh" : NULL);
+	} else {
+		shown = 0;
+	}
+	buffree(&t);
+	return shown;
+}
+
+/* A tool call: its name and id, then its arguments: as pageknown has
+ * them, else a string as it is, other values as JSON. */
 static void
 pagecall(Page *p, const Json *j, int blk)
 {
@@ -283,6 +419,11 @@ pagecall(Page *p, const Json *j, int blk)
 	bufaddc(&t, ')');
 	pagesub(p, t.p, t.len);
 	bufreset(&t);
+	if (args >= 0 && j->t[args].type == JOBJ &&
+	    pageknown(p, j, jsonget(j, blk, "name"), args)) {
+		buffree(&t);
+		return;
+	}
 	if (args >= 0 && j->t[args].type == JOBJ) {
 		for (i = args + 1, k = 0; k < j->t[args].size && i + 1 < j->n;
 		     k++, i = jsonskip(j, i + 1)) {
@@ -295,7 +436,7 @@ pagecall(Page *p, const Json *j, int blk)
 	} else if (args >= 0) {
 		jsonraw(&t, j, args);
 	}
-	pagecode(p, bstr(&t), t.len, "arguments");
+	pagecode(p, bstr(&t), t.len, "arguments", NULL);
 	buffree(&t);
 }
 
@@ -304,7 +445,7 @@ static void
 pagesaid(Page *p, const Buf *t, int code)
 {
 	if (code)
-		pagecode(p, bstr(t), t->len, "output");
+		pagecode(p, bstr(t), t->len, "output", NULL);
 	else
 		pagetext(p, t->p, t->len);
 }
@@ -386,7 +527,7 @@ pageusage(Page *p, const Json *j, int m)
 	pagekey(j, m, "errorMessage", &t);
 	if (t.len) {
 		pagenote(p, "Error:", strlen("Error:"));
-		pagecode(p, t.p, t.len, "error");
+		pagecode(p, t.p, t.len, "error", NULL);
 	}
 	buffree(&t);
 }
@@ -402,10 +543,10 @@ pagebash(Page *p, const Json *j, int m, int ts)
 	pagehead(p, "tool", "Bash", j, ts);
 	bufadds(&t, "$ ");
 	pagekey(j, m, "command", &t);
-	pagecode(p, t.p, t.len, "command");
+	pagecode(p, t.p, t.len, "command", NULL);
 	bufreset(&t);
 	pagekey(j, m, "output", &t);
-	pagecode(p, bstr(&t), t.len, "output");
+	pagecode(p, bstr(&t), t.len, "output", NULL);
 	bufreset(&t);
 	if (jsonnum(j, jsonget(j, m, "exitCode"), &v) == 0)
 		bufaddf(&t, "exit code %.0f", v);
@@ -538,19 +679,110 @@ pageentry(Page *p, const Entry *e)
 	buffree(&t);
 }
 
-/* The page's head: the session's id, directory and date. */
+/* Entry e counted into to: its time, its message and what the message
+ * cost, the tools it called, the model that wrote it. */
 static void
-pagestart(Page *p, const char *head)
+pagecount(Totals *to, const Entry *e)
+{
+	static const char *const keys[] = {
+		"input", "output", "cacheRead", "cacheWrite"
+	};
+	Buf t = { 0 };
+	Json j;
+	double v;
+	int m, role, u, blk;
+	size_t k;
+
+	if (!e->line || jsonparse(&j, e->line, strlen(e->line)) < 0)
+		return;
+	bufreset(&to->end);
+	pagekey(&j, 0, "timestamp", &to->end);
+	m = strcmp(e->type, "message") ? -1 : jsonget(&j, 0, "message");
+	role = jsonget(&j, m, "role");
+	to->msgs += m >= 0;
+	to->user += jsoneq(&j, role, "user");
+	to->results += jsoneq(&j, role, "toolResult");
+	if (m >= 0 && jsoneq(&j, role, "assistant")) {
+		to->answers++;
+		u = jsonget(&j, m, "usage");
+		for (k = 0; k < LEN(keys); k++)
+			if (jsonnum(&j, jsonget(&j, u, keys[k]), &v) == 0)
+				to->tok[k] += v;
+		if (!jsonnum(&j, jsonget(&j, jsonget(&j, u, "cost"), "total"),
+		             &v))
+			to->cost += v;
+		blk = jsonat(&j, jsonget(&j, m, "content"), 0);
+		for (; blk >= 0; blk = jsonnext(&j, blk))
+			to->calls += jsoneq(&j, jsonget(&j, blk, "type"),
+			                    "toolCall");
+		bufaddc(&t, '\n');
+		pagekey(&j, m, "provider", &t);
+		bufadds(&t, t.len > 1 ? "/" : "");
+		pagekey(&j, m, "model", &t);
+		bufaddc(&t, '\n');
+		if (t.len > 2 && to->nmodels < 8 &&
+		    !strstr(bstr(&to->models), t.p)) {
+			bufadd(&to->models, t.p + !!to->models.len,
+			       t.len - !!to->models.len);
+			to->nmodels++;
+		}
+	}
+	buffree(&t);
+	jsonfree(&j);
+}
+
+/* The totals of the branch path[n], as notes under the page's head. */
+static void
+pagetotals(Page *p, const Entry **path, size_t n)
+{
+	Totals to;
+	Buf t = { 0 };
+	size_t i;
+
+	memset(&to, 0, sizeof(to));
+	for (i = 0; i < n; i++)
+		pagecount(&to, path[i]);
+	if (to.end.len) {
+		bufadds(&t, "Last entry: ");
+		pagedate(&t, to.end.p, to.end.len, 0);
+		pagenote(p, t.p, t.len);
+	}
+	bufreset(&t);
+	bufaddf(&t, "Messages: %ld (%ld from the user, %ld answers, %ld tool "
+	        "results), %ld tool calls", to.msgs, to.user, to.answers,
+	        to.results, to.calls);
+	pagenote(p, t.p, t.len);
+	bufreset(&t);
+	bufaddf(&t, "Tokens: in %.0f, out %.0f, cache read %.0f, cache "
+	        "write %.0f; cost $%.4f", to.tok[0], to.tok[1], to.tok[2],
+	        to.tok[3], to.cost);
+	pagenote(p, t.p, t.len);
+	for (i = 0; i + 1 < to.models.len; i++)
+		to.models.p[i] = to.models.p[i] == '\n' ? ',' : to.models.p[i];
+	if (to.nmodels) {
+		bufreset(&t);
+		bufadds(&t, to.nmodels > 1 ? "Models: " : "Model: ");
+		bufadd(&t, to.models.p + 1, to.models.len - 2);
+		pagenote(p, t.p, t.len);
+	}
+	buffree(&t);
+	buffree(&to.models);
+	buffree(&to.end);
+}
+
+/* The page's head: the session's id, directory, start, its totals. */
+static void
+pagestart(Page *p, const char *head, const Entry **path, size_t n)
 {
 	static const char *const keys[] = {
 		"id", "cwd", "timestamp", "parentSession"
 	};
 	static const char *const says[] = {
-		"Session: ", "Directory: ", "Date: ", "Forked from: "
+		"Session: ", "Directory: ", "Started: ", "Forked from: "
 	};
-	Buf t = { 0 };
+	Buf t = { 0 }, v = { 0 };
 	Json j;
-	size_t k, n;
+	size_t k;
 
 	jsonparse(&j, head, strlen(head));	/* checked by the load */
 	if (p->md) {
@@ -564,14 +796,18 @@ pagestart(Page *p, const char *head)
 	}
 	for (k = 0; k < LEN(keys); k++) {
 		bufreset(&t);
+		bufreset(&v);
+		pagekey(&j, 0, keys[k], &v);
 		bufadds(&t, says[k]);
-		n = t.len;
-		pagekey(&j, 0, keys[k], &t);
-		if (t.len > n)
+		pagedate(&t, bstr(&v), v.len, 0);
+		if (v.len)
 			pagenote(p, t.p, t.len);
+		if (k == 2)
+			pagetotals(p, path, n);
 	}
 	jsonfree(&j);
 	buffree(&t);
+	buffree(&v);
 }
 
 /* The page out names by its ending: EXPORTHTML, EXPORTMD, or -1. */
@@ -627,8 +863,8 @@ exportsession(const char *in, const char *leaf, const char *out)
 	memset(&p, 0, sizeof(p));
 	p.md = fmt == EXPORTMD;
 	p.name = in;
-	pagestart(&p, s.head);
 	n = sessbranch(&s, &path);
+	pagestart(&p, s.head, path, n);
 	for (i = 0; i < n; i++)
 		pageentry(&p, path[i]);
 	if (!p.md)

@@ -108,9 +108,13 @@ sys.path.insert(0, sys.argv[1])
 from page import read
 p = read(sys.argv[1] + "/s.html")
 for s in ["5e551011-aaaa-4bbb-8ccc-000000000001", "/home/u/proj",
-          "2026-01-02T03:04:05.000Z", "USER-ASKS-FIRST",
+          "Started: 2026-01-02 03:04 UTC", "Last entry: 2026-01-02 03:04 UTC",
+          "03:04:07 UTC", "Messages: 9 (3 from the user, 3 answers, "
+          "2 tool results), 2 tool calls", "Tokens: in 3702, out 168, "
+          "cache read 21, cache write 24; cost $0.0375",
+          "Model: openai/gpt-test", "USER-ASKS-FIRST",
           "THINKING-ABOUT-IT", "ASSISTANT-WILL-LOOK", "bash", "call_1",
-          "command: ls -la", "TOOL-OUTPUT-LINE\nsecond",
+          "$ ls -la", "TOOL-OUTPUT-LINE\nsecond",
           "BRANCH-SUMMARY-TEXT", "LONG-OUTPUT-PLEASE", "LINE-1\n",
           "LINE-30", "COMPACTION-SUMMARY-TEXT", "4321", "$ echo BASH-CMD",
           "BASH-OUT", "exit code 3", "USER-ASKS-LAST", "FINAL-ANSWER-TEXT",
@@ -136,7 +140,7 @@ import sys
 m = open(sys.argv[1], "rb").read().decode("utf-8")
 for s in ["# Session", "## User", "> USER-ASKS-FIRST", "## Assistant",
           "<details><summary>Thinking</summary>", "> THINKING-ABOUT-IT",
-          "### Tool call: bash (call\\_1)", "```\ncommand: ls -la\n```",
+          "### Tool call: bash (call\\_1)", "```sh\n$ ls -la\n```",
           "TOOL-OUTPUT-LINE\nsecond\n```", "> BRANCH-SUMMARY-TEXT",
           "LINE-30", "> COMPACTION-SUMMARY-TEXT", "$ echo BASH-CMD",
           "BASH-OUT", "> FINAL-ANSWER-TEXT", "in 1234",
@@ -201,7 +205,8 @@ from page import read
 r = sys.argv[2]
 p = read(sys.argv[1] + "/h.html")
 ours = {"html", "head", "meta", "style", "title", "body", "h1", "h2", "h3",
-        "p", "div", "section", "details", "summary", "pre", "small", "img"}
+        "p", "div", "section", "details", "summary", "pre", "small", "img",
+        "a"}
 assert set(p.tags) <= ours, set(p.tags) - ours
 assert p.tags.count("style") == 1 and p.tags.count("title") == 1
 csp = [v for t, k, v in p.attrs if t == "meta" and k == "content" and
@@ -210,7 +215,9 @@ assert csp == ["default-src 'none'; img-src data:; style-src 'unsafe-inline'"]
 for t, k, v in p.attrs:
     assert not k.startswith("on"), (t, k, v)
     assert k in ("lang", "charset", "http-equiv", "content", "name",
-                 "class", "alt", "src"), (t, k, v)
+                 "class", "alt", "src", "href"), (t, k, v)
+    if k == "href":
+        assert re.fullmatch(r"https?://[^\s\"'<>]+", v), v
     if k == "src":
         assert re.fullmatch(r"data:image/(png|jpeg|gif|webp);base64,"
                             r"[A-Za-z0-9+/=]+", v), v
@@ -240,6 +247,60 @@ assert set(tags) <= {"<details>", "</details>", "<summary>", "</summary>"}, tags
 assert not re.findall(r"(?<!\\)\[", prose), re.findall(r".{20}(?<!\\)\[.{20}", prose)
 X
 
+# A session as models write it: Markdown, an edit, a write, a command,
+# an image as pi stores it, and hostile text among the Markdown.
+cat >"$T/m.jsonl" <<'X'
+{"type":"session","version":3,"id":"5e551011-aaaa-4bbb-8ccc-000000000002","timestamp":"2026-11-28T14:03:05.000Z","cwd":"/home/u/proj"}
+{"type":"message","id":"m01","parentId":null,"timestamp":"2026-11-28T14:03:06.000Z","message":{"role":"user","content":[{"type":"text","text":"Fix **main.c**, see [the docs](https://example.com/docs) and [evil](javascript:document.title='PWNED')."},{"type":"image","mimeType":"image/png","data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="}],"timestamp":1}}
+{"type":"message","id":"m02","parentId":"m01","timestamp":"2026-11-28T14:03:07.000Z","message":{"role":"assistant","content":[{"type":"text","text":"## The plan\n\n- first *item*\n- second __strong__ item\n  - nested `code`\n\n1. one\n2. two\n\n> a quote\n\n| name | size |\n|:-----|-----:|\n| a.c | 12 |\n\n```c\nint main(void) { return 0; }\n```\n\nHOSTILE <script>document.title='PWNED'</script> <img src=x onerror=\"document.title='PWNED';document.body.setAttribute('data-pwned','1')\"> </pre></div></section> `</code><script>x</script>` [x](data:text/html,<script>y</script>)"},{"type":"toolCall","id":"call_e","name":"edit","arguments":{"path":"main.c","edits":[{"oldText":"int main(void) {\n\treturn 1;\n}\n","newText":"int main(void) {\n\treturn 0;\n}\n"}]}},{"type":"toolCall","id":"call_w","name":"write","arguments":{"path":"NOTES.md","content":"WRITTEN-CONTENT\n"}},{"type":"toolCall","id":"call_b","name":"bash","arguments":{"command":"make && ./main"}}],"provider":"anthropic","model":"claude-test","usage":{"input":100,"output":20,"cacheRead":3,"cacheWrite":4,"totalTokens":127,"cost":{"total":0.5}},"stopReason":"toolUse","timestamp":2}}
+{"type":"message","id":"m03","parentId":"m02","timestamp":"2026-11-28T14:05:09.000Z","message":{"role":"toolResult","toolCallId":"call_e","toolName":"edit","content":[{"type":"text","text":"Successfully replaced 1 block(s) in main.c."}],"details":{"diff":"-2 \treturn 1;\n+2 \treturn 0;","firstChangedLine":2},"isError":false,"timestamp":3}}
+X
+exp -e m.jsonl m.html
+[ "$RC" -eq 0 ] && ok "markdown: exported" || fail "markdown: exported" "rc $RC: $(cat "$T/err")"
+exp -e m.jsonl m.md
+[ "$RC" -eq 0 ] && ok "markdown: exported as Markdown" ||
+    fail "markdown: exported as Markdown" "rc $RC: $(cat "$T/err")"
+pycheck "markdown: rendered, the edit a diff, no script, the policy kept" "$T" <<'X'
+import re, sys
+sys.path.insert(0, sys.argv[1])
+from page import read
+h = open(sys.argv[1] + "/m.html", "rb").read().decode("utf-8")
+p = read(sys.argv[1] + "/m.html")
+for t in ["h2", "ul", "ol", "li", "table", "th", "td", "pre", "code",
+          "strong", "em", "blockquote", "a", "del", "ins", "img"]:
+    assert t in p.tags, t
+assert "<script" not in h.lower()
+assert "<h2>The plan</h2>" in h
+assert "<ul><li>first <em>item</em></li>" in h
+assert "<li>second <strong>strong</strong> item<ul><li>nested " \
+    "<code>code</code></li></ul>" in h
+assert '<th class="l"> name </th><th class="r"> size </th>' in h
+assert '<pre><code class="language-c">int main(void) { return 0; }\n' \
+    '</code></pre>' in h
+hrefs = [v for t, k, v in p.attrs if k == "href"]
+assert hrefs == ["https://example.com/docs"], hrefs
+assert "[evil](javascript:document.title='PWNED')" in p.all
+assert "[x](data:text/html,<script>y</script>)" in p.all
+assert "<del>-\treturn 1;</del><ins>+\treturn 0;</ins>" in h
+assert "path: main.c" in p.all and "path: NOTES.md" in p.all
+assert "WRITTEN-CONTENT" in p.all and "$ make && ./main" in p.all
+assert "HOSTILE <script>document.title='PWNED'</script> <img src=x" in p.all
+csp = [v for t, k, v in p.attrs if t == "meta" and k == "content" and
+       "default-src" in v]
+assert csp == ["default-src 'none'; img-src data:; style-src 'unsafe-inline'"]
+for s in ["Started: 2026-11-28 14:03 UTC",
+          "Last entry: 2026-11-28 14:05 UTC",
+          "Messages: 3 (1 from the user, 1 answers, 1 tool results), "
+          "3 tool calls", "Tokens: in 100, out 20, cache read 3, "
+          "cache write 4; cost $0.5000", "Model: anthropic/claude-test"]:
+    assert s in p.all, s
+imgs = [v for t, k, v in p.attrs if t == "img" and k == "src"]
+assert len(imgs) == 1 and imgs[0].startswith("data:image/png;base64,iVBOR")
+m = open(sys.argv[1] + "/m.md", "rb").read().decode("utf-8")
+assert "```diff\n@@ -1,3 +1,3 @@\n int main(void) {\n-\treturn 1;\n" \
+    "+\treturn 0;\n }\n```" in m, m
+X
+
 # A real browser: the page shows the conversation, and nothing in the
 # hostile one runs, with the page's policy or (its meta line taken out)
 # by the escaping alone.  A control page whose script must run shows
@@ -254,7 +315,8 @@ pwned() {
 }
 if ! command -v chromium >/dev/null 2>&1; then
 	for c in "the conversation rendered" "a control script runs" \
-	    "hostile: nothing runs" "hostile: nothing runs without the policy"
+	    "hostile: nothing runs" "hostile: nothing runs without the policy" \
+	    "markdown: rendered, nothing runs"
 	do
 		skip "chromium: $c" "no chromium (apt-get install chromium)"
 	done
@@ -277,3 +339,12 @@ chrome h2.html h2.dom
 [ -s "$T/h2.dom" ] && ! pwned h2.dom &&
     ok "chromium: hostile: nothing runs without the policy" ||
     fail "chromium: hostile: nothing runs without the policy" "$(head -c 800 "$T/h2.dom")"
+chrome m.html m.dom
+grep -q '<h2>The plan</h2>' "$T/m.dom" && grep -q '<table>' "$T/m.dom" &&
+    grep -q '<del>' "$T/m.dom" && grep -q '<ins>' "$T/m.dom" &&
+    grep -q '<a href="https://example.com/docs">' "$T/m.dom" &&
+    grep -q '<img alt="image" src="data:image/png' "$T/m.dom" &&
+    grep -q '<title>Session 5e551011-aaaa-4bbb-8ccc-000000000002</title>' \
+    "$T/m.dom" && ! grep -qi '<script' "$T/m.dom" && ! pwned m.dom &&
+    ok "chromium: markdown: rendered, nothing runs" ||
+    fail "chromium: markdown: rendered, nothing runs" "$(head -c 800 "$T/m.dom")"

@@ -1,9 +1,11 @@
 /* See LICENSE file for copyright and license details. */
 /* fuzz_export.c: libFuzzer target for export.c: any bytes as a session
- * file, exported as HTML and as Markdown.  Besides crashes, an HTML page
- * that holds a script element is a fault: every byte of the session is
- * to be escaped.  (Markdown's fences show tools' text as it is, scripts
- * too: there a crash is the fault.) */
+ * file, exported as HTML and as Markdown, and as Markdown text given to
+ * md.c.  Besides crashes, an HTML page that holds a script element is a
+ * fault: every byte of the session is to be escaped; and md.c's HTML
+ * may hold only its own tags and links to http(s).  (Markdown's fences
+ * show tools' text as it is, scripts too: there a crash is the
+ * fault.) */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "../json.h"
 #include "../entry.h"
 #include "../session.h"
+#include "../md.h"
 #include "../export.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -61,11 +64,51 @@ readpage(const char *path, Buf *b)
 	bufgrow(b, 0);
 }
 
+/* md.c's tags, and the attributes they may have. */
+static const char *const tags[] = {
+	"p", "blockquote", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5",
+	"h6", "hr", "table", "thead", "tbody", "tr", "th", "td", "pre", "code",
+	"em", "strong", "a"
+};
+static const char *const attrs[] = {
+	" class=\"", " start=\"", " href=\"http://", " href=\"https://"
+};
+
+/* Abort unless each tag in h is one of md.c's. */
+static void
+mdcheck(const char *h)
+{
+	size_t i, k, n;
+
+	for (; (h = strchr(h, '<')); h++) {
+		h += h[1] == '/';
+		for (n = 0; h[1 + n] >= 'a' && h[1 + n] <= 'z'; n++)
+			;
+		n += h[1] == 'h' && h[2] >= '1' && h[2] <= '6';
+		for (i = 0; i < LEN(tags) && (strlen(tags[i]) != n ||
+		     strncmp(h + 1, tags[i], n)); i++)
+			;
+		if (i == LEN(tags))
+			abort();
+		if (h[1 + n] == '>')
+			continue;
+		for (k = 0; k < LEN(attrs) && strncmp(h + 1 + n, attrs[k],
+		     strlen(attrs[k])); k++)
+			;
+		if (k == LEN(attrs))
+			abort();
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	Buf page = { 0 };
 	int fd;
+
+	mdhtml(&page, (const char *)data, size);
+	bufgrow(&page, 0);
+	mdcheck(page.p);
 
 	unlink(html);
 	unlink(md);

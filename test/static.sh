@@ -22,11 +22,14 @@ BIN=${1:-agent-static}
 # 4.8), budgets, the ledger and the summary (budget.c, 4.4) and their
 # flags (agent.c, 3.1).  Issue 32's Gemini wire (gemini.c, 9.6 KB of
 # -Os text) took 8.5 KB more, and issue 30's line editor (line.c, with
-# the banner and one-key approvals) 6.2 KB: 402 KiB holds them all as
-# built (410,680 bytes), and no more.  Issue 31 is to win it back: a
-# tiny build without the rooms a router does not need, the full one
-# under 340 KiB again.
-max=411648	# bytes: 402 KiB
+# the banner and one-key approvals) 6.2 KB, its preview of a call
+# before approval (call.c's diffs, the trace's +N -M) 2.9 KB, its
+# exported page (md.c's Markdown, 6.1 KB of -Os text, and export.c's
+# diffs and totals, 3.8) 8.5 KB: 413 KiB holds them all as built
+# (422,104 bytes), and no more.  Issue 31 is to win it back: a tiny
+# build without the rooms a router does not need, the full one under
+# 340 KiB again.
+max=422912	# bytes: 413 KiB
 W=$T/work
 
 if [ ! -f "$BIN" ]; then
