@@ -89,9 +89,11 @@ X
 	(cd "$W" && agentexec env TMPDIR="$T/tmp" "$ROOT/agent" -y -n go) \
 	    </dev/null >"$T/out" 2>"$T/err" &
 	APID=$!
+	# the child's TMPDIR first: a child of agent seen before it may be
+	# another, gone by the time it is named (seen under load)
+	waitfor 10 ntmpdirs 2
 	waitfor 10 haskid
 	KID=$(agentkids "$APID")
-	waitfor 10 ntmpdirs 2
 	N=$(tmpdirs)
 	kill -KILL "$APID"
 	wait "$APID" 2>/dev/null
