@@ -12,7 +12,10 @@
 # It runs headless (-p) with a temporary HOME, no session written, its
 # nonessential traffic and telemetry off, and its Read, Edit and Bash tools
 # allowed (--dangerously-skip-permissions is refused to root).  Run so, it
-# asks the server nothing but the scripted messages calls.  Left out, as
+# still opens with a HEAD / (a preconnect), which the fake's -P answers
+# apart from the scripted messages calls.  Each of its runs has PEERTIME
+# seconds (120): a row it does not finish says so and the bench ends
+# with status 1, where it used to hang.  Left out, as
 # they cannot be made fair: resuming big sessions (its session format is
 # its own), line mode (it has none) and the 1M deltas (minutes).
 cd "$(dirname "$0")/.." || exit 1
@@ -48,11 +51,26 @@ agent() {
 	echo "env AGENT_BASE_URL=$URL AGENT_API_KEY=bench $ROOT/agent" \
 	    "-P anthropic -y -n -q"
 }
+PEERTIME=${PEERTIME:-120}
 claude() {
-	echo "env -i PATH=$PATH HOME=$B/home ANTHROPIC_BASE_URL=$CURL" \
+	echo "timeout $PEERTIME env -i PATH=$PATH HOME=$B/home" \
+	    "ANTHROPIC_BASE_URL=$CURL" \
 	    "ANTHROPIC_API_KEY=bench DISABLE_TELEMETRY=1" \
 	    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1" \
 	    "$* $CLAUDE --no-session-persistence --allowedTools Read Edit Bash"
+}
+
+# crow NAME AGENT-RESULT CLAUDE-RESULT: row, or, when Claude Code failed
+# or ran out of time (peak has said "failed"), that said in the row.
+FAILED=0
+crow() {
+	if [ -z "$3" ]; then
+		printf '%-26s %9s ms   Claude Code failed or took over %s s\n' \
+		    "$1" "${2%% *}" "$PEERTIME"
+		FAILED=1
+	else
+		row "$@"
+	fi
 }
 
 # event TYPE JSON: one SSE event.
@@ -96,8 +114,8 @@ echo "                               agent                     Claude Code" \
     "$("$CLAUDE" --version | cut -d' ' -f1)"
 
 a=$(measure 50 "$ROOT/agent" -v)
-c=$(measure 5 "$CLAUDE" -v)
-row "startup (-v)" "$a" "$c"
+c=$(measure 5 timeout "$PEERTIME" "$CLAUDE" -v)
+crow "startup (-v)" "$a" "$c"
 
 # 5 MB of text in deltas of 1000 bytes ("a".."z" and a blank, repeated),
 # as the fake's `big` makes them for the OpenAI wire.
@@ -117,7 +135,7 @@ awk 'BEGIN {
 fake 12 "$B/stream"
 a=$(measure 5 $(agent) go)
 c=$(measure 5 $(claude) -p go)
-row "5 MB streamed answer" "$a" "$c"
+crow "5 MB streamed answer" "$a" "$c"
 
 # The same task as bench/run.sh's, in each one's tools: Claude Code's take
 # absolute paths, and its Edit wants the file read first (it is).
@@ -135,7 +153,7 @@ a=$(cd "$B/proj" && measure 5 sh -c "$init && exec $(agent) fix")
 fake 6 "$B/k1" "$B/k2" "$B/k3" "$B/t4"
 c=$(cd "$B/proj" && measure 5 sh -c "$init && exec $(claude) -p fix")
 grep -q world "$H" || echo "    (the fix was not made)"
-row "task: read, edit, bash" "$a" "$c"
+crow "task: read, edit, bash" "$a" "$c"
 
 # Ten rounds of a bash call, then the answer.
 i=1
@@ -152,7 +170,7 @@ fake 6 $sa "$B/t4"
 a=$(cd "$B/proj" && measure 5 $(agent) go)
 fake 6 $sc "$B/t4"
 c=$(cd "$B/proj" && measure 5 $(claude) -p go)
-row "task: 10 bash rounds" "$a" "$c"
+crow "task: 10 bash rounds" "$a" "$c"
 
 # Over TLS: socat ends it in front of the fake (-K: a connection may carry
 # more than one request).  First a 10-call task through a relay that holds
@@ -162,7 +180,7 @@ row "task: 10 bash rounds" "$a" "$c"
 # CPU, the handshake's cost.  Claude Code is given the certificate with
 # NODE_EXTRA_CA_CERTS, agent with SSL_CERT_FILE.
 command -v socat >/dev/null 2>&1 && command -v openssl >/dev/null 2>&1 ||
-    exit 0
+    exit $FAILED
 make -s test/relay || exit 1
 (cd "$B" && openssl req -x509 -newkey ec -pkeyopt \
     ec_paramgen_curve:P-256 -nodes -keyout key.pem -out cert.pem \
@@ -204,7 +222,7 @@ socat_ "$(cat "$B/port")"
 n0=$(cat "$B/conns")
 c=$(cd "$B/proj" && measure 3 $(CURL=$relay claude $ctls) -p go)
 kc=$((($(cat "$B/conns") - n0) / 3))
-row "10 calls, TLS, 50 ms RTT" "$a" "$c"
+crow "10 calls, TLS, 50 ms RTT" "$a" "$c"
 echo "    connections (= TLS handshakes) per task: agent $ac, Claude Code $kc"
 kill $RELAY
 RELAY=
@@ -225,5 +243,10 @@ ch=$(cd "$B/proj" && cpu 5 $(claude) -p go)
 cs=$(cd "$B/proj" && cpu 5 $(CURL=$https claude $ctls) -p go)
 printf '%-26s %9s ms https, %s ms http: %sx' "tool round CPU, TLS" \
     "$as" "$ah" "$(echo "$as $ah" | awk '{ printf "%.2f", $1 / $2 }')"
+if [ -z "$ch" ] || [ -z "$cs" ]; then
+	echo "   Claude Code failed or took over $PEERTIME s"
+	exit 1
+fi
 printf '   Claude Code %s ms https, %s ms http: %sx\n' \
     "$cs" "$ch" "$(echo "$cs $ch" | awk '{ printf "%.2f", $1 / $2 }')"
+exit $FAILED

@@ -13,14 +13,15 @@ cpu() {
 }
 
 # startfake N script...: a fake that serves the scripts N times over,
-# with $FAKEFLAGS; BASE is its http://host:port.
+# with $FAKEFLAGS; BASE is its http://host:port.  -P: a peer's own HEAD or
+# GET (Claude Code's preconnect) is answered apart, spending no script.
 startfake() {
 	n=$1
 	shift
 	kill $FAKE 2>/dev/null
 	rm -f "$B/port"
 	set -- $(i=0; while [ $i -lt "$n" ]; do echo "$@"; i=$((i + 1)); done)
-	"$ROOT/test/fake" $FAKEFLAGS -p "$B/port" "$@" &
+	"$ROOT/test/fake" -P $FAKEFLAGS -p "$B/port" "$@" &
 	FAKE=$!
 	while [ ! -s "$B/port" ]; do sleep 0.02; done
 	BASE=http://127.0.0.1:$(cat "$B/port")

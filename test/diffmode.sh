@@ -6,6 +6,11 @@
 . test/lib.sh
 ROOT=$PWD
 W=$T/w
+# The copies in a TMPDIR of our own: what another run leaves in /tmp (a
+# script beside this one, another checkout's suite) is not ours to count.
+TMPDIR=$T/tmp
+export TMPDIR
+mkdir -p "$TMPDIR"
 
 # The tree: a file to edit, one to delete, one to move, one to make
 # executable, a link to change, a binary file to change, a name with a
@@ -49,7 +54,7 @@ printf 'text the answer\nfinish stop\n' | script d2
 state "$W" >"$T/before"
 
 startfake -x "$T/d1" "$T/d2" || exit 0
-ls -d "${TMPDIR:-/tmp}"/agent-scratch-* >"$T/scratch.before" 2>/dev/null
+ls -d "$TMPDIR"/agent-scratch-* >"$T/scratch.before" 2>/dev/null
 (cd "$W" && agentexec timeout 30 "$ROOT/agent" -d -y -n 'change it') \
     </dev/null >"$T/out" 2>"$T/err"
 RC=$?
@@ -78,7 +83,7 @@ check "diffmode: a deleted file" grep -q '^deleted file mode 100644' \
 check "diffmode: a link's target" grep -q '^+gone.txt' "$T/out"
 check "diffmode: no newline at the end" grep -q '^\\ No newline' "$T/out"
 check "diffmode: a binary patch" grep -q '^GIT binary patch' "$T/out"
-ls -d "${TMPDIR:-/tmp}"/agent-scratch-* >"$T/scratch.after" 2>/dev/null
+ls -d "$TMPDIR"/agent-scratch-* >"$T/scratch.after" 2>/dev/null
 if cmp -s "$T/scratch.before" "$T/scratch.after"; then
 	ok "diffmode: the copy is removed"
 else

@@ -1,7 +1,7 @@
 /* See LICENSE file for copyright and license details. */
 /* fake.c: a scripted OpenAI-compatible provider for the end-to-end tests. */
 /*
- * usage: fake [-xCkBK] [-p portfile] [-r dir] [-b bytes] [-d ms]
+ * usage: fake [-xCkBKP] [-p portfile] [-r dir] [-b bytes] [-d ms]
  *             [-i ms] [-f length|chunked|close] script ...
  *
  * Listens on 127.0.0.1 at a port the kernel picks, writes the port number to
@@ -25,6 +25,10 @@
  *            unless the request or the reply says close; request N's
  *            connection (counted from 1) is recorded as dir/N.conn
  *   -i ms    with -K, close a connection idle this long (default 10 s)
+ *   -P       answer a HEAD or a GET with an empty 200 that spends no
+ *            script and is not recorded: a peer's own preflight (Claude
+ *            Code's HEAD / preconnect, a GET of a models list) then
+ *            leaves the scripts to its POSTs
  *
  * A script is one reply, one directive a line; blank lines and lines
  * starting with # are skipped.  TEXT is the rest of the line, with the
@@ -1444,12 +1448,14 @@ closerecord(FILE *f)
 }
 
 /*
- * Read request n, recording it in dir (may be NULL): 1 done, 0 nothing
+ * Read request n, recording it in dir (may be NULL): 1 done, 2 a HEAD or
+ * a GET taken as a preflight (with preflight; not recorded), 0 nothing
  * came, -1 malformed or cut short.  With headonly the body is left
  * unread.
  */
 static int
-request(Conn *c, int n, const char *dir, int headonly, int *closeasked)
+request(Conn *c, int n, const char *dir, int headonly, int *closeasked,
+    int preflight)
 {
 	Buf head = {0};
 	FILE *f = NULL;
@@ -1481,6 +1487,12 @@ request(Conn *c, int n, const char *dir, int headonly, int *closeasked)
 			*closeasked = !strncasecmp(v, "close", 5);
 	}
 	r = -1;
+	if (preflight && (!strncmp(head.p, "HEAD ", 5) ||
+	    !strncmp(head.p, "GET ", 4))) {
+		if ((chunked ? chunkedbody(c, NULL) : ccopy(c, NULL, len)) == 0)
+			r = 2;
+		goto out;
+	}
 	if (dir) {
 		if (!(f = record(dir, n, "head")))
 			goto out;
@@ -1631,23 +1643,56 @@ lingerclose(int fd)
 }
 
 /*
+ * -P's answer to a preflight, an empty 200: 1 when the connection is kept
+ * and the next request has begun to arrive, else 0 (it is closed).
+ */
+static int
+preflightreply(Conn *c, int keep, int idle)
+{
+	const char *s = keep ? "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" :
+	    "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+	struct pollfd p;
+
+	if (write(c->fd, s, strlen(s)) != (ssize_t)strlen(s)) {
+		close(c->fd);
+		return 0;
+	}
+	if (!keep) {
+		lingerclose(c->fd);
+		return 0;
+	}
+	p.fd = c->fd;
+	p.events = POLLIN;
+	if (c->pos < c->len || poll(&p, 1, idle) > 0)
+		return 1;
+	close(c->fd);
+	return 0;
+}
+
+/*
  * Serve request n on a connection, the nconn-th: 1 when it is kept and
  * the next request has begun to arrive, 0 when it was closed after the
  * reply or after an idle while, -1 when it closed with no request.
  */
 static int
 connection(Conn *c, Out *o, int n, int nconn, const char *dir,
-    const char *script, int keepalive, int idle)
+    const char *script, int keepalive, int idle, int preflight)
 {
 	struct pollfd p;
 	Reply r;
 	FILE *f;
-	int closeasked = 0, served;
+	int closeasked = 0, served, got;
 
 	memset(&r, 0, sizeof(r));
 	if (script && !prescan(script, &r))
 		free(r.error);
-	if (request(c, n, dir, r.early, &closeasked) <= 0) {
+	while ((got = request(c, n, dir, r.early, &closeasked,
+	    preflight)) == 2) {
+		if (!preflightreply(c, keepalive && !closeasked, idle))
+			return -1;
+		closeasked = 0;
+	}
+	if (got <= 0) {
 		close(c->fd);
 		return -1;
 	}
@@ -1724,7 +1769,7 @@ listener(void)
 static void
 usage(void)
 {
-	die("usage: fake [-xCkB] [-p portfile] [-r dir] [-b bytes] [-d ms] "
+	die("usage: fake [-xCkBKP] [-p portfile] [-r dir] [-b bytes] [-d ms] "
 	    "[-f length|chunked|close] script ...");
 }
 
@@ -1749,9 +1794,9 @@ main(int argc, char *argv[])
 	Reply r;
 	const char *portfile = NULL, *dir = NULL, *err;
 	int lfd, fd, i, n, nconn, once = 0, one = 1, nscript;
-	int keepalive = 0, idle = IOSEC * 1000;
+	int keepalive = 0, idle = IOSEC * 1000, preflight = 0;
 
-	while ((i = getopt(argc, argv, "b:d:f:i:p:r:xCkBK")) != -1) {
+	while ((i = getopt(argc, argv, "b:d:f:i:p:r:xCkBKP")) != -1) {
 		switch (i) {
 		case 'b': bytes = optnum(optarg); break;
 		case 'd': delay = optnum(optarg); break;
@@ -1767,6 +1812,7 @@ main(int argc, char *argv[])
 		case 'B': bom = 1; break;
 		case 'K': keepalive = 1; break;
 		case 'i': idle = optnum(optarg); break;
+		case 'P': preflight = 1; break;
 		default: usage();
 		}
 	}
@@ -1800,7 +1846,8 @@ main(int argc, char *argv[])
 		c.pos = c.len = 0;
 		do {
 			i = connection(&c, &o, n, nconn, dir,
-			    n <= nscript ? argv[n - 1] : NULL, keepalive, idle);
+			    n <= nscript ? argv[n - 1] : NULL, keepalive, idle,
+			    preflight);
 			if (i >= 0)
 				n++;
 		} while (i == 1 && (!once || n <= nscript));

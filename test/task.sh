@@ -199,7 +199,9 @@ ARGV=$(tr '\0' ' ' </proc/"$KID"/cmdline 2>/dev/null)
 check "task: the key is not in its argv" sh -c \
     "case '$ARGV' in *' -yjK '*) ! echo '$ARGV' | grep -q test-key ;;
      *) false ;; esac"
-kill -INT $(procs "^$ROOT/[a]gent -y hang")
+# APID is timeout (agentexec execs it), its one child the agent: ours,
+# where a search by name might find another suite's.
+kill -INT $(cat /proc/"$APID"/task/*/children)
 wait $APID
 RC=$?
 check "task: Ctrl-C ends the run, 130" test "$RC" = 130
