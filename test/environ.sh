@@ -41,7 +41,12 @@ print(d["messages"][-1]["content"])' "$REQ/2.json" >"$res" 2>/dev/null ||
 	    : >"$res"
 	[ "$RC" -eq 0 ] && ok "$_n: the run ends well" ||
 	    fail "$_n: the run ends well" "rc $RC: $(cat "$T/err")"
-	if grep -q 's-gh\|s-aws\|s-db\|s-hf\|s-openai\|test-key\|s-proxy\|s-allp\|alice\|bob' "$res"; then
+	if [ -n "$EMULATOR" ]; then
+		# qemu copies the environment for the program it runs: what
+		# agent blanks is that copy, not what /proc shows
+		skip "$_n: no secret in agent's /proc/PID/environ" \
+		    "/proc shows $EMULATOR's environment"
+	elif grep -q 's-gh\|s-aws\|s-db\|s-hf\|s-openai\|test-key\|s-proxy\|s-allp\|alice\|bob' "$res"; then
 		fail "$_n: no secret in agent's /proc/PID/environ" \
 		    "$(grep -o 's-[a-z]*\|test-key\|alice\|bob' "$res" | sort -u)"
 	else
@@ -59,7 +64,10 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 
 secretrun "as $(id -un)"
-if [ "$(id -u)" -eq 0 ]; then
+if [ -n "$EMULATOR" ]; then
+	skip "as root: bash read agent's environ" \
+	    "/proc shows $EMULATOR's environment"
+elif [ "$(id -u)" -eq 0 ]; then
 	# root reads any process's environ: what it sees is what is there
 	head -1 "$T/res.as root" | grep -qx agent &&
 	    grep -qx 'GITHUB_TOKEN=' "$T/res.as root" &&
@@ -87,14 +95,25 @@ else
 	chown -R nobody "$W"
 	mkdir -p "$T/sessions" && chown nobody "$T/sessions"
 	secretrun "as nobody" $nobody
-	grep -q 'Permission denied\|^GITHUB_TOKEN=$' "$T/res.as nobody" &&
-	    ok "as nobody: bash could not read agent's environ, or found it blank" ||
-	    fail "as nobody: bash could not read agent's environ, or found it blank" \
-	    "$(head -c 600 "$T/res.as nobody")"
+	if [ -n "$EMULATOR" ]; then
+		skip "as nobody: bash could not read agent's environ" \
+		    "/proc shows $EMULATOR's environment"
+	elif grep -q 'Permission denied\|^GITHUB_TOKEN=$' "$T/res.as nobody"
+	then
+		ok "as nobody: bash could not read agent's environ, or found it blank"
+	else
+		fail "as nobody: bash could not read agent's environ, or found it blank" \
+		    "$(head -c 600 "$T/res.as nobody")"
+	fi
 fi
 
 # A task child reaches the model through the proxy too, credentials and
 # all: they are given to it whole, in place of our blanked ones.
+if [ -n "$EMULATOR" ]; then
+	skip "a task child goes through the proxy with its credentials" \
+	    "an emulated program cannot run another (no binfmt_misc)"
+	exit 0
+fi
 script t1 <<'X'
 tool c1 task {"description": "look", "prompt": "say hi"}
 finish tool_calls
