@@ -233,22 +233,6 @@ anthropicevent(Wire *w, const char *data, size_t len)
 
 /* The answer, as pi stores it */
 
-/* Whether the parts hold every byte of text and thinking: a stream
- * whose deltas came outside a block is stored merged instead. */
-static int
-anthropicwhole(const Wire *w)
-{
-	size_t text = 0, think = 0;
-	int i;
-
-	for (i = 0; i < w->nparts; i++)
-		if (w->parts[i].kind == PIECETEXT)
-			text += w->parts[i].to - w->parts[i].from;
-		else if (w->parts[i].kind == PIECETHINK)
-			think += w->parts[i].to - w->parts[i].from;
-	return w->nparts && text == w->text.len && think == w->think.len;
-}
-
 /* Anthropic's blocks one by one, in order, as pi stores them: redacted
  * thinking as thinking marked redacted, its data as the signature; -1
  * when the parts do not hold them all. */
@@ -258,7 +242,7 @@ anthropicstore(Buf *b, const Wire *w)
 	const Wirepart *p;
 	int i, n = 0;
 
-	if (!anthropicwhole(w))
+	if (!wirewhole(w))
 		return -1;
 	for (i = 0; i < w->nparts; i++) {
 		p = &w->parts[i];

@@ -70,18 +70,17 @@ static const char *const imagetypes[] = {
 
 /* Append s[n] to b escaped as how says.  Invalid UTF-8 and control
  * characters but newline and tab become U+FFFD; CR is dropped (CRLF
- * lines). */
+ * lines), as md.c's mdesc does for HTML. */
 static void
 pageesc(Buf *b, const char *s, size_t n, int how)
 {
-	static const char marks[] = "&<>\"'";
-	static const char *const ents[] = {
-		"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"
-	};
-	const char *q;
 	size_t i, k;
 	unsigned char c;
 
+	if (how == ESCHTML) {	/* md.c's escape, the one for HTML */
+		mdesc(b, s, n);
+		return;
+	}
 	bufgrow(b, n);
 	for (i = 0; i < n; i += k) {
 		c = s[i];
@@ -100,8 +99,6 @@ pageesc(Buf *b, const char *s, size_t n, int how)
 			bufadds(b, "&lt;");	/* no raw HTML in a viewer */
 		} else if (how == ESCQUOTE && c == '[') {
 			bufadds(b, "\\[");	/* nor a link, to javascript: */
-		} else if (how == ESCHTML && (q = strchr(marks, c))) {
-			bufadds(b, ents[q - marks]);
 		} else if (how == ESCLINE && strchr("\\`*_[]<>!&#|~", c)) {
 			bufaddc(b, '\\');
 			bufaddc(b, c);

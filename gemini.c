@@ -238,21 +238,6 @@ geminievent(Wire *w, const char *data, size_t len)
 
 /* The answer, as pi stores it */
 
-/* Whether the parts hold every byte of text and thinking. */
-static int
-geminiwhole(const Wire *w)
-{
-	size_t text = 0, think = 0;
-	int i;
-
-	for (i = 0; i < w->nparts; i++)
-		if (w->parts[i].kind == PIECETEXT)
-			text += w->parts[i].to - w->parts[i].from;
-		else if (w->parts[i].kind == PIECETHINK)
-			think += w->parts[i].to - w->parts[i].from;
-	return w->nparts && text == w->text.len && think == w->think.len;
-}
-
 /* The blocks in order, each with its part's thoughtSignature where pi
  * keeps it: textSignature, thinkingSignature, a call's
  * thoughtSignature; -1 when the parts do not hold them all. */
@@ -262,7 +247,7 @@ geministore(Buf *b, const Wire *w)
 	const Wirepart *p;
 	int i, n = 0;
 
-	if (!geminiwhole(w))
+	if (!wirewhole(w))
 		return -1;
 	for (i = 0; i < w->nparts; i++) {
 		p = &w->parts[i];

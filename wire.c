@@ -429,6 +429,23 @@ storemerged(Buf *b, const Wire *w)
 	}
 }
 
+/* Whether the answer's parts hold every byte of its text and thinking
+ * (the wires that keep blocks, Anthropic's and Gemini's): a stream whose
+ * deltas came outside a block is stored merged instead. */
+int
+wirewhole(const Wire *w)
+{
+	size_t text = 0, think = 0;
+	int i;
+
+	for (i = 0; i < w->nparts; i++)
+		if (w->parts[i].kind == PIECETEXT)
+			text += w->parts[i].to - w->parts[i].from;
+		else if (w->parts[i].kind == PIECETHINK)
+			think += w->parts[i].to - w->parts[i].from;
+	return w->nparts && text == w->text.len && think == w->think.len;
+}
+
 /* The prices of model in a table of n rows, or NULL. */
 const Price *
 wireprice(const Price *p, size_t n, const char *model)

@@ -189,6 +189,7 @@ int wirecomplete(const Wire *w);
 char *wiremessage(const Wire *w, const char *provider, const char *model,
                   const char *stop);
 void wirefree(Wire *w);
+int wirewhole(const Wire *w);
 const Price *wireprice(const Price *p, size_t n, const char *model);
 double wirecost(const Wire *w, double c[4]);
 void wireerror(Buf *out, const Json *j, int i);
