@@ -202,7 +202,7 @@ showline(Buf *b, const char *p, size_t n, int diff, int color)
 /* The text shown before a call is asked about, a line at a time: when
  * it has over 2 * max lines (max not 0), its first and last max. */
 static void
-showtext(Buf *b, const char *p, size_t n, int max, int diff, int color)
+previewlines(Buf *b, const char *p, size_t n, int max, int diff, int color)
 {
 	size_t i, at, lines = 0, k = 0;
 
@@ -248,7 +248,7 @@ callshow(Calls *c, const Tool *t, const Wirecall *w, const Json *j,
 		if (w->args.len > c->showbytes)
 			bufadds(&raw, "...\n");
 	}
-	showtext(show, raw.p, raw.len, max, diff, c->guard->color);
+	previewlines(show, raw.p, raw.len, max, diff, c->guard->color);
 	buffree(&raw);
 }
 

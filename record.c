@@ -316,7 +316,7 @@ replayline(Rec *r, const char **p, size_t *n)
 /* Bytes p[0..n) as an error says them, from byte from: cut, made safe
  * for the terminal, quoted if q. */
 static void
-showtext(Buf *b, const char *p, size_t n, size_t from, int q)
+replayshow(Buf *b, const char *p, size_t n, size_t from, int q)
 {
 	from = MIN(from, n);
 	bufadds(b, q ? "\"" : "");
@@ -338,14 +338,14 @@ saydiff(Diff *d, const Json *a, int i, const Json *b, int k, size_t off)
 		bufadds(&d->old, "(none)");
 	} else {
 		t = &a->t[i];
-		showtext(&d->old, a->s + t->start, t->end - t->start, from,
+		replayshow(&d->old, a->s + t->start, t->end - t->start, from,
 		         t->type == JSTR);
 	}
 	if (k < 0) {
 		bufadds(&d->now, "(none)");
 	} else {
 		t = &b->t[k];
-		showtext(&d->now, b->s + t->start, t->end - t->start, from,
+		replayshow(&d->now, b->s + t->start, t->end - t->start, from,
 		         t->type == JSTR);
 	}
 	return 1;
@@ -502,8 +502,8 @@ bodydiff(const char *old, size_t on, const char *body, size_t n, Diff *d)
 	off = firstbyte(old, on, body, n);
 	bufaddf(&d->path, "byte %zu", off);
 	off = off > SHOWMAX / 4 ? off - SHOWMAX / 4 : 0;
-	showtext(&d->old, old, on, off, 0);
-	showtext(&d->now, body, n, off, 0);
+	replayshow(&d->old, old, on, off, 0);
+	replayshow(&d->now, body, n, off, 0);
 	return 1;
 }
 
@@ -593,8 +593,8 @@ matchline(Rec *r, Http *h, const Json *j, const int *v)
 			bufadds(&d.path, "the path");
 	}
 	if (d.path.len) {
-		showtext(&d.old, old.p, old.len, 0, 1);
-		showtext(&d.now, now.p, now.len, 0, 1);
+		replayshow(&d.old, old.p, old.len, 0, 1);
+		replayshow(&d.now, now.p, now.len, 0, 1);
 	} else {
 		bufreset(&old);
 		bufreset(&now);
