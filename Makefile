@@ -31,7 +31,7 @@ OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
-	test/pty
+	test/pty test/agent-ca
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 all: agent
@@ -86,7 +86,7 @@ session.o: session.c util.h json.h entry.h session.h
 sse.o: sse.c util.h sse.h
 task.o: task.c util.h json.h http.h wire.h tools.h proc.h entry.h session.h events.h \
 	guard.h task.h
-tls.o: tls.c util.h tls.h config.h
+tls.o: tls.c util.h tls.h config.h ca.h
 tree.o: tree.c util.h json.h entry.h session.h tree.h
 tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \
 	regex.h edit.h diff.h file.h undo.h
@@ -108,6 +108,17 @@ json.o: json.c
 
 agent: $(OBJ)
 	$(CC) -o $@ $(OBJ) $(LDFLAGS) $(LIBS)
+
+# The trust anchors compiled in (make CAFILE=bundle.pem, for a machine
+# with no CA bundle): ca.h, made by cagen, a program of the build's own
+# machine (HOSTCC), at each build and replaced only when it changes, so
+# that another CAFILE is seen and the same one rebuilds nothing.
+cagen: cagen.c
+	$(HOSTCC) -o $@ cagen.c
+ca.h: cagen FORCE
+	@./cagen $(CAFILE) >ca.h.tmp && { cmp -s ca.h.tmp ca.h || \
+	    mv ca.h.tmp ca.h; }; rc=$$?; rm -f ca.h.tmp; exit $$rc
+FORCE:
 
 test/json: test/json.c test/t.h json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/json.c json.o util.o $(LDFLAGS)
@@ -153,6 +164,14 @@ test/fake: test/fake.c
 	$(CC) $(ACFLAGS) -o $@ test/fake.c $(LDFLAGS)
 test/pty: test/pty.c
 	$(CC) $(ACFLAGS) -o $@ test/pty.c $(LDFLAGS)
+# agent with test/data/anchor.pem compiled in (test/anchors.sh): its tls.c
+# built apart, in test/ca with that ca.h
+test/agent-ca: $(OBJ) cagen test/data/anchor.pem
+	rm -rf test/ca && mkdir test/ca
+	cp tls.c tls.h util.h config.h test/ca
+	./cagen test/data/anchor.pem >test/ca/ca.h 2>/dev/null
+	$(CC) $(ACFLAGS) -c test/ca/tls.c -o test/ca/tls.o
+	$(CC) -o $@ $(OBJ:tls.o=test/ca/tls.o) $(LDFLAGS) $(LIBS)
 
 test: agent $(TESTPROGS)
 	sh test/run.sh $(TESTS)
@@ -169,7 +188,7 @@ ASANFLAGS = -std=c99 -g -O1 -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 test-asan: config.h
 	rm -rf asan && mkdir -p asan/test
-	cp -p $(SRC) *.h config.mk Makefile fortify.c asan
+	cp -p $(SRC) *.h config.mk Makefile fortify.c cagen.c asan
 	cp -p test/*.c test/*.h test/*.sh asan/test
 	cp -R test/corpus test/data asan/test
 	cd asan && $(MAKE) CC=clang CFLAGS='$(ASANFLAGS)' \
@@ -188,10 +207,10 @@ test/fuzz_json: test/fuzz_json.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_json.c json.c util.c
 test/fuzz_sse: test/fuzz_sse.c sse.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_sse.c sse.c util.c
-test/fuzz_http: test/fuzz_http.c http.c tls.c util.c $(HDR) config.h
+test/fuzz_http: test/fuzz_http.c http.c tls.c util.c $(HDR) config.h ca.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c tls.c util.c $(LIBS)
 # the certificate reader is static in tls.c: the target includes it
-test/fuzz_cert: test/fuzz_cert.c tls.c util.c $(HDR) config.h
+test/fuzz_cert: test/fuzz_cert.c tls.c util.c $(HDR) config.h ca.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_cert.c util.c $(LIBS)
 
 test/fuzz_session: test/fuzz_session.c session.c tree.c entry.c json.c \
@@ -231,11 +250,11 @@ test/fuzz_guard: test/fuzz_guard.c guard.c line.c $(TOOLSRC) json.c util.c \
 
 # mcp.c starts servers (proc.c) and speaks HTTP: they come along
 test/fuzz_mcp: test/fuzz_mcp.c mcp.c http.c tls.c sse.c $(TOOLSRC) json.c \
-	util.c $(HDR) config.h
+	util.c $(HDR) config.h ca.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_mcp.c mcp.c http.c tls.c sse.c \
 	    $(TOOLSRC) json.c util.c $(LIBS)
 test/fuzz_mcphttp: test/fuzz_mcphttp.c mcp.c http.c tls.c sse.c \
-	$(TOOLSRC) json.c util.c $(HDR) config.h
+	$(TOOLSRC) json.c util.c $(HDR) config.h ca.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_mcphttp.c mcp.c http.c tls.c \
 	    sse.c $(TOOLSRC) json.c util.c $(LIBS)
 
@@ -319,7 +338,7 @@ CROSSARCH = case $(ARCH) in \
 CROSSMAKE = $(MAKE) CC="$$xcc" CPPFLAGS='$(CPPFLAGS) -Iinclude -DSMALL' \
 	CFLAGS='$(CFLAGS) $(STATICCFLAGS)' \
 	LDFLAGS='-Llib $(LDFLAGS) $(STATICCFLAGS) $(STATICLDFLAGS)' \
-	LIBS="fortify.o $$lib"
+	LIBS="fortify.o $$lib" CAFILE="$$c"
 
 cross: config.h
 	@$(CROSSARCH); \
@@ -339,8 +358,9 @@ cross: config.h
 	    --set-section-alignment ".text*=$$a" /usr/lib/$$m/libc.a \
 	    $$b/lib/libc.a && \
 	ln -s $(HOSTINC)/bearssl* $(HOSTINC)/jsmn.h $$b/include && \
-	cp -p $(SRC) *.h config.mk Makefile fortify.c $$b && \
+	cp -p $(SRC) *.h config.mk Makefile fortify.c cagen.c $$b && \
 	cp -p test/*.c test/*.h $$b/test && \
+	c='$(CAFILE)'; case $$c in ''|/*) ;; *) c=$$(pwd)/$$c ;; esac; \
 	cd $$b && $(CROSSMAKE) fortify.o && $(CROSSMAKE) $(CROSSGOALS) && \
 	$$t-strip -R .eh_frame -R .comment agent
 
@@ -379,14 +399,14 @@ test-static: static test/fake
 	[ $$rc -eq 0 ] && [ $$f -eq 0 ]
 
 clean:
-	rm -f agent agent-static $(OBJ) $(TESTPROGS) $(FUZZ) \
+	rm -f agent agent-static $(OBJ) $(TESTPROGS) $(FUZZ) cagen ca.h \
 	    agent-$(VERSION).tar.gz
-	rm -rf .fuzz cross asan
+	rm -rf .fuzz cross asan test/ca
 
 dist: clean
 	mkdir -p agent-$(VERSION)/test agent-$(VERSION)/bench
 	cp -R LICENSE Makefile README config.mk config.def.h agent.1 $(HDR) \
-	    $(SRC) fortify.c agent-$(VERSION)
+	    $(SRC) fortify.c cagen.c agent-$(VERSION)
 	cp test/*.c test/*.h test/*.sh agent-$(VERSION)/test
 	cp -R test/corpus test/data agent-$(VERSION)/test
 	cp bench/*.c bench/*.sh bench/*.awk agent-$(VERSION)/bench
@@ -403,5 +423,5 @@ install: agent
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/agent $(DESTDIR)$(MANPREFIX)/man1/agent.1
 
-.PHONY: all bench demo fuzz test test-asan clean dist install uninstall \
+.PHONY: FORCE all bench demo fuzz test test-asan clean dist install uninstall \
 	static cross test-cross test-static

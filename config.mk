@@ -12,3 +12,8 @@ LDFLAGS =
 LIBS = -lbearssl
 
 CC = cc
+# the compiler of programs the build runs (cagen), cross builds included
+HOSTCC = cc
+
+# trust anchors compiled in: a PEM file, used when no CA bundle is found
+CAFILE =

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bearssl.h>
@@ -55,6 +56,7 @@ tlschapol(br_ssl_engine_context *e)
 
 #define TLSCONFIG	/* config.h: only its TLS part */
 #include "config.h"
+#include "ca.h"		/* the anchors of make CAFILE=, made by cagen */
 
 /* The hashes of certificate and handshake signatures: SHA-1 is refused. */
 static const br_hash_class *const tlshashes[] = {
@@ -81,6 +83,7 @@ struct Tlsctx {
 	br_ssl_session_parameters sess;	/* the last TLS session, to */
 	char sesshost[256];		/* resume with that host, or "" */
 	char err[256];		/* why tlsload failed */
+	int clocktold;		/* the clock behind the build was said */
 };
 
 /* The X.509 engine BearSSL calls: it holds the server's chain until the
@@ -431,9 +434,36 @@ pemcerts(Tlsctx *x, const char *s)
 	buffree(&b);
 }
 
+/* The certificates compiled in (ca.h: a row of DER SEQUENCEs), in x->ca
+ * as a file's would be. */
+static void
+builtincerts(Tlsctx *x)
+{
+	const unsigned char *p = tlsbuiltin, *end = p + tlsbuiltinlen, *at;
+	const unsigned char *v, *iss;
+	size_t len, ilen, n = 0;
+	int tag;
+	Cacert *ca;
+
+	while (derelem(&p, end, &tag, &v, &len) == 0)
+		n++;
+	if (!n)
+		return;
+	x->ca = xcalloc(n, sizeof(*x->ca));
+	for (p = at = tlsbuiltin; derelem(&p, end, &tag, &v, &len) == 0; at = p) {
+		ca = &x->ca[x->nca++];
+		ca->len = p - at;
+		ca->der = xmalloc(ca->len);
+		memcpy(ca->der, at, ca->len);
+		if (certnames(ca->der, ca->len, &iss, &ilen, &ca->subject,
+		    &ca->sublen) < 0)
+			ca->subject = NULL;
+	}
+}
+
 /* Read the CA bundle once, from SSL_CERT_FILE or the first readable file
- * of the list; its certificates are decoded only when a chain names
- * them. */
+ * of the list, or else take those compiled in; its certificates are
+ * decoded only when a chain names them. */
 const char *
 tlsload(Tlsctx *x)
 {
@@ -451,8 +481,12 @@ tlsload(Tlsctx *x)
 		for (i = 0; x->cafiles && x->cafiles[i] && fd < 0; i++)
 			fd = open(path = x->cafiles[i], O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
+			builtincerts(x);
+		if (fd < 0 && !x->nca)
 			return xfail(x, "no CA certificates: set "
 			             "SSL_CERT_FILE");
+		if (fd < 0)
+			return NULL;
 	}
 	rc = readall(fd, &b, 64 << 20);
 	close(fd);
@@ -896,6 +930,56 @@ ecinit(br_ec_impl *ec)
  * ECDSA keys whatever the suite. */
 /* BearSSL's X.509 engine, with these anchors; the verifiers are the
  * TLS engine's. */
+/* Days from 1 January of year 0 (BearSSL's count) to that of the date
+ * y-m-d, in the Gregorian calendar. */
+static long
+civildays(long y, int m, int d)
+{
+	static const int before[] = {
+		0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334
+	};
+	long n = 365 * y + before[m - 1] + d - 1;
+
+	if (m <= 2)
+		y--;	/* this year's 29 February is not behind yet */
+	return n + (y + 4) / 4 - (y + 100) / 100 + (y + 400) / 400;
+}
+
+/* The day this file was compiled: no certificate the build trusts was
+ * checked before it, so a clock behind it is a clock that was never set
+ * (a board boots at 1970), not a time to check certificates at. */
+static long
+builddays(void)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	const char *d = __DATE__;	/* "Mmm dd yyyy" */
+	char mon[4];
+
+	memcpy(mon, d, 3);
+	mon[3] = '\0';
+	return civildays(atol(d + 7), (strstr(months, mon) - months) / 3 + 1,
+	                 atoi(d + 4));
+}
+
+/* Certificates are checked at the clock's time, or at the build's date
+ * when the clock is behind it: a floor, not a pass (one expired before
+ * the build is still refused); said once a run. */
+static void
+x509clock(Tls *t)
+{
+	time_t now = time(NULL);
+	long today = civildays(1970, 1, 1) + (long)(now / 86400);
+	long build = builddays();
+
+	if (now >= 0 && today >= build)
+		return;
+	br_x509_minimal_set_time(&t->xc, build, 0);
+	if (t->ch.x->clocktold++)
+		return;
+	fprintf(stderr, "agent: the clock is behind this build's date "
+	        "(%s): certificates are checked as at that date\n", __DATE__);
+}
+
 static void
 x509init(Tls *t, const br_x509_trust_anchor *ta, size_t nta)
 {
@@ -904,6 +988,7 @@ x509init(Tls *t, const br_x509_trust_anchor *ta, size_t nta)
 	int id;
 
 	br_x509_minimal_init(&t->xc, &br_sha256_vtable, ta, nta);
+	x509clock(t);
 	for (i = 0; i < LEN(tlshashes); i++) {
 		id = tlshashes[i]->desc >> BR_HASHDESC_ID_OFF &
 		     BR_HASHDESC_ID_MASK;
@@ -940,10 +1025,10 @@ tlsinit(Tls *t, Tlsctx *x)
 	ecinit(&t->ec);
 	br_ssl_engine_set_ec(e, &t->ec);
 	br_ssl_engine_set_ecdsa(e, br_ecdsa_i31_vrfy_asn1);
-	x509init(t, x->ta, x->nta);
 	t->ch.vtable = &chainclass;
 	t->ch.t = t;
 	t->ch.x = x;
+	x509init(t, x->ta, x->nta);
 	br_ssl_engine_set_x509(e, &t->ch.vtable);
 	br_ssl_engine_set_prf_sha256(e, &br_tls12_sha256_prf);
 	br_ssl_engine_set_prf_sha384(e, &br_tls12_sha384_prf);
