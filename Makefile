@@ -31,7 +31,7 @@ OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
-	test/pty test/agent-ca
+	test/pty test/agent-ca test/oldkernel
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 all: agent
@@ -164,6 +164,8 @@ test/fake: test/fake.c
 	$(CC) $(ACFLAGS) -o $@ test/fake.c $(LDFLAGS)
 test/pty: test/pty.c
 	$(CC) $(ACFLAGS) -o $@ test/pty.c $(LDFLAGS)
+test/oldkernel: test/oldkernel.c
+	$(CC) $(ACFLAGS) -o $@ test/oldkernel.c $(LDFLAGS)
 # agent with test/data/anchor.pem compiled in (test/anchors.sh): its tls.c
 # built apart, in test/ca with that ca.h
 test/agent-ca: $(OBJ) cagen test/data/anchor.pem
