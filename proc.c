@@ -184,11 +184,14 @@ tailadd(Tail *t, const char *p, size_t n)
 static void
 addfull(Tail *t, Buf *out)
 {
+	const char *tmp = getenv("TMPDIR");
+
 	if (t->fd < 0 && !t->saveerr)
 		tailsave(t);
+	/* a read-only TMPDIR: the tail above is all there is */
 	if (t->fd < 0) {
-		bufaddf(out, "Full output not saved: %s]",
-		        strerror(t->saveerr));
+		bufaddf(out, "Full output not saved in %s: %s]", tmp && *tmp ?
+		        tmp : "/tmp", strerror(t->saveerr));
 		return;
 	}
 	t->e->logkept = 1;

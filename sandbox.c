@@ -180,7 +180,7 @@ sandboxruleset(const Toolenv *e)
 	if (rs < 0)
 		return -1;
 	if (llallow(rs, "/dev/null", a.fs) < 0 ||
-	    llallow(rs, e->tmpdir, a.fs) < 0 ||
+	    (e->tmpdir && llallow(rs, e->tmpdir, a.fs) < 0) ||
 	    (e->write == WTREE && llallow(rs, e->root, a.fs) < 0) ||
 	    (e->write == WTREE && allowwdirs(rs, e, a.fs) < 0) ||
 	    (e->write == WPLAN && llallowfd(rs, sandboxplan(e, O_RDONLY |
@@ -723,7 +723,8 @@ sandboxwritable(const Toolenv *e, const char *tool, const char *path, Buf *out)
 		free(to);
 		return 0;
 	}
-	ok = pathbeneath(to, e->tmpdir) || !strcmp(to, "/dev/null") ||
+	ok = (e->tmpdir && pathbeneath(to, e->tmpdir)) ||
+	     !strcmp(to, "/dev/null") ||
 	     (e->write == WTREE && (pathbeneath(to, e->root) ||
 	                            inwdirs(e, to))) ||
 	     (e->write == WPLAN && !strcmp(to, e->planpath));
@@ -740,7 +741,9 @@ sandboxwritable(const Toolenv *e, const char *tool, const char *path, Buf *out)
 			bufaddf(out, "the plan file %s", e->planpath);
 		else
 			bufadds(out, "nothing (a read-only profile)");
-		bufaddf(out, " and the temporary directory %s", e->tmpdir);
+		if (e->tmpdir)
+			bufaddf(out, " and the temporary directory %s",
+			        e->tmpdir);
 	}
 	free(to);
 	return ok ? 0 : -1;
@@ -790,7 +793,7 @@ sandboxinit(Toolenv *e, Buf *why)
 {
 	const char *tmp = getenv("TMPDIR");
 	Buf b = { 0 }, miss = { 0 };
-	int off = envset("AGENT_NO_LANDLOCK");
+	int off = envset("AGENT_NO_LANDLOCK"), made, bad = 0;
 
 	e->root = realpath(".", NULL);	/* under WALL for gitwrite 0 */
 	if (e->write == WALL)
@@ -804,14 +807,18 @@ sandboxinit(Toolenv *e, Buf *why)
 		        e->plan);
 		e->planpath = bufdetach(&b);
 	}
-	bufaddf(&b, "%s/agent-tmp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(b.p)) {
-		buffree(&b);
-		return -1;
-	}
-	e->tmpdir = realpath(b.p, NULL);
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	bufaddf(&b, "%s/agent-tmp-XXXXXX", tmp);
+	made = mkdtemp(b.p) != NULL;
+	/* a read-only root: the tools go without one, and are told so */
+	if (!made && (errno == EROFS || errno == EACCES))
+		warn("%s: cannot write (%s): tools have no temporary "
+		     "directory", tmp, strerror(errno));
+	else if (!made || !(e->tmpdir = realpath(b.p, NULL)))
+		bad = 1;
 	buffree(&b);
-	if (!e->tmpdir)
+	if (bad)
 		return -1;
 	if (!(e->abi = off ? 0 : landlockabi())) {
 		bufaddf(&miss, "%s: tool processes are not sandboxed; write "

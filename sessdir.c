@@ -486,6 +486,23 @@ openfork(Session *s, const char *dir, const char *cwd, const char *file)
 	return rc;
 }
 
+/* Whether a session file could be made in dir: its nearest ancestor
+ * that exists may be written (a read-only root, a HOME mounted read-only
+ * say no).  Nothing is made: a run that saves nothing leaves no trace.
+ * 0 with errno, or 1. */
+static int
+canwrite(const char *dir)
+{
+	char *d = xstrdup(dir), *slash;
+	int r;
+
+	while ((r = access(d, W_OK | X_OK)) < 0 && errno == ENOENT &&
+	    (slash = strrchr(d, '/')))
+		slash[slash == d] = '\0';	/* "/x" gives "/" */
+	free(d);
+	return r == 0;
+}
+
 int
 sessdiropen(Session *s, int mode, const char *file, int save)
 {
@@ -505,6 +522,12 @@ sessdiropen(Session *s, int mode, const char *file, int save)
 		return sessnew(s, NULL, cwd);
 	dir = sessdirfor(base, cwd);
 	free(base);
+	/* a new session where none can be saved: the run goes on, said */
+	if (save && mode != 's' && mode != 'c' && !canwrite(dir)) {
+		warn("%s: cannot write (%s): this run's session is not saved",
+		     dir, strerror(errno));
+		save = 0;
+	}
 	if (mode == 'c' && (latest = sessdirlatest(dir, cwd))) {
 		rc = (save ? sessload(s, latest) : sessread(s, latest)) < 0;
 		free(latest);
@@ -516,6 +539,15 @@ sessdiropen(Session *s, int mode, const char *file, int save)
 		sessnew(s, save ? dir : NULL, cwd);
 	}
 	free(dir);
+	/* -s and -c asked for a file: no request is made that it would
+	 * not keep */
+	if (!rc && save && s->path && s->fd < 0 &&
+	    !canwrite(dir = dirof(s->path))) {
+		warn("-%c: %s: cannot write (%s): the session would not be "
+		     "saved", mode, dir, strerror(errno));
+		free(dir);
+		return 1;
+	}
 	/* pi refuses such a session; it goes on here, but not silently */
 	if (!rc && s->cwd && stat(s->cwd, &st) < 0)
 		warn("the session's working directory %s is gone: the tools "
