@@ -28,6 +28,11 @@ OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
 	mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
 	sessdir.o session.o sse.o task.o tls.o tools.o tree.o undo.o util.o \
 	walk.o $(WIREOBJ)
+# the stubs that stand in for rooms in make tiny (config.mk's TINYIN)
+STUBSRC = nomcp.c notask.c noexport.c norpc.c noschema.c norecord.c \
+	noline.c
+STUBOBJ = nomcp.o notask.o noexport.o norpc.o noschema.o norecord.o \
+	noline.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
@@ -43,7 +48,16 @@ config.h:
 	cp config.def.h $@
 
 # Each object and the headers it includes: its arrows (DESIGN.md).
-$(OBJ): config.mk
+$(OBJ) $(STUBOBJ): config.mk
+nomcp.o: nomcp.c util.h json.h sse.h http.h tools.h proc.h mcp.h
+notask.o: notask.c util.h json.h http.h wire.h tools.h proc.h entry.h \
+	session.h events.h guard.h task.h
+noexport.o: noexport.c util.h json.h entry.h session.h export.h
+norpc.o: norpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
+	rpc.h
+noschema.o: noschema.c util.h json.h regex.h schema.h
+norecord.o: norecord.c util.h json.h http.h record.h
+noline.o: noline.c util.h line.h
 agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
 	session.h sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h \
 	guard.h events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h \
@@ -108,6 +122,12 @@ json.o: json.c
 
 agent: $(OBJ)
 	$(CC) -o $@ $(OBJ) $(LDFLAGS) $(LIBS)
+
+# agent without config.mk's TINYOUT, their stubs (TINYIN) in their place
+agent-tiny: $(OBJ) $(TINYIN)
+	o=; for f in $(OBJ); do case " $(TINYOUT) " in *" $$f "*) ;; \
+	    *) o="$$o $$f" ;; esac; done; \
+	$(CC) -o $@ $$o $(TINYIN) $(LDFLAGS) $(LIBS)
 
 # The trust anchors compiled in (make CAFILE=bundle.pem, for a machine
 # with no CA bundle): ca.h, made by cagen, a program of the build's own
@@ -190,7 +210,7 @@ ASANFLAGS = -std=c99 -g -O1 -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 test-asan: config.h
 	rm -rf asan && mkdir -p asan/test
-	cp -p $(SRC) *.h config.mk Makefile fortify.c cagen.c asan
+	cp -p $(SRC) $(STUBSRC) *.h config.mk Makefile fortify.c cagen.c asan
 	cp -p test/*.c test/*.h test/*.sh asan/test
 	cp -R test/corpus test/data asan/test
 	cd asan && $(MAKE) CC=clang CFLAGS='$(ASANFLAGS)' \
@@ -360,16 +380,25 @@ cross: config.h
 	    --set-section-alignment ".text*=$$a" /usr/lib/$$m/libc.a \
 	    $$b/lib/libc.a && \
 	ln -s $(HOSTINC)/bearssl* $(HOSTINC)/jsmn.h $$b/include && \
-	cp -p $(SRC) *.h config.mk Makefile fortify.c cagen.c $$b && \
-	cp -p test/*.c test/*.h $$b/test && \
+	cp -p $(SRC) $(STUBSRC) *.h config.mk Makefile fortify.c cagen.c \
+	    $$b && \
+	cp -p test/*.c test/*.h $$b/test && mkdir -p $$b/test/data && \
+	cp -p test/data/anchor.pem $$b/test/data && \
 	c='$(CAFILE)'; case $$c in ''|/*) ;; *) c=$$(pwd)/$$c ;; esac; \
 	cd $$b && $(CROSSMAKE) fortify.o && $(CROSSMAKE) $(CROSSGOALS) && \
-	$$t-strip -R .eh_frame -R .comment agent
+	for p in agent agent-tiny; do [ ! -f $$p ] || \
+	    $$t-strip -R .eh_frame -R .comment $$p || exit 1; done
 
 static:
 	@a=$$(uname -m); case $$a in arm*) a=armhf ;; esac; \
 	$(MAKE) cross ARCH=$$a && cp cross/$$a/agent agent-static && \
 	ls -l agent-static
+
+# agent-tiny, static: the router's build (config.mk's TINYOUT)
+tiny:
+	@a=$$(uname -m); case $$a in arm*) a=armhf ;; esac; \
+	$(MAKE) cross ARCH=$$a CROSSGOALS=agent-tiny && \
+	cp cross/$$a/agent-tiny agent-tiny && ls -l agent-tiny
 
 # The suite as `make test` runs it, in cross/ARCH/run: a copy of test/
 # where each program is a script that runs cross/ARCH's through qemu.
@@ -391,8 +420,12 @@ test-cross:
 	done; \
 	cd $$b/run && EMULATOR=$$q SMALL=1 sh test/run.sh $(TESTS)
 
-# The static binary: static, in its size budget, and one tool round.
-test-static: static test/fake
+# The static binaries: static, in their size budgets, and one tool round;
+# and one with test/data/anchor.pem compiled in, in a busybox chroot.
+test-static: static tiny test/fake
+	@a=$$(uname -m); case $$a in arm*) a=armhf ;; esac; \
+	$(MAKE) cross ARCH=$$a CROSSGOALS=test/agent-ca >/dev/null && \
+	cp cross/$$a/test/agent-ca agent-ca-static
 	@rc=0; sh test/static.sh agent-static >static.log 2>&1 || rc=$$?; \
 	cat static.log; p=$$(grep -c '^ok - ' static.log || :); \
 	f=$$(grep -c '^FAIL - ' static.log || :); \
@@ -401,14 +434,15 @@ test-static: static test/fake
 	[ $$rc -eq 0 ] && [ $$f -eq 0 ]
 
 clean:
-	rm -f agent agent-static $(OBJ) $(TESTPROGS) $(FUZZ) cagen ca.h \
+	rm -f agent agent-static agent-tiny agent-ca-static $(OBJ) \
+	    $(STUBOBJ) $(TESTPROGS) $(FUZZ) cagen ca.h \
 	    agent-$(VERSION).tar.gz
 	rm -rf .fuzz cross asan test/ca
 
 dist: clean
 	mkdir -p agent-$(VERSION)/test agent-$(VERSION)/bench
 	cp -R LICENSE Makefile README config.mk config.def.h agent.1 $(HDR) \
-	    $(SRC) fortify.c cagen.c agent-$(VERSION)
+	    $(SRC) $(STUBSRC) fortify.c cagen.c agent-$(VERSION)
 	cp test/*.c test/*.h test/*.sh agent-$(VERSION)/test
 	cp -R test/corpus test/data agent-$(VERSION)/test
 	cp bench/*.c bench/*.sh bench/*.awk agent-$(VERSION)/bench
@@ -426,4 +460,4 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/agent $(DESTDIR)$(MANPREFIX)/man1/agent.1
 
 .PHONY: FORCE all bench demo fuzz test test-asan clean dist install uninstall \
-	static cross test-cross test-static
+	static tiny cross test-cross test-static

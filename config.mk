@@ -17,3 +17,11 @@ HOSTCC = cc
 
 # trust anchors compiled in: a PEM file, used when no CA bundle is found
 CAFILE =
+
+# make tiny: agent-tiny, static, for a router.  The rooms of TINYOUT are
+# left out, each replaced by its stub of TINYIN (nomcp.c for mcp.c, ...),
+# which says the feature is not in this build; to keep one, take its
+# pair out of both lists.
+TINYOUT = mcp.o task.o export.o md.o rpc.o schema.o record.o line.o
+TINYIN = nomcp.o notask.o noexport.o norpc.o noschema.o norecord.o \
+	noline.o

@@ -76,3 +76,80 @@ printf 'Read it.\n' | cmp -s - "$T/out" && ok "static: the answer on stdout" ||
 jsontest "static: the file read goes back with its id" "$REQ/2.json" \
     'd["messages"][-1] == {"role": "tool", "tool_call_id": "call_1",
      "content": "hello from a small machine\n"}'
+
+# make tiny: the router's build, in its own budget, one tool round too
+TINY=$ROOT/agent-tiny
+tinymax=357376	# bytes: 349 KiB
+if [ ! -f "$TINY" ]; then
+	echo "skip - tiny: no agent-tiny (make tiny)"
+else
+	size=$(wc -c <"$TINY")
+	[ "$size" -le "$tinymax" ] &&
+	    ok "tiny: $size bytes, at most $tinymax" ||
+	    fail "tiny: at most $tinymax bytes" "$size bytes"
+	startfake -x "$T/r1" "$T/r2"
+	(cd "$W" && agentexec setsid -w timeout 30 "$TINY" -n 'read notes.txt') \
+	    </dev/null >"$T/out" 2>"$T/err"
+	RC=$?
+	[ "$RC" -eq 0 ] && printf 'Read it.\n' | cmp -s - "$T/out" &&
+	    ok "tiny: tool round" ||
+	    fail "tiny: tool round" "rc $RC: $(cat "$T/err")"
+	(cd "$W" && agentexec "$TINY" -r) </dev/null >"$T/out" 2>"$T/err"
+	RC=$?
+	[ "$RC" -eq 2 ] && grep -q 'not in this build' "$T/err" &&
+	    ok "tiny: -r says it is not in this build" ||
+	    fail "tiny: -r" "rc $RC: $(cat "$T/err")"
+fi
+
+# A board: busybox alone (no bash, no /etc/ssl), a static agent with
+# test/data/anchor.pem compiled in (make test-static makes it), a bash
+# tool round over TLS to the fake behind socat.
+CA=$ROOT/agent-ca-static
+R=$T/root
+if [ "$(id -u)" -ne 0 ]; then
+	echo "skip - busybox chroot: not root"
+	exit 0
+fi
+if ! [ -x /usr/bin/busybox ] || ! file -L /usr/bin/busybox 2>/dev/null |
+    grep -q 'statically linked'; then
+	echo "skip - busybox chroot: no static busybox (apt-get install busybox-static)"
+	exit 0
+fi
+if [ ! -f "$CA" ] || ! command -v socat >/dev/null 2>&1; then
+	echo "skip - busybox chroot: no $CA (make test-static) or no socat"
+	exit 0
+fi
+mkdir -p "$R/bin" "$R/etc" "$R/dev" "$R/tmp" "$R/w"
+cp /usr/bin/busybox "$R/bin/busybox"
+for c in sh echo cat ls; do ln -s busybox "$R/bin/$c"; done
+cp "$CA" "$R/bin/agent"
+echo '127.0.0.1 localhost' >"$R/etc/hosts"
+mknod -m 666 "$R/dev/null" c 1 3
+chmod 1777 "$R/tmp"
+printf 'tool c1 bash {"command": "echo from busybox; ls /etc"}\nfinish tool_calls\n' \
+    >"$T/b1"
+printf 'text Done.\nfinish stop\n' >"$T/b2"
+startfake -x "$T/b1" "$T/b2"
+SPORT=$(python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+socat "OPENSSL-LISTEN:$SPORT,bind=127.0.0.1,reuseaddr,fork,cert=$ROOT/test/data/anchor.pem,key=$ROOT/test/data/anchor.key,verify=0" \
+    "TCP:127.0.0.1:$PORT" 2>"$T/socat.err" &
+SPID=$!
+trap 'kill $SPID 2>/dev/null; stopfake; rm -rf "$T"' EXIT
+python3 -c 'import socket, sys, time
+for i in range(100):
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1]))).close()
+        break
+    except OSError:
+        time.sleep(0.05)' "$SPORT"
+env -i HOME=/tmp PATH=/bin AGENT_BASE_URL="https://localhost:$SPORT/v1" \
+    AGENT_API_KEY=k AGENT_PROVIDER=openai-chat AGENT_MODEL=fake-model \
+    "$(command -v timeout)" 30 "$(command -v chroot)" "$R" /bin/sh -c 'cd /w && exec agent -y -n go' \
+    </dev/null >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" -eq 0 ] && [ "$(cat "$T/out")" = Done. ] &&
+    ok "busybox chroot: a tool round over TLS, anchors compiled in" ||
+    fail "busybox chroot: a tool round" "rc $RC: $(cat "$T/err")"
+jsontest "busybox chroot: busybox's sh ran the command" "$REQ/2.json" \
+    'd["messages"][-1]["content"].startswith("from busybox\nhosts")'
