@@ -292,8 +292,8 @@ fuzz: $(FUZZ)
 # Static builds with musl, made in a copy of the sources under cross/ARCH
 # by these same rules, so that native objects are left alone:
 #   make static                   agent-static, for this machine
-#   make cross ARCH=aarch64       cross/aarch64/agent (armhf, riscv64,
-#                                 x86_64 too)
+#   make cross ARCH=aarch64       cross/aarch64/agent (armhf: 32-bit,
+#                                 s390x: big-endian, riscv64, x86_64 too)
 #   make test-cross ARCH=aarch64  the whole suite against cross/aarch64's
 #                                 programs, run through qemu-user
 # musl, not glibc: a static glibc still loads its NSS modules to look up
@@ -351,7 +351,10 @@ CROSSARCH = case $(ARCH) in \
 	    q=qemu-arm-static ;; \
 	riscv64) t=riscv64-linux-gnu m=riscv64-linux-musl d=riscv64 \
 	    q=qemu-riscv64-static ;; \
-	*) echo "agent: ARCH=$(ARCH): x86_64, aarch64, armhf or riscv64" >&2; \
+	s390x) t=s390x-linux-gnu m=s390x-linux-musl d=s390x \
+	    q=qemu-s390x-static ;; \
+	*) echo "agent: ARCH=$(ARCH): x86_64, aarch64, armhf, s390x or" \
+	    "riscv64" >&2; \
 	    exit 1 ;; \
 	esac; \
 	n=; [ $(ARCH) != riscv64 ] || n=' (Debian 12 has none for riscv64)'; \

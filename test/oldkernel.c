@@ -14,8 +14,6 @@
 #include <unistd.h>
 
 #ifdef __linux__
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -26,16 +24,43 @@
 #define SYS_landlock_restrict_self 446
 #endif
 
+/* Of <linux/filter.h> and <linux/seccomp.h>, which a cross build's C
+ * library may not carry. */
+#ifndef PR_SET_SECCOMP
+#define PR_SET_SECCOMP 22
+#endif
+#define OKMODE 2		/* SECCOMP_MODE_FILTER */
+#define OKERRNO 0x00050000U	/* SECCOMP_RET_ERRNO */
+#define OKALLOW 0x7fff0000U	/* SECCOMP_RET_ALLOW */
+#define OKLD 0x20		/* BPF_LD | BPF_W | BPF_ABS */
+#define OKJEQ 0x15		/* BPF_JMP | BPF_JEQ | BPF_K */
+#define OKRET 0x06		/* BPF_RET | BPF_K */
+/* struct seccomp_data: int nr, then arch, ip, args[6] of 8 bytes; an
+ * argument's low half is at its start on a little-endian machine */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define OKARG0 20
+#else
+#define OKARG0 16
+#endif
+
+typedef struct {
+	unsigned short code;
+	unsigned char jt, jf;
+	unsigned int k;
+} Okbpf;
+typedef struct {
+	unsigned short len;
+	Okbpf *filter;
+} Okprog;
+
 #define OKNR(nr, err) \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (err))
+	{ OKJEQ, 0, 1, (nr) }, { OKRET, 0, 0, OKERRNO | (err) }
 
 static int
 oldfilter(void)
 {
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		         offsetof(struct seccomp_data, nr)),
+	Okbpf f[] = {
+		{ OKLD, 0, 0, 0 },	/* nr */
 		OKNR(SYS_landlock_create_ruleset, ENOSYS),
 		OKNR(SYS_landlock_add_rule, ENOSYS),
 		OKNR(SYS_landlock_restrict_self, ENOSYS),
@@ -43,20 +68,19 @@ oldfilter(void)
 		OKNR(SYS_seccomp, ENOSYS),
 #endif
 		/* prctl(PR_SET_SECCOMP, ...): EINVAL */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		         offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		{ OKJEQ, 0, 3, SYS_prctl },
+		{ OKLD, 0, 0, OKARG0 },
+		{ OKJEQ, 0, 1, PR_SET_SECCOMP },
+		{ OKRET, 0, 0, OKERRNO | EINVAL },
+		{ OKRET, 0, 0, OKALLOW },
 	};
-	struct sock_fprog prog;
+	Okprog prog;
 
 	prog.len = sizeof(f) / sizeof(f[0]);
 	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+	return prctl(PR_SET_SECCOMP, OKMODE, &prog, 0, 0);
 }
 #else
 static int
