@@ -291,7 +291,10 @@ fuzz: $(FUZZ)
 
 # Static builds with musl, made in a copy of the sources under cross/ARCH
 # by these same rules, so that native objects are left alone:
-#   make static                   agent-static, for this machine
+#   make static                   agent-static, for this machine, or
+#                                 for ARCH=... as make cross builds it
+#   make tiny                     agent-tiny, the same without config.mk's
+#                                 TINYOUT rooms
 #   make cross ARCH=aarch64       cross/aarch64/agent (armhf: 32-bit,
 #                                 s390x: big-endian, riscv64, x86_64 too)
 #   make test-cross ARCH=aarch64  the whole suite against cross/aarch64's
@@ -305,7 +308,7 @@ fuzz: $(FUZZ)
 # more each time) for three small functions.  Debian 12 has no riscv64
 # packages (no libbearssl-dev:riscv64, no musl-dev:riscv64): that ARCH
 # says so and stops, and builds where they exist, as on Debian 13.
-ARCH = x86_64
+ARCH =
 CROSSGOALS = agent
 HOSTINC = /usr/include
 # Size: -Oz (gcc 12 and later), no position-independent code (a static
@@ -342,7 +345,9 @@ STATICLDFLAGS = -static -no-pie -s -flto-partition=one -Wl,--gc-sections \
 	-Wl,-z,noseparate-code -Wl,-z,common-page-size=64 -Wl,-z,norelro
 # ARCH to the GNU and musl triplets, Debian's name and the emulator;
 # the least alignment of a function its instruction set takes.
-CROSSARCH = case $(ARCH) in \
+CROSSARCH = A='$(ARCH)'; [ -n "$$A" ] || { A=$$(uname -m); \
+	case $$A in arm*) A=armhf ;; esac; }; \
+	case $$A in \
 	x86_64) t=x86_64-linux-gnu m=x86_64-linux-musl d=amd64 \
 	    q=qemu-x86_64-static ;; \
 	aarch64) t=aarch64-linux-gnu m=aarch64-linux-musl d=arm64 \
@@ -357,8 +362,8 @@ CROSSARCH = case $(ARCH) in \
 	    "riscv64" >&2; \
 	    exit 1 ;; \
 	esac; \
-	n=; [ $(ARCH) != riscv64 ] || n=' (Debian 12 has none for riscv64)'; \
-	a=4; [ $(ARCH) != x86_64 ] || a=1
+	n=; [ $$A != riscv64 ] || n=' (Debian 12 has none for riscv64)'; \
+	a=4; [ $$A != x86_64 ] || a=1
 # SMALL: config.h's smaller choices where it has two (the TLS curves').
 CROSSMAKE = $(MAKE) CC="$$xcc" CPPFLAGS='$(CPPFLAGS) -Iinclude -DSMALL' \
 	CFLAGS='$(CFLAGS) $(STATICCFLAGS)' \
@@ -371,12 +376,12 @@ cross: config.h
 	    echo "agent: no $$t-gcc: apt-get install gcc-$$t" >&2; exit 1; }; \
 	xcc="$$t-gcc -specs /usr/lib/$$m/musl-gcc.specs"; \
 	[ -f /usr/lib/$$m/musl-gcc.specs ] || { echo "agent: no musl for" \
-	    "$(ARCH): apt-get install musl-dev:$$d$$n" >&2; exit 1; }; \
+	    "$$A: apt-get install musl-dev:$$d$$n" >&2; exit 1; }; \
 	lib=$$($$t-gcc -print-file-name=libbearssl.a); \
 	case $$lib in /*) [ -f "$$lib" ] ;; *) false ;; esac || { echo \
-	    "agent: no BearSSL for $(ARCH): apt-get install" \
+	    "agent: no BearSSL for $$A: apt-get install" \
 	    "libbearssl-dev:$$d$$n" >&2; exit 1; }; \
-	b=cross/$(ARCH); \
+	b=cross/$$A; \
 	mkdir -p $$b/test && rm -rf $$b/include && mkdir $$b/include && \
 	$$t-objcopy -R .eh_frame "$$lib" $$b/bearssl.a && lib=bearssl.a && \
 	rm -rf $$b/lib && mkdir $$b/lib && $$t-objcopy \
@@ -393,13 +398,15 @@ cross: config.h
 	    $$t-strip -R .eh_frame -R .comment $$p || exit 1; done
 
 static:
-	@a=$$(uname -m); case $$a in arm*) a=armhf ;; esac; \
+	@a='$(ARCH)'; [ -n "$$a" ] || { a=$$(uname -m); \
+	case $$a in arm*) a=armhf ;; esac; }; \
 	$(MAKE) cross ARCH=$$a && cp cross/$$a/agent agent-static && \
 	ls -l agent-static
 
 # agent-tiny, static: the router's build (config.mk's TINYOUT)
 tiny:
-	@a=$$(uname -m); case $$a in arm*) a=armhf ;; esac; \
+	@a='$(ARCH)'; [ -n "$$a" ] || { a=$$(uname -m); \
+	case $$a in arm*) a=armhf ;; esac; }; \
 	$(MAKE) cross ARCH=$$a CROSSGOALS=agent-tiny && \
 	cp cross/$$a/agent-tiny agent-tiny && ls -l agent-tiny
 
@@ -410,12 +417,12 @@ tiny:
 test-cross:
 	$(MAKE) cross ARCH=$(ARCH) CROSSGOALS='agent $(TESTPROGS)'
 	@$(CROSSARCH); \
-	[ "$$(uname -m)" != $(ARCH) ] || q=; \
+	[ "$$(uname -m)" != $$A ] || q=; \
 	if [ -n "$$q" ] && ! q=$$(command -v $$q); then \
 	    echo "agent: no $$q: apt-get install qemu-user-static" >&2; \
 	    exit 1; \
 	fi; \
-	b=$$(pwd)/cross/$(ARCH); \
+	b=$$(pwd)/cross/$$A; \
 	rm -rf $$b/run $$b/shared && mkdir $$b/run && cp -R test $$b/run && \
 	for p in agent $(TESTPROGS); do \
 	    printf '#!/bin/sh\nexec %s %s "$$@"\n' "$$q" "$$b/$$p" \
@@ -426,7 +433,8 @@ test-cross:
 # The static binaries: static, in their size budgets, and one tool round;
 # and one with test/data/anchor.pem compiled in, in a busybox chroot.
 test-static: static tiny test/fake
-	@a=$$(uname -m); case $$a in arm*) a=armhf ;; esac; \
+	@a='$(ARCH)'; [ -n "$$a" ] || { a=$$(uname -m); \
+	case $$a in arm*) a=armhf ;; esac; }; \
 	$(MAKE) cross ARCH=$$a CROSSGOALS=test/agent-ca >/dev/null && \
 	cp cross/$$a/test/agent-ca agent-ca-static
 	@rc=0; sh test/static.sh agent-static >static.log 2>&1 || rc=$$?; \
