@@ -221,7 +221,7 @@ FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
 	test/fuzz_responses test/fuzz_guard test/fuzz_export test/fuzz_mcp \
-	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp
+	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp test/fuzz_cagen
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -262,6 +262,9 @@ test/fuzz_schema: test/fuzz_schema.c schema.c regex.c json.c util.c $(HDR)
 # diff.c names a binary file's blobs by SHA-1: BearSSL's
 test/fuzz_diff: test/fuzz_diff.c test/patch.h diff.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_diff.c diff.c util.c $(LIBS)
+# cagen reads the build's CAFILE: its PEM reader
+test/fuzz_cagen: test/fuzz_cagen.c cagen.c
+	clang $(FUZZFLAGS) -o $@ test/fuzz_cagen.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 # guard.c runs hooks (proc.c): tools.c and what it needs come along

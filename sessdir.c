@@ -541,12 +541,16 @@ sessdiropen(Session *s, int mode, const char *file, int save)
 	free(dir);
 	/* -s and -c asked for a file: no request is made that it would
 	 * not keep */
-	if (!rc && save && s->path && s->fd < 0 &&
-	    !canwrite(dir = dirof(s->path))) {
-		warn("-%c: %s: cannot write (%s): the session would not be "
-		     "saved", mode, dir, strerror(errno));
+	if (!rc && save && s->path && s->fd < 0) {
+		dir = dirof(s->path);
+		if (!canwrite(dir)) {
+			warn("-%c: %s: cannot write (%s): the session would "
+			     "not be saved", mode, dir, strerror(errno));
+			rc = 1;
+		}
 		free(dir);
-		return 1;
+		if (rc)
+			return rc;
 	}
 	/* pi refuses such a session; it goes on here, but not silently */
 	if (!rc && s->cwd && stat(s->cwd, &st) < 0)
