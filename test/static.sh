@@ -26,10 +26,15 @@ BIN=${1:-agent-static}
 # before approval (call.c's diffs, the trace's +N -M) 2.9 KB, its
 # exported page (md.c's Markdown, 6.1 KB of -Os text, and export.c's
 # diffs and totals, 3.8) 8.5 KB: 413 KiB holds them all as built
-# (422,104 bytes), and no more.  Issue 31 is to win it back: a tiny
-# build without the rooms a router does not need, the full one under
-# 340 KiB again.
-max=422912	# bytes: 413 KiB
+# (422,104 bytes), and no more.  Issue 31 was to win it back, and did
+# not: by the link map BearSSL is 48 KB of it (already only TLS 1.2's
+# client, the suites of config.h, i31 code), musl 74 KB (printf, strtod,
+# malloc, the resolver) and agent's rooms 300 KB, of which no feature
+# could be taken out and nothing of size was found twice; its own
+# additions (anchors compiled in, the clock's floor, read-only roots)
+# cost 1.3 KB: 414 KiB (423,416 bytes).  What a router does not need
+# went to make tiny instead (below).
+max=423936	# bytes: 414 KiB
 W=$T/work
 
 if [ ! -f "$BIN" ]; then
@@ -79,6 +84,9 @@ jsontest "static: the file read goes back with its id" "$REQ/2.json" \
 
 # make tiny: the router's build, in its own budget, one tool round too
 TINY=$ROOT/agent-tiny
+# without MCP, tasks, export and md, rpc, schema, record and the line
+# editor: 66 KB less (357,336 bytes); 256 KiB would need the wires or the
+# guard out too.
 tinymax=357376	# bytes: 349 KiB
 if [ ! -f "$TINY" ]; then
 	echo "skip - tiny: no agent-tiny (make tiny)"
