@@ -198,9 +198,13 @@ fi
 
 # stdout no terminal: the answer's bytes alone, no escape code.
 startfake "$T/a1"
+# (the answer is not on the terminal: the prompt drawn anew after it,
+# not the line redrawn at Enter, says the turn is over; a Ctrl-D typed
+# during the turn, in cooked mode, would be lost)
 drive "line: stdout a file" -o "$T/stdout" -- -n <<'K'
 wait > 
 send hi\r
+wait \x1b[?2004l
 wait > 
 send \x04
 expect-exit 0
