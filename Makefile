@@ -45,12 +45,13 @@ config.h:
 
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
-agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
+agent.o: agent.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h wire.h entry.h \
 	session.h sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h \
 	guard.h events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h \
 	task.h budget.h schema.h scratch.h line.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
-ask.o: ask.c util.h json.h sse.h http.h record.h wire.h tools.h events.h ask.h
+ask.o: ask.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h wire.h \
+	tools.h events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
 	guard.h events.h mcp.h task.h call.h

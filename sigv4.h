@@ -3,7 +3,7 @@
  * from the credentials, the region and the time given; no I/O */
 
 /* Whose request and where: the caller's strings, kept by it. */
-typedef struct {
+typedef struct Sigv4 {
 	const char *id;		/* AWS_ACCESS_KEY_ID */
 	const char *secret;	/* AWS_SECRET_ACCESS_KEY */
 	const char *token;	/* AWS_SESSION_TOKEN, or NULL */
