@@ -472,8 +472,8 @@ wirewhole(const Wire *w)
 
 /* The prices of model in a table of n rows, or NULL.  A Bedrock id
  * takes the row of Anthropic's name inside it: global.anthropic.
- * claude-sonnet-5 and anthropic.claude-opus-4-6-v1 are priced as
- * claude-sonnet-5 and claude-opus-4-6. */
+ * claude-sonnet-5 and us.anthropic.claude-sonnet-4-5-20250929-v1:0 are
+ * priced as claude-sonnet-5 and claude-sonnet-4-5. */
 const Price *
 wireprice(const Price *p, size_t n, const char *model)
 {
@@ -490,6 +490,9 @@ wireprice(const Price *p, size_t n, const char *model)
 	if (len > 3 && !strncmp(s + len - 3, "-v", 2) &&
 	    s[len - 1] >= '0' && s[len - 1] <= '9')
 		len -= 3;
+	if (len > 9 && s[len - 9] == '-' &&
+	    strspn(s + len - 8, "0123456789") >= 8)
+		len -= 9;	/* a date: claude-sonnet-4-5-20250929 */
 	for (i = 0; i < n; i++)
 		if (strlen(p[i].model) == len && !strncmp(p[i].model, s, len))
 			return &p[i];
