@@ -334,8 +334,10 @@ anthropicthink(const Wirereq *q, Buf *b)
 	};
 	int l = q->level;
 
+	/* Bedrock's Claude Sonnet 5 thinks whatever it is told (its model
+	 * card, June 2026): disabled is not sent there */
 	if (!wirethinks(q)) {
-		if (q->thinkas == TKOMITTED)
+		if (q->thinkas == TKOMITTED && q->wire != BEDROCK)
 			bufadds(b, ",\"thinking\":{\"type\":\"disabled\"}");
 		return NULL;
 	}

@@ -79,6 +79,8 @@ AWSENV=
 UNSET=
 [ "$RC" -eq 0 ] && grep -q '^POST /eu-central-1/model/global\.anthropic\.claude-sonnet-5/invoke-with-response-stream ' "$REQ/1.head" &&
     ok "the default model, AWS_DEFAULT_REGION's region in the URL" || fail "the default model, AWS_DEFAULT_REGION's region in the URL" "rc $RC: $(head -1 "$REQ/1.head") $(cat "$T/err")"
+jsontest "-T off: no thinking field for Bedrock's Sonnet 5, which cannot be told not to think" "$REQ/1.json" \
+    '"thinking" not in d and "output_config" not in d'
 grep -q '^tokens: .*, \$0\.0' "$T/err" &&
     ok "the default model priced as claude-sonnet-5" || fail "the default model priced as claude-sonnet-5" "$(cat "$T/err")"
 grep -q '^Authorization: Bearer ABSKbedrockkey.$' "$REQ/1.head" && ! grep -qi '^x-amz' "$REQ/1.head" &&
