@@ -14,20 +14,21 @@ TOOLSRC = tools.c proc.c edit.c diff.c file.c gitguard.c regex.c sandbox.c \
 TOOLOBJ = tools.o proc.o edit.o diff.o file.o gitguard.o regex.o sandbox.o \
 	walk.o undo.o
 HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
-	eventstream.h events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
+	events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
 	line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h responses.h \
 	rpc.h sandbox.h schema.h scratch.h sessdir.h session.h sse.h task.h \
-	tls.h tools.h tree.h undo.h util.h walk.h wire.h sigv4.h
+	tls.h tools.h tree.h undo.h util.h walk.h wire.h \
+	eventstream.h sigv4.h
 SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
-	eventstream.c events.c export.c file.c gitguard.c guard.c http.c json.c line.c \
+	events.c export.c file.c gitguard.c guard.c http.c json.c line.c \
 	mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
 	sessdir.c session.c sse.c task.c tls.c tools.c tree.c undo.c util.c \
-	walk.c sigv4.c $(WIRESRC)
+	walk.c eventstream.c sigv4.c $(WIRESRC)
 OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
-	eventstream.o events.o export.o file.o gitguard.o guard.o http.o json.o line.o \
+	events.o export.o file.o gitguard.o guard.o http.o json.o line.o \
 	mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
 	sessdir.o session.o sse.o task.o tls.o tools.o tree.o undo.o util.o \
-	walk.o sigv4.o $(WIREOBJ)
+	walk.o eventstream.o sigv4.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff \
 	test/eventstream test/sigv4
@@ -45,10 +46,10 @@ config.h:
 
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
-agent.o: agent.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h wire.h entry.h \
+agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
 	session.h sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h \
 	guard.h events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h \
-	task.h budget.h schema.h scratch.h line.h config.h
+	task.h budget.h schema.h scratch.h line.h config.h eventstream.h sigv4.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h wire.h \
 	tools.h events.h ask.h
@@ -118,7 +119,8 @@ test/json: test/json.c test/t.h json.o util.o
 test/sse: test/sse.c test/t.h sse.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/sse.c sse.o util.o $(LDFLAGS)
 test/eventstream: test/eventstream.c test/t.h eventstream.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/eventstream.c eventstream.o util.o $(LDFLAGS)
+	$(CC) $(ACFLAGS) -o $@ test/eventstream.c eventstream.o util.o \
+	    $(LDFLAGS)
 test/sigv4: test/sigv4.c test/t.h sigv4.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/sigv4.c sigv4.o util.o $(LDFLAGS) $(LIBS)
 test/http: test/http.c test/t.h http.o tls.o util.o

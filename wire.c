@@ -41,8 +41,6 @@ typedef struct {
 	int (*store)(Buf *b, const Wire *w);
 	int spans;		/* its body may be sent in spans */
 	int finishends;		/* a finish reason alone may end it */
-	int escmodel;		/* the model URI-encoded in the path:
-				 * Bedrock's ids hold ':', ARNs '/' */
 } Wireops;
 
 static const Wireops wires[] = {
@@ -70,7 +68,7 @@ static const Wireops wires[] = {
 	              "model/%s/invoke-with-response-stream",
 	              "Authorization: Bearer %s", NULL,
 	              anthropicbedrock, anthropicform, anthropicbody, NULL,
-	              anthropicstore, 0, 0, 1 },
+	              anthropicstore, 0, 0 },
 };
 
 /* The row of a wire kind; an unknown one is OpenAI's, as it was. */
@@ -88,7 +86,8 @@ wireapi(int wire)
 }
 
 /* The request's URL into url: the wire's endpoint under the provider's
- * base URL, with the model's name where the endpoint has it. */
+ * base URL, with the model's name where the endpoint has it, URI-encoded
+ * (Bedrock's ids hold ':', its ARNs '/'; Gemini's names need none). */
 void
 wireurl(Buf *url, const char *base, const Wirereq *q)
 {
@@ -96,10 +95,6 @@ wireurl(Buf *url, const char *base, const Wirereq *q)
 	const char *s;
 
 	bufaddf(url, "%s/", base);
-	if (!wireops(q->wire)->escmodel) {
-		bufaddf(url, wireops(q->wire)->path, q->model);
-		return;
-	}
 	for (s = q->model; *s; s++)
 		if (wireidchar((unsigned char)*s) || *s == '.' || *s == '~')
 			bufaddc(&m, *s);
