@@ -14,17 +14,17 @@ TOOLSRC = tools.c proc.c edit.c diff.c file.c gitguard.c regex.c sandbox.c \
 TOOLOBJ = tools.o proc.o edit.o diff.o file.o gitguard.o regex.o sandbox.o \
 	walk.o undo.o
 HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
-	events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
+	events.h export.h file.h gauth.h gemini.h gitguard.h guard.h http.h json.h \
 	line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h responses.h \
 	rpc.h sandbox.h schema.h scratch.h sessdir.h session.h sse.h task.h \
 	tls.h tools.h tree.h undo.h util.h walk.h wire.h
 SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
-	events.c export.c file.c gitguard.c guard.c http.c json.c line.c \
+	events.c export.c file.c gauth.c gitguard.c guard.c http.c json.c line.c \
 	mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
 	sessdir.c session.c sse.c task.c tls.c tools.c tree.c undo.c util.c \
 	walk.c $(WIRESRC)
 OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
-	events.o export.o file.o gitguard.o guard.o http.o json.o line.o \
+	events.o export.o file.o gauth.o gitguard.o guard.o http.o json.o line.o \
 	mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
 	sessdir.o session.o sse.o task.o tls.o tools.o tree.o undo.o util.o \
 	walk.o $(WIREOBJ)
@@ -44,12 +44,13 @@ config.h:
 
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
-agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
+agent.o: agent.c util.h json.h sse.h http.h record.h gauth.h wire.h entry.h \
 	session.h sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h \
 	guard.h events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h \
 	task.h budget.h schema.h scratch.h line.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
-ask.o: ask.c util.h json.h sse.h http.h record.h wire.h tools.h events.h ask.h
+ask.o: ask.c util.h json.h sse.h http.h record.h gauth.h wire.h tools.h \
+	events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
 	guard.h events.h mcp.h task.h call.h
@@ -61,6 +62,7 @@ events.o: events.c util.h json.h wire.h events.h
 export.o: export.c util.h json.h entry.h session.h file.h diff.h md.h \
 	export.h
 file.o: file.c util.h file.h
+gauth.o: gauth.c util.h json.h http.h gauth.h
 gemini.o: gemini.c util.h json.h wire.h gemini.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
 guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h line.h \

@@ -640,8 +640,13 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	anthropicowed(&a);
 	anthropicclose(&a);
 	free(a.o.id);
-	bufadds(b, "{\"model\":");
-	jsonescs(b, q->model);
+	/* Vertex names the model in the URL and the version in the body */
+	if (q->wire == VERTEX) {
+		bufadds(b, "{\"anthropic_version\":\"vertex-2023-10-16\"");
+	} else {
+		bufadds(b, "{\"model\":");
+		jsonescs(b, q->model);
+	}
 	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout +
 	        (anthropicbudget(q) ? budgets[q->level] : 0));
 	anthropicoutput(q, b, anthropicthink(q, b));

@@ -12,6 +12,7 @@
 #include "sse.h"
 #include "http.h"
 #include "record.h"
+#include "gauth.h"
 #include "wire.h"
 #include "tools.h"
 #include "events.h"
@@ -208,6 +209,21 @@ sayagain(const char *name, const Reply *r, long delay)
 	buffree(&safe);
 }
 
+/* The key of the request: the API key, or the service account's token,
+ * fetched when it has expired; NULL with the reason said in r->why.  A
+ * replay sends no key. */
+static const char *
+askkey(const Ask *k, Reply *r, const char *name)
+{
+	const char *key;
+
+	if (!k->gauth || (k->rec && k->rec->in >= 0))
+		return k->key;
+	if (!(key = gauthtoken(k->gauth, k->http, &r->why)))
+		warn("%s: %s", name, r->why.p);
+	return key;
+}
+
 /* POST the request and stream the answer into r, shown as it comes
  * unless silent (an answer for us, not the user), trying again what may
  * succeed on a second try.  0 on success, -1 with the reason said; r is
@@ -217,13 +233,18 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 {
 	Buf auth = { 0 }, url = { 0 };
 	Wirebody body;
-	const char *headers[6];
+	const char *headers[WIREHDRS + 3], *key;
 	int attempt, rc, n;
 	long delay;
 
+	memset(h, 0, sizeof(*h));
+	replyinit(r, k, q, h, silent);
+	if (!(key = askkey(k, r, q->provider)))
+		return -1;
+	askfree(r);
 	wirespans(q, &body);
-	wireurl(&url, k->url, q);
-	n = wireheaders(q, k->key, &auth, headers);
+	wireurl(&url, k->url, k->query, q);
+	n = wireheaders(q, key, k->headers, &auth, headers);
 	headers[n++] = "Content-Type: application/json";
 	headers[n++] = "Accept: text/event-stream";
 	headers[n] = NULL;

@@ -47,18 +47,25 @@
  * row and figures are pi 0.73's (gemini-3.1-pro-preview).
  */
 static const Provider providers[] = {
-	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images  schema */
-	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THXHIGH,  1, 1 },
-	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5",                    400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1, 1 },
-	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-5",          1000000, 128000, NULL,                    "off", THANTHROPIC, 1, 1 },
-	{ "gemini",     GEMINI, "https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY", "gemini-3.1-pro-preview", 1048576, 65536, NULL,           "off", THGEMINI, 1, 0 },
-	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-5", 1000000, 128000, "max_tokens",          "off", THROUTER, 1, 1 },
-	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   0, 0 },
-	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, 0, 1 },
-	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   0, 1 },
-	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1 },
-	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   0, 1 },
-	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1 },
+	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images  schema  headers  query  auth */
+	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THXHIGH,  1, 1, NULL, NULL, AUTHKEY },
+	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5",                    400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1, 1, NULL, NULL, AUTHKEY },
+	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-5",          1000000, 128000, NULL,                    "off", THANTHROPIC, 1, 1, NULL, NULL, AUTHKEY },
+	{ "gemini",     GEMINI, "https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY", "gemini-3.1-pro-preview", 1048576, 65536, NULL,           "off", THGEMINI, 1, 0, NULL, NULL, AUTHKEY },
+	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-5", 1000000, 128000, "max_tokens",          "off", THROUTER, 1, 1, NULL, NULL, AUTHKEY },
+	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   0, 0, NULL, NULL, AUTHKEY },
+	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, 0, 1, NULL, NULL, AUTHKEY },
+	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   0, 1, NULL, NULL, AUTHKEY },
+	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1, NULL, NULL, AUTHKEY },
+	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   0, 1, NULL, NULL, AUTHKEY },
+	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1, NULL, NULL, AUTHKEY },
+	/* Azure OpenAI: the base URL is the resource's, set with
+	 * AGENT_BASE_URL; the model is the deployment's name */
+	{ "azure",      RESPONSES, NULL,                           "AZURE_OPENAI_API_KEY", "gpt-6.1-sol",             400000,  32000,  "max_completion_tokens", "off", THXHIGH,  1, 1, "api-key: {key}", NULL, AUTHKEY },
+	{ "azure-chat", OPENAI, NULL,                              "AZURE_OPENAI_API_KEY", "gpt-5",                   400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1, 1, "api-key: {key}", NULL, AUTHKEY },
+	/* Google Vertex: Claude, and Gemini */
+	{ "vertex",     VERTEX, "https://{location-}aiplatform.googleapis.com/v1/projects/{project}/locations/{location}/publishers/anthropic/models", "GOOGLE_CLOUD_ACCESS_TOKEN", "claude-sonnet-5", 1000000, 128000, NULL, "off", THANTHROPIC, 1, 0, NULL, NULL, AUTHGOOGLE },
+	{ "vertex-gemini", GEMINI, "https://{location-}aiplatform.googleapis.com/v1/projects/{project}/locations/{location}/publishers/google", "GOOGLE_CLOUD_ACCESS_TOKEN", "gemini-3.1-pro-preview", 1048576, 65536, NULL, "off", THGEMINI, 1, 0, "Authorization: Bearer {key}", NULL, AUTHGOOGLE },
 };
 
 /*
