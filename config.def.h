@@ -175,6 +175,7 @@ static const Price prices[] = {
  */
 static const char *const secretenv[] = {
 	"ANTHROPIC_OAUTH_TOKEN", "GEMINI_API_KEY", "XAI_API_KEY", "HF_TOKEN",
+	"GOOGLE_APPLICATION_CREDENTIALS",	/* a key file's path */
 	NULL
 };
 static const char *const secretwords[] = {

@@ -240,7 +240,7 @@ gauthb64(Buf *b, const void *p, size_t n)
 }
 
 /* The signed JWT asking for a cloud-platform token at now (seconds of
- * the epoch) into out: 0, or -1 if BearSSL would not sign. */
+ * the epoch) onto the end of out: 0, or -1 if BearSSL would not sign. */
 int
 gauthjwt(const Gauth *g, long long now, Buf *out)
 {
@@ -248,7 +248,7 @@ gauthjwt(const Gauth *g, long long now, Buf *out)
 	Buf part = { 0 };
 	br_sha256_context h;
 	unsigned char hash[br_sha256_SIZE], *sig;
-	size_t siglen = (sk->n_bitlen + 7) / 8;
+	size_t siglen = (sk->n_bitlen + 7) / 8, from = out->len;
 	int rc = 0;
 
 	bufadds(&part, "{\"alg\":\"RS256\",\"typ\":\"JWT\"");
@@ -270,7 +270,7 @@ gauthjwt(const Gauth *g, long long now, Buf *out)
 	gauthb64(out, part.p, part.len);
 	buffree(&part);
 	br_sha256_init(&h);
-	br_sha256_update(&h, out->p, out->len);
+	br_sha256_update(&h, out->p + from, out->len - from);
 	br_sha256_out(&h, hash);
 	sig = xmalloc(siglen);
 	if (br_rsa_i31_pkcs1_sign(BR_HASH_OID_SHA256, hash, sizeof(hash), sk,
