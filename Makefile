@@ -182,7 +182,7 @@ FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
 	test/fuzz_responses test/fuzz_guard test/fuzz_export test/fuzz_mcp \
-	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp
+	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp test/fuzz_gauth
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -240,6 +240,12 @@ test/fuzz_mcphttp: test/fuzz_mcphttp.c mcp.c http.c tls.c sse.c \
 	$(TOOLSRC) json.c util.c $(HDR) config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_mcphttp.c mcp.c http.c tls.c \
 	    sse.c $(TOOLSRC) json.c util.c $(LIBS)
+
+# gauth.c asks the token endpoint (http.c): it comes along, unused
+test/fuzz_gauth: test/fuzz_gauth.c gauth.c http.c tls.c json.c util.c \
+	$(HDR) config.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_gauth.c gauth.c http.c tls.c \
+	    json.c util.c $(LIBS)
 
 fuzz: $(FUZZ)
 	for f in $(FUZZ); do t=$${f#test/fuzz_}; \
