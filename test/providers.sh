@@ -232,3 +232,25 @@ for s in ("az-secret-1", "ya29.given", "sa.json"):
 EOF
 [ $? -eq 0 ] && ok "tools: AZURE_OPENAI_API_KEY, GOOGLE_CLOUD_ACCESS_TOKEN, GOOGLE_APPLICATION_CREDENTIALS kept from bash" ||
     fail "tools: AZURE_OPENAI_API_KEY, GOOGLE_CLOUD_ACCESS_TOKEN, GOOGLE_APPLICATION_CREDENTIALS kept from bash" "rc $RC: $(cat "$T/py" "$T/err")"
+
+# every row's default model has a price: the usage line says a cost
+# (vllm has no default model)
+BASE=
+for row in openai:resp openai-chat:chat anthropic:anth gemini:gem \
+    openrouter:chat deepseek:chat groq:chat mistral:chat ollama:chat \
+    llamacpp:chat azure:resp azure-chat:chat vertex:anth vertex-gemini:gem; do
+	case ${row#*:} in
+	resp) printf 'responses\ntext ok\nusage 1000 100\n' ;;
+	chat) printf 'text ok\nusage 1000 100\n' ;;
+	anth) printf 'raw %s\n' "$DATA/anthropic-text.sse" ;;
+	gem) printf 'gemini\ntext ok\nusage 1000 100\n' ;;
+	esac >"$T/price"
+	startfake -x "$T/price"
+	(cd "$W" && agentexec env -u AGENT_MODEL "$ROOT/agent" -n -P "${row%%:*}" 'hi') \
+	    </dev/null >"$T/out" 2>"$T/err"
+	if grep -q 'tokens: .*, \$[0-9]' "$T/err"; then
+		ok "prices: ${row%%:*}: its default model has a price"
+	else
+		fail "prices: ${row%%:*}: its default model has a price" "$(cat "$T/err")"
+	fi
+done
