@@ -209,19 +209,20 @@ sayagain(const char *name, const Reply *r, long delay)
 	buffree(&safe);
 }
 
-/* The key of the request: the API key, or the service account's token,
- * fetched when it has expired; NULL with the reason said in r->why.  A
- * replay sends no key. */
-static const char *
-askkey(const Ask *k, Reply *r, const char *name)
+/* The key of the request into *key: the API key (NULL: none), or the
+ * service account's token, fetched when it has expired; 0, or -1 with
+ * the reason said in r->why.  A replay sends no key. */
+static int
+askkey(const Ask *k, Reply *r, const char *name, const char **key)
 {
-	const char *key;
-
+	*key = k->key;
 	if (!k->gauth || (k->rec && k->rec->in >= 0))
-		return k->key;
-	if (!(key = gauthtoken(k->gauth, k->http, &r->why)))
+		return 0;
+	if (!(*key = gauthtoken(k->gauth, k->http, &r->why))) {
 		warn("%s: %s", name, r->why.p);
-	return key;
+		return -1;
+	}
+	return 0;
 }
 
 /* POST the request and stream the answer into r, shown as it comes
@@ -239,7 +240,7 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 
 	memset(h, 0, sizeof(*h));
 	replyinit(r, k, q, h, silent);
-	if (!(key = askkey(k, r, q->provider)))
+	if (askkey(k, r, q->provider, &key) < 0)
 		return -1;
 	askfree(r);
 	wirespans(q, &body);
