@@ -180,11 +180,11 @@ exitstatus(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cdnqyjrvhlK] [-s file | id] [-f file] [-P provider]\n"
-	"             [-m model] [-t tools] [-g profile] [-T level] "
-	"[-i image]\n"
-	"             [-b budget] [-o schema] [-C dir] [-w dir] "
-	"[prompt ...]\n"
+	"usage: agent [-cdnqyjrvhlK] [-s file | id] [-f file | id]\n"
+	"             [-P provider] [-m model] [-t tools] [-g profile] "
+	"[-T level]\n"
+	"             [-i image] [-b budget] [-o schema] [-C dir] [-w dir]\n"
+	"             [prompt ...]\n"
 	"       agent -e file [out.html | out.md]\n";
 
 static void

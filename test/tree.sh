@@ -165,7 +165,7 @@ grep -q "no entry has that id" "$T/err" && ok "/fork: an unknown id is said" ||
 : >"$T/in"
 touch -d '2020-01-01' "$F"
 mkdir -p "$T/other"
-(cd "$T/other" && agentexec "$ROOT/agent" -l) >"$T/lother" 2>&1
+(cd "$T/other" && agentexec "$ROOT/agent" -l) >"$T/lother" 2>"$T/lothererr"
 runat -l
 GID=$(head -1 "$G" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"])')
 FID=$(head -1 "$F" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"])')
@@ -178,6 +178,9 @@ F8=$(echo "$FID" | cut -c1-8)
     fail "-l: id, time, entries and first prompt, newest first" "$(cat "$T/out" "$T/err")"
 [ ! -s "$T/lother" ] && ok "-l: only this directory's sessions" ||
     fail "-l: only this directory's sessions" "$(cat "$T/lother")"
+grep -q "^agent: no sessions of $T/other" "$T/lothererr" &&
+    ok "-l: none is said, on stderr" ||
+    fail "-l: none is said, on stderr" "$(cat "$T/lothererr")"
 answer a7 'seven'
 startfake -x "$T/a7"
 printf 'by id\n' >"$T/in"
@@ -201,6 +204,36 @@ runat -s "$F8"
     grep -q "$F" "$T/err" && grep -q "$G" "$T/err" &&
     ok "-s: an ambiguous id: the candidates, exit 2" ||
     fail "-s: an ambiguous id: the candidates, exit 2" "rc $RC $(cat "$T/err")"
+: >"$T/in"
+runat -f "$F8"
+[ "$RC" -eq 2 ] && grep -q "^agent: -f $F8: more than one session" "$T/err" &&
+    grep -q "$F" "$T/err" && grep -q "$G" "$T/err" &&
+    ok "-f: an ambiguous id: the candidates, exit 2" ||
+    fail "-f: an ambiguous id: the candidates, exit 2" "rc $RC $(cat "$T/err")"
+runat -f nosuchid
+[ "$RC" -eq 2 ] && grep -q "^agent: -f nosuchid: no session of this directory" "$T/err" &&
+    ok "-f: an unknown id: said, exit 2" ||
+    fail "-f: an unknown id: said, exit 2" "rc $RC $(cat "$T/err")"
+before=$(files | wc -l)
+answer a8 'eight'
+startfake -x "$T/a8"
+G13=$(head -1 "$G" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"][:13])')
+printf 'forked by id\n' >"$T/in"
+runat -f "$G13"
+[ "$RC" -eq 0 ] && [ "$(files | wc -l)" -eq $((before + 1)) ] &&
+    grep -q "\"parentSession\":\"$G\"" $(ls -t $(files) | head -1) &&
+    ok "-f: the start of an id forks that session" ||
+    fail "-f: the start of an id forks that session" "rc $RC $(cat "$T/err")"
+: >"$T/in"
+runat -s "$T/nodir/x.jsonl"
+[ "$RC" -eq 2 ] && [ ! -e "$T/nodir" ] &&
+    grep -q "^agent: -s $T/nodir/x.jsonl: no directory $T/nodir" "$T/err" &&
+    ok "-s: a path in no directory: said, exit 2, nothing made" ||
+    fail "-s: a path in no directory: said, exit 2, nothing made" "rc $RC $(cat "$T/err")"
+runat -s "$T/in/x.jsonl"
+[ "$RC" -eq 2 ] && grep -q "^agent: -s $T/in/x.jsonl: $T/in: not a directory" "$T/err" &&
+    ok "-s: a path under a file: said, exit 2" ||
+    fail "-s: a path under a file: said, exit 2" "rc $RC $(cat "$T/err")"
 
 # A hostile session: its text cannot reach the terminal as escapes.
 printf '{"type":"session","version":3,"id":"1234","timestamp":"2026-01-01T00:00:00Z","cwd":"%s"}\n{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi \\u001b]0;pwned\\u0007 there"}}\n' "$W" >"$T/hostile.jsonl"
