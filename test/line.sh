@@ -196,6 +196,23 @@ else
 	    "$(od -c "$T/shown" | head -5)"
 fi
 
+# /branch to a user's message offers its text on the next line, to be
+# edited: the message sent is the edited one, from the message's parent.
+printf '{"type":"session","version":3,"id":"5678","timestamp":"2026-01-01T00:00:00Z","cwd":"%s"}\n{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hello there"}}\n{"type":"message","id":"e2","parentId":"e1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"text","text":"yes"}],"stopReason":"stop"}}\n' "$T/w" >"$T/br.jsonl"
+startfake "$T/a1"
+drive "line: /branch offers the message to edit" -- -n -s "$T/br.jsonl" <<'K'
+wait > 
+send /branch e1\r
+wait > hello there
+send \x17again\r
+wait answer1
+wait > 
+send \x04
+expect-exit 0
+K
+jsontest "line: /branch, the message edited and sent in its place" \
+    "$REQ/1.json" '[m["content"] for m in d["messages"][1:]] == ["hello again"]'
+
 # stdout no terminal: the answer's bytes alone, no escape code.
 startfake "$T/a1"
 drive "line: stdout a file" -o "$T/stdout" -- -n <<'K'

@@ -109,7 +109,8 @@ grep -q "more than one entry's id begins so: abcd" "$T/err" &&
     fail "/branch: an ambiguous prefix names the candidates" "$(cat "$T/err")"
 
 # /branch ID summarize: the branch left is summarised into pi's
-# branch_summary, which the next request carries.
+# branch_summary, which the next request carries; to a user's message,
+# the new branch starts at its parent.
 script sum <<'X'
 text The other branch asked another question.
 finish stop
@@ -117,7 +118,7 @@ X
 startfake -x "$T/sum" "$T/a5"
 printf '/branch %s summarize\nlast question\n' "$U2" >"$T/in"
 runat -c
-python3 - "$F" "$U2" <<'X' && ok "/branch summarize: a branch_summary on the new branch" || fail "/branch summarize: a branch_summary on the new branch" "$(tail -3 "$F")"
+python3 - "$F" "$A1" <<'X' && ok "/branch summarize: a branch_summary on the new branch" || fail "/branch summarize: a branch_summary on the new branch" "$(tail -3 "$F")"
 import json, sys
 es = [json.loads(l) for l in open(sys.argv[1]).read().split("\n")[1:-1]]
 b = [e for e in es if e["type"] == "branch_summary"]
@@ -136,6 +137,44 @@ jsontest "/branch summarize: the next request carries the summary" "$REQ/2.json"
     '"The other branch asked another question." in
      d["messages"][-2]["content"] and
      d["messages"][-1]["content"] == "last question"'
+
+# /branch to a user's message goes on from its parent, as pi's tree does:
+# its text is said (stdin no terminal), the next line in its place; to
+# the first message, from before it.
+answer a9 'nine'
+answer a10 'ten'
+startfake -x "$T/a9" "$T/a10"
+printf '/branch %s\nsecond, edited\n/branch %s\nfirst, edited\n' "$U2" "$U1" \
+    >"$T/in"
+cp "$F" "$T/br.jsonl"
+runat -s "$T/br.jsonl"
+[ "$RC" -eq 0 ] && grep -q "^on the branch before $U2: its message" "$T/err" &&
+    grep -A1 -q "^its text, which the next line takes the place of:$" "$T/err" &&
+    grep -A1 "^its text" "$T/err" | grep -qx "second question" &&
+    grep -A1 "^its text" "$T/err" | grep -qx "first question" &&
+    ok "/branch to a user's message: its text is said" ||
+    fail "/branch to a user's message: its text is said" "rc $RC $(cat "$T/err")"
+jsontest "/branch to a user's message: the new one in its place" "$REQ/1.json" \
+    '[m["content"] for m in d["messages"][1:]] ==
+     ["first question", "one", "second, edited"]'
+jsontest "/branch to the first message: a conversation anew" "$REQ/2.json" \
+    '[m["content"] for m in d["messages"][1:]] == ["first, edited"]'
+python3 - "$T/br.jsonl" "$A1" "$U1" <<'X' && ok "/branch to a user's message: the file's parents" || fail "/branch to a user's message: the file's parents" "$(tail -4 "$F")"
+import json, sys
+es = [json.loads(l) for l in open(sys.argv[1]).read().split("\n")[1:-1]]
+us = [e for e in es if e["type"] == "message" and e["message"]["role"] == "user"]
+t = lambda e: e["message"]["content"][0]["text"]
+assert t(us[-2]) == "second, edited" and us[-2]["parentId"] == sys.argv[2], us[-2]
+u1 = [e for e in es if e["id"] == sys.argv[3]][0]
+assert t(us[-1]) == "first, edited" and us[-1]["parentId"] == u1["parentId"], us[-1]
+X
+# a user's message at the root: the next one is a root too
+printf '{"type":"session","version":3,"id":"5678","timestamp":"2026-01-01T00:00:00Z","cwd":"%s"}\n{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}\n{"type":"message","id":"e2","parentId":"e1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"text","text":"yes"}],"stopReason":"stop"}}\n' "$W" >"$T/root.jsonl"
+startfake -x "$T/a9"
+printf '/branch e1\nhi again\n' >"$T/in"
+runat -n -s "$T/root.jsonl"
+jsontest "/branch to a root user's message: nothing before the new one" "$REQ/1.json" \
+    '[m["content"] for m in d["messages"][1:]] == ["hi again"]'
 
 # /fork: a new file holding the path to the entry; the old one untouched.
 cp "$F" "$T/before"
