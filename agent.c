@@ -1350,6 +1350,7 @@ offertools(Agent *a, const char *list)
 	a->mcpconf.conntimeout = conntimeout;
 	a->mcpconf.proxy = &a->proxy;
 	a->mcpconf.tenv = &a->tenv;
+	a->mcpconf.traceopen = &a->ev.traceopen;
 	c->mcp = mcpnew(&a->mcpconf);
 }
 
