@@ -465,16 +465,12 @@ sfiledir(const char *file)
 {
 	struct stat st;
 	char *d = dirof(file);
-	int r = -1;
+	int r = 0;
 
-	if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
-		r = 0;
-	else if (errno == ENOENT)
-		warn("-s %s: no directory %s: a session is begun only in one "
-		     "that is there", file, d);
-	else
-		warn("-s %s: %s: %s", file, d, S_ISDIR(st.st_mode) ?
-		     strerror(errno) : "not a directory");
+	if (stat(d, &st) < 0 || (errno = ENOTDIR, !S_ISDIR(st.st_mode))) {
+		warn("-s %s: %s:", file, d);
+		r = -1;
+	}
 	free(d);
 	return r;
 }

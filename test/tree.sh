@@ -266,11 +266,11 @@ runat -f "$G13"
 : >"$T/in"
 runat -s "$T/nodir/x.jsonl"
 [ "$RC" -eq 2 ] && [ ! -e "$T/nodir" ] &&
-    grep -q "^agent: -s $T/nodir/x.jsonl: no directory $T/nodir" "$T/err" &&
+    grep -q "^agent: -s $T/nodir/x.jsonl: $T/nodir: No such file or directory" "$T/err" &&
     ok "-s: a path in no directory: said, exit 2, nothing made" ||
     fail "-s: a path in no directory: said, exit 2, nothing made" "rc $RC $(cat "$T/err")"
 runat -s "$T/in/x.jsonl"
-[ "$RC" -eq 2 ] && grep -q "^agent: -s $T/in/x.jsonl: $T/in: not a directory" "$T/err" &&
+[ "$RC" -eq 2 ] && grep -q "^agent: -s $T/in/x.jsonl: $T/in: Not a directory" "$T/err" &&
     ok "-s: a path under a file: said, exit 2" ||
     fail "-s: a path under a file: said, exit 2" "rc $RC $(cat "$T/err")"
 
