@@ -201,11 +201,11 @@ exitstatus(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cdnqyjrvhlK] [-s file | id] [-f file] [-P provider]\n"
-	"             [-m model] [-t tools] [-g profile] [-T level] "
-	"[-i image]\n"
-	"             [-b budget] [-o schema] [-C dir] [-w dir] "
-	"[prompt ...]\n"
+	"usage: agent [-cdnqyjrvhlK] [-s file | id] [-f file | id]\n"
+	"             [-P provider] [-m model] [-t tools] [-g profile] "
+	"[-T level]\n"
+	"             [-i image] [-b budget] [-o schema] [-C dir] [-w dir]\n"
+	"             [prompt ...]\n"
 	"       agent -e file [out.html | out.md]\n";
 
 static void
@@ -809,17 +809,32 @@ setlevel(Agent *a, const char *name)
 	return 0;
 }
 
-/* /branch ID [summarize]: the leaf moved to message ID, the context
- * made again from the path to it; with summarize, the branch left is
- * summarised first and the summary stored as pi's branch_summary on the
- * new branch, which its context then carries.  Nothing is rewritten. */
+/* Where /branch to entry i goes: to a user's message, its parent (-1:
+ * before the first entry), its text into offer to be sent again or
+ * edited, as pi's tree does; to any other message, itself. */
+static long
+branchplace(Agent *a, long i, Buf *offer)
+{
+	const Entry *e = &a->sess.e[i];
+
+	if (!treeuser(&a->sess, i, offer))
+		return i;
+	return e->parent ? sessfind(&a->sess, e->parent) : -1;
+}
+
+/* /branch ID [summarize]: the leaf moved to message ID (before it, for a
+ * user's message, whose text goes into offer), the context made again
+ * from the path to it; with summarize, the branch left is summarised
+ * first and the summary stored as pi's branch_summary on the new
+ * branch, which its context then carries.  Nothing is rewritten. */
 static void
-branchto(Agent *a, const char *arg)
+branchto(Agent *a, const char *arg, Buf *offer)
 {
 	Buf why = { 0 }, id = { 0 }, sum = { 0 };
 	const char *sp = strchr(arg, ' ');
 	Ctxcut k;
-	long i = -1;
+	long i = -1, to = -1;
+	int go = 0;
 
 	bufadd(&id, arg, sp ? (size_t)(sp - arg) : strlen(arg));
 	if ((sp && strcmp(sp + 1, "summarize")) || !id.len)
@@ -830,25 +845,34 @@ branchto(Agent *a, const char *arg)
 		safetext(&why, a->sess.e[i].type, strlen(a->sess.e[i].type), 1);
 		warn("%.8s is a %s entry, not a message: /branch moves only "
 		     "to messages", a->sess.e[i].id, why.p);
-		i = -1;
-	} else if (sp && ctxbranchplan(&a->ctx, i, &k) < 0) {
+	} else {
+		go = 1;
+		to = branchplace(a, i, offer);
+	}
+	if (go && sp && ctxbranchplan(&a->ctx, to, &k) < 0) {
 		warn("nothing to summarise: the branch left is empty");
 		sp = NULL;
-	} else if (sp) {
-		if (summarize(a, &k, &sum) < 0 || intr) {
+	} else if (go && sp) {
+		go = summarize(a, &k, &sum) == 0 && !intr;
+		if (!go)
 			warn("no summary: the branch is not moved");
-			i = -1;
-		}
 		ctxcutfree(&k);
 	}
-	if (i >= 0) {
+	if (go) {
 		a->ioerr = 0;
-		treemove(&a->sess, i, sp ? &sum : NULL, &a->ioerr);
+		treemove(&a->sess, to, sp ? &sum : NULL, &a->ioerr);
 		if (a->ioerr)
 			warn("the branch summary is not in the session file");
 		a->modelnoted = 0;
 		loadbranch(a);
-		fprintf(stderr, "on the branch to %.8s\n", a->sess.e[i].id);
+		if (to == i)
+			fprintf(stderr, "on the branch to %.8s\n", a->sess.e[i].id);
+		else
+			fprintf(stderr, "on the branch before %.8s: its message "
+			        "is yours to send again or change\n",
+			        a->sess.e[i].id);
+	} else {
+		bufreset(offer);
 	}
 	buffree(&why);
 	buffree(&id);
@@ -897,9 +921,10 @@ forkat(Agent *a, const char *arg)
 	buffree(&why);
 }
 
-/* A /command typed in line mode: 1 to go on, 0 to quit, -1 none such. */
+/* A /command typed in line mode: 1 to go on, 0 to quit, -1 none such.
+ * A text for the next line to start with goes into offer. */
 static int
-slashcommand(Agent *a, const char *line)
+slashcommand(Agent *a, const char *line, Buf *offer)
 {
 	if (!strcmp(line, "/quit") || !strcmp(line, "/exit"))
 		return 0;
@@ -909,7 +934,8 @@ slashcommand(Agent *a, const char *line)
 		      "/model [name]  the model, or switch to another\n"
 		      "/compact [focus]  summarise the older conversation\n"
 		      "/tree     the session's tree of messages\n"
-		      "/branch ID [summarize]  go on from message ID\n"
+		      "/branch ID [summarize]  go on from message ID (before\n"
+		      "          it, its text to edit, if it is yours)\n"
 		      "/fork [ID]  a new session holding the path to ID\n"
 		      "/thinking [level]  the thinking level, or set it\n"
 		      "/undo     undo the last turn's writes and edits\n"
@@ -937,7 +963,7 @@ slashcommand(Agent *a, const char *line)
 	if (!strcmp(line, "/tree"))
 		return treeshow(&a->sess, stderr, termcols()) + 1;
 	if (!strncmp(line, "/branch", 7) && (!line[7] || line[7] == ' ')) {
-		branchto(a, line[7] ? line + 8 : "");
+		branchto(a, line[7] ? line + 8 : "", offer);
 		return 1;
 	}
 	if (!strncmp(line, "/fork", 5) && (!line[5] || line[5] == ' ')) {
@@ -1006,6 +1032,26 @@ banner(const Agent *a)
 	        "", a->sess.path ? a->sess.path : "no session");
 }
 
+/* A text a command gave back (/branch's user message): on the next line
+ * to edit, at a terminal; else said, for the next line to replace. */
+static void
+offerline(Line *ed, Buf *text)
+{
+	Buf b = { 0 };
+
+	if (!text->len)
+		return;
+	if (ed) {
+		lineoffer(ed, text->p, text->len);
+	} else {
+		safetext(&b, text->p, text->len, 0);
+		fprintf(stderr, "its text, which the next line takes the place "
+		        "of:\n%s\n", b.p);
+		buffree(&b);
+	}
+	bufreset(text);
+}
+
 /* Each line of stdin is a message; a line ending in \ goes on.  At a
  * terminal, the line editor (line.c) draws on stderr, or on the
  * terminal itself when stderr is not one. */
@@ -1041,10 +1087,11 @@ linemode(Agent *a)
 		if (!msg.len)
 			continue;
 		if (msg.p[0] == '/' && !memchr(msg.p, '\n', msg.len) &&
-		    (r = slashcommand(a, msg.p)) >= 0) {
+		    (r = slashcommand(a, msg.p, &text)) >= 0) {
 			bufreset(&msg);
 			if (!r)
 				break;
+			offerline(edp, &text);
 			continue;
 		}
 		r = promptline(&a->pc, &text, &a->attach, msg.p) < 0 ? 0 :
@@ -1349,6 +1396,7 @@ offertools(Agent *a, const char *list)
 	a->mcpconf.conntimeout = conntimeout;
 	a->mcpconf.proxy = &a->proxy;
 	a->mcpconf.tenv = &a->tenv;
+	a->mcpconf.traceopen = &a->ev.traceopen;
 	c->mcp = mcpnew(&a->mcpconf);
 }
 
