@@ -43,6 +43,15 @@ lineread(Line *l, const char *prompt, Buf *b)
 	return noreadline(l->in, b);
 }
 
+/* No line to put text in before the user types: nothing offered. */
+void
+lineoffer(Line *l, const char *s, size_t n)
+{
+	(void)l;
+	(void)s;
+	(void)n;
+}
+
 void
 lineadd(Line *l, const char *s, size_t n)
 {

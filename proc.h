@@ -31,7 +31,7 @@ int prochook(const Toolenv *e, const char *cmd, const char *in, size_t n,
 void procreaper(Toolenv *e);
 pid_t procstart(const Toolenv *e, char **argv, char **env, int *to,
                 int *from, int *err);
-pid_t procserve(Toolenv *e, const char *cmd, int *to, int *from);
+pid_t procserve(Toolenv *e, const char *cmd, int *to, int *from, int *err);
 void procunserve(Toolenv *e, pid_t pid);
 void prockillall(Toolenv *e);
 void proclogexit(Toolenv *e);
