@@ -116,6 +116,8 @@ typedef struct {
 	Promptconf pc;		/* config.h's, for skills, templates, @files */
 	Task task;		/* what the task tool starts children with */
 	char *taskkey;		/* the key of the task row's provider */
+	char *taskcreds[4];	/* Task's creds: the AWS keys or Google's key
+				 * file, NAME=value */
 	Httpproxy proxy;	/* as the environment named them at start */
 	int keyin;		/* -K: the key is stdin's first line */
 	Budget budget;		/* -b, AGENT_BUDGET or config.h's */
@@ -1424,6 +1426,38 @@ buildsystem(Agent *a)
 /* What a task's child is started with: the task row's provider (its key
  * taken now, before the keys are hidden) and profile, no wider than
  * ours, and the tools we offer that it may have. */
+/* One NAME=value of the credentials a task's child is given whole,
+ * where the variable is set. */
+static void
+taskcred(Agent *a, int *n, const char *name)
+{
+	const char *v = getenv(name);
+	Buf b = { 0 };
+
+	if (!v || !*v)
+		return;
+	bufaddf(&b, "%s=%s", name, v);
+	a->taskcreds[(*n)++] = bufdetach(&b);
+}
+
+/* The credentials a child on our provider needs besides its key, read
+ * before prochide blanks them: Bedrock's AWS keys when we sign, the
+ * Google key file we take our tokens from. */
+static char *const *
+taskcreds(Agent *a)
+{
+	int n = 0;
+
+	if (a->ask.aws || (a->prov->wire == BEDROCK && !a->key)) {
+		taskcred(a, &n, "AWS_ACCESS_KEY_ID");
+		taskcred(a, &n, "AWS_SECRET_ACCESS_KEY");
+		taskcred(a, &n, "AWS_SESSION_TOKEN");
+	} else if (a->gauth.key) {
+		taskcred(a, &n, "GOOGLE_APPLICATION_CREDENTIALS");
+	}
+	return n ? a->taskcreds : NULL;
+}
+
 static void
 settask(Agent *a)
 {
@@ -1458,6 +1492,8 @@ settask(Agent *a)
 			diecfg("config.h: the task row names provider %s and no "
 			    "model, and the provider has none", p->name);
 	}
+	if (t->samewire)
+		t->creds = taskcreds(a);
 	t->profile = g->name;
 	t->yes = a->guard.yes;
 	t->sess = &a->sess;
@@ -1977,6 +2013,8 @@ agentfree(Agent *a)
 	callfree(&a->calls);
 	free(a->task.tools);
 	free(a->taskkey);
+	for (i = 0; a->taskcreds[i]; i++)
+		free(a->taskcreds[i]);
 	httpproxyfree(&a->proxy);
 	free(a->key);
 	free(a->urlmade);

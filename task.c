@@ -193,9 +193,25 @@ recordvar(const char *var)
 	       !strncmp(var, "AGENT_REPLAY=", 13);
 }
 
+/* Whether var is one of the credentials given whole (t->creds). */
+static int
+credvar(const Task *t, const char *var)
+{
+	size_t n;
+	int i;
+
+	for (i = 0; t->creds && t->creds[i]; i++) {
+		n = strcspn(t->creds[i], "=") + 1;
+		if (!strncmp(var, t->creds[i], n))
+			return 1;
+	}
+	return 0;
+}
+
 /* The child's environment: ours (the secrets' values are gone from it:
- * prochide), the proxies whole, as read at start (they lost their
- * credentials too, and the child needs them to reach the model), its
+ * prochide), the proxies and the provider's credentials whole, as read
+ * at start (they lost their values too, and the child needs them to
+ * reach the model), its
  * depth one more, what is left of our budget, and AGENT_BASE_URL only
  * for the provider it was set for; not AGENT_SCHEMA, which is our
  * answer's, not the child's.  A recording or replayed run's task n
@@ -207,14 +223,16 @@ taskenv(const Task *t, int label, Buf *tmp)
 {
 	const char *px[2] = { NULL, NULL };
 	char **env;
-	size_t n, k = 0, i, off[6];
+	size_t n, c, k = 0, i, off[6];
 	int m = 0;
 
 	if (t->proxy)
 		px[0] = t->proxy->https, px[1] = t->proxy->http;
 	for (n = 0; environ[n]; n++)
 		;
-	env = xmalloc((n + 5) * sizeof(*env));
+	for (c = 0; t->creds && t->creds[c]; c++)
+		;
+	env = xmalloc((n + c + 5) * sizeof(*env));
 	for (i = 0; i < n; i++) {
 		if (recordvar(environ[i]) && environ[i][13]) {
 			off[m++] = tmp->len;
@@ -226,10 +244,12 @@ taskenv(const Task *t, int label, Buf *tmp)
 		    (t->samewire ||
 		     strncmp(environ[i], "AGENT_BASE_URL=", 15)) &&
 		    !((px[0] || px[1]) && proxyvar(environ[i])) &&
-		    !recordvar(environ[i])) {
+		    !recordvar(environ[i]) && !credvar(t, environ[i])) {
 			env[k++] = environ[i];
 		}
 	}
+	for (i = 0; t->creds && t->creds[i]; i++)
+		env[k++] = t->creds[i];
 	for (i = 0; i < 2; i++)
 		if (px[i]) {
 			off[m++] = tmp->len;

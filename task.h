@@ -27,6 +27,10 @@ typedef struct Task {
 				 * may keep AGENT_BASE_URL */
 	const struct Httpproxy *proxy;	/* the proxies, credentials and
 					 * all, in place of ours */
+	char *const *creds;	/* NAME=value, NULL-ended: what the child's
+				 * provider signs or fetches its token with
+				 * (Bedrock's AWS keys, a Google key file's
+				 * path), whole in place of ours; or NULL */
 	const char *profile;	/* -g */
 	char *tools;		/* -t: the tools offered to the child */
 	int yes;		/* -y */
