@@ -16,18 +16,18 @@ TOOLOBJ = tools.o proc.o edit.o diff.o file.o gitguard.o regex.o sandbox.o \
 HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
 	events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
 	line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h responses.h \
-	rpc.h sandbox.h schema.h scratch.h sessdir.h session.h sse.h task.h \
-	tls.h tools.h tree.h undo.h util.h walk.h wire.h
+	rpc.h sandbox.h schema.h scratch.h sessdir.h session.h shsplit.h sse.h \
+	task.h tls.h tools.h tree.h undo.h util.h walk.h wire.h
 SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
 	events.c export.c file.c gitguard.c guard.c http.c json.c line.c \
 	mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
-	sessdir.c session.c sse.c task.c tls.c tools.c tree.c undo.c util.c \
-	walk.c $(WIRESRC)
+	sessdir.c session.c shsplit.c sse.c task.c tls.c tools.c tree.c undo.c \
+	util.c walk.c $(WIRESRC)
 OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
 	events.o export.o file.o gitguard.o guard.o http.o json.o line.o \
 	mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
-	sessdir.o session.o sse.o task.o tls.o tools.o tree.o undo.o util.o \
-	walk.o $(WIREOBJ)
+	sessdir.o session.o shsplit.o sse.o task.o tls.o tools.o tree.o undo.o \
+	util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
@@ -52,7 +52,7 @@ anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h record.h wire.h tools.h events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
-	guard.h events.h mcp.h task.h call.h
+	guard.h events.h mcp.h task.h line.h call.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
 diff.o: diff.c util.h diff.h
 edit.o: edit.c util.h edit.h
@@ -63,8 +63,8 @@ export.o: export.c util.h json.h entry.h session.h file.h diff.h md.h \
 file.o: file.c util.h file.h
 gemini.o: gemini.c util.h json.h wire.h gemini.h
 gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
-guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h line.h \
-	guard.h
+guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h \
+	shsplit.h guard.h
 http.o: http.c util.h tls.h http.h
 json.o: json.c util.h json.h
 line.o: line.c util.h line.h
@@ -83,6 +83,7 @@ schema.o: schema.c util.h json.h regex.h schema.h
 scratch.o: scratch.c util.h walk.h diff.h scratch.h
 sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
 session.o: session.c util.h json.h entry.h session.h
+shsplit.o: shsplit.c util.h shsplit.h
 sse.o: sse.c util.h sse.h
 task.o: task.c util.h json.h http.h wire.h tools.h proc.h entry.h session.h events.h \
 	guard.h task.h
@@ -122,8 +123,8 @@ test/httpget: test/httpget.c http.o tls.o util.o
 test/tools: test/tools.c test/t.h $(TOOLOBJ) json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/tools.c $(TOOLOBJ) json.o util.o \
 	    $(LDFLAGS) $(LIBS)
-test/guard: test/guard.c test/t.h guard.o line.o $(TOOLOBJ) json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o line.o $(TOOLOBJ) json.o \
+test/guard: test/guard.c test/t.h guard.o shsplit.o $(TOOLOBJ) json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o shsplit.o $(TOOLOBJ) json.o \
 	    util.o $(LDFLAGS) $(LIBS)
 test/schema: test/schema.c test/t.h schema.o regex.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/schema.c schema.o regex.o json.o util.o \
@@ -223,11 +224,8 @@ test/fuzz_diff: test/fuzz_diff.c test/patch.h diff.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_diff.c diff.c util.c $(LIBS)
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
-# guard.c runs hooks (proc.c): tools.c and what it needs come along
-test/fuzz_guard: test/fuzz_guard.c guard.c line.c $(TOOLSRC) json.c util.c \
-	$(HDR)
-	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c line.c $(TOOLSRC) \
-	    json.c util.c $(LIBS)
+test/fuzz_guard: test/fuzz_guard.c shsplit.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c shsplit.c util.c
 
 # mcp.c starts servers (proc.c) and speaks HTTP: they come along
 test/fuzz_mcp: test/fuzz_mcp.c mcp.c http.c tls.c sse.c $(TOOLSRC) json.c \

@@ -1288,6 +1288,7 @@ offertools(Agent *a, const char *list)
 	c->desc = a->desc;
 	c->schema = a->schema;
 	c->guard = &a->guard;
+	c->color = a->ev.color;
 	c->ev = &a->ev;
 	c->tenv = &a->tenv;
 	c->showlines = showlines;
@@ -1365,7 +1366,7 @@ settask(Agent *a)
 			    "model, and the provider has none", p->name);
 	}
 	t->profile = g->name;
-	t->yes = a->guard.yes;
+	t->yes = a->calls.yes;
 	t->sess = &a->sess;
 	t->pg = taskpg;
 	t->npg = LEN(taskpg);
@@ -1401,7 +1402,6 @@ setguard(Agent *a, const char *gname)
 	a->guard.rules = rules;
 	a->guard.hooks = hooks;
 	a->guard.tenv = &a->tenv;
-	a->guard.color = a->ev.color;
 	guardprofile(&a->guard, profiles, LEN(profiles), gname);
 	/* read rules hold grep, find and ls too, in their walks */
 	a->tenv.unseen = guardunseen;
@@ -1659,7 +1659,7 @@ readflags(Agent *a, char **argv, Flags *f)
 				die("write stdout:");
 			exit(0);
 		case 'q': a->ev.quiet = 1; break;
-		case 'y': a->guard.yes = 1; break;
+		case 'y': a->calls.yes = 1; break;
 		case 'v':
 			if (puts("agent " VERSION) == EOF || fflush(stdout))
 				die("write stdout:");

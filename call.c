@@ -1,10 +1,13 @@
 /* See LICENSE file for copyright and license details. */
 /* call.c: the tools offered to the model (config.h's, then those of
  * MCP servers, fetched before a request when first needed or changed),
- * and one call: checked, put to the guard, run, traced, its result made
- * the message the conversation gets. */
+ * and one call: checked, put to the guard, asked about on the terminal
+ * when the guard says ask, run, traced, its result made the message the
+ * conversation gets. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "json.h"
@@ -17,6 +20,7 @@
 #include "events.h"
 #include "mcp.h"
 #include "task.h"
+#include "line.h"
 #include "call.h"
 
 /* The row in tools[] of a tool by that name, or -1. */
@@ -68,7 +72,6 @@ calloffer(Calls *c, const char *list, const char *off)
 
 	c->noffer = c->nfixed = 0;
 	c->always = xcalloc(c->ntools, sizeof(*c->always));
-	c->guard->always = c->always;
 	for (i = 0; !list && i < c->ntools; i++)
 		if (!guardlisted(off, c->tools[i].name))
 			offerrow(c, i);
@@ -127,7 +130,6 @@ callmcp(Calls *c)
 	c->noffer = c->nfixed;
 	c->offer = xrealloc(c->offer, (c->nfixed + n) * sizeof(*c->offer));
 	c->always = xrealloc(c->always, (c->ntools + n) * sizeof(*c->always));
-	c->guard->always = c->always;	/* it moved */
 	for (k = 0; k < n; k++) {
 		s = mcprow(c->mcp, k);
 		if (!guardmcp(c->guard, t[k].name, s->readonly)) {
@@ -233,7 +235,7 @@ callshow(Calls *c, const Tool *t, const Wirecall *w, const Json *j,
 	Buf raw = { 0 };
 	int diff = 0, max = c->showlines;
 
-	if (c->guard->yes)	/* nothing is asked */
+	if (c->yes)	/* nothing is asked */
 		return;
 	if (t->fn == toolwrite || t->fn == tooledit) {
 		diff = toolpreview(c->tenv, t->name, j, &raw) == 0;
@@ -248,8 +250,50 @@ callshow(Calls *c, const Tool *t, const Wirecall *w, const Json *j,
 		if (w->args.len > c->showbytes)
 			bufadds(&raw, "...\n");
 	}
-	previewlines(show, raw.p, raw.len, max, diff, c->guard->color);
+	previewlines(show, raw.p, raw.len, max, diff, c->color);
 	buffree(&raw);
+}
+
+/* Ask on the terminal whether a call may run: 1 yes, 0 no, -1 no terminal.
+ * What it will do (show, made safe, or NULL) comes first.  One key
+ * answers, no Enter (line.c's linekey): y, n, a; Esc and Ctrl-C say no,
+ * other keys are ignored.  An ASK of a rule (its number in config.h,
+ * or 0) asks every time: "a" is not offered, and answers yes for this
+ * call alone; "a" to the profile's question stops it for that tool (row
+ * of tools[]). */
+static int
+callask(Calls *c, const Tool *t, int row, const char *what,
+        const char *show, int rule)
+{
+	int fd, k;
+	Buf q = { 0 };
+
+	if (c->yes || (!rule && c->always[row]))
+		return 1;
+	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+		return -1;
+	if (show)	/* before the terminal is raw: its newlines hold */
+		writeall(fd, show, strlen(show));
+	bufaddf(&q, "%sagent: allow %s %s? ", c->color ? "\033[1m" : "",
+	        t->name, what);
+	if (rule)
+		bufaddf(&q, "(rule %d of config.h asks) [y/n] ", rule);
+	else
+		bufadds(&q, "[y/n/a] ");
+	bufadds(&q, c->color ? "\033[0m" : "");
+	k = linekey(fd, q.p, "yYnNaA\033\003");
+	bufreset(&q);
+	bufadds(&q, k == 'y' || k == 'Y' ? "yes\n" : k == 'a' || k == 'A' ?
+	        (rule ? "yes\n" : "always\n") : "no\n");
+	writeall(fd, q.p, q.len);
+	buffree(&q);
+	close(fd);
+	if (k == 'a' || k == 'A') {
+		if (!rule)
+			c->always[row] = 1;
+		return 1;
+	}
+	return k == 'y' || k == 'Y';
 }
 
 /* Whether a call may run; if not, why, in res. */
@@ -257,7 +301,7 @@ static int
 mayrun(Calls *c, Wirecall *w, int k, int row, Json *j, Buf *res)
 {
 	Buf what = { 0 }, show = { 0 };
-	int ok;
+	int ok, rule;
 
 	if (k < 0) {
 		bufaddf(res, "Tool %s not found", bstr(&w->name));
@@ -281,12 +325,19 @@ mayrun(Calls *c, Wirecall *w, int k, int row, Json *j, Buf *res)
 		buffree(&what);
 		return 0;
 	}
+	if ((ok = guardcall(c->guard, &c->offer[k], j, res, &rule)) != ASK)
+		return ok == ALLOW;
 	evcallwhat(&what, j, 0, 70);	/* the question is one line */
 	callshow(c, &c->offer[k], w, j, &show);
-	ok = guardcall(c->guard, &c->offer[k], row, j, what.p, show.p, res);
+	ok = callask(c, &c->offer[k], row, what.p, show.p, rule);
+	if (ok < 0)
+		bufadds(res, "Not run: there is no terminal to ask the user "
+		        "for approval (the user can allow tools with -y).");
+	else if (!ok)
+		bufadds(res, "The user did not allow this call.");
 	buffree(&what);
 	buffree(&show);
-	return ok;
+	return ok > 0;
 }
 
 /* A call under way: checked, shown, started. */

@@ -10,6 +10,8 @@ typedef struct {
 	int noffer, nfixed;	/* them, then the MCP servers' */
 	int *always;		/* by row of tools[], then of MCP's tools:
 				 * 'a' was answered */
+	int yes;		/* -y: do not ask */
+	int color;		/* the question and what it shows */
 	Guard *guard;
 	Events *ev;
 	Toolenv *tenv;
