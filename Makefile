@@ -62,7 +62,7 @@ export.o: export.c util.h json.h entry.h session.h file.h diff.h md.h \
 	export.h
 file.o: file.c util.h file.h
 gemini.o: gemini.c util.h json.h wire.h gemini.h
-gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
+gitguard.o: gitguard.c util.h gitguard.h
 guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h \
 	shsplit.h guard.h
 http.o: http.c util.h tls.h http.h
@@ -71,14 +71,14 @@ line.o: line.c util.h line.h
 mcp.o: mcp.c util.h json.h sse.h http.h tools.h proc.h mcp.h
 md.o: md.c util.h md.h
 openai.o: openai.c util.h json.h wire.h openai.h
-proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
+proc.o: proc.c util.h sandbox.h proc.h
 prompt.o: prompt.c util.h json.h tools.h prompt.h
 record.o: record.c util.h json.h http.h record.h
 regex.o: regex.c util.h regex.h
 responses.o: responses.c util.h json.h wire.h responses.h
-rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
-	rpc.h
-sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
+rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h proc.h \
+	gitguard.h rpc.h
+sandbox.o: sandbox.c util.h sandbox.h
 schema.o: schema.c util.h json.h regex.h schema.h
 scratch.o: scratch.c util.h walk.h diff.h scratch.h
 sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
@@ -91,7 +91,7 @@ tls.o: tls.c util.h tls.h config.h
 tree.o: tree.c util.h json.h entry.h session.h tree.h
 tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \
 	regex.h edit.h diff.h file.h undo.h
-undo.o: undo.c util.h json.h tools.h sandbox.h file.h undo.h
+undo.o: undo.c util.h sandbox.h file.h undo.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
 wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h \

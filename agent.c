@@ -77,7 +77,11 @@ typedef struct {
 	Httpclient *http;
 	Ask ask;		/* how the model is asked */
 	Rec rec;		/* AGENT_RECORD's or AGENT_REPLAY's */
-	Toolenv tenv;
+	Toolenv tenv;		/* what the tools take: pointers to the */
+	Sandbox box;		/* rooms' own state below */
+	Procs procs;
+	Gitguard git;
+	Undo undo;
 	const char **scrub;
 	char *desc[LEN(tools)];	/* the tools' descriptions and schemas, */
 	char *schema[LEN(tools)];	/* their numbers filled in (calls') */
@@ -442,7 +446,7 @@ beginturn(Agent *a)
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
-	undobegin(&a->tenv);	/* only the last turn is undone */
+	undobegin(&a->undo);	/* only the last turn is undone */
 	if (!taskconf.model && a->task.samewire)	/* /model moves it */
 		a->task.model = a->model;
 	a->task.level = wirelevelname(a->level);
@@ -924,7 +928,7 @@ slashcommand(Agent *a, const char *line)
 		return 1;
 	}
 	if (!strcmp(line, "/undo")) {
-		ctxnote(&a->ctx, "undo", undorun(&a->tenv));
+		ctxnote(&a->ctx, "undo", undorun(&a->undo));
 		return 1;
 	}
 	if (!strcmp(line, "/session"))
@@ -1165,8 +1169,8 @@ rpcmode(Agent *a)
 
 	a->rpc = &r;
 	httpwatch(a->http, 0, rpcwatch, &r);
-	a->tenv.watch = rpcwatch;
-	a->tenv.watcharg = &r;	/* and watchfd 0 */
+	a->procs.watch = rpcwatch;
+	a->procs.watcharg = &r;	/* and watchfd 0 */
 	while (rpcnext(&r, &c)) {
 		intr = quitsig != 0;	/* outoftime is a quit */
 		a->ioerr = 0;
@@ -1207,6 +1211,7 @@ static void
 setlimits(Agent *a)
 {
 	static Toollimits lim;
+	static Proclimits plim;
 
 	lim.maxlines = maxlines;
 	lim.maxbytes = maxbytes;
@@ -1221,16 +1226,23 @@ setlimits(Agent *a)
 	lim.maximage = maximage;
 	lim.maxundo = maxundo;
 	lim.diffcontext = diffcontext;
-	lim.shells = shells;
-	lim.secretwords = secretwords;
-	lim.keepenv = keepenv;
-	lim.scrubenv = a->scrub;	/* buildscrub's */
 	lim.searchtime = searchtime;
 	lim.ignorebytes = ignorebytes;
 	lim.ignorelines = ignorelines;
 	lim.maxrules = maxrules;
 	lim.rulebytes = rulebytes;
 	a->tenv.lim = &lim;
+	plim.maxlines = maxlines;
+	plim.maxbytes = maxbytes;
+	plim.maxlog = maxlog;
+	plim.killgrace = killgrace;
+	plim.shells = shells;
+	plim.secretwords = secretwords;
+	plim.keepenv = keepenv;
+	plim.scrubenv = a->scrub;	/* buildscrub's */
+	a->procs.lim = &plim;
+	a->undo.max = maxundo;
+	a->undo.maxedit = maxedit;
 }
 
 /* config.h's tables checked, before any request; the tools' texts with
@@ -1403,6 +1415,13 @@ setguard(Agent *a, const char *gname)
 	a->guard.hooks = hooks;
 	a->guard.tenv = &a->tenv;
 	guardprofile(&a->guard, profiles, LEN(profiles), gname);
+	/* the sandbox it asks of the tools */
+	a->box.write = a->guard.prof->write;
+	a->box.net = a->guard.prof->net;
+	a->box.plan = a->guard.prof->plan;
+	a->box.gitwrite = a->guard.prof->gitwrite;
+	a->git.write = a->guard.prof->gitwrite;
+	a->procs.stay = a->guard.prof->stay;
 	/* read rules hold grep, find and ls too, in their walks */
 	a->tenv.unseen = guardunseen;
 	a->tenv.unseenarg = &a->guard;
@@ -1569,7 +1588,7 @@ setwdirs(Agent *a, const Buf *dirs)
 
 	for (i = 0; i < dirs->len; i += strlen(dirs->p + i) + 1)
 		n++;
-	a->tenv.wdirs = xcalloc(n + 1, sizeof(*a->tenv.wdirs));
+	a->box.wdirs = xcalloc(n + 1, sizeof(*a->box.wdirs));
 	for (i = 0, n = 0; i < dirs->len; i += strlen(dirs->p + i) + 1) {
 		if (!(p = sandboxlanding(dirs->p + i)) || stat(p, &st) < 0) {
 			diecfg("-w %s:", dirs->p + i);
@@ -1577,7 +1596,7 @@ setwdirs(Agent *a, const Buf *dirs)
 		if (!S_ISDIR(st.st_mode)) {
 			diecfg("-w %s: not a directory", dirs->p + i);
 		}
-		a->tenv.wdirs[n++] = p;
+		a->box.wdirs[n++] = p;
 	}
 }
 
@@ -1601,6 +1620,12 @@ setup(Agent *a, const Flags *f)
 {
 	long timeout;
 
+	/* the tools reach each room's own state by these */
+	a->tenv.box = &a->box;
+	a->tenv.procs = &a->procs;
+	a->tenv.git = &a->git;
+	a->tenv.undo = &a->undo;
+	a->procs.box = &a->box;
 	httpproxyenv(&a->proxy);	/* before prochide blanks them */
 	buildscrub(a);
 	setlimits(a);
@@ -1614,9 +1639,10 @@ setup(Agent *a, const Flags *f)
 	setguard(a, f->gname);
 	offertools(a, f->toollist);
 	settask(a);
-	prochide(a->tenv.lim);
+	prochide(a->procs.lim);
 	a->tenv.intr = &intr;
-	a->tenv.pgid = &toolpg;
+	a->procs.intr = &intr;
+	a->procs.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
 	                  maxhead, &intr, &a->proxy);
 	a->ev.intr = &intr;
@@ -1715,14 +1741,15 @@ startsandbox(Agent *a)
 {
 	Buf why = { 0 };
 
-	if (sandboxinit(&a->tenv, &why) < 0 && !why.len)
+	if (sandboxinit(&a->box, &why) < 0 && !why.len)
 		die("cannot make the sandbox:");
-	if (why.len || gitinit(&a->tenv, maxgitbytes, maxgitfiles, &why) < 0) {
+	if (why.len || gitinit(&a->git, maxgitbytes, maxgitfiles, &why) < 0) {
 		toolcleanup(&a->tenv);
 		fprintf(stderr, "agent: %s\n", why.p);
 		return 2;
 	}
-	procreaper(&a->tenv);
+	a->undo.root = a->box.root;
+	procreaper(&a->procs);
 	buffree(&why);
 	return 0;
 }
@@ -1735,8 +1762,8 @@ showevents(Agent *a, int rpc)
 	a->ev.ttyout = a->ev.ttyesc = 0;
 	a->ev.quiet = 1;
 	a->ev.on = 1;
-	a->tenv.progress = evoutput;
-	a->tenv.progarg = &a->ev;
+	a->procs.progress = evoutput;
+	a->procs.progarg = &a->ev;
 	if (!rpc) {
 		evwrite(&a->ev, a->sess.head, strlen(a->sess.head));
 		evwrite(&a->ev, "\n", 1);
@@ -1790,9 +1817,9 @@ agentfree(Agent *a)
 	buffree(&a->spent.files);
 	schemafree(&a->answer);
 	toolcleanup(&a->tenv);
-	for (i = 0; a->tenv.wdirs && a->tenv.wdirs[i]; i++)
-		free(a->tenv.wdirs[i]);
-	free(a->tenv.wdirs);
+	for (i = 0; a->box.wdirs && a->box.wdirs[i]; i++)
+		free(a->box.wdirs[i]);
+	free(a->box.wdirs);
 }
 
 int
@@ -1852,5 +1879,5 @@ main(int argc, char *argv[])
 		rc = 1;
 	if (f.diff)
 		scratchfree(&sc);
-	return rc == 0 && a.tenv.gitbad ? 1 : rc;
+	return rc == 0 && a.git.bad ? 1 : rc;
 }

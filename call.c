@@ -371,8 +371,8 @@ callbegin(Calls *c, Wirecall *w, Callrun *r)
 	bufgrow(what, 0);
 	if (r->ok) {
 		/* a process a tool left may have changed .git since */
-		gitcheck(c->tenv);
-		sandboxsay(c->tenv);	/* what is not held, on its line */
+		gitcheck(c->tenv->git);
+		sandboxsay(c->tenv->box);	/* what is not held, on its line */
 	}
 	evshowcall(c->ev, r->t ? r->t->name : "tool", what->p);
 	evcall(c->ev, w, "tool_execution_start", r->ok ? &r->j : NULL, NULL,
@@ -426,8 +426,8 @@ callend(Calls *c, Callrun *r)
 	evshowresult(c->ev, r->iserr, &r->res, change.len ? change.p : NULL);
 	buffree(&change);
 	if (r->ok)
-		gitcheck(e);
-	gitnote(e, &r->res);
+		gitcheck(e->git);
+	gitnote(e->git, &r->res);
 	if (r->ok)
 		guardafter(c->guard, r->t->name, &r->j, &r->res, r->iserr);
 	evcall(c->ev, r->w, "tool_execution_end", NULL, &r->res, &e->image,

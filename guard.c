@@ -194,8 +194,8 @@ guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
 }
 
 /* -g or AGENT_PROFILE: the profile by that name, the first if none is
- * named, and the sandbox it asks of the tools; an unknown name ends the
- * run with the list of names. */
+ * named (agent.c hands the sandbox it asks for to the rooms below the
+ * tools); an unknown name ends the run with the list of names. */
 void
 guardprofile(Guard *g, const Profile *profiles, int n, const char *name)
 {
@@ -215,11 +215,6 @@ guardprofile(Guard *g, const Profile *profiles, int n, const char *name)
 		exit(2);
 	}
 	g->prof = &profiles[name && *name ? i : 0];
-	g->tenv->write = g->prof->write;
-	g->tenv->net = g->prof->net;
-	g->tenv->stay = g->prof->stay;
-	g->tenv->plan = g->prof->plan;
-	g->tenv->gitwrite = g->prof->gitwrite;
 }
 
 /* Whether profile p asks before tool t runs. */
@@ -349,12 +344,19 @@ pathunder(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
 }
 
+/* The run's sandbox, or NULL. */
+static const Sandbox *
+guardbox(const Guard *g)
+{
+	return g->tenv ? g->tenv->box : NULL;
+}
+
 /* The working directory, links resolved, to be freed. */
 static char *
 treeroot(const Guard *g)
 {
-	if (g->tenv && g->tenv->root)
-		return xstrdup(g->tenv->root);
+	if (guardbox(g) && guardbox(g)->root)
+		return xstrdup(guardbox(g)->root);
 	return realpath(".", NULL);
 }
 
@@ -419,7 +421,7 @@ pathrules(const Guard *g, const char *tool, const char *path, Verdict *v)
 static int
 inwdir(const Guard *g, const char *path)
 {
-	char **d = g->tenv ? g->tenv->wdirs : NULL;
+	char **d = guardbox(g) ? guardbox(g)->wdirs : NULL;
 
 	for (; d && *d; d++)
 		if (pathunder(path, *d))
@@ -474,7 +476,7 @@ farwrite(const Guard *g, const char *path, const char *root)
 	static const char *const dev[] = {
 		"/dev/null", "/dev/stdout", "/dev/stderr", NULL
 	};
-	const char *tmp = g->tenv ? g->tenv->tmpdir : NULL;
+	const char *tmp = guardbox(g) ? guardbox(g)->tmpdir : NULL;
 	Verdict v = { 0 };
 	char *to;
 	int k, far;
@@ -560,8 +562,8 @@ callhooks(Guard *g, int when, const char *tool, const Json *j,
 		if (!in.len)
 			calljson(&in, tool, j, out, iserr);
 		bufreset(&err);
-		gitcheck(g->tenv);	/* the hook runs unsandboxed */
-		rc = prochook(g->tenv, h->cmd, in.p, in.len, h->timeout, &err);
+		gitcheck(g->tenv->git);	/* the hook runs unsandboxed */
+		rc = prochook(g->tenv->procs, h->cmd, in.p, in.len, h->timeout, &err);
 		if (rc == 0)
 			continue;
 		if (when == POST) {

@@ -17,6 +17,7 @@
 #include "entry.h"
 #include "session.h"
 #include "tools.h"
+#include "proc.h"
 #include "gitguard.h"
 #include "rpc.h"
 
@@ -494,15 +495,15 @@ userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	r->busy = RPCBASH;
 	*r->intr = 0;
 	/* the output as printed, and no events while it runs, as pi's */
-	r->tenv->keepnl = 1;
-	progress = r->tenv->progress;
-	r->tenv->progress = NULL;
+	r->tenv->procs->keepnl = 1;
+	progress = r->tenv->procs->progress;
+	r->tenv->procs->progress = NULL;
 	/* when it fails, toolbash's last note says how */
-	gitcheck(r->tenv);	/* what a tool left is put back first */
+	gitcheck(r->tenv->git);	/* what a tool left is put back first */
 	s = toolbash(r->tenv, j, 0, &out) ? lastnote(&out) : NULL;
-	gitagain(r->tenv);	/* the user's command: what it did stays */
-	r->tenv->progress = progress;
-	r->tenv->keepnl = 0;
+	gitagain(r->tenv->git);	/* the user's command: what it did stays */
+	r->tenv->procs->progress = progress;
+	r->tenv->procs->keepnl = 0;
 	bufgrow(&out, 0);
 	cancelled = s && (!strncmp(s, "\n\nCommand aborted", 17) ||
 	                  !strncmp(s, "\n\nCommand timed out", 19));

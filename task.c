@@ -248,7 +248,7 @@ launch(Task *t, Toolenv *e, Taskrun *r)
 	bufaddc(&r->input, '\n');
 	bufadds(&r->input, r->prompt);
 	env = taskenv(t, r->label, &tmp);
-	r->pid = argv[0] ? procstart(e, argv, env, &r->in, &r->out,
+	r->pid = argv[0] ? procstart(e->procs, argv, env, &r->in, &r->out,
 	                             &r->err) : -1;
 	free(env);
 	buffree(&tmp);
@@ -457,8 +457,8 @@ pollset(const Toolenv *e, Taskrun *r, int n, struct pollfd *pf,
 			whose[k++] = &r[i];
 		}
 	}
-	if (e->watch) {
-		pf[k].fd = e->watchfd;
+	if (e->procs->watch) {
+		pf[k].fd = e->procs->watchfd;
 		pf[k].events = POLLIN;
 		which[k++] = NULL;
 	}
@@ -497,7 +497,7 @@ taskrunall(Task *t, Toolenv *e, Taskrun *r, int n)
 					continue;
 				if (which[k])
 					pipeio(t, whose[k], which[k]);
-				else if (e->watch(e->watcharg))
+				else if (e->procs->watch(e->procs->watcharg))
 					watching = 0;	/* an abort sets intr */
 			}
 		now = monoms();

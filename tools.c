@@ -332,11 +332,11 @@ halted(void *arg)
 	if ((e->intr && *e->intr) || h->timeout)
 		return 1;
 	now = monoms();
-	if (e->watch && !h->nowatch && now - h->polled >= POLLGAP) {
+	if (e->procs->watch && !h->nowatch && now - h->polled >= POLLGAP) {
 		h->polled = now;
-		pf.fd = e->watchfd;
+		pf.fd = e->procs->watchfd;
 		pf.events = POLLIN;
-		if (poll(&pf, 1, 0) > 0 && e->watch(e->watcharg))
+		if (poll(&pf, 1, 0) > 0 && e->procs->watch(e->procs->watcharg))
 			h->nowatch = 1;
 		if (e->intr && *e->intr)
 			return 1;
@@ -428,7 +428,7 @@ overwrite(const Toolenv *e, const char *path, const char *p, size_t n,
 	struct stat st;
 	int fd, err;
 
-	if ((fd = sandboxplan(e, O_WRONLY | O_NONBLOCK, 0)) < 0) {
+	if ((fd = sandboxplan(e->box, O_WRONLY | O_NONBLOCK, 0)) < 0) {
 		bufaddf(out, "Cannot write %s: %s", path, errno == ELOOP ||
 		        errno == ENOTDIR ? "the plan file is reached through "
 		        "a symbolic link" : strerror(errno));
@@ -459,7 +459,7 @@ static int
 savefile(const Toolenv *e, const char *path, const char *p, size_t n,
          Buf *out)
 {
-	if (e->write == WPLAN)
+	if (e->box->write == WPLAN)
 		return overwrite(e, path, p, n, out);
 	return filereplace(path, p, n, out);
 }
@@ -703,7 +703,7 @@ static int
 writejob(void *arg, Buf *out)
 {
 	Job *w = arg;
-	int inplace = w->e->write == WPLAN;
+	int inplace = w->e->box->write == WPLAN;
 
 	if ((inplace || filemkparents(w->path, out) == 0) &&
 	    savefile(w->e, w->path, w->text.p, w->text.len, out) == 0) {
@@ -722,10 +722,10 @@ makeplan(const Toolenv *e, const char *path)
 	char *to;
 	int fd, made = 0;
 
-	if (e->write != WPLAN || !(to = sandboxlanding(path)))
+	if (e->box->write != WPLAN || !(to = sandboxlanding(path)))
 		return 0;
-	if (!strcmp(to, e->planpath) &&
-	    (fd = sandboxplan(e, O_WRONLY | O_CREAT | O_EXCL, 0666)) >= 0) {
+	if (!strcmp(to, e->box->planpath) &&
+	    (fd = sandboxplan(e->box, O_WRONLY | O_CREAT | O_EXCL, 0666)) >= 0) {
 		close(fd);
 		made = 1;
 	}
@@ -744,7 +744,7 @@ toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 	if (patharg(j, args, "write", 1, &w.path, out) < 0)
 		return 1;
 	if (bufarg(j, args, "write", "content", &w.text, out) < 0 ||
-	    sandboxwritable(e, "write", w.path, out) < 0)
+	    sandboxwritable(e->box, "write", w.path, out) < 0)
 		goto done;
 	if (w.text.len > e->lim->maxedit) {
 		bufaddf(out, "Cannot write %s: the content is ", w.path);
@@ -752,11 +752,11 @@ toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 		goto done;
 	}
 	had = oldtext(e, w.path, &old);
-	k = undobefore(e, w.path);
+	k = undobefore(e->undo, w.path);
 	made = makeplan(e, w.path);
-	if ((rc = sandboxrun(e, writejob, &w, out)) != 0 && made)
-		unlink(e->planpath);
-	undoafter(e, k, rc);
+	if ((rc = sandboxrun(e->box, writejob, &w, out)) != 0 && made)
+		unlink(e->box->planpath);
+	undoafter(e->undo, k, rc);
 	if (rc == 0 && had == 0)	/* it replaced a file: what changed */
 		changedetails(e, &old, &w.text);
 done:
@@ -935,11 +935,11 @@ tooledit(Toolenv *e, const Json *j, int args, Buf *out)
 	if (patharg(j, args, "edit", 1, &d.path, out) < 0)
 		return 1;
 	if (editargs(j, args, &d.ed, &d.n, out) == 0 &&
-	    sandboxwritable(e, "edit", d.path, out) == 0) {
+	    sandboxwritable(e->box, "edit", d.path, out) == 0) {
 		had = oldtext(e, d.path, &old);
-		k = undobefore(e, d.path);
-		rc = sandboxrun(e, editjob, &d, out);
-		undoafter(e, k, rc);
+		k = undobefore(e->undo, d.path);
+		rc = sandboxrun(e->box, editjob, &d, out);
+		undoafter(e->undo, k, rc);
 		/* the job may have run in a child: the file tells */
 		if (rc == 0 && had == 0 && oldtext(e, d.path, &new) == 0)
 			changedetails(e, &old, &new);
@@ -1064,8 +1064,8 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 		secs = e->lim->bashtimeout;
 	else if (secs > MAXTIMEOUT)
 		secs = 0;
-	undobash(e);
-	rc = procrun(e, cmd, secs, &end, out);
+	undobash(e->undo);
+	rc = procrun(e->procs, cmd, secs, &end, out);
 	free(cmd);
 	if (rc < 0)
 		return 1;
@@ -1093,21 +1093,15 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 void
 toolcleanup(Toolenv *e)
 {
-	prockillall(e);	/* first: one could change the tree as it goes */
-	gitexit(e);
-	gitfree(e);
-	undofree(e);
-	if (e->tmpdir && rmtree(e->tmpdir) < 0)
-		warn("cannot remove %s:", e->tmpdir);
-	free(e->tmpdir);
-	free(e->root);
-	free(e->planpath);
-	free(e->unheld);
-	e->unheld = NULL;
+	prockillall(e->procs);	/* first: one could change the tree as it
+				 * goes */
+	gitexit(e->git);
+	gitfree(e->git);
+	undofree(e->undo);
+	sandboxfree(e->box);
 	buffree(&e->image);
 	buffree(&e->details);
-	e->tmpdir = e->root = e->planpath = NULL;
-	proclogexit(e);
+	proclogexit(e->procs);
 }
 
 /* grep */

@@ -10,6 +10,7 @@
 #include "../util.h"
 #include "../json.h"
 #include "../tools.h"
+#include "../sandbox.h"
 #include "../shsplit.h"
 #include "../guard.h"
 #include "t.h"
@@ -345,6 +346,7 @@ testcalls(void)
 		{ "bash", NULL, 1, "", "{}" }, { "read", NULL, 0, "", "{}" }
 	};
 	Toolenv e;
+	Sandbox box;
 	Guard g;
 	int st;
 	size_t i;
@@ -362,9 +364,11 @@ testcalls(void)
 	}
 	setsid();
 	memset(&e, 0, sizeof(e));
+	memset(&box, 0, sizeof(box));
 	memset(&g, 0, sizeof(g));
 	e.lim = &lim;
-	e.write = WALL;
+	box.write = WALL;
+	e.box = &box;
 	g.prof = &prof;
 	g.rules = rules;
 	g.hooks = hooks;

@@ -17,6 +17,7 @@
 #include "../json.h"
 #include "../tools.h"
 #include "../sandbox.h"
+#include "../proc.h"
 #include "t.h"
 
 static volatile sig_atomic_t intr, pgid, seenpgid;
@@ -29,10 +30,17 @@ static Toollimits lim = {
 	.bashtimeout = 0, .killgrace = 500, .maxedit = 16 << 20,
 	.maxlog = 64 << 20, .maximage = 5 << 20, .ignorebytes = 256 << 10,
 	.ignorelines = 10000, .maxrules = 10000, .rulebytes = 32 << 10,
-	.searchtime = 0, .shells = shells, .scrubenv = scrub
+	.searchtime = 0
 };
-static Toolenv env = { .lim = &lim, .intr = &intr, .pgid = &pgid,
-                       .write = WALL, .stay = 1 };
+static Proclimits plim = {
+	.maxlines = 2000, .maxbytes = 51200, .killgrace = 500,
+	.maxlog = 64 << 20, .shells = shells, .scrubenv = scrub
+};
+static Sandbox box = { .write = WALL };
+static Procs procs = { .lim = &plim, .box = &box, .intr = &intr,
+                       .pgid = &pgid, .stay = 1 };
+static Toolenv env = { .lim = &lim, .intr = &intr, .box = &box,
+                       .procs = &procs };
 static Buf out;
 static int root;
 
@@ -717,7 +725,7 @@ testbashlong(void)
 	if ((bg = atol(out.p)) > 0)
 		kill(bg, SIGKILL);
 
-	env.stay = 0;	/* no subreaper here: the call's group alone */
+	procs.stay = 0;	/* no subreaper here: the call's group alone */
 	t0 = ms();
 	T(run(toolbash, "{\"command\":\"echo $$; sleep 30.432 >/dev/null "
 	  "2>&1 &\"}") == 0 && has("Processes left in the background were "
@@ -728,7 +736,7 @@ testbashlong(void)
 	  g);
 	T(run(toolbash, "{\"command\":\"echo hi\"}") == 0 && is("hi"),
 	  "bash: stay 0: nothing said when nothing was left");
-	env.stay = 1;
+	procs.stay = 1;
 
 	signal(SIGALRM, onalarm);
 	alarm(1);
@@ -764,9 +772,9 @@ testbashlong(void)
 	T(lines == 200000 && b.len > 7 &&
 	  !strcmp(b.p + b.len - 7, "200000\n") && modeof(file) == 0600,
 	  "bash: the log holds all of it, mode 0600 (%d lines)", lines);
-	T(env.logdir && !strncmp(file, env.logdir, strlen(env.logdir)) &&
-	  !strcmp(file + strlen(env.logdir), "/bash-1.log") &&
-	  modeof(env.logdir) == 0700 && env.logkept,
+	T(procs.logdir && !strncmp(file, procs.logdir, strlen(procs.logdir)) &&
+	  !strcmp(file + strlen(procs.logdir), "/bash-1.log") &&
+	  modeof(procs.logdir) == 0700 && procs.logkept,
 	  "bash: the log in the run's directory, mode 0700");
 	unlink(file);
 	buffree(&b);
@@ -814,7 +822,7 @@ testbashlog(void)
 	Buf b, want = { 0 };
 	int fd, save, rc;
 
-	lim.maxlog = 100000;
+	plim.maxlog = 100000;
 	T(run(toolbash, "{\"command\":\"seq 1 200000\"}") == 0 &&
 	  has("\n200000\n\n[Showing lines 198001-200000 of 200000. Full "
 	  "output: ") && has(" (cut at 100000 bytes)]"),
@@ -832,9 +840,9 @@ testbashlog(void)
 	T(rc == 1 && has("(cut at 100000 bytes)]") && has("timed out") &&
 	  stat(file, &st) == 0 && st.st_size == 100000,
 	  "bash: endless output: the log stops at maxlog");
-	lim.maxlog = 64 << 20;
+	plim.maxlog = 64 << 20;
 
-	dir = xstrdup(env.logdir ? env.logdir : "");
+	dir = xstrdup(procs.logdir ? procs.logdir : "");
 	bufaddf(&want, "agent: bash output kept in %s\n", dir);
 	save = dup(2);
 	fd = open("cleanup.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -844,7 +852,7 @@ testbashlog(void)
 	dup2(save, 2);
 	close(save);
 	b = get("cleanup.err");
-	T(!strcmp(b.p, want.p) && access(file, F_OK) == 0 && !env.logdir,
+	T(!strcmp(b.p, want.p) && access(file, F_OK) == 0 && !procs.logdir,
 	  "bash: the model was told of a log: it is kept, and said so");
 	buffree(&b);
 	buffree(&want);
@@ -853,14 +861,14 @@ testbashlog(void)
 
 	T(run(toolbash, "{\"command\":\"head -c 51200 /dev/zero | "
 	  "tr '\\\\0' a; echo\"}") == 0 && out.len == 51200 &&
-	  !has("Full output") && env.logdir && !env.logkept,
+	  !has("Full output") && procs.logdir && !procs.logkept,
 	  "bash: output saved early that fits after all: not named");
-	dir = xstrdup(env.logdir ? env.logdir : "/");
+	dir = xstrdup(procs.logdir ? procs.logdir : "/");
 	toolcleanup(&env);
-	T(access(dir, F_OK) < 0 && errno == ENOENT && !env.logdir,
+	T(access(dir, F_OK) < 0 && errno == ENOENT && !procs.logdir,
 	  "bash: no log named: the directory goes at the end");
 	toolcleanup(&env);
-	T(!env.logdir, "bash: toolcleanup twice is harmless");
+	T(!procs.logdir, "bash: toolcleanup twice is harmless");
 	free(dir);
 }
 
@@ -1261,8 +1269,8 @@ sandboxpass(const char *mode)
 	char args[512];
 	char *tmp;
 
-	env.write = WTREE;
-	if (sandboxinit(&env, &why) < 0) {
+	box.write = WTREE;
+	if (sandboxinit(&box, &why) < 0) {
 		T(0, "sandbox (%s): made: %s", mode, strerror(errno));
 		return;
 	}
@@ -1293,15 +1301,15 @@ sandboxpass(const char *mode)
 	  "\"newText\":\"y\"}") == 0 && content("in/a.txt", "y"),
 	  "sandbox (%s): edit inside", mode);
 	snprintf(args, sizeof(args), "{\"path\":\"%s/t\",\"content\":\"x\"}",
-	         env.tmpdir);
+	         box.tmpdir);
 	T(run(toolwrite, args) == 0, "sandbox (%s): write in the run's TMPDIR",
 	  mode);
-	tmp = xstrdup(env.tmpdir);
+	tmp = xstrdup(box.tmpdir);
 	toolcleanup(&env);
-	T(access(tmp, F_OK) < 0 && !env.tmpdir,
+	T(access(tmp, F_OK) < 0 && !box.tmpdir,
 	  "sandbox (%s): the run's TMPDIR removed", mode);
 	free(tmp);
-	env.write = WALL;
+	box.write = WALL;
 }
 
 /* A plan file whose directory is a link to one outside: the plan
@@ -1311,26 +1319,26 @@ planpass(void)
 {
 	Buf why = { 0 };
 
-	env.write = WPLAN;
-	env.plan = "pd/PLAN.md";
+	box.write = WPLAN;
+	box.plan = "pd/PLAN.md";
 	if (symlink("../outside", "pd") < 0)
 		T(0, "plan: a link");
-	T(sandboxinit(&env, &why) < 0 && strstr(bstr(&why), "pd/PLAN.md: a "
+	T(sandboxinit(&box, &why) < 0 && strstr(bstr(&why), "pd/PLAN.md: a "
 	  "directory on its way is a symbolic link"), "plan: a link on the "
 	  "way refused: %s", bstr(&why));
 	toolcleanup(&env);
 	buffree(&why);
 	if (unlink("pd") < 0 || mkdir("pd", 0777) < 0)
 		T(0, "plan: a directory");
-	T(sandboxinit(&env, &why) == 0, "plan: a directory taken: %s",
+	T(sandboxinit(&box, &why) == 0, "plan: a directory taken: %s",
 	  bstr(&why));
 	T(run(toolwrite, "{\"path\":\"pd/PLAN.md\",\"content\":\"p\"}") ==
 	  0 && content("pd/PLAN.md", "p") && access("../outside/PLAN.md",
 	  F_OK) < 0, "plan: written in its directory");
 	toolcleanup(&env);
 	buffree(&why);
-	env.write = WALL;
-	env.plan = NULL;
+	box.write = WALL;
+	box.plan = NULL;
 }
 
 static void
