@@ -615,6 +615,7 @@ static void
 runcalls(Agent *a, Reply *r)
 {
 	char **msg = xcalloc(r->w.ncalls, sizeof(*msg));
+	Tooluse use = { { 0 }, 0, 0 };
 	Wirecall *c;
 	int i, k, m;
 
@@ -623,7 +624,8 @@ runcalls(Agent *a, Reply *r)
 	           &a->taskbudget);
 	a->task.budget = bstr(&a->taskbudget);
 	for (i = 0; i < r->w.ncalls && !intr; i += k) {
-		k = callrun(&a->calls, r->w.calls + i, r->w.ncalls - i, msg);
+		k = callrun(&a->calls, r->w.calls + i, r->w.ncalls - i, msg,
+		            &use);
 		for (m = 0; m < k; m++) {
 			c = &r->w.calls[i + m];
 			budgetcall(&a->spent, bstr(&c->name), &c->args, msg[m]);
@@ -633,16 +635,13 @@ runcalls(Agent *a, Reply *r)
 	}
 	free(msg);
 	for (i = 0; i < 4; i++)
-		a->spent.tok[i] += a->task.tok[i];
-	a->spent.cost += a->task.cost;
-	a->spent.calls += a->task.calls;
-	a->task.calls = 0;
-	a->turnin += a->task.tok[0] + a->task.tok[2] + a->task.tok[3];
-	a->turncached += a->task.tok[2];
-	a->turnout += a->task.tok[1];
-	a->turncost += a->task.cost;
-	memset(a->task.tok, 0, sizeof(a->task.tok));
-	a->task.cost = 0;
+		a->spent.tok[i] += use.tok[i];
+	a->spent.cost += use.cost;
+	a->spent.calls += use.calls;
+	a->turnin += use.tok[0] + use.tok[2] + use.tok[3];
+	a->turncached += use.tok[2];
+	a->turnout += use.tok[1];
+	a->turncost += use.cost;
 }
 
 /* One user message and the model rounds it sets off: 0 done, 1 failed,

@@ -347,7 +347,8 @@ typedef struct {
 	int ok;			/* it may run */
 	int iserr;
 	Json j;
-	Buf res;
+	Toolres res;		/* its result: why it was refused, or what
+				 * the tool gave back */
 	Buf what;		/* what it works on, as the trace shows it */
 } Callrun;
 
@@ -363,7 +364,7 @@ callbegin(Calls *c, Wirecall *w, Callrun *r)
 	r->iserr = 1;
 	k = offered(c, bstr(&w->name), &row);
 	r->t = k >= 0 ? &c->offer[k] : NULL;
-	r->ok = mayrun(c, w, k, row, &r->j, &r->res);
+	r->ok = mayrun(c, w, k, row, &r->j, &r->res.text);
 	if (r->t && r->j.n && r->j.t[0].type == JOBJ)	/* run or refused */
 		evcallwhat(what, &r->j, 0, 70);
 	else if (!r->t)
@@ -383,7 +384,7 @@ callbegin(Calls *c, Wirecall *w, Callrun *r)
  * "+3 -1" counted in the diff of its details, or "(new, 12 lines)" for a
  * file write made. */
 static void
-changesaid(Calls *c, Callrun *r, Buf *b)
+changesaid(Callrun *r, Buf *b)
 {
 	Buf d = { 0 }, obj = { 0 };
 	Json dj = { 0 };
@@ -392,8 +393,8 @@ changesaid(Calls *c, Callrun *r, Buf *b)
 
 	if (!r->ok || r->iserr || (t->fn != toolwrite && t->fn != tooledit))
 		return;
-	bufaddf(&obj, "{%.*s}", (int)c->tenv->details.len,
-	        bstr(&c->tenv->details));
+	bufaddf(&obj, "{%.*s}", (int)r->res.details.len,
+	        bstr(&r->res.details));
 	if (jsonparse(&dj, obj.p, obj.len) == 0 &&
 	    jsonstrbuf(&dj, jsonget(&dj, 0, "diff"), &d) == 0) {
 		for (i = 0; i < d.len; i++)
@@ -414,30 +415,35 @@ changesaid(Calls *c, Callrun *r, Buf *b)
 }
 
 /* After it ran, or was refused: its result, success or error, as the
- * message that joins the conversation. */
+ * message that joins the conversation; what a task used added to use. */
 static char *
-callend(Calls *c, Callrun *r)
+callend(Calls *c, Callrun *r, Tooluse *use)
 {
 	Toolenv *e = c->tenv;
 	Buf change = { 0 };
 	char *msg;
+	int i;
 
-	changesaid(c, r, &change);
-	evshowresult(c->ev, r->iserr, &r->res, change.len ? change.p : NULL);
+	changesaid(r, &change);
+	evshowresult(c->ev, r->iserr, &r->res.text,
+	             change.len ? change.p : NULL);
 	buffree(&change);
 	if (r->ok)
 		gitcheck(e->git);
-	gitnote(e->git, &r->res);
+	gitnote(e->git, &r->res.text);
 	if (r->ok)
-		guardafter(c->guard, r->t->name, &r->j, &r->res, r->iserr);
-	evcall(c->ev, r->w, "tool_execution_end", NULL, &r->res, &e->image,
-	       r->iserr);
-	msg = entryresult(&r->w->id, &r->w->name, &r->res, r->iserr,
-	                  &e->image, &e->details);
-	bufreset(&e->image);
-	bufreset(&e->details);
+		guardafter(c->guard, r->t->name, &r->j, &r->res.text,
+		           r->iserr);
+	evcall(c->ev, r->w, "tool_execution_end", NULL, &r->res.text,
+	       &r->res.image, r->iserr);
+	msg = entryresult(&r->w->id, &r->w->name, &r->res.text, r->iserr,
+	                  &r->res.image, &r->res.details);
+	for (i = 0; i < 4; i++)
+		use->tok[i] += r->res.use.tok[i];
+	use->cost += r->res.use.cost;
+	use->calls += r->res.use.calls;
 	jsonfree(&r->j);
-	buffree(&r->res);
+	toolresfree(&r->res);
 	buffree(&r->what);
 	return msg;
 }
@@ -450,11 +456,11 @@ istask(const Calls *c, const Wirecall *w)
 }
 
 /* A run of task calls (one or more), side by side: the number run,
- * their messages into msg.  Each call's line on the trace is ended at
- * its start, for the children's lines, and shown again with its
- * result. */
+ * their messages into msg, their usage added to use.  Each call's line
+ * on the trace is ended at its start, for the children's lines, and
+ * shown again with its result. */
 static int
-calltasks(Calls *c, Wirecall *w, int n, char **msg)
+calltasks(Calls *c, Wirecall *w, int n, char **msg, Tooluse *use)
 {
 	Callrun *cr;
 	Taskrun *tr;
@@ -467,16 +473,16 @@ calltasks(Calls *c, Wirecall *w, int n, char **msg)
 	for (k = 0; k < m; k++) {
 		callbegin(c, &w[k], &cr[k]);
 		evshowwait(c->ev);
-		if (cr[k].ok && taskprep(tr, k, &cr[k].j, 0, &cr[k].res) < 0)
+		if (cr[k].ok && taskprep(tr, k, &cr[k].j, 0, &cr[k].res.text) < 0)
 			cr[k].ok = 0;
 	}
 	taskrunall(c->tenv->task, c->tenv, tr, m);
 	for (k = 0; k < m; k++) {
 		if (cr[k].ok)
 			cr[k].iserr = taskresult(c->tenv->task, c->tenv, tr, k,
-			                         &cr[k].res, &c->tenv->details);
+			                         &cr[k].res);
 		evshowcall(c->ev, "task", cr[k].what.p);
-		msg[k] = callend(c, &cr[k]);
+		msg[k] = callend(c, &cr[k], use);
 	}
 	taskfree(tr, m);
 	free(cr);
@@ -484,21 +490,22 @@ calltasks(Calls *c, Wirecall *w, int n, char **msg)
 }
 
 /* Run the calls at w (n of them) from the first: one, or a run of task
- * calls at once.  The number run, their messages into msg, in order. */
+ * calls at once.  The number run, their messages into msg, in order;
+ * what tasks among them used added to use (the caller's). */
 int
-callrun(Calls *c, Wirecall *w, int n, char **msg)
+callrun(Calls *c, Wirecall *w, int n, char **msg, Tooluse *use)
 {
 	Callrun r;
 
 	if (istask(c, w))
-		return calltasks(c, w, n, msg);
+		return calltasks(c, w, n, msg, use);
 	callbegin(c, w, &r);
 	if (r.ok && r.t->fn)
 		r.iserr = r.t->fn(c->tenv, &r.j, 0, &r.res) != 0;
 	else if (r.ok)
-		r.iserr = mcpcall(c->mcp, r.t->name, &r.j, &r.res,
-		                  &c->tenv->image);
-	*msg = callend(c, &r);
+		r.iserr = mcpcall(c->mcp, r.t->name, &r.j, &r.res.text,
+		                  &r.res.image);
+	*msg = callend(c, &r, use);
 	return 1;
 }
 

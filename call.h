@@ -28,5 +28,5 @@ typedef struct {
 int callrow(const Calls *c, const char *name);
 int calloffer(Calls *c, const char *list, const char *off);
 void callmcp(Calls *c);
-int callrun(Calls *c, Wirecall *w, int n, char **msg);
+int callrun(Calls *c, Wirecall *w, int n, char **msg, Tooluse *use);
 void callfree(Calls *c);

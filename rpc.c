@@ -483,6 +483,7 @@ userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 {
 	void (*progress)(void *, const char *, size_t);
 	Buf out = { 0 }, d = { 0 }, m = { 0 };
+	Toolres res;
 	char *cmd, *s;
 	int code = 0, cancelled, exited, trunc;
 	size_t len;
@@ -492,6 +493,7 @@ userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 		        "command must be a string");
 		return;
 	}
+	memset(&res, 0, sizeof(res));
 	r->busy = RPCBASH;
 	*r->intr = 0;
 	/* the output as printed, and no events while it runs, as pi's */
@@ -500,7 +502,8 @@ userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	r->tenv->procs->progress = NULL;
 	/* when it fails, toolbash's last note says how */
 	gitcheck(r->tenv->git);	/* what a tool left is put back first */
-	s = toolbash(r->tenv, j, 0, &out) ? lastnote(&out) : NULL;
+	s = toolbash(r->tenv, j, 0, &res) ? lastnote(&res.text) : NULL;
+	out = res.text;		/* bash gives back its text alone */
 	gitagain(r->tenv->git);	/* the user's command: what it did stays */
 	r->tenv->procs->progress = progress;
 	r->tenv->procs->keepnl = 0;

@@ -540,13 +540,13 @@ failure(const Task *t, const Taskrun *r, Buf *res)
 	return 1;
 }
 
-/* Task k, over: its answer, or why it failed, into res (cut to the
- * tools' limit), its session file into details; its usage
- * added to t's.  0, or 1 if res is an error. */
+/* Task k, over: its answer, or why it failed, as res's text (cut to
+ * the tools' limit), its session file in res's details, its usage in
+ * res's use.  0, or 1 if the text is an error. */
 int
-taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
-           Buf *details)
+taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Toolres *tr)
 {
+	Buf *res = &tr->text, *details = &tr->details;
 	int bad, i;
 
 	r += k;
@@ -564,9 +564,9 @@ taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
 		bufadds(res, "(The task ended with no answer.)");
 	}
 	for (i = 0; i < 4; i++)
-		t->tok[i] += r->tok[i];
-	t->cost += r->cost;
-	t->calls += r->calls;
+		tr->use.tok[i] += r->tok[i];
+	tr->use.cost += r->cost;
+	tr->use.calls += r->calls;
 	if (r->session) {
 		bufadds(details, "\"session\":");
 		jsonescs(details, r->session);
@@ -595,8 +595,9 @@ taskfree(Taskrun *r, int n)
 
 /* The tool alone: one task, run to its end. */
 int
-tooltask(Toolenv *e, const Json *j, int args, Buf *out)
+tooltask(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	Taskrun *r = tasknew(1);
 	int bad = 1;
 
@@ -604,7 +605,7 @@ tooltask(Toolenv *e, const Json *j, int args, Buf *out)
 		bufadds(out, "task: no task can start here");
 	else if (taskprep(r, 0, j, args, out) == 0) {
 		taskrunall(e->task, e, r, 1);
-		bad = taskresult(e->task, e, r, 0, out, &e->details);
+		bad = taskresult(e->task, e, r, 0, res);
 	}
 	taskfree(r, 1);
 	return bad;

@@ -513,15 +513,15 @@ toolimage(const char *path, size_t max, Buf *b, Buf *out)
 	return type;
 }
 
-/* An image for the model: its block waits in e for the result the
- * caller makes, the text only says what it is. */
+/* An image for the model: its block into image, for the result the
+ * caller makes; the text only says what it is. */
 static int
-readimage(Toolenv *e, const char *path, Buf *out)
+readimage(Toolenv *e, const char *path, Buf *image, Buf *out)
 {
 	const char *type;
 
-	bufreset(&e->image);
-	if (!(type = toolimage(path, e->lim->maximage, &e->image, out)))
+	bufreset(image);
+	if (!(type = toolimage(path, e->lim->maximage, image, out)))
 		return 1;
 	bufaddf(out, "Read image file [%s]", type);
 	return 0;
@@ -610,8 +610,9 @@ readlines(const Toolenv *e, Filerd *r, const char *path, long off, long lim,
 }
 
 int
-toolread(Toolenv *e, const Json *j, int args, Buf *out)
+toolread(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	char *path;
 	long off = 1, lim = 0;
 	int fd, rc = 1;
@@ -631,7 +632,7 @@ toolread(Toolenv *e, const Json *j, int args, Buf *out)
 	if (filemore(r) < 0)
 		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
 	else if (toolimagetype(r->buf, r->len))
-		rc = readimage(e, path, out);
+		rc = readimage(e, path, &res->image, out);
 	else if (filebinary(r->buf, r->len))
 		bufaddf(out, "Cannot read %s: it is a binary file (of images, "
 		        "only png, jpeg, gif and webp are read)", path);
@@ -667,16 +668,16 @@ oldtext(const Toolenv *e, const char *path, Buf *b)
  * its sessions and exports): the unified diff, and the line of the
  * first change in the new text. */
 static void
-changedetails(Toolenv *e, const Buf *old, const Buf *new)
+changedetails(Toolenv *e, const Buf *old, const Buf *new, Buf *details)
 {
 	Buf d = { 0 };
 
 	diffunified(&d, old->p, old->len, new->p, new->len,
 	            e->lim->diffcontext);
-	bufreset(&e->details);
-	bufadds(&e->details, "\"diff\":");
-	jsonesc(&e->details, d.p ? d.p : "", d.len);
-	bufaddf(&e->details, ",\"firstChangedLine\":%ld",
+	bufreset(details);
+	bufadds(details, "\"diff\":");
+	jsonesc(details, d.p ? d.p : "", d.len);
+	bufaddf(details, ",\"firstChangedLine\":%ld",
 	        editdiffline(old, new));
 	buffree(&d);
 }
@@ -734,8 +735,9 @@ makeplan(const Toolenv *e, const char *path)
 }
 
 int
-toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
+toolwrite(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	Job w = { 0 };
 	Buf old = { 0 };
 	int rc = 1, made, k, had;
@@ -758,7 +760,7 @@ toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 		unlink(e->box->planpath);
 	undoafter(e->undo, k, rc);
 	if (rc == 0 && had == 0)	/* it replaced a file: what changed */
-		changedetails(e, &old, &w.text);
+		changedetails(e, &old, &w.text, &res->details);
 done:
 	buffree(&old);
 	buffree(&w.text);
@@ -925,8 +927,9 @@ editjob(void *arg, Buf *out)
 }
 
 int
-tooledit(Toolenv *e, const Json *j, int args, Buf *out)
+tooledit(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	Job d = { 0 };
 	Buf old = { 0 }, new = { 0 };
 	int rc = 1, k, had;
@@ -942,7 +945,7 @@ tooledit(Toolenv *e, const Json *j, int args, Buf *out)
 		undoafter(e->undo, k, rc);
 		/* the job may have run in a child: the file tells */
 		if (rc == 0 && had == 0 && oldtext(e, d.path, &new) == 0)
-			changedetails(e, &old, &new);
+			changedetails(e, &old, &new, &res->details);
 	}
 	freeedits(d.ed, d.n);
 	buffree(&old);
@@ -1047,8 +1050,9 @@ bashstatus(const Procend *end, double secs, Buf *out)
 }
 
 int
-toolbash(Toolenv *e, const Json *j, int args, Buf *out)
+toolbash(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	char *cmd;
 	double secs = 0;
 	Procend end;
@@ -1099,9 +1103,15 @@ toolcleanup(Toolenv *e)
 	gitfree(e->git);
 	undofree(e->undo);
 	sandboxfree(e->box);
-	buffree(&e->image);
-	buffree(&e->details);
 	proclogexit(e->procs);
+}
+
+void
+toolresfree(Toolres *res)
+{
+	buffree(&res->text);
+	buffree(&res->image);
+	buffree(&res->details);
 }
 
 /* grep */
@@ -1319,8 +1329,9 @@ grepglob(void *arg, const char *path, const char *rel, const struct stat *st)
 }
 
 int
-toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
+toolgrep(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	Grep g = { 0 };
 	Grepglob gg = { 0 };
 	Walkopt o;
@@ -1392,8 +1403,9 @@ findvisit(void *arg, const char *path, const char *rel, const struct stat *st)
 }
 
 int
-toolfind(Toolenv *e, const Json *j, int args, Buf *out)
+toolfind(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	Find f = { 0 };
 	Buf nb = { 0 };
 	Walkopt o;
@@ -1503,8 +1515,9 @@ lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
 }
 
 int
-toolls(Toolenv *e, const Json *j, int args, Buf *out)
+toolls(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	struct stat st;
 	char *path, **v;
 	long lim = e->lim->lslimit;

@@ -41,10 +41,6 @@ typedef struct {
 	struct Undo *undo;	/* or NULL: what write and edit changed in
 				 * the turn, for /undo (undo.c) */
 	struct Task *task;	/* what task starts a child with, or NULL */
-	Buf image;		/* read: an image's content block, with its
-				 * comma, for the caller's result */
-	Buf details;		/* the result's details, members of an
-				 * object, or empty */
 	/* the read rules over what grep, find and ls come to in a tree:
 	 * nonzero (a rule's number), the file is left out, never opened nor
 	 * listed; NULL, none is.  The guard's (guardunseen), set by agent.c:
@@ -53,9 +49,27 @@ typedef struct {
 	void *unseenarg;
 } Toolenv;
 
-/* Fill out with the result text; return 0 on success, 1 if the text is an
- * error for the model.  args is the index of the arguments object in j. */
-typedef int (*Toolfn)(Toolenv *e, const Json *j, int args, Buf *out);
+/* What a task's children used of their models, as entryusage counts
+ * it: added up by whoever runs the calls. */
+typedef struct {
+	long long tok[4];
+	double cost;
+	long calls;		/* their model calls */
+} Tooluse;
+
+/* A tool's result, the caller's (zero to begin with, toolresfree): the
+ * text for the model, and what else it brings back. */
+typedef struct {
+	Buf text;
+	Buf image;		/* read: an image's content block, with its
+				 * comma, or empty */
+	Buf details;		/* members of an object, or empty */
+	Tooluse use;		/* task: what its child used */
+} Toolres;
+
+/* Fill res; return 0 on success, 1 if its text is an error for the
+ * model.  args is the index of the arguments object in j. */
+typedef int (*Toolfn)(Toolenv *e, const Json *j, int args, Toolres *res);
 
 typedef struct Tool {
 	const char *name;
@@ -65,18 +79,19 @@ typedef struct Tool {
 	const char *schema;	/* JSON schema of the parameters */
 } Tool;
 
-int toolread(Toolenv *e, const Json *j, int args, Buf *out);
-int toolwrite(Toolenv *e, const Json *j, int args, Buf *out);
-int tooledit(Toolenv *e, const Json *j, int args, Buf *out);
+int toolread(Toolenv *e, const Json *j, int args, Toolres *res);
+int toolwrite(Toolenv *e, const Json *j, int args, Toolres *res);
+int tooledit(Toolenv *e, const Json *j, int args, Toolres *res);
 int toolpreview(Toolenv *e, const char *tool, const Json *j, Buf *out);
-int toolbash(Toolenv *e, const Json *j, int args, Buf *out);
-int toolgrep(Toolenv *e, const Json *j, int args, Buf *out);
-int toolfind(Toolenv *e, const Json *j, int args, Buf *out);
-int toolls(Toolenv *e, const Json *j, int args, Buf *out);
-int tooltask(Toolenv *e, const Json *j, int args, Buf *out);
+int toolbash(Toolenv *e, const Json *j, int args, Toolres *res);
+int toolgrep(Toolenv *e, const Json *j, int args, Toolres *res);
+int toolfind(Toolenv *e, const Json *j, int args, Toolres *res);
+int toolls(Toolenv *e, const Json *j, int args, Toolres *res);
+int tooltask(Toolenv *e, const Json *j, int args, Toolres *res);
 const char *toolimage(const char *path, size_t max, Buf *b, Buf *out);
 const char *toolimagetype(const char *p, size_t n);
 void toolcleanup(Toolenv *e);
+void toolresfree(Toolres *res);
 int toolgoodname(const char *s);
 char *toolnumbers(const Toollimits *lim, const char *text, Buf *why);
 int toolschema(const char *schema, Buf *why);

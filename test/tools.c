@@ -41,14 +41,16 @@ static Procs procs = { .lim = &plim, .box = &box, .intr = &intr,
                        .pgid = &pgid, .stay = 1 };
 static Toolenv env = { .lim = &lim, .intr = &intr, .box = &box,
                        .procs = &procs };
-static Buf out;
+static Buf out, image;
 static int root;
 
-/* Run a tool on a JSON text of arguments; the result is in out. */
+/* Run a tool on a JSON text of arguments; the result is in out, its
+ * image in image. */
 static int
 run(Toolfn fn, const char *args)
 {
 	Json j;
+	Toolres res;
 	int rc;
 
 	bufreset(&out);
@@ -58,7 +60,13 @@ run(Toolfn fn, const char *args)
 		tfail++;
 		return -2;
 	}
-	rc = fn(&env, &j, 0, &out);
+	memset(&res, 0, sizeof(res));
+	res.text = out;
+	rc = fn(&env, &j, 0, &res);
+	out = res.text;
+	buffree(&image);
+	image = res.image;
+	buffree(&res.details);
 	jsonfree(&j);
 	return rc;
 }
@@ -201,39 +209,39 @@ testimages(void)
 	put("shot.txt", png, sizeof(png) - 1);
 	T(run(toolread, "{\"path\":\"shot.txt\"}") == 0 &&
 	  is("Read image file [image/png]") &&
-	  !strcmp(bstr(&env.image), ",{\"type\":\"image\",\"data\":"
+	  !strcmp(bstr(&image), ",{\"type\":\"image\",\"data\":"
 	  "\"iVBORw0KGgoAAAANSUhEUg==\",\"mimeType\":\"image/png\"}"),
 	  "read: a png by its magic, not its name, as pi's image block: %s",
-	  bstr(&env.image));
+	  bstr(&image));
 	for (i = 0; i < LEN(magic); i++) {
 		put("img", magic[i][0], 12);
 		bufreset(&want);
 		bufaddf(&want, "\"mimeType\":\"%s\"}", magic[i][1]);
 		good &= run(toolread, "{\"path\":\"img\"}") == 0 &&
-		        has(magic[i][1]) && strstr(bstr(&env.image), want.p);
+		        has(magic[i][1]) && strstr(bstr(&image), want.p);
 	}
 	T(good, "read: jpeg, gif (87a, 89a) and webp by their magic");
 	put("fake.png", "RIFF\x24\0\0\0WAVEfmt ", 16);
-	bufreset(&env.image);
+	bufreset(&image);
 	T(run(toolread, "{\"path\":\"fake.png\"}") == 1 && has("binary") &&
-	  !env.image.len, "read: a .png that is a WAVE is refused");
+	  !image.len, "read: a .png that is a WAVE is refused");
 	big = xcalloc(1, 1 << 20);
 	memcpy(big, png, sizeof(png) - 1);
 	put("big.png", big, 1 << 20);
 	lim.maximage = 1 << 19;
 	T(run(toolread, "{\"path\":\"big.png\"}") == 1 &&
-	  has("over the 512.0KB limit") && !env.image.len,
+	  has("over the 512.0KB limit") && !image.len,
 	  "read: an image over the bound refused: %s", out.p);
 	lim.maximage = 5 << 20;
 	T(run(toolread, "{\"path\":\"big.png\"}") == 0 &&
-	  env.image.len > ((1 << 20) + 2) / 3 * 4,
+	  image.len > ((1 << 20) + 2) / 3 * 4,
 	  "read: an image within the bound, whole");
 	big[0] = 'x';
 	big[10] = '\0';
 	put("big.bin", big, 1 << 20);
-	bufreset(&env.image);
+	bufreset(&image);
 	T(run(toolread, "{\"path\":\"big.bin\"}") == 1 && has("binary") &&
-	  !env.image.len, "read: a 1 MB binary that is no image refused");
+	  !image.len, "read: a 1 MB binary that is no image refused");
 	T(!toolimage("big.bin", 2 << 20, &b, &why) &&
 	  strstr(bstr(&why), "not a png, jpeg, gif or webp image") && !b.len,
 	  "toolimage: no image refused");
@@ -241,7 +249,7 @@ testimages(void)
 	buffree(&b);
 	buffree(&why);
 	buffree(&want);
-	buffree(&env.image);
+	buffree(&image);
 }
 
 static void
