@@ -49,7 +49,7 @@ agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
 	guard.h events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h \
 	task.h budget.h schema.h scratch.h line.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
-ask.o: ask.c util.h json.h sse.h http.h record.h wire.h tools.h events.h ask.h
+ask.o: ask.c util.h json.h sse.h http.h record.h wire.h events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
 	guard.h events.h mcp.h task.h line.h call.h
@@ -95,7 +95,7 @@ undo.o: undo.c util.h sandbox.h file.h undo.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
 wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h \
-	gemini.h tools.h
+	gemini.h
 
 # Say what to install rather than fail with a compiler error.
 tls.o: tls.c

@@ -272,8 +272,7 @@ makerequest(Agent *a, Wirereq *q)
 	q->nmsgs = a->ctx.msgs.n;
 	q->forms = a->ctx.msgs.form;
 	callmcp(&a->calls);	/* MCP servers start here, when first asked */
-	q->tools = a->calls.offer;
-	q->ntools = a->calls.noffer;
+	q->tools = callwire(&a->calls, &q->ntools);
 	q->maxout = a->ctx.maxout;
 	q->maxfield = a->prov->maxfield;
 	q->level = a->level;

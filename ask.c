@@ -13,7 +13,6 @@
 #include "http.h"
 #include "record.h"
 #include "wire.h"
-#include "tools.h"
 #include "events.h"
 #include "ask.h"
 

@@ -509,6 +509,22 @@ callrun(Calls *c, Wirecall *w, int n, char **msg, Tooluse *use)
 	return 1;
 }
 
+/* The tools offered, as the wires take them: n of them. */
+const Wiretool *
+callwire(Calls *c, int *n)
+{
+	int k;
+
+	c->wire = xrealloc(c->wire, (c->noffer + 1) * sizeof(*c->wire));
+	for (k = 0; k < c->noffer; k++) {
+		c->wire[k].name = c->offer[k].name;
+		c->wire[k].desc = c->offer[k].desc;
+		c->wire[k].schema = c->offer[k].schema;
+	}
+	*n = c->noffer;
+	return c->wire;
+}
+
 void
 callfree(Calls *c)
 {
@@ -520,6 +536,7 @@ callfree(Calls *c)
 		free(c->schema[i]);
 	}
 	free(c->offer);
+	free(c->wire);
 	free(c->always);
 	buffree(&c->withheld);
 }

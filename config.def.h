@@ -373,7 +373,7 @@ static const Tool tools[] = {
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"description\":\"Directory (default .)\"},"
 	  "\"limit\":{\"type\":\"number\",\"description\":\"Most entries (default ${lslimit})\"}}}" },
-	{ "task", tooltask, 0,
+	{ "task", taskcall, 0,
 	  "Hand a self-contained job to a sub-agent: a fresh agent with your "
 	  "tools but write and edit, that changes nothing and answers once. "
 	  "Use it for work whose details you need not keep, such as "

@@ -593,9 +593,11 @@ taskfree(Taskrun *r, int n)
 	free(r);
 }
 
-/* The tool alone: one task, run to its end. */
+/* The task tool's function (tools[]'s row) for a call run alone: one
+ * task, run to its end.  call.c runs a run of task calls side by side
+ * itself (taskprep, taskrunall, taskresult). */
 int
-tooltask(Toolenv *e, const Json *j, int args, Toolres *res)
+taskcall(Toolenv *e, const Json *j, int args, Toolres *res)
 {
 	Buf *out = &res->text;
 	Taskrun *r = tasknew(1);

@@ -47,5 +47,6 @@ char *tasktools(const Task *t, const Tool *offer, int n, const char *off);
 Taskrun *tasknew(int n);
 int taskprep(Taskrun *r, int k, const Json *j, int args, Buf *why);
 void taskrunall(Task *t, Toolenv *e, Taskrun *r, int n);
+int taskcall(Toolenv *e, const Json *j, int args, Toolres *res);
 int taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Toolres *res);
 void taskfree(Taskrun *r, int n);

@@ -87,7 +87,6 @@ int toolbash(Toolenv *e, const Json *j, int args, Toolres *res);
 int toolgrep(Toolenv *e, const Json *j, int args, Toolres *res);
 int toolfind(Toolenv *e, const Json *j, int args, Toolres *res);
 int toolls(Toolenv *e, const Json *j, int args, Toolres *res);
-int tooltask(Toolenv *e, const Json *j, int args, Toolres *res);
 const char *toolimage(const char *path, size_t max, Buf *b, Buf *out);
 const char *toolimagetype(const char *p, size_t n);
 void toolcleanup(Toolenv *e);
