@@ -86,7 +86,6 @@ typedef struct {
 	char *desc[LEN(tools)];	/* the tools' descriptions and schemas, */
 	char *schema[LEN(tools)];	/* their numbers filled in (calls') */
 	Ctx ctx;		/* the context: the session's branch */
-	Ctxconf ctxconf;	/* config.h's, for it */
 	Session sess;
 	int modelnoted;		/* a model_change is on the branch */
 	int level, levelset;	/* thinking level; named by -T or the env */
@@ -527,7 +526,7 @@ takeanswer(Agent *a, Reply *r)
 			        ++a->nids, rand() & 0xffff, rand() & 0xffff);
 	if (r->w.dropped)
 		warn("the answer holds more than %d tool calls: the rest are "
-		     "left out", maxcalls);
+		     "left out", askconf.maxcalls);
 	evtextdone(&a->ev);
 	recordmsg(a, wiremessage(&r->w, a->prov->name, a->model, NULL));
 	spendanswer(a, lastmsg(a));
@@ -1309,7 +1308,7 @@ offertools(Agent *a, const char *list)
 	a->mcpconf.servers = mcpservers;
 	a->mcpconf.calltimeout = mcptimeout;
 	a->mcpconf.listtimeout = mcpstarttimeout;
-	a->mcpconf.maxmsg = maxevent;
+	a->mcpconf.maxmsg = askconf.maxevent;
 	a->mcpconf.cafiles = cafiles;
 	a->mcpconf.conntimeout = conntimeout;
 	a->mcpconf.proxy = &a->proxy;
@@ -1493,28 +1492,14 @@ setask(Agent *a)
 	a->ask.ev = &a->ev;
 	a->ask.json = a->json;
 	a->ask.intr = &intr;
-	a->ask.prices = prices;
-	a->ask.nprices = LEN(prices);
-	a->ask.maxerrbody = maxerrbody;
-	a->ask.maxevent = maxevent;
-	a->ask.maxkeep = maxkeep;
-	a->ask.maxcalls = maxcalls;
-	a->ask.maxattempts = maxattempts;
-	a->ask.retrybase = retrybase;
-	a->ask.retrymax = retrymax;
+	a->ask.conf = &askconf;
 }
 
 /* What the context takes of config.h, and the session it is of. */
 static void
 setcontext(Agent *a)
 {
-	a->ctxconf.reservetokens = reservetokens;
-	a->ctxconf.keeptokens = keeptokens;
-	a->ctxconf.maxresult = maxresultsummary;
-	a->ctxconf.system = summaryprompt;
-	a->ctxconf.ask = summaryask;
-	a->ctxconf.branchask = branchask;
-	a->ctx.conf = &a->ctxconf;
+	a->ctx.conf = &ctxconf;
 	a->ctx.sess = &a->sess;
 }
 
