@@ -9,25 +9,25 @@ WIRESRC = wire.c openai.c anthropic.c responses.c gemini.c
 WIREOBJ = wire.o openai.o anthropic.o responses.o gemini.o
 # the tools and the rooms below them (diff.c names blobs by BearSSL's SHA-1:
 # whatever links them takes $(LIBS))
-TOOLSRC = tools.c proc.c edit.c diff.c file.c gitguard.c regex.c sandbox.c \
-	walk.c undo.c
-TOOLOBJ = tools.o proc.o edit.o diff.o file.o gitguard.o regex.o sandbox.o \
-	walk.o undo.o
+TOOLSRC = tools.c search.c proc.c edit.c diff.c file.c gitguard.c regex.c \
+	sandbox.c walk.c undo.c
+TOOLOBJ = tools.o search.o proc.o edit.o diff.o file.o gitguard.o regex.o \
+	sandbox.o walk.o undo.o
 HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
 	events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
 	line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h responses.h \
-	rpc.h sandbox.h schema.h scratch.h sessdir.h session.h shsplit.h sse.h \
-	task.h tls.h tools.h tree.h undo.h util.h walk.h wire.h
+	rpc.h sandbox.h schema.h scratch.h search.h sessdir.h session.h shsplit.h \
+	sse.h task.h tls.h tools.h tree.h undo.h util.h walk.h wire.h
 SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
 	events.c export.c file.c gitguard.c guard.c http.c json.c line.c \
-	mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
-	sessdir.c session.c shsplit.c sse.c task.c tls.c tools.c tree.c undo.c \
-	util.c walk.c $(WIRESRC)
+	mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c \
+	scratch.c search.c sessdir.c session.c shsplit.c sse.c task.c tls.c \
+	tools.c tree.c undo.c util.c walk.c $(WIRESRC)
 OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
 	events.o export.o file.o gitguard.o guard.o http.o json.o line.o \
-	mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
-	sessdir.o session.o shsplit.o sse.o task.o tls.o tools.o tree.o undo.o \
-	util.o walk.o $(WIREOBJ)
+	mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o \
+	scratch.o search.o sessdir.o session.o shsplit.o sse.o task.o tls.o \
+	tools.o tree.o undo.o util.o walk.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
@@ -45,9 +45,9 @@ config.h:
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
-	session.h sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h \
-	guard.h events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h \
-	task.h budget.h schema.h scratch.h line.h config.h
+	session.h sessdir.h tree.h tools.h search.h undo.h sandbox.h proc.h \
+	gitguard.h guard.h events.h ask.h context.h rpc.h export.h prompt.h \
+	mcp.h call.h task.h budget.h schema.h scratch.h line.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h http.h record.h wire.h events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
@@ -89,8 +89,10 @@ task.o: task.c util.h json.h http.h wire.h tools.h proc.h entry.h session.h even
 	guard.h task.h
 tls.o: tls.c util.h tls.h config.h
 tree.o: tree.c util.h json.h entry.h session.h tree.h
-tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \
-	regex.h edit.h diff.h file.h undo.h
+tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h edit.h \
+	diff.h file.h undo.h
+search.o: search.c util.h json.h tools.h proc.h walk.h regex.h file.h \
+	search.h
 undo.o: undo.c util.h sandbox.h file.h undo.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h

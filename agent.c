@@ -26,6 +26,7 @@
 #include "sessdir.h"
 #include "tree.h"
 #include "tools.h"
+#include "search.h"
 #include "undo.h"
 #include "sandbox.h"
 #include "proc.h"

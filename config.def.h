@@ -357,7 +357,7 @@ static const Tool tools[] = {
 	  "\"command\":{\"type\":\"string\",\"description\":\"The command line\"},"
 	  "\"timeout\":{\"type\":\"number\",\"description\":\"Seconds before it is killed\"}},"
 	  "\"required\":[\"command\"]}" },
-	{ "grep", toolgrep, 0,
+	{ "grep", searchgrep, 0,
 	  "Search file contents with a POSIX extended regex (or literal "
 	  "text): path:line: text. Skips .git, binary and ignored files "
 	  "(.gitignore). Stops at ${greplimit} matches or ${maxkb}KB; lines "
@@ -371,7 +371,7 @@ static const Tool tools[] = {
 	  "\"context\":{\"type\":\"number\",\"description\":\"Lines around each match\"},"
 	  "\"limit\":{\"type\":\"number\",\"description\":\"Most matches (default ${greplimit})\"}},"
 	  "\"required\":[\"pattern\"]}" },
-	{ "find", toolfind, 0,
+	{ "find", searchfind, 0,
 	  "Find files by glob, e.g. *.c or src/**/*.h: paths from the "
 	  "directory searched, sorted. Skips .git and ignored files "
 	  "(.gitignore). Stops at ${findlimit} results or ${maxkb}KB.",
@@ -380,7 +380,7 @@ static const Tool tools[] = {
 	  "\"path\":{\"type\":\"string\",\"description\":\"Directory (default .)\"},"
 	  "\"limit\":{\"type\":\"number\",\"description\":\"Most results (default ${findlimit})\"}},"
 	  "\"required\":[\"pattern\"]}" },
-	{ "ls", toolls, 0,
+	{ "ls", searchls, 0,
 	  "List a directory, sorted, dotfiles too, directories ending in /. "
 	  "Stops at ${lslimit} entries or ${maxkb}KB.",
 	  "{\"type\":\"object\",\"properties\":{"

@@ -84,9 +84,24 @@ int toolwrite(Toolenv *e, const Json *j, int args, Toolres *res);
 int tooledit(Toolenv *e, const Json *j, int args, Toolres *res);
 int toolpreview(Toolenv *e, const char *tool, const Json *j, Buf *out);
 int toolbash(Toolenv *e, const Json *j, int args, Toolres *res);
-int toolgrep(Toolenv *e, const Json *j, int args, Toolres *res);
-int toolfind(Toolenv *e, const Json *j, int args, Toolres *res);
-int toolls(Toolenv *e, const Json *j, int args, Toolres *res);
+/* what the tools share with search.c's: their arguments, and output
+ * built line by line from the top, cut at the limits */
+enum { CUTLINES = 1, CUTBYTES };	/* why a listing was cut */
+typedef struct {
+	Buf *out;
+	size_t base;		/* where the listing starts in out */
+	int lines;
+	int cut;		/* CUTLINES or CUTBYTES: a line did not fit */
+} Head;
+int toolstrarg(const Json *j, int args, const char *tool, const char *key,
+               int need, char **v, Buf *out);
+int toolintarg(const Json *j, int args, const char *tool, const char *key,
+               long *v, Buf *out);
+int toolboolarg(const Json *j, int args, const char *tool, const char *key,
+                int *v, Buf *out);
+int toolpatharg(const Json *j, int args, const char *tool, int need,
+                char **path, Buf *out);
+int toolheadline(const Toolenv *e, Head *h, const char *s, size_t n);
 const char *toolimage(const char *path, size_t max, Buf *b, Buf *out);
 const char *toolimagetype(const char *p, size_t n);
 void toolcleanup(Toolenv *e);

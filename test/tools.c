@@ -16,6 +16,7 @@
 #include "../util.h"
 #include "../json.h"
 #include "../tools.h"
+#include "../search.h"
 #include "../sandbox.h"
 #include "../proc.h"
 #include "t.h"
@@ -1013,7 +1014,7 @@ static void
 testgrep(void)
 {
 	grepsetup();
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\"}") == 0 &&
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\"}") == 0 &&
 	  has("a.txt:2: foo\n") && has("keep.log:1: foo\n") &&
 	  has("sub/b.c:1: int foo;\nsub/b.c:2: foo bar") &&
 	  has("sub/top.txt:1: foo top"), "grep: matches, sorted");
@@ -1025,47 +1026,47 @@ testgrep(void)
 	  has("Some lines truncated to 500 bytes") &&
 	  utf8valid(out.p, out.len) == out.len,
 	  "grep: a long line cut at a character");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g/sub\"}") == 0 &&
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g/sub\"}") == 0 &&
 	  is("b.c:1: int foo;\nb.c:2: foo bar\ntop.txt:1: foo top"),
 	  "grep: .gitignore above the searched directory");
-	T(run(toolgrep, "{\"pattern\":\"hello\",\"path\":\"g\","
+	T(run(searchgrep, "{\"pattern\":\"hello\",\"path\":\"g\","
 	  "\"ignoreCase\":\"true\"}") == 0 && has("a.txt:1: hello world\n"
 	  "a.txt:3: Hello again"), "grep: ignoreCase as a string");
-	T(run(toolgrep, "{\"pattern\":\"o.*a\",\"path\":\"g/a.txt\","
+	T(run(searchgrep, "{\"pattern\":\"o.*a\",\"path\":\"g/a.txt\","
 	  "\"literal\":true}") == 0 && is("a.txt:4: x1 o.*a"),
 	  "grep: literal, a single file");
-	T(run(toolgrep, "{\"pattern\":\"x\\\\d\",\"path\":\"g\"}") == 0 &&
+	T(run(searchgrep, "{\"pattern\":\"x\\\\d\",\"path\":\"g\"}") == 0 &&
 	  is("a.txt:4: x1 o.*a"), "grep: \\d understood");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"glob\":"
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"glob\":"
 	  "\"*.c\"}") == 0 && is("sub/b.c:1: int foo;\nsub/b.c:2: foo bar"),
 	  "grep: glob on the name");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"glob\":"
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"glob\":"
 	  "\"sub/*.{c,txt}\"}") == 0 && has("sub/b.c:1:") &&
 	  has("sub/top.txt:1:") && !has("a.txt"), "grep: glob with a path");
-	T(run(toolgrep, "{\"pattern\":\"^foo$\",\"path\":\"g/a.txt\","
+	T(run(searchgrep, "{\"pattern\":\"^foo$\",\"path\":\"g/a.txt\","
 	  "\"context\":\"1\"}") == 0 && is("a.txt-1- hello world\n"
 	  "a.txt:2: foo\na.txt-3- Hello again"), "grep: context lines");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"limit\":1}")
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"limit\":1}")
 	  == 0 && is("a.txt:2: foo\n\n[1 matches limit reached. Use limit=2 "
 	  "for more, or refine pattern]"), "grep: limit");
-	T(run(toolgrep, "{\"pattern\":\"zzz\",\"path\":\"g\"}") == 0 &&
+	T(run(searchgrep, "{\"pattern\":\"zzz\",\"path\":\"g\"}") == 0 &&
 	  is("No matches found"), "grep: no matches");
-	T(run(toolgrep, "{\"pattern\":\"(\",\"path\":\"g\"}") == 1 &&
+	T(run(searchgrep, "{\"pattern\":\"(\",\"path\":\"g\"}") == 1 &&
 	  has("invalid regular expression"), "grep: invalid regex");
-	T(run(toolgrep, "{\"pattern\":\"x\",\"path\":\"nope\"}") == 1 &&
+	T(run(searchgrep, "{\"pattern\":\"x\",\"path\":\"nope\"}") == 1 &&
 	  is("Path not found: nope"), "grep: missing path");
-	T(run(toolgrep, "{\"path\":\"g\"}") == 1 &&
+	T(run(searchgrep, "{\"path\":\"g\"}") == 1 &&
 	  has("missing required parameter \"pattern\""),
 	  "grep: missing pattern named");
-	T(run(toolgrep, "{\"pattern\":\"x\",\"literal\":\"maybe\"}") == 1 &&
+	T(run(searchgrep, "{\"pattern\":\"x\",\"literal\":\"maybe\"}") == 1 &&
 	  has("\"literal\" must be true or false"), "grep: mistyped boolean");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"context\":"
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"context\":"
 	  "1e300}") == 1 && has("\"context\" is out of range"),
 	  "grep: an absurd context refused");
 	intr = 1;
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\"}") == 1 &&
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\"}") == 1 &&
 	  is("Interrupted"), "grep: interrupted: the walk stops");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g/a.txt\"}") == 1
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g/a.txt\"}") == 1
 	  && is("Interrupted"), "grep: interrupted: a file not read");
 	intr = 0;
 }
@@ -1089,58 +1090,58 @@ testunseen(void)
 	puts0("u/.env", "SECRET=hunter2\n");
 	puts0("u/ok.txt", "SECRET=public\n");
 	env.unseen = envunseen;
-	T(run(toolgrep, "{\"pattern\":\"SECRET\",\"path\":\"u\"}") == 0 &&
+	T(run(searchgrep, "{\"pattern\":\"SECRET\",\"path\":\"u\"}") == 0 &&
 	  !has("hunter2") && has("ok.txt:1: SECRET=public") &&
 	  has("1 path left out: denied by read rule of config.h (rule 3)"),
 	  "grep: a file the read rules deny is not read, the model told");
-	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"u\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"*\",\"path\":\"u\"}") == 0 &&
 	  !has(".env") && has("ok.txt") && has("1 path left out"),
 	  "find: a file the read rules deny is not listed");
-	T(run(toolls, "{\"path\":\"u\"}") == 0 && !has(".env") &&
+	T(run(searchls, "{\"path\":\"u\"}") == 0 && !has(".env") &&
 	  has("ok.txt") && has("1 path left out"),
 	  "ls: a file the read rules deny is not listed");
 	env.unseen = NULL;
-	T(run(toolls, "{\"path\":\"u\"}") == 0 && has(".env") &&
+	T(run(searchls, "{\"path\":\"u\"}") == 0 && has(".env") &&
 	  !has("left out"), "ls: with no rule, every file");
 }
 
 static void
 testfind(void)
 {
-	T(run(toolfind, "{\"pattern\":\"*.c\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"*.c\",\"path\":\"g\"}") == 0 &&
 	  is("sub/b.c"), "find: by name");
-	T(run(toolfind, "{\"pattern\":\"*.txt\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"*.txt\",\"path\":\"g\"}") == 0 &&
 	  is("a.txt\nlong.txt\nsub/top.txt"), "find: .gitignore honoured");
-	T(run(toolfind, "{\"pattern\":\"s*\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"s*\",\"path\":\"g\"}") == 0 &&
 	  is("sub/"), "find: directories marked");
-	T(run(toolfind, "{\"pattern\":\"**/sub/*.{c,h}\",\"path\":\"g\"}") ==
+	T(run(searchfind, "{\"pattern\":\"**/sub/*.{c,h}\",\"path\":\"g\"}") ==
 	  0 && is("sub/b.c"), "find: ** and braces");
-	T(run(toolfind, "{\"pattern\":\"sub/*.c\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"sub/*.c\",\"path\":\"g\"}") == 0 &&
 	  is("sub/b.c"), "find: a pattern with a path");
-	T(run(toolfind, "{\"pattern\":\"sub/**\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"sub/**\",\"path\":\"g\"}") == 0 &&
 	  is("sub/.gitignore\nsub/b.c\nsub/gen/\nsub/top.txt"),
 	  "find: a last ** is what is inside, not the directory");
-	T(run(toolfind, "{\"pattern\":\"**/**/sub/**/b.c\",\"path\":"
+	T(run(searchfind, "{\"pattern\":\"**/**/sub/**/b.c\",\"path\":"
 	  "\"g\"}") == 0 && is("sub/b.c"), "find: ** may match nothing");
-	T(run(toolfind, "{\"pattern\":\"g/sub/**/*\",\"path\":\".\"}") ==
+	T(run(searchfind, "{\"pattern\":\"g/sub/**/*\",\"path\":\".\"}") ==
 	  0 && !has("g/sub\n") && has("g/sub/gen/") && !has("z.txt"),
 	  "find: ** and * then, .gitignore from below the root");
-	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\","
+	T(run(searchfind, "{\"pattern\":\"*\",\"path\":\"g\","
 	  "\"limit\":\"2\"}") == 0 && is(".gitignore\na.txt\n\n[2 results "
 	  "limit reached. Use limit=4 for more, or refine pattern]"),
 	  "find: limit");
-	T(run(toolfind, "{\"pattern\":\"*.zz\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"*.zz\",\"path\":\"g\"}") == 0 &&
 	  is("No files found matching pattern"), "find: nothing");
-	T(run(toolfind, "{\"path\":\"g\"}") == 1 &&
+	T(run(searchfind, "{\"path\":\"g\"}") == 1 &&
 	  has("missing required parameter \"pattern\""),
 	  "find: missing pattern named");
-	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"nope\"}") == 1 &&
+	T(run(searchfind, "{\"pattern\":\"*\",\"path\":\"nope\"}") == 1 &&
 	  is("Path not found: nope"), "find: missing path");
-	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\",\"limit\":"
+	T(run(searchfind, "{\"pattern\":\"*\",\"path\":\"g\",\"limit\":"
 	  "\"1e10\"}") == 1 && has("\"limit\" is out of range"),
 	  "find: an absurd limit refused");
 	intr = 1;
-	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\"}") == 1 &&
+	T(run(searchfind, "{\"pattern\":\"*\",\"path\":\"g\"}") == 1 &&
 	  is("Interrupted"), "find: interrupted: the walk stops");
 	intr = 0;
 }
@@ -1155,21 +1156,21 @@ testls(void)
 	puts0("l/a", "");
 	puts0("l/.hidden", "");
 	puts0("l/b", "");
-	T(run(toolls, "{\"path\":\"l\"}") == 0 &&
+	T(run(searchls, "{\"path\":\"l\"}") == 0 &&
 	  is(".hidden\na\nB\nb\nc/\nempty/"),
 	  "ls: sorted, dotfiles, directories marked");
-	T(run(toolls, "{\"path\":\"l\",\"limit\":\"2\"}") == 0 &&
+	T(run(searchls, "{\"path\":\"l\",\"limit\":\"2\"}") == 0 &&
 	  is(".hidden\na\n\n[2 entries limit reached. Use limit=4 for more]"),
 	  "ls: limit as a string");
-	T(run(toolls, "{\"path\":\"l/empty\"}") == 0 &&
+	T(run(searchls, "{\"path\":\"l/empty\"}") == 0 &&
 	  is("(empty directory)"), "ls: empty directory");
-	T(run(toolls, "{\"path\":\"l/a\"}") == 1 && is("Not a directory: l/a"),
+	T(run(searchls, "{\"path\":\"l/a\"}") == 1 && is("Not a directory: l/a"),
 	  "ls: not a directory");
-	T(run(toolls, "{\"path\":\"nope\"}") == 1 &&
+	T(run(searchls, "{\"path\":\"nope\"}") == 1 &&
 	  is("Path not found: nope"), "ls: missing path");
-	T(run(toolls, "{\"path\":\"l\",\"limit\":\"many\"}") == 1 &&
+	T(run(searchls, "{\"path\":\"l\",\"limit\":\"many\"}") == 1 &&
 	  has("\"limit\" must be a number"), "ls: mistyped limit");
-	T(run(toolls, "{}") == 0 && has("l/\n"), "ls: . by default");
+	T(run(searchls, "{}") == 0 && has("l/\n"), "ls: . by default");
 }
 
 /* A hang fails the test rather than running for ever. */
@@ -1207,28 +1208,28 @@ testglobs(void)
 	puts0(b.p, "needle\n");
 	signal(SIGALRM, onhang);
 	alarm(10);
-	T(run(toolgrep, "{\"pattern\":\"needle\",\"path\":\"deep\"}")
+	T(run(searchgrep, "{\"pattern\":\"needle\",\"path\":\"deep\"}")
 	  == 0 && !strncmp(out.p, want.p, want.len) &&
 	  !strcmp(out.p + want.len, ":1: needle"),
 	  "globs: grep under a \"**/**/...\" .gitignore line, 30 deep");
 	bufaddf(&args, "{\"pattern\":\"%snomatch\",\"path\":\"deep\"}",
 	        stars);
-	T(run(toolfind, args.p) == 0 &&
+	T(run(searchfind, args.p) == 0 &&
 	  is("No files found matching pattern"),
 	  "globs: find \"**/**/.../nomatch\", 30 deep");
 	bufreset(&args);
 	bufaddf(&args, "{\"pattern\":\"%sx.txt\",\"path\":\"deep\"}",
 	        stars);
-	T(run(toolfind, args.p) == 0 && is(want.p),
+	T(run(searchfind, args.p) == 0 && is(want.p),
 	  "globs: find \"**/**/.../x.txt\", 30 deep");
 	bufreset(&args);
 	bufadds(&args, "{\"pattern\":\"");
 	for (i = 0; i < 30; i++)
 		bufadds(&args, "{a,b}");
 	bufadds(&args, "\",\"path\":\"deep\"}");
-	T(run(toolfind, args.p) == 1 && is("find: glob has more than 256 "
+	T(run(searchfind, args.p) == 1 && is("find: glob has more than 256 "
 	  "{a,b} alternatives"), "globs: 2^30 alternatives refused");
-	T(run(toolgrep, "{\"pattern\":\"x\",\"glob\":\"{a,b}{a,b}{a,b}"
+	T(run(searchgrep, "{\"pattern\":\"x\",\"glob\":\"{a,b}{a,b}{a,b}"
 	  "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}\"}") == 1 && has("more than 256"),
 	  "globs: and in grep");
 	alarm(0);
@@ -1236,7 +1237,7 @@ testglobs(void)
 	mkdir("br", 0755);
 	puts0("br/abbabaab", "");
 	puts0("br/abbabaa", "");
-	T(run(toolfind, "{\"pattern\":\"{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
+	T(run(searchfind, "{\"pattern\":\"{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
 	  "{a,b}{a,b}\",\"path\":\"br\"}") == 0 && is("abbabaab"),
 	  "globs: 256 alternatives are fine");
 	buffree(&b);
@@ -1438,7 +1439,7 @@ testbounds(void)
 		puts0(b.p, "x\n");
 	}
 	t0 = ms();
-	n = run(toolfind, "{\"pattern\":\"*\",\"path\":\"hostile\"}");
+	n = run(searchfind, "{\"pattern\":\"*\",\"path\":\"hostile\"}");
 	for (i = 0, b.len = 0; out.p[b.len]; b.len++)
 		i += out.p[b.len] == '\n';
 	T(n == 0 && i == 200 && ms() - t0 < 5000, "find: 200 names under a "
@@ -1454,7 +1455,7 @@ testbounds(void)
 	signal(SIGALRM, onalarm);
 	alarm(1);
 	t0 = ms();
-	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":\"slow\"}")
+	T(run(searchgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":\"slow\"}")
 	  == 1 && is("Interrupted") && ms() - t0 < 3000,
 	  "grep: an interrupt stops a 4 MB line's match: %lld ms",
 	  ms() - t0);
@@ -1462,13 +1463,13 @@ testbounds(void)
 	intr = 0;
 	lim.searchtime = 1;
 	t0 = ms();
-	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "|needle\",\"path\":"
+	T(run(searchgrep, "{\"pattern\":\"" SLOWRE "|needle\",\"path\":"
 	  "\"slow\"}") == 0 && is("a.txt:1: needle aaaa\n\n[Search stopped "
 	  "after 1 s, its time limit: results are incomplete; narrow the "
 	  "path, glob or pattern]") && ms() - t0 < 3000,
 	  "grep: the time limit: what it found, and a note: %lld ms",
 	  ms() - t0);
-	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":"
+	T(run(searchgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":"
 	  "\"slow\"}") == 0 && has("No matches found\n\n[Search stopped"),
 	  "grep: the time limit, nothing found");
 	lim.searchtime = 0;
