@@ -17,19 +17,21 @@ HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
 	events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
 	line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h responses.h \
 	rpc.h sandbox.h schema.h scratch.h search.h sessdir.h session.h shsplit.h \
-	sse.h task.h tls.h tools.h tree.h undo.h util.h walk.h wire.h
+	sse.h task.h tls.h tools.h tree.h undo.h util.h walk.h wire.h \
+	eventstream.h sigv4.h
 SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
 	events.c export.c file.c gitguard.c guard.c http.c json.c line.c \
 	mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c \
 	scratch.c search.c sessdir.c session.c shsplit.c sse.c task.c tls.c \
-	tools.c tree.c undo.c util.c walk.c $(WIRESRC)
+	tools.c tree.c undo.c util.c walk.c eventstream.c sigv4.c $(WIRESRC)
 OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
 	events.o export.o file.o gitguard.o guard.o http.o json.o line.o \
 	mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o \
 	scratch.o search.o sessdir.o session.o shsplit.o sse.o task.o tls.o \
-	tools.o tree.o undo.o util.o walk.o $(WIREOBJ)
+	tools.o tree.o undo.o util.o walk.o eventstream.o sigv4.o $(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
-	test/wire test/regex test/responses test/guard test/schema test/diff
+	test/wire test/regex test/responses test/guard test/schema test/diff \
+	test/eventstream test/sigv4
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
 	test/pty
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
@@ -47,9 +49,11 @@ $(OBJ): config.mk
 agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
 	session.h sessdir.h tree.h tools.h search.h undo.h sandbox.h proc.h \
 	gitguard.h guard.h events.h ask.h context.h rpc.h export.h prompt.h \
-	mcp.h call.h task.h budget.h schema.h scratch.h line.h config.h
+	mcp.h call.h task.h budget.h schema.h scratch.h line.h config.h \
+	eventstream.h sigv4.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
-ask.o: ask.c util.h json.h sse.h http.h record.h wire.h events.h ask.h
+ask.o: ask.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h wire.h \
+	events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
 	guard.h events.h mcp.h task.h line.h call.h
@@ -58,6 +62,7 @@ diff.o: diff.c util.h diff.h
 edit.o: edit.c util.h edit.h
 entry.o: entry.c util.h json.h entry.h
 events.o: events.c util.h json.h wire.h events.h
+eventstream.o: eventstream.c util.h eventstream.h
 export.o: export.c util.h json.h entry.h session.h file.h diff.h md.h \
 	export.h
 file.o: file.c util.h file.h
@@ -96,6 +101,7 @@ search.o: search.c util.h json.h tools.h proc.h walk.h regex.h file.h \
 undo.o: undo.c util.h sandbox.h file.h undo.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
+sigv4.o: sigv4.c util.h sigv4.h
 wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h \
 	gemini.h
 
@@ -116,6 +122,11 @@ test/json: test/json.c test/t.h json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/json.c json.o util.o $(LDFLAGS)
 test/sse: test/sse.c test/t.h sse.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/sse.c sse.o util.o $(LDFLAGS)
+test/eventstream: test/eventstream.c test/t.h eventstream.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/eventstream.c eventstream.o util.o \
+	    $(LDFLAGS)
+test/sigv4: test/sigv4.c test/t.h sigv4.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/sigv4.c sigv4.o util.o $(LDFLAGS) $(LIBS)
 test/http: test/http.c test/t.h http.o tls.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/http.c http.o tls.o util.o $(LDFLAGS) \
 	    $(LIBS)
@@ -183,7 +194,7 @@ FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
 	test/fuzz_responses test/fuzz_guard test/fuzz_export test/fuzz_mcp \
-	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp
+	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp test/fuzz_eventstream
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -191,6 +202,8 @@ test/fuzz_json: test/fuzz_json.c json.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_json.c json.c util.c
 test/fuzz_sse: test/fuzz_sse.c sse.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_sse.c sse.c util.c
+test/fuzz_eventstream: test/fuzz_eventstream.c eventstream.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_eventstream.c eventstream.c util.c
 test/fuzz_http: test/fuzz_http.c http.c tls.c util.c $(HDR) config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c tls.c util.c $(LIBS)
 # the certificate reader is static in tls.c: the target includes it

@@ -18,6 +18,8 @@
 #include "util.h"
 #include "json.h"
 #include "sse.h"
+#include "eventstream.h"
+#include "sigv4.h"
 #include "http.h"
 #include "record.h"
 #include "wire.h"
@@ -113,6 +115,11 @@ typedef struct {
 	Buf stopped;		/* why the run stopped early, or empty */
 	Buf taskbudget;		/* what is left of it, for a task's child */
 	Schema answer;		/* -o's; its text NULL without */
+	Buf url2;		/* a base URL with its {region} filled in */
+	Sigv4 aws;		/* Bedrock without a key: the credentials,
+				 * copies of the environment's (prochide
+				 * blanks it) */
+	char *awsown[4];	/* those copies: id, secret, token, region */
 } Agent;
 
 /* What config.h's models[] says of the model, or NULL. */
@@ -1440,6 +1447,56 @@ setthinking(Agent *a, const char *name)
 		usage();
 }
 
+/* A copy of variable name's value, kept in a->awsown[i]; NULL if unset
+ * or empty. */
+static const char *
+awsvar(Agent *a, int i, const char *name)
+{
+	const char *v = getenv(name);
+
+	return a->awsown[i] = v && *v ? xstrdup(v) : NULL;
+}
+
+/* Bedrock: the region (AWS_REGION, else AWS_DEFAULT_REGION) into the
+ * base URL's {region}, and without a Bedrock API key the credentials
+ * each request is signed with (SigV4).  A replay asks no one: it needs
+ * neither. */
+static void
+setaws(Agent *a)
+{
+	const char *region, *at, *replay = getenv("AGENT_REPLAY");
+	int sign = !a->key && !(replay && *replay);
+
+	if (!(region = awsvar(a, 3, "AWS_REGION")))
+		region = awsvar(a, 3, "AWS_DEFAULT_REGION");
+	if (region && strspn(region, "abcdefghijklmnopqrstuvwxyz0123456789-")
+	    != strlen(region))
+		diecfg("%s: AWS region %s: not a region's name", a->prov->name,
+		       region);
+	if (!region && (sign || strstr(a->url, "{region}")))
+		diecfg("%s: no AWS region: set AWS_REGION or "
+		       "AWS_DEFAULT_REGION", a->prov->name);
+	if ((at = strstr(a->url, "{region}"))) {
+		bufadd(&a->url2, a->url, at - a->url);
+		bufadds(&a->url2, region);
+		bufadds(&a->url2, at + 8);
+		a->url = a->url2.p;
+	}
+	if (!sign)
+		return;
+	a->aws.id = awsvar(a, 0, "AWS_ACCESS_KEY_ID");
+	a->aws.secret = awsvar(a, 1, "AWS_SECRET_ACCESS_KEY");
+	a->aws.token = awsvar(a, 2, "AWS_SESSION_TOKEN");
+	a->aws.region = region;
+	a->aws.service = "bedrock";
+	if (!a->aws.id || !a->aws.secret)
+		diecfg("%s: no credentials: set %s, or AWS_ACCESS_KEY_ID and "
+		       "AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN with "
+		       "temporary ones)", a->prov->name, a->prov->keyenv ?
+		       a->prov->keyenv : "AGENT_API_KEY");
+	a->ask.aws = &a->aws;
+}
+
 /* -P, else AGENT_PROVIDER, else config.h's first; -m, else AGENT_MODEL,
  * else the provider's model; the base URL and the key, from the
  * environment or config.h. */
@@ -1472,9 +1529,12 @@ setprovider(Agent *a, const char *pname, const char *model)
 		v = getenv(a->prov->keyenv);
 	a->key = a->keyin ? fdline(0, 65536) : v && *v ? xstrdup(v) : NULL;
 	v = getenv("AGENT_REPLAY");	/* a replay asks no one */
-	if (!a->key && a->prov->keyenv && !(v && *v))
+	if (!a->key && a->prov->keyenv && !(v && *v) &&
+	    a->prov->wire != BEDROCK)	/* which may sign instead */
 		diecfg("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
 		    a->prov->keyenv);
+	if (a->prov->wire == BEDROCK)
+		setaws(a);
 	if ((v = httpurl(&u, a->url)))
 		diecfg("%s: %s", a->url, v);
 }
@@ -1800,6 +1860,9 @@ agentfree(Agent *a)
 	buffree(&a->taskbudget);
 	buffree(&a->spent.files);
 	schemafree(&a->answer);
+	buffree(&a->url2);
+	for (i = 0; i < (int)LEN(a->awsown); i++)
+		free(a->awsown[i]);
 	toolcleanup(&a->tenv);
 	for (i = 0; a->box.wdirs && a->box.wdirs[i]; i++)
 		free(a->box.wdirs[i]);

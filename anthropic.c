@@ -231,6 +231,29 @@ anthropicevent(Wire *w, const char *data, size_t len)
 	return 0;
 }
 
+/* Bedrock's chunk: {"bytes": the base64 of one event of Anthropic's
+ * stream as its data, "p": padding}; ask.c took it from AWS's frame. */
+int
+anthropicbedrock(Wire *w, const char *data, size_t len)
+{
+	Buf b64 = { 0 }, ev = { 0 };
+	int rc;
+
+	if (jsonreparse(&w->json, data, len) < 0)
+		return wirebadevent(w, data, len);
+	if (jsonstrbuf(&w->json, jsonget(&w->json, 0, "bytes"), &b64) < 0 ||
+	    b64dec(&ev, bstr(&b64), b64.len) < 0) {
+		bufadds(&w->err, "Bedrock sent a chunk without its bytes: ");
+		utf8repair(&w->err, data, MIN(len, 200));
+		rc = 1;
+	} else {
+		rc = anthropicevent(w, bstr(&ev), ev.len);
+	}
+	buffree(&b64);
+	buffree(&ev);
+	return rc;
+}
+
 /* The answer, as pi stores it */
 
 /* Anthropic's blocks one by one, in order, as pi stores them: redacted
@@ -311,8 +334,10 @@ anthropicthink(const Wirereq *q, Buf *b)
 	};
 	int l = q->level;
 
+	/* Bedrock's Claude Sonnet 5 thinks whatever it is told (its model
+	 * card, June 2026): disabled is not sent there */
 	if (!wirethinks(q)) {
-		if (q->thinkas == TKOMITTED)
+		if (q->thinkas == TKOMITTED && q->wire != BEDROCK)
 			bufadds(b, ",\"thinking\":{\"type\":\"disabled\"}");
 		return NULL;
 	}
@@ -640,10 +665,21 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	anthropicowed(&a);
 	anthropicclose(&a);
 	free(a.o.id);
-	bufadds(b, "{\"model\":");
-	jsonescs(b, q->model);
-	bufaddf(b, ",\"max_tokens\":%ld,\"stream\":true", q->maxout +
+	/* Bedrock: the model is in the URL, the stream in the endpoint,
+	 * the version and a beta in the body */
+	if (q->wire == BEDROCK) {
+		bufadds(b, "{\"anthropic_version\":\"bedrock-2023-05-31\"");
+	} else {
+		bufadds(b, "{\"model\":");
+		jsonescs(b, q->model);
+	}
+	bufaddf(b, ",\"max_tokens\":%ld", q->maxout +
 	        (anthropicbudget(q) ? budgets[q->level] : 0));
+	if (q->wire != BEDROCK)
+		bufadds(b, ",\"stream\":true");
+	else if (anthropicbeta(q))
+		bufaddf(b, ",\"anthropic_beta\":[\"%s\"]",
+		        strchr(anthropicbeta(q), ' ') + 1);
 	anthropicoutput(q, b, anthropicthink(q, b));
 	/* as pi marks them: the prompt, the tools, and the conversation up
 	 * to its last user block are cached */

@@ -1,8 +1,9 @@
 /* See LICENSE file for copyright and license details. */
-/* ask.c: asking the model: the request POSTed, its answer streamed
- * through sse.c into the wire and shown as it comes (events.c), tried
- * again when a second try may succeed, and why it failed said in one
- * line. */
+/* ask.c: asking the model: the request POSTed (signed by sigv4.c for
+ * Bedrock), its answer streamed through sse.c, or eventstream.c as the
+ * reply's type says, into the wire and shown as it comes (events.c),
+ * tried again when a second try may succeed, and why it failed said in
+ * one line. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -10,6 +11,8 @@
 #include "util.h"
 #include "json.h"
 #include "sse.h"
+#include "eventstream.h"
+#include "sigv4.h"
 #include "http.h"
 #include "record.h"
 #include "wire.h"
@@ -47,15 +50,72 @@ onevent(void *arg, const char *event, const char *data, size_t len)
 	return *r->ask->intr ? 1 : wireevent(&r->w, event, data, len);
 }
 
+/* Whether the answer comes in AWS's binary frames (Bedrock's), not SSE. */
+static int
+isaws(const Http *h)
+{
+	return !strncasecmp(h->ctype, "application/vnd.amazon.eventstream",
+	                    34);
+}
+
 /* Whether a 2xx answer is what was asked for: an event stream in no
  * encoding we cannot read.  None named is taken for one: some local
  * servers name none. */
 static int
 isstream(const Http *h)
 {
-	return (!h->ctype[0] ||
+	return (!h->ctype[0] || isaws(h) ||
 	        !strncasecmp(h->ctype, "text/event-stream", 17)) &&
 	       (!h->encoding[0] || !strcasecmp(h->encoding, "identity"));
+}
+
+/* A string header of an AWS frame into b, cut to fit a line. */
+static void
+awsheader(Buf *b, const Eshead *h)
+{
+	if (h && h->type == ESSTRING)
+		utf8repair(b, h->p, MIN(h->len, 200));
+}
+
+/* eventstream.c's callback: Bedrock's chunk holds one event of the
+ * wire's; an exception or an error frame ends the stream with its words
+ * (an overload before the answer may be tried again). */
+static int
+onframe(void *arg, const Eshead *h, int nh, const char *p, size_t n)
+{
+	Reply *r = arg;
+	const Eshead *type = eshead(h, nh, ":message-type");
+	const Eshead *exc = eshead(h, nh, ":exception-type");
+	Buf *err = &r->w.err;
+	Json j;
+
+	if (*r->ask->intr)
+		return 1;
+	if (esis(type, "event"))
+		return esis(eshead(h, nh, ":event-type"), "chunk") ?
+		       wireevent(&r->w, "chunk", p, n) : 0;
+	if (esis(type, "exception")) {
+		awsheader(err, exc);
+		bufadds(err, err->len ? ": " : "");
+		if (jsonparse(&j, p, n) == 0) {
+			wireerror(err, &j, 0);
+			jsonfree(&j);
+		} else {
+			utf8repair(err, p, MIN(n, 300));
+		}
+		r->w.again = !r->w.text.len && !r->w.think.len &&
+		             !r->w.ncalls && (esis(exc, "throttlingException") ||
+		             esis(exc, "serviceUnavailableException") ||
+		             esis(exc, "internalServerException"));
+		return 1;
+	}
+	if (esis(type, "error")) {
+		awsheader(err, eshead(h, nh, ":error-code"));
+		bufadds(err, ": ");
+		awsheader(err, eshead(h, nh, ":error-message"));
+		return 1;
+	}
+	return 0;	/* a type to come: passed over */
 }
 
 static int
@@ -75,12 +135,14 @@ onbody(void *arg, const char *p, size_t n)
 		return 0;
 	}
 	k->ev->hold = 1;
-	rc = ssefeed(&r->sse, p, n);
+	rc = isaws(r->http) ? esfeed(&r->es, p, n) : ssefeed(&r->sse, p, n);
 	k->ev->hold = 0;
 	evflush(k->ev);
-	if (rc == SSEBIG)
+	if (rc == SSEBIG || rc == ESBIG)
 		bufaddf(&r->err, "an event in the stream is over %zu bytes",
 		        k->conf->maxevent);
+	else if (rc == ESBAD)
+		bufadds(&r->err, r->es.err);
 	return rc;
 }
 
@@ -99,6 +161,8 @@ replyinit(Reply *r, const Ask *k, const Wirereq *q, Http *h, int silent)
 	r->w.price = wireprice(k->conf->prices, k->conf->nprices, q->model);
 	sseinit(&r->sse, onevent, r);
 	r->sse.max = k->conf->maxevent;
+	esinit(&r->es, onframe, r);
+	r->es.max = k->conf->maxevent;
 }
 
 /* What a reply holds, whether the call succeeded or not. */
@@ -109,6 +173,7 @@ askfree(Reply *r)
 	buffree(&r->err);
 	buffree(&r->why);
 	ssefree(&r->sse);
+	esfree(&r->es);
 }
 
 /* How long to wait before trying a failed request again, in ms; -1: do not
@@ -207,6 +272,35 @@ sayagain(const char *name, const Reply *r, long delay)
 	buffree(&safe);
 }
 
+/* SigV4's headers for a POST of body to url, into h after the others:
+ * made again for each try, as they hold the time. */
+static void
+asksign(const Ask *k, const char *url, const Wirebody *body,
+        const char **h, Sigv4hdr *sig)
+{
+	Sigv4req r = { 0 };
+	Buf host = { 0 };
+	Url u;
+
+	if (httpurl(&u, url))
+		return;	/* a bad URL fails in httpdo, unsigned */
+	httphost(&host, &u);
+	r.method = "POST";
+	r.host = host.p;
+	r.path = u.path;
+	r.pathlen = u.pathlen;
+	r.body = body->v;
+	r.nbody = body->n;
+	r.now = nowms() / 1000;
+	sigv4sign(k->aws, &r, sig);
+	*h++ = sig->date;
+	if (sig->token.len)
+		*h++ = sig->token.p;
+	*h++ = sig->auth.p;
+	*h = NULL;
+	buffree(&host);
+}
+
 /* POST the request and stream the answer into r, shown as it comes
  * unless silent (an answer for us, not the user), trying again what may
  * succeed on a second try.  0 on success, -1 with the reason said; r is
@@ -216,7 +310,8 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 {
 	Buf auth = { 0 }, url = { 0 };
 	Wirebody body;
-	const char *headers[6];
+	Sigv4hdr sig = { 0 };
+	const char *headers[10];
 	int attempt, rc, n;
 	long delay;
 
@@ -224,9 +319,14 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 	wireurl(&url, k->url, q);
 	n = wireheaders(q, k->key, &auth, headers);
 	headers[n++] = "Content-Type: application/json";
-	headers[n++] = "Accept: text/event-stream";
+	headers[n++] = q->wire == BEDROCK ?
+	               "Accept: application/vnd.amazon.eventstream" :
+	               "Accept: text/event-stream";
 	headers[n] = NULL;
 	for (attempt = 1;; attempt++) {
+		sigv4free(&sig);
+		if (k->aws)
+			asksign(k, url.p, &body, headers + n, &sig);
 		memset(h, 0, sizeof(*h));
 		h->method = "POST";
 		h->url = url.p;
@@ -240,7 +340,10 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 		rc = recdo(k->rec, k->http, h);
 		if (rc == 0 && h->status / 100 == 2 && isstream(h)) {
 			r->w.atend = 1;
-			sseend(&r->sse);
+			if (!isaws(h))
+				sseend(&r->sse);
+			else if (esend(&r->es) == ESBAD && !r->err.len)
+				bufadds(&r->err, r->es.err);
 			if (!r->err.len && wirecomplete(&r->w))
 				break;
 		}
@@ -267,6 +370,7 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 			httpsleep(k->http, delay);
 	}
 	evendthinking(k->ev);
+	sigv4free(&sig);
 	wirebodyfree(&body);
 	buffree(&auth);
 	buffree(&url);

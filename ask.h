@@ -1,6 +1,6 @@
 /* See LICENSE file for copyright and license details. */
-/* ask.h: asking the model: one request, its answer streamed, tried again
- * when that may succeed */
+/* ask.h: asking the model: one request, signed if need be, its answer
+ * streamed, tried again when that may succeed */
 #include <signal.h>
 
 /* config.h's bounds on asking (its askconf). */
@@ -24,6 +24,9 @@ typedef struct {
 	Httpclient *http;
 	struct Rec *rec;	/* what records or replays the exchanges, or
 				 * NULL */
+	const struct Sigv4 *aws;	/* Bedrock without a key: the
+					 * credentials each request is signed
+					 * with (SigV4), or NULL */
 	Events *ev;		/* what shows the answer as it comes */
 	int json;		/* -j: the pieces as events */
 	volatile sig_atomic_t *intr;	/* set: stop at once */
@@ -40,6 +43,7 @@ typedef struct {
 	int silent;		/* an answer for us, not the user: a summary */
 	Http *http;
 	Sse sse;
+	Es es;			/* or AWS's frames, as Bedrock streams */
 	const Ask *ask;
 } Reply;
 

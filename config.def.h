@@ -10,8 +10,8 @@
  * another).  The wire is OPENAI (chat completions), RESPONSES (OpenAI's
  * Responses API: its newest models take tools nowhere else; nothing is
  * stored on the server, the session's id is the prompt_cache_key),
- * ANTHROPIC (messages) or GEMINI (Google's generateContent, the key in
- * x-goog-api-key, the model in the URL); a provider whose key variable is NULL needs no
+ * ANTHROPIC (messages), GEMINI (Google's generateContent, the key in
+ * x-goog-api-key, the model in the URL) or BEDROCK (below); a provider whose key variable is NULL needs no
  * key (AGENT_API_KEY is still sent if set).  The max tokens field is
  * chat completions' alone: RESPONSES sends max_output_tokens.  The
  * openai-chat row is OpenAI's chat completions, for the older models and
@@ -45,6 +45,18 @@
  * GPT-6.1 Sol takes tools on the Responses wire alone, so openai-chat's
  * default is GPT-5, which takes them on chat completions too.  Gemini's
  * row and figures are pi 0.73's (gemini-3.1-pro-preview).
+ *
+ * BEDROCK is Anthropic's messages through Amazon Bedrock's
+ * InvokeModelWithResponseStream, so Claude there keeps what it has on
+ * Anthropic's own API (thinking signatures, cache marks).  {region} in
+ * the URL is AWS_REGION's, else AWS_DEFAULT_REGION's.  The key is a
+ * Bedrock API key, sent as a bearer token; without one each request is
+ * signed (SigV4) with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+ * AWS_SESSION_TOKEN.  The model is an inference profile: global.* is
+ * served from every commercial region, us.*, eu.*, jp.*, apac.* keep
+ * the data in theirs (Claude Sonnet 5 is anthropic.claude-sonnet-5 on
+ * Bedrock, June 2026).  models[] and prices[] find it by Anthropic's
+ * name inside.
  */
 static const Provider providers[] = {
 	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images  schema */
@@ -59,6 +71,7 @@ static const Provider providers[] = {
 	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1 },
 	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   0, 1 },
 	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1 },
+	{ "bedrock",    BEDROCK, "https://bedrock-runtime.{region}.amazonaws.com", "AWS_BEARER_TOKEN_BEDROCK", "global.anthropic.claude-sonnet-5", 1000000, 128000, NULL, "off", THANTHROPIC, 1, 0 },
 };
 
 /*
@@ -168,6 +181,7 @@ static const Price prices[] = {
  */
 static const char *const secretenv[] = {
 	"ANTHROPIC_OAUTH_TOKEN", "GEMINI_API_KEY", "XAI_API_KEY", "HF_TOKEN",
+	"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
 	NULL
 };
 static const char *const secretwords[] = {

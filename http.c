@@ -596,6 +596,13 @@ hostport(Buf *b, const Url *u, int withport)
 		bufaddf(b, ":%s", u->port);
 }
 
+/* host[:port] as the Host header names it: what a signature covers. */
+void
+httphost(Buf *b, const Url *u)
+{
+	hostport(b, u, 0);
+}
+
 static int
 isiplit(const char *s)
 {

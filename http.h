@@ -47,6 +47,7 @@ typedef struct {
 } Url;
 
 const char *httpurl(Url *u, const char *s);	/* NULL or why not */
+void httphost(Buf *b, const Url *u);
 int httpnoproxy(const char *list, const char *host);
 
 /* The proxies, as the environment named them at start: read before the

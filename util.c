@@ -410,6 +410,38 @@ b64enc(Buf *b, const void *p, size_t n)
 	b->p[b->len] = '\0';
 }
 
+/* Append the bytes of base64 text s[n] (RFC 4648, padded or not); -1 at
+ * a byte that is no digit or padding out of place, b then holding what
+ * came before it. */
+int
+b64dec(Buf *b, const char *s, size_t n)
+{
+	unsigned long v = 0;
+	size_t i, k = 0;
+	int d;
+
+	while (n && s[n - 1] == '=')
+		n--;
+	for (i = 0; i < n; i++) {
+		if ((d = b64val((unsigned char)s[i])) < 0)
+			return -1;
+		v = v << 6 | d;
+		if (++k == 4) {
+			bufaddc(b, v >> 16 & 255);
+			bufaddc(b, v >> 8 & 255);
+			bufaddc(b, v & 255);
+			v = k = 0;
+		}
+	}
+	if (k == 1)
+		return -1;
+	if (k >= 2)
+		bufaddc(b, v >> (k == 2 ? 4 : 10) & 255);
+	if (k == 3)
+		bufaddc(b, v >> 2 & 255);
+	return 0;
+}
+
 /* About four bytes a token: the estimate for text with no usage count. */
 long
 tokensof(size_t bytes)

@@ -44,6 +44,7 @@ int hexval(int c);
 int writeall(int fd, const char *p, size_t n);
 void b64enc(Buf *b, const void *p, size_t n);
 int b64val(int c);
+int b64dec(Buf *b, const char *s, size_t n);
 long tokensof(size_t bytes);
 int readall(int fd, Buf *b, size_t max);
 char *dirof(const char *path);

@@ -4,7 +4,7 @@
  * levels, the stored messages' forms and the body put together from
  * them.  Each wire has a room of its own: openai.c (chat completions),
  * anthropic.c (messages), responses.c (OpenAI's Responses), gemini.c
- * (Google's generateContent).  No I/O. */
+ * (Google's generateContent); Bedrock's is anthropic.c's.  No I/O. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +24,8 @@
 enum { SPANMIN = 64 };
 
 /* What differs between the wires, by kind (OPENAI, ANTHROPIC,
- * RESPONSES, GEMINI): a new wire is one row here and a room of its
- * own. */
+ * RESPONSES, GEMINI, BEDROCK): a new wire is one row here and a room of
+ * its own. */
 typedef struct {
 	const char *api;	/* pi's name for it, stored with answers */
 	const char *path;	/* its endpoint under the base URL, %s the
@@ -59,6 +59,15 @@ static const Wireops wires[] = {
 	             "x-goog-api-key: %s", NULL,
 	             geminievent, geminiform, geminibody, NULL, geministore,
 	             0, 1 },
+	/* Anthropic's messages through Bedrock's
+	 * InvokeModelWithResponseStream: each event in a chunk of AWS's
+	 * event-stream, the version and beta in the body; the key, when
+	 * there is one, a Bedrock API key (else ask.c signs with SigV4) */
+	[BEDROCK] = { "anthropic-messages",
+	              "model/%s/invoke-with-response-stream",
+	              "Authorization: Bearer %s", NULL,
+	              anthropicbedrock, anthropicform, anthropicbody, NULL,
+	              anthropicstore, 0, 0 },
 };
 
 /* The row of a wire kind; an unknown one is OpenAI's, as it was. */
@@ -76,12 +85,22 @@ wireapi(int wire)
 }
 
 /* The request's URL into url: the wire's endpoint under the provider's
- * base URL, with the model's name where the endpoint has it. */
+ * base URL, with the model's name where the endpoint has it, URI-encoded
+ * (Bedrock's ids hold ':', its ARNs '/'; Gemini's names need none). */
 void
 wireurl(Buf *url, const char *base, const Wirereq *q)
 {
+	Buf m = { 0 };
+	const char *s;
+
 	bufaddf(url, "%s/", base);
-	bufaddf(url, wireops(q->wire)->path, q->model);
+	for (s = q->model; *s; s++)
+		if (wireidchar((unsigned char)*s) || *s == '.' || *s == '~')
+			bufaddc(&m, *s);
+		else
+			bufaddf(&m, "%%%02X", (unsigned char)*s);
+	bufaddf(url, wireops(q->wire)->path, bstr(&m));
+	buffree(&m);
 }
 
 /* The message of an error object, or of a body holding one. */
@@ -445,14 +464,31 @@ wirewhole(const Wire *w)
 	return w->nparts && text == w->text.len && think == w->think.len;
 }
 
-/* The prices of model in a table of n rows, or NULL. */
+/* The prices of model in a table of n rows, or NULL.  A Bedrock id
+ * takes the row of Anthropic's name inside it: global.anthropic.
+ * claude-sonnet-5 and us.anthropic.claude-sonnet-4-5-20250929-v1:0 are
+ * priced as claude-sonnet-5 and claude-sonnet-4-5. */
 const Price *
 wireprice(const Price *p, size_t n, const char *model)
 {
-	size_t i;
+	const char *s;
+	size_t i, len;
 
 	for (i = 0; i < n; i++)
 		if (!strcmp(p[i].model, model))
+			return &p[i];
+	if (!(s = strstr(model, "anthropic.")))
+		return NULL;
+	s += 10;
+	len = strcspn(s, ":");
+	if (len > 3 && !strncmp(s + len - 3, "-v", 2) &&
+	    s[len - 1] >= '0' && s[len - 1] <= '9')
+		len -= 3;
+	if (len > 9 && s[len - 9] == '-' &&
+	    strspn(s + len - 8, "0123456789") >= 8)
+		len -= 9;	/* a date: claude-sonnet-4-5-20250929 */
+	for (i = 0; i < n; i++)
+		if (strlen(p[i].model) == len && !strncmp(p[i].model, s, len))
 			return &p[i];
 	return NULL;
 }

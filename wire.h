@@ -1,13 +1,14 @@
 /* See LICENSE file for copyright and license details. */
 /* wire.h: what the providers' wires share; openai.c, anthropic.c,
  * responses.c and gemini.c below it are the wires themselves.  No I/O
- * in any. */
+ * in any; BEDROCK is anthropic.c's messages in AWS's frames
+ * (eventstream.c, read by ask.c). */
 #include <stddef.h>
 
-enum { OPENAI, ANTHROPIC, RESPONSES, GEMINI };	/* chat completions,
-						 * messages, OpenAI's
-						 * Responses, Google's
-						 * generateContent */
+enum { OPENAI, ANTHROPIC, RESPONSES, GEMINI, BEDROCK };	/* chat
+					 * completions, messages, OpenAI's
+					 * Responses, Google's generateContent,
+					 * Anthropic's messages on Bedrock */
 
 /* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
  * provider is asked for them: OpenAI's reasoning_effort (xhigh and max

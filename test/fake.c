@@ -110,6 +110,15 @@
  *   errevent CODE MSG   {"error":{code: 500, message, status: CODE}}
  *   nodone           no end at all
  *
+ * A script with the line `bedrock` is framed as Amazon Bedrock's
+ * InvokeModelWithResponseStream answers (Content-Type application/
+ * vnd.amazon.eventstream): the data of each event the script makes (with
+ * `line` or `raw`: Anthropic's stream) is base64'd into a chunk message
+ * of AWS's event-stream, {"bytes": ..., "p": padding}; no [DONE].
+ *   exception TYPE MSG  an exception message, :exception-type TYPE and
+ *                    the payload {"message": MSG}
+ *   badcrc           the next message's CRC is wrong
+ *
  * The first generated chunk is preceded by one with the delta
  * {"role":"assistant","content":""}, as real servers send.  Every chunk has
  * id "chatcmpl-fake", object "chat.completion.chunk", created 1 and model
@@ -165,6 +174,7 @@ typedef struct {
 	int rst, nodone, raw, hangup, early, close, http10, forget;
 	int responses;		/* the Responses stream, not chat chunks */
 	int gemini;		/* Gemini's stream */
+	int bedrock;		/* in AWS's frames, as Bedrock streams */
 	int unencrypted;	/* its reasoning items without encrypted_content */
 	int bytes, delay, framing, crlf, comments, bom;
 	char type[128];		/* Content-Type of a 2xx reply */
@@ -193,9 +203,13 @@ typedef struct {
 	Buf gpart;		/* Gemini: the part not yet sent, which a
 				 * signature line may yet sign */
 	long long use[4];	/* usage: in, out, cached, reasoning */
+	Buf sse, frame;		/* Bedrock: the SSE not yet framed; a frame */
+	int badcrc;		/* Bedrock: spoil the next frame's CRC */
 } Out;
 
 static int bytes, delay, framing = CHUNKED, crlf, comments, bom;
+
+static void buf64(Buf *b, const char *s, size_t n);
 
 static void
 die(const char *fmt, ...)
@@ -446,6 +460,18 @@ prescan(const char *path, Reply *r)
 			r->responses = 1;
 		else if (!strcmp(kw, "gemini"))
 			r->gemini = 1;
+		else if (!strcmp(kw, "bedrock")) {
+			r->bedrock = 1;
+			if (!strcmp(r->type, "text/event-stream"))
+				strcpy(r->type,
+				    "application/vnd.amazon.eventstream");
+		}
+		else if (!strcmp(kw, "exception")) {
+			a = arg;
+			bad = !*word(&a);
+		}
+		else if (!strcmp(kw, "badcrc"))
+			;
 		else if (!strcmp(kw, "signature") || !strcmp(kw, "block"))
 			bad = !*arg;
 		else if (!strcmp(kw, "unencrypted"))
@@ -525,7 +551,7 @@ cut(Out *o)
 
 /* One unit of the body (an event, say): framed, cut at `drop`, sent. */
 static void
-body(Out *o, const char *s, size_t len)
+sendunit(Out *o, const char *s, size_t len)
 {
 	char hdr[32];
 	size_t n = len;
@@ -553,6 +579,140 @@ body(Out *o, const char *s, size_t len)
 	o->sent += n;
 	if (last)
 		cut(o);
+}
+
+/*
+ * Bedrock (a script with `bedrock`): the events the script makes, framed
+ * as AWS's event-stream: each SSE event's data base64'd in a chunk
+ * message; `exception TYPE MSG` an exception message; `badcrc` a wrong
+ * CRC on the next message.
+ */
+
+static unsigned long
+crc32(unsigned long crc, const char *p, size_t n)
+{
+	int k;
+
+	crc = ~crc & 0xffffffffUL;
+	while (n--) {
+		crc ^= (unsigned char)*p++;
+		for (k = 0; k < 8; k++)
+			crc = crc >> 1 ^ (crc & 1 ? 0xedb88320UL : 0);
+	}
+	return ~crc & 0xffffffffUL;
+}
+
+static void
+put32(Buf *b, unsigned long v)
+{
+	char c[4];
+
+	c[0] = v >> 24;
+	c[1] = v >> 16;
+	c[2] = v >> 8;
+	c[3] = v;
+	bufadd(b, c, 4);
+}
+
+/* A string header. */
+static void
+strhead(Buf *b, const char *name, const char *v)
+{
+	char c[3];
+
+	c[0] = strlen(name);
+	bufadd(b, c, 1);
+	bufs(b, name);
+	c[0] = 7;
+	c[1] = strlen(v) >> 8;
+	c[2] = strlen(v);
+	bufadd(b, c, 3);
+	bufs(b, v);
+}
+
+/* One message of headers h and payload p, sent as a unit. */
+static void
+esmsg(Out *o, const Buf *h, const char *p, size_t n)
+{
+	Buf *f = &o->frame;
+
+	f->len = 0;
+	put32(f, 16 + h->len + n);
+	put32(f, h->len);
+	put32(f, crc32(0, f->p, 8));
+	bufadd(f, h->p, h->len);
+	bufadd(f, p, n);
+	put32(f, crc32(0, f->p, f->len) ^ (o->badcrc ? 1 : 0));
+	o->badcrc = 0;
+	sendunit(o, f->p, f->len);
+}
+
+/* A chunk holding the data of one event, as Bedrock pads it. */
+static void
+eschunk(Out *o, const char *data, size_t n)
+{
+	Buf h = {0}, p = {0};
+
+	strhead(&h, ":event-type", "chunk");
+	strhead(&h, ":content-type", "application/json");
+	strhead(&h, ":message-type", "event");
+	bufs(&p, "{\"bytes\":\"");
+	buf64(&p, data, n);
+	bufs(&p, "\",\"p\":\"abcdefghijklmnopqrstuvwxyzABCDEFGH\"}");
+	esmsg(o, &h, p.p, p.len);
+	free(h.p);
+	free(p.p);
+}
+
+static void
+esexception(Out *o, char *arg)
+{
+	Buf h = {0}, p = {0};
+	char *type = word(&arg);
+
+	strhead(&h, ":exception-type", type);
+	strhead(&h, ":content-type", "application/json");
+	strhead(&h, ":message-type", "exception");
+	bufs(&p, "{\"message\":\"");
+	bufesc(&p, arg, unescape(arg));
+	bufs(&p, "\"}");
+	esmsg(o, &h, p.p, p.len);
+	free(h.p);
+	free(p.p);
+}
+
+/* The SSE made so far: each whole event's data lines as a chunk. */
+static void
+body(Out *o, const char *s, size_t len)
+{
+	Buf *b = &o->sse, data = {0};
+	char *end, *line, *nl;
+	size_t n;
+
+	if (!o->r.bedrock || o->r.status / 100 != 2) {
+		sendunit(o, s, len);
+		return;
+	}
+	bufadd(b, s, len);
+	while (b->len && (end = strstr(b->p, "\n\n"))) {
+		data.len = 0;
+		for (line = b->p; line < end + 1; line = nl + 1) {
+			nl = strchr(line, '\n');
+			n = nl - line - (nl > line && nl[-1] == '\r');
+			if (n >= 5 && !strncmp(line, "data:", 5)) {
+				if (data.len)
+					bufs(&data, "\n");
+				bufadd(&data, line + 5 + (line[5] == ' '),
+				    n - 5 - (line[5] == ' '));
+			}
+		}
+		if (data.len && !(data.len == 6 && !memcmp(data.p, "[DONE]", 6)))
+			eschunk(o, data.p, data.len);
+		n = end + 2 - b->p;
+		memmove(b->p, b->p + n, b->len - n + 1);
+		b->len -= n;
+	}
+	free(data.p);
 }
 
 static const char *
@@ -1246,6 +1406,8 @@ events(Out *o, const char *path)
 	}
 	memset(o->use, 0, sizeof(o->use));
 	o->gpart.len = 0;
+	o->sse.len = 0;
+	o->badcrc = 0;
 	if (o->r.responses)
 		rstart(o);
 	while (!o->dead && getline(&line, &cap, f) > 0) {
@@ -1312,6 +1474,10 @@ events(Out *o, const char *path)
 			body(o, o->ev.p, o->ev.len);
 		} else if (!strcmp(kw, "raw")) {
 			raw(o, arg);
+		} else if (o->r.bedrock && !strcmp(kw, "exception")) {
+			esexception(o, arg);
+		} else if (o->r.bedrock && !strcmp(kw, "badcrc")) {
+			o->badcrc = 1;
 		} else if (!strcmp(kw, "sleep") && !o->counting) {
 			number(arg, &x);
 			msleep(x);

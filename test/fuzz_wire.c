@@ -112,8 +112,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	n = size - 1;
-	/* bit 0 Anthropic, with bit 6 Gemini; else OpenAI */
-	wire = data[0] & 1 ? (data[0] & 0x40 ? GEMINI : ANTHROPIC) : OPENAI;
+	/* bit 0 Anthropic, with bit 6 Gemini; else OpenAI, with bits 1
+	 * and 6 Bedrock (its chunks' base64 JSON, Anthropic's body) */
+	wire = data[0] & 1 ? (data[0] & 0x40 ? GEMINI : ANTHROPIC) :
+	       (data[0] & 0x42) == 0x42 ? BEDROCK : OPENAI;
 	cut = n ? (data[0] >> 1) % (n + 1) : 0;
 	run(&whole, wire, p, n, n);
 	run(&split, wire, p, n, cut);

@@ -187,6 +187,28 @@ testb64(void)
 	b64enc(&b, all, 256);
 	T(b.len == 344 && !strncmp(b.p, "AAECAwQFBgcICQoL", 16) &&
 	  !strcmp(b.p + 336, "/P3+/w=="), "b64enc: all 256 bytes");
+	for (i = 0; i < LEN(v); i++) {
+		bufreset(&b);
+		good &= b64dec(&b, v[i][1], strlen(v[i][1])) == 0 &&
+		        b.len == strlen(v[i][0]) &&
+		        !memcmp(bstr(&b), v[i][0], b.len);
+	}
+	T(good, "b64dec: RFC 4648's vectors back");
+	bufreset(&b);
+	b64enc(&b, all, 256);
+	{
+		Buf d = { 0 };
+
+		T(b64dec(&d, b.p, b.len) == 0 && d.len == 256 &&
+		  !memcmp(d.p, all, 256), "b64dec: all 256 bytes back");
+		bufreset(&d);
+		T(b64dec(&d, "Zm9v", 4) == 0 && b64dec(&d, "YmFy", 4) == 0 &&
+		  !strcmp(bstr(&d), "foobar"), "b64dec: appends");
+		T(b64dec(&d, "Zm9v\nYg", 7) < 0 && b64dec(&d, "Z", 1) < 0 &&
+		  b64dec(&d, "Zm=9", 4) < 0, "b64dec: refuses a stray byte, "
+		  "a lone digit, padding inside");
+		buffree(&d);
+	}
 	buffree(&b);
 }
 

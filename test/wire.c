@@ -1167,6 +1167,126 @@ testmodels(void)
 	  wiremodel(m, LEN(m), "gpt-6.1-sol") == NULL &&
 	  wiremodel(m, LEN(m), NULL) == NULL,
 	  "models: by a part of the name, '.' as '-', the first row");
+	T(wiremodel(m, LEN(m), "global.anthropic.claude-sonnet-5") == &m[0] &&
+	  wiremodel(m, LEN(m), "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+	  == &m[1], "models: Bedrock's ids find Claude's rows");
+}
+
+/* Prices of Bedrock's ids: the Claude model's inside them. */
+static void
+testbedrockprice(void)
+{
+	static const Price p[] = {
+		{ "claude-sonnet-5", 3, 15, 0.3, 3.75 },
+		{ "claude-sonnet-4-5", 3, 15, 0.3, 3.75 },
+		{ "claude-opus-4-6", 5, 25, 0.5, 6.25 },
+	};
+
+	T(wireprice(p, LEN(p), "global.anthropic.claude-sonnet-5") == &p[0] &&
+	  wireprice(p, LEN(p), "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+	  == &p[1] &&
+	  wireprice(p, LEN(p), "anthropic.claude-opus-4-6-v1") == &p[2] &&
+	  !wireprice(p, LEN(p), "eu.anthropic.claude-sonnet-4") &&
+	  !wireprice(p, LEN(p), "anthropic/claude-sonnet-5"),
+	  "cost: a Bedrock id priced as its Claude model, no other");
+}
+
+/* Bedrock's body: Anthropic's, the version for the model and stream
+ * fields; the beta in it, not in a header; the same messages. */
+static void
+testbedrockbody(void)
+{
+	Wirereq q;
+	Buf a = { 0 }, b = { 0 };
+	Json j;
+	const char *h[4];
+	size_t sys;
+
+	request(&q, BEDROCK, "us.anthropic.claude-sonnet-4-5-20250929-v1:0");
+	q.think = THANTHROPIC;
+	q.thinkas = TKBUDGET;
+	q.level = LEVELHIGH;
+	bodyof(&q, &b, &j);
+	T(has(&j, "anthropic_version", "bedrock-2023-05-31") &&
+	  at(&j, "model") < 0 && at(&j, "stream") < 0 &&
+	  has(&j, "max_tokens", "20480") &&
+	  has(&j, "anthropic_beta.0", "interleaved-thinking-2025-05-14") &&
+	  has(&j, "thinking.type", "enabled"),
+	  "bedrock body: the version, no model or stream, the beta inside");
+	T(wireheaders(&q, NULL, &a, h) == 0,
+	  "bedrock: no version or beta header, no key header without a key");
+	jsonfree(&j);
+	sys = strstr(b.p, ",\"system\"") ? (size_t)(strstr(b.p, ",\"system\"") -
+	     b.p) : 0;
+	q.wire = ANTHROPIC;
+	bufreset(&a);
+	wirebody(&q, &a);
+	T(sys && strstr(a.p, ",\"system\"") &&
+	  !strcmp(b.p + sys, strstr(a.p, ",\"system\"")),
+	  "bedrock body: from the system prompt on, Anthropic's own");
+	q.wire = BEDROCK;
+	q.thinkas = TKOMITTED;
+	q.level = LEVELOFF;
+	bodyof(&q, &b, &j);
+	T(at(&j, "thinking") < 0, "bedrock body: off sends Sonnet 5 no "
+	  "thinking field (Bedrock's always thinks)");
+	jsonfree(&j);
+	buffree(&a);
+	buffree(&b);
+}
+
+/* Bedrock's chunk: the event base64'd in it goes to Anthropic's reader;
+ * a chunk without it is an error. */
+static void
+testbedrockchunk(void)
+{
+	static const char ev[] = "{\"type\":\"content_block_delta\","
+	    "\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+	    "\"caf\u00e9\"}}";
+	Buf c = { 0 };
+	Wire w;
+
+	wireinit(&w, BEDROCK, NULL, NULL);
+	bufadds(&c, "{\"bytes\":\"");
+	b64enc(&c, ev, strlen(ev));
+	bufadds(&c, "\",\"p\":\"abcd\"}");
+	T(wireevent(&w, "chunk", c.p, c.len) == 0 && is(&w.text, "caf\303\251"),
+	  "bedrock chunk: the event inside read as Anthropic's");
+	T(wireevent(&w, "chunk", "{\"bytes\":\"e30\"}", 15) == 0,
+	  "bedrock chunk: unpadded base64");
+	T(wireevent(&w, "chunk", "{\"p\":\"x\"}", 9) == 1 &&
+	  strstr(bstr(&w.err), "without its bytes"),
+	  "bedrock chunk: no bytes, an error");
+	wirefree(&w);
+	wireinit(&w, BEDROCK, NULL, NULL);
+	T(wireevent(&w, "chunk", "{\"bytes\":\"!!\"}", 14) == 1 &&
+	  wireevent(&w, "chunk", "{\"bytes", 8) == 1,
+	  "bedrock chunk: bad base64, bad JSON: errors");
+	wirefree(&w);
+	buffree(&c);
+}
+
+/* Bedrock's URL: the model URI-encoded in the path. */
+static void
+testbedrockurl(void)
+{
+	Wirereq q = { 0 };
+	Buf u = { 0 };
+
+	q.wire = BEDROCK;
+	q.model = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+	wireurl(&u, "https://bedrock-runtime.us-east-1.amazonaws.com", &q);
+	T(!strcmp(bstr(&u), "https://bedrock-runtime.us-east-1.amazonaws.com/"
+	  "model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/"
+	  "invoke-with-response-stream"), "bedrock: the URL, ':' as %%3A: %s",
+	  bstr(&u));
+	bufreset(&u);
+	q.model = "arn:aws:bedrock:us-east-1:1:inference-profile/x y";
+	wireurl(&u, "http://h", &q);
+	T(!strcmp(bstr(&u), "http://h/model/arn%3Aaws%3Abedrock%3Aus-east-1"
+	  "%3A1%3Ainference-profile%2Fx%20y/invoke-with-response-stream"),
+	  "bedrock: an ARN's '/' encoded too: %s", bstr(&u));
+	buffree(&u);
 }
 
 /* Where the cache marks go: Anthropic's system, last tool and last user
@@ -1699,6 +1819,10 @@ main(void)
 	testlevels();
 	testclaude();
 	testmodels();
+	testbedrockprice();
+	testbedrockurl();
+	testbedrockbody();
+	testbedrockchunk();
 	testcache();
 	testomitted();
 	teststops();
