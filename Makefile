@@ -14,21 +14,23 @@ TOOLSRC = tools.c search.c proc.c edit.c diff.c file.c gitguard.c regex.c \
 TOOLOBJ = tools.o search.o proc.o edit.o diff.o file.o gitguard.o regex.o \
 	sandbox.o walk.o undo.o
 HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
-	events.h export.h file.h gemini.h gitguard.h guard.h http.h json.h \
-	line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h responses.h \
-	rpc.h sandbox.h schema.h scratch.h search.h sessdir.h session.h shsplit.h \
-	sse.h task.h tls.h tools.h tree.h undo.h util.h walk.h wire.h \
-	eventstream.h sigv4.h
+	events.h export.h file.h gauth.h gemini.h gitguard.h guard.h http.h \
+	json.h line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h \
+	responses.h rpc.h sandbox.h schema.h scratch.h search.h sessdir.h \
+	session.h shsplit.h sse.h task.h tls.h tools.h tree.h undo.h util.h \
+	walk.h wire.h eventstream.h sigv4.h
 SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
-	events.c export.c file.c gitguard.c guard.c http.c json.c line.c \
-	mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c \
-	scratch.c search.c sessdir.c session.c shsplit.c sse.c task.c tls.c \
-	tools.c tree.c undo.c util.c walk.c eventstream.c sigv4.c $(WIRESRC)
+	events.c export.c file.c gauth.c gitguard.c guard.c http.c json.c \
+	line.c mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c \
+	schema.c scratch.c search.c sessdir.c session.c shsplit.c sse.c task.c \
+	tls.c tools.c tree.c undo.c util.c walk.c eventstream.c sigv4.c \
+	$(WIRESRC)
 OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
-	events.o export.o file.o gitguard.o guard.o http.o json.o line.o \
-	mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o \
-	scratch.o search.o sessdir.o session.o shsplit.o sse.o task.o tls.o \
-	tools.o tree.o undo.o util.o walk.o eventstream.o sigv4.o $(WIREOBJ)
+	events.o export.o file.o gauth.o gitguard.o guard.o http.o json.o \
+	line.o mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o \
+	schema.o scratch.o search.o sessdir.o session.o shsplit.o sse.o task.o \
+	tls.o tools.o tree.o undo.o util.o walk.o eventstream.o sigv4.o \
+	$(WIREOBJ)
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff \
 	test/eventstream test/sigv4
@@ -46,14 +48,14 @@ config.h:
 
 # Each object and the headers it includes: its arrows (DESIGN.md).
 $(OBJ): config.mk
-agent.o: agent.c util.h json.h sse.h http.h record.h wire.h entry.h \
+agent.o: agent.c util.h json.h sse.h http.h record.h gauth.h wire.h entry.h \
 	session.h sessdir.h tree.h tools.h search.h undo.h sandbox.h proc.h \
 	gitguard.h guard.h events.h ask.h context.h rpc.h export.h prompt.h \
 	mcp.h call.h task.h budget.h schema.h scratch.h line.h config.h \
 	eventstream.h sigv4.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
-ask.o: ask.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h wire.h \
-	events.h ask.h
+ask.o: ask.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h gauth.h \
+	wire.h events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
 	guard.h events.h mcp.h task.h line.h call.h
@@ -66,6 +68,7 @@ eventstream.o: eventstream.c util.h eventstream.h
 export.o: export.c util.h json.h entry.h session.h file.h diff.h md.h \
 	export.h
 file.o: file.c util.h file.h
+gauth.o: gauth.c util.h json.h http.h gauth.h
 gemini.o: gemini.c util.h json.h wire.h gemini.h
 gitguard.o: gitguard.c util.h gitguard.h
 guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h \
@@ -194,7 +197,8 @@ FUZZTIME = 20
 FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
 	test/fuzz_responses test/fuzz_guard test/fuzz_export test/fuzz_mcp \
-	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp test/fuzz_eventstream
+	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp test/fuzz_eventstream \
+	test/fuzz_gauth
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -251,6 +255,12 @@ test/fuzz_mcphttp: test/fuzz_mcphttp.c mcp.c http.c tls.c sse.c \
 	$(TOOLSRC) json.c util.c $(HDR) config.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_mcphttp.c mcp.c http.c tls.c \
 	    sse.c $(TOOLSRC) json.c util.c $(LIBS)
+
+# gauth.c asks the token endpoint (http.c): it comes along, unused
+test/fuzz_gauth: test/fuzz_gauth.c gauth.c http.c tls.c json.c util.c \
+	$(HDR) config.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_gauth.c gauth.c http.c tls.c \
+	    json.c util.c $(LIBS)
 
 fuzz: $(FUZZ)
 	for f in $(FUZZ); do t=$${f#test/fuzz_}; \

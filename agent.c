@@ -22,6 +22,7 @@
 #include "sigv4.h"
 #include "http.h"
 #include "record.h"
+#include "gauth.h"
 #include "wire.h"
 #include "entry.h"
 #include "session.h"
@@ -61,7 +62,17 @@ typedef struct {
 	int think;		/* how it takes one: THNONE, ... */
 	int images;		/* its models take images */
 	int schema;		/* it takes a JSON Schema for the answer */
+	const char *headers;	/* extra header lines, '\n' between, {key}
+				 * the key; or NULL */
+	const char *query;	/* added to every request's URL, or NULL */
+	int auth;		/* AUTHKEY, or AUTHGOOGLE: else Google's
+				 * service account */
 } Provider;
+
+/* Where a provider's key comes from: its variable (or AGENT_API_KEY,
+ * -K); or, with none of them set, a Google service account's key file
+ * (GOOGLE_APPLICATION_CREDENTIALS) exchanged for an access token. */
+enum { AUTHKEY, AUTHGOOGLE };
 
 #include "config.h"
 
@@ -69,6 +80,10 @@ typedef struct {
 	const Provider *prov;
 	char *model;		/* -m's, else the session's, else a default */
 	const char *url;
+	char *urlmade;		/* url, when made here (Vertex's, Bedrock's), or
+				 * NULL */
+	Gauth gauth;		/* the service account whose token is the
+				 * key (AUTHGOOGLE, no key set) */
 	int modelset;		/* -m was given */
 	Buf attach;		/* -i's images, for the first message */
 	char *key;
@@ -115,7 +130,6 @@ typedef struct {
 	Buf stopped;		/* why the run stopped early, or empty */
 	Buf taskbudget;		/* what is left of it, for a task's child */
 	Schema answer;		/* -o's; its text NULL without */
-	Buf url2;		/* a base URL with its {region} filled in */
 	Sigv4 aws;		/* Bedrock without a key: the credentials,
 				 * copies of the environment's (prochide
 				 * blanks it) */
@@ -191,11 +205,11 @@ exitstatus(int rc)
 }
 
 static const char usagetext[] =
-	"usage: agent [-cdnqyjrvhlK] [-s file | id] [-f file] [-P provider]\n"
-	"             [-m model] [-t tools] [-g profile] [-T level] "
-	"[-i image]\n"
-	"             [-b budget] [-o schema] [-C dir] [-w dir] "
-	"[prompt ...]\n"
+	"usage: agent [-cdnqyjrvhlK] [-s file | id] [-f file | id]\n"
+	"             [-P provider] [-m model] [-t tools] [-g profile] "
+	"[-T level]\n"
+	"             [-i image] [-b budget] [-o schema] [-C dir] [-w dir]\n"
+	"             [prompt ...]\n"
 	"       agent -e file [out.html | out.md]\n";
 
 static void
@@ -797,17 +811,32 @@ setlevel(Agent *a, const char *name)
 	return 0;
 }
 
-/* /branch ID [summarize]: the leaf moved to message ID, the context
- * made again from the path to it; with summarize, the branch left is
- * summarised first and the summary stored as pi's branch_summary on the
- * new branch, which its context then carries.  Nothing is rewritten. */
+/* Where /branch to entry i goes: to a user's message, its parent (-1:
+ * before the first entry), its text into offer to be sent again or
+ * edited, as pi's tree does; to any other message, itself. */
+static long
+branchplace(Agent *a, long i, Buf *offer)
+{
+	const Entry *e = &a->sess.e[i];
+
+	if (!treeuser(&a->sess, i, offer))
+		return i;
+	return e->parent ? sessfind(&a->sess, e->parent) : -1;
+}
+
+/* /branch ID [summarize]: the leaf moved to message ID (before it, for a
+ * user's message, whose text goes into offer), the context made again
+ * from the path to it; with summarize, the branch left is summarised
+ * first and the summary stored as pi's branch_summary on the new
+ * branch, which its context then carries.  Nothing is rewritten. */
 static void
-branchto(Agent *a, const char *arg)
+branchto(Agent *a, const char *arg, Buf *offer)
 {
 	Buf why = { 0 }, id = { 0 }, sum = { 0 };
 	const char *sp = strchr(arg, ' ');
 	Ctxcut k;
-	long i = -1;
+	long i = -1, to = -1;
+	int go = 0;
 
 	bufadd(&id, arg, sp ? (size_t)(sp - arg) : strlen(arg));
 	if ((sp && strcmp(sp + 1, "summarize")) || !id.len)
@@ -818,25 +847,34 @@ branchto(Agent *a, const char *arg)
 		safetext(&why, a->sess.e[i].type, strlen(a->sess.e[i].type), 1);
 		warn("%.8s is a %s entry, not a message: /branch moves only "
 		     "to messages", a->sess.e[i].id, why.p);
-		i = -1;
-	} else if (sp && ctxbranchplan(&a->ctx, i, &k) < 0) {
+	} else {
+		go = 1;
+		to = branchplace(a, i, offer);
+	}
+	if (go && sp && ctxbranchplan(&a->ctx, to, &k) < 0) {
 		warn("nothing to summarise: the branch left is empty");
 		sp = NULL;
-	} else if (sp) {
-		if (summarize(a, &k, &sum) < 0 || intr) {
+	} else if (go && sp) {
+		go = summarize(a, &k, &sum) == 0 && !intr;
+		if (!go)
 			warn("no summary: the branch is not moved");
-			i = -1;
-		}
 		ctxcutfree(&k);
 	}
-	if (i >= 0) {
+	if (go) {
 		a->ioerr = 0;
-		treemove(&a->sess, i, sp ? &sum : NULL, &a->ioerr);
+		treemove(&a->sess, to, sp ? &sum : NULL, &a->ioerr);
 		if (a->ioerr)
 			warn("the branch summary is not in the session file");
 		a->modelnoted = 0;
 		loadbranch(a);
-		fprintf(stderr, "on the branch to %.8s\n", a->sess.e[i].id);
+		if (to == i)
+			fprintf(stderr, "on the branch to %.8s\n", a->sess.e[i].id);
+		else
+			fprintf(stderr, "on the branch before %.8s: its message "
+			        "is yours to send again or change\n",
+			        a->sess.e[i].id);
+	} else {
+		bufreset(offer);
 	}
 	buffree(&why);
 	buffree(&id);
@@ -885,9 +923,10 @@ forkat(Agent *a, const char *arg)
 	buffree(&why);
 }
 
-/* A /command typed in line mode: 1 to go on, 0 to quit, -1 none such. */
+/* A /command typed in line mode: 1 to go on, 0 to quit, -1 none such.
+ * A text for the next line to start with goes into offer. */
 static int
-slashcommand(Agent *a, const char *line)
+slashcommand(Agent *a, const char *line, Buf *offer)
 {
 	if (!strcmp(line, "/quit") || !strcmp(line, "/exit"))
 		return 0;
@@ -897,7 +936,8 @@ slashcommand(Agent *a, const char *line)
 		      "/model [name]  the model, or switch to another\n"
 		      "/compact [focus]  summarise the older conversation\n"
 		      "/tree     the session's tree of messages\n"
-		      "/branch ID [summarize]  go on from message ID\n"
+		      "/branch ID [summarize]  go on from message ID (before\n"
+		      "          it, its text to edit, if it is yours)\n"
 		      "/fork [ID]  a new session holding the path to ID\n"
 		      "/thinking [level]  the thinking level, or set it\n"
 		      "/undo     undo the last turn's writes and edits\n"
@@ -925,7 +965,7 @@ slashcommand(Agent *a, const char *line)
 	if (!strcmp(line, "/tree"))
 		return treeshow(&a->sess, stderr, termcols()) + 1;
 	if (!strncmp(line, "/branch", 7) && (!line[7] || line[7] == ' ')) {
-		branchto(a, line[7] ? line + 8 : "");
+		branchto(a, line[7] ? line + 8 : "", offer);
 		return 1;
 	}
 	if (!strncmp(line, "/fork", 5) && (!line[5] || line[5] == ' ')) {
@@ -994,6 +1034,26 @@ banner(const Agent *a)
 	        "", a->sess.path ? a->sess.path : "no session");
 }
 
+/* A text a command gave back (/branch's user message): on the next line
+ * to edit, at a terminal; else said, for the next line to replace. */
+static void
+offerline(Line *ed, Buf *text)
+{
+	Buf b = { 0 };
+
+	if (!text->len)
+		return;
+	if (ed) {
+		lineoffer(ed, text->p, text->len);
+	} else {
+		safetext(&b, text->p, text->len, 0);
+		fprintf(stderr, "its text, which the next line takes the place "
+		        "of:\n%s\n", b.p);
+		buffree(&b);
+	}
+	bufreset(text);
+}
+
 /* Each line of stdin is a message; a line ending in \ goes on.  At a
  * terminal, the line editor (line.c) draws on stderr, or on the
  * terminal itself when stderr is not one. */
@@ -1029,10 +1089,11 @@ linemode(Agent *a)
 		if (!msg.len)
 			continue;
 		if (msg.p[0] == '/' && !memchr(msg.p, '\n', msg.len) &&
-		    (r = slashcommand(a, msg.p)) >= 0) {
+		    (r = slashcommand(a, msg.p, &text)) >= 0) {
 			bufreset(&msg);
 			if (!r)
 				break;
+			offerline(edp, &text);
 			continue;
 		}
 		r = promptline(&a->pc, &text, &a->attach, msg.p) < 0 ? 0 :
@@ -1210,6 +1271,26 @@ badconfig(const char *fmt, ...)
 	exit(2);
 }
 
+/* Whether a provider row's header lines are bad: too many, a line with
+ * no name before its colon, a CR or a control character in one. */
+static int
+badheaders(const char *h)
+{
+	const char *p, *nl;
+	int n = 0;
+
+	for (p = h; p && *p; p = *nl ? nl + 1 : nl) {
+		nl = p + strcspn(p, "\n");
+		if (*p == ':' || p[strcspn(p, ":\n")] != ':' ||
+		    ++n > WIREHDRS - 3)
+			return 1;
+		for (; p < nl; p++)
+			if ((unsigned char)*p < ' ' || *p == 0x7f)
+				return 1;
+	}
+	return 0;
+}
+
 /* config.h's limits, for the tools: set once, before they are named in
  * the tools' texts. */
 static void
@@ -1280,6 +1361,11 @@ checkconfig(Agent *a)
 		    !toolgoodname(providers[i].maxfield)))
 			badconfig("provider %s: the max tokens field must be a "
 			          "plain name", providers[i].name);
+	for (i = 0; i < LEN(providers); i++)
+		if (badheaders(providers[i].headers))
+			badconfig("provider %s: headers: at most %d lines of "
+			          "Name: value, '\\n' between them", providers[i].name,
+			          WIREHDRS - 3);
 	if (guardcheck(profiles, LEN(profiles), rules, hooks, tools,
 	               LEN(tools), &why) < 0)
 		badconfig("%s", why.p);
@@ -1321,6 +1407,7 @@ offertools(Agent *a, const char *list)
 	a->mcpconf.conntimeout = conntimeout;
 	a->mcpconf.proxy = &a->proxy;
 	a->mcpconf.tenv = &a->tenv;
+	a->mcpconf.traceopen = &a->ev.traceopen;
 	c->mcp = mcpnew(&a->mcpconf);
 }
 
@@ -1466,6 +1553,7 @@ setaws(Agent *a)
 {
 	const char *region, *at, *replay = getenv("AGENT_REPLAY");
 	int sign = !a->key && !(replay && *replay);
+	Buf url = { 0 };
 
 	if (!(region = awsvar(a, 3, "AWS_REGION")))
 		region = awsvar(a, 3, "AWS_DEFAULT_REGION");
@@ -1477,10 +1565,10 @@ setaws(Agent *a)
 		diecfg("%s: no AWS region: set AWS_REGION or "
 		       "AWS_DEFAULT_REGION", a->prov->name);
 	if ((at = strstr(a->url, "{region}"))) {
-		bufadd(&a->url2, a->url, at - a->url);
-		bufadds(&a->url2, region);
-		bufadds(&a->url2, at + 8);
-		a->url = a->url2.p;
+		bufadd(&url, a->url, at - a->url);
+		bufadds(&url, region);
+		bufadds(&url, at + 8);
+		a->url = a->urlmade = bufdetach(&url);
 	}
 	if (!sign)
 		return;
@@ -1497,6 +1585,49 @@ setaws(Agent *a)
 	a->ask.aws = &a->aws;
 }
 
+/* Google's: with no token given, the service account's key file, read
+ * once (prochide blanks its name after); the URL's {project} (the
+ * first of GOOGLE_CLOUD_PROJECT, Claude Code's ANTHROPIC_VERTEX_PROJECT_ID
+ * and the key file's project_id) and {location} (GOOGLE_CLOUD_LOCATION,
+ * else Claude Code's CLOUD_ML_REGION, else global) filled in. */
+static void
+setgoogle(Agent *a, int needkey)
+{
+	const char *creds = getenv("GOOGLE_APPLICATION_CREDENTIALS");
+	const char *proj = getenv("GOOGLE_CLOUD_PROJECT");
+	const char *loc = getenv("GOOGLE_CLOUD_LOCATION");
+	Buf err = { 0 }, url = { 0 };
+
+	if (needkey && creds && *creds) {
+		if (gauthload(&a->gauth, creds, &err) < 0)
+			diecfg("%s: GOOGLE_APPLICATION_CREDENTIALS: %s",
+			       a->prov->name, err.p);
+	} else if (needkey) {
+		diecfg("%s: no access token: set %s (gcloud auth "
+		       "print-access-token says one), or "
+		       "GOOGLE_APPLICATION_CREDENTIALS to a service "
+		       "account's key file", a->prov->name, a->prov->keyenv);
+	}
+	if (!proj || !*proj)
+		proj = getenv("ANTHROPIC_VERTEX_PROJECT_ID");
+	if (!proj || !*proj)
+		proj = a->gauth.project;
+	if (!loc || !*loc)
+		loc = getenv("CLOUD_ML_REGION");
+	if (!loc || !*loc)
+		loc = "global";
+	if (!proj)
+		proj = "";
+	if (strstr(a->url, "{project}") && !*proj)
+		diecfg("%s: no project: set GOOGLE_CLOUD_PROJECT",
+		       a->prov->name);
+	if (gauthurl(&url, a->url, proj, loc) < 0)
+		diecfg("%s: the project \"%s\" or the location \"%s\" is no "
+		       "name Google gives", a->prov->name, proj, loc);
+	a->url = a->urlmade = bufdetach(&url);
+	buffree(&err);
+}
+
 /* -P, else AGENT_PROVIDER, else config.h's first; -m, else AGENT_MODEL,
  * else the provider's model; the base URL and the key, from the
  * environment or config.h. */
@@ -1504,7 +1635,7 @@ static void
 setprovider(Agent *a, const char *pname, const char *model)
 {
 	Buf names = { 0 };	/* for the message before exit */
-	const char *v;
+	const char *v, *replay = getenv("AGENT_REPLAY");
 	size_t i;
 	int envp;
 	Url u;
@@ -1523,13 +1654,17 @@ setprovider(Agent *a, const char *pname, const char *model)
 		diecfg("%s: no model: use -m or AGENT_MODEL", a->prov->name);
 	usemodel(a, xstrdup(model));
 	v = getenv("AGENT_BASE_URL");
-	a->url = v && *v ? v : a->prov->url;
+	if (!(a->url = v && *v ? v : a->prov->url))
+		diecfg("%s: no base URL: set AGENT_BASE_URL (Azure's: "
+		       "https://RESOURCE.openai.azure.com/openai/v1)",
+		       a->prov->name);
 	v = getenv("AGENT_API_KEY");
 	if ((!v || !*v) && a->prov->keyenv)
 		v = getenv(a->prov->keyenv);
 	a->key = a->keyin ? fdline(0, 65536) : v && *v ? xstrdup(v) : NULL;
-	v = getenv("AGENT_REPLAY");	/* a replay asks no one */
-	if (!a->key && a->prov->keyenv && !(v && *v) &&
+	if (a->prov->auth == AUTHGOOGLE)	/* a replay asks no one */
+		setgoogle(a, !a->key && !(replay && *replay));
+	else if (!a->key && a->prov->keyenv && !(replay && *replay) &&
 	    a->prov->wire != BEDROCK)	/* which may sign instead */
 		diecfg("%s: no API key: set %s or AGENT_API_KEY", a->prov->name,
 		    a->prov->keyenv);
@@ -1545,6 +1680,9 @@ setask(Agent *a)
 {
 	a->ask.url = a->url;
 	a->ask.key = a->key;
+	a->ask.headers = a->prov->headers;
+	a->ask.query = a->prov->query;
+	a->ask.gauth = a->gauth.key ? &a->gauth : NULL;
 	a->ask.http = a->http;
 	if (recopen(&a->rec, getenv("AGENT_RECORD"), getenv("AGENT_REPLAY"),
 	            a->key) < 0)
@@ -1852,6 +1990,8 @@ agentfree(Agent *a)
 	free(a->taskkey);
 	httpproxyfree(&a->proxy);
 	free(a->key);
+	free(a->urlmade);
+	gauthfree(&a->gauth);
 	free(a->model);
 	buffree(&a->attach);
 	buffree(&a->sid);
@@ -1860,7 +2000,6 @@ agentfree(Agent *a)
 	buffree(&a->taskbudget);
 	buffree(&a->spent.files);
 	schemafree(&a->answer);
-	buffree(&a->url2);
 	for (i = 0; i < (int)LEN(a->awsown); i++)
 		free(a->awsown[i]);
 	toolcleanup(&a->tenv);

@@ -665,10 +665,12 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	anthropicowed(&a);
 	anthropicclose(&a);
 	free(a.o.id);
-	/* Bedrock: the model is in the URL, the stream in the endpoint,
-	 * the version and a beta in the body */
+	/* Bedrock and Vertex: the model is in the URL, the version in the
+	 * body; Bedrock's stream is its endpoint, its beta in the body */
 	if (q->wire == BEDROCK) {
 		bufadds(b, "{\"anthropic_version\":\"bedrock-2023-05-31\"");
+	} else if (q->wire == VERTEX) {
+		bufadds(b, "{\"anthropic_version\":\"vertex-2023-10-16\"");
 	} else {
 		bufadds(b, "{\"model\":");
 		jsonescs(b, q->model);

@@ -15,6 +15,7 @@
 #include "sigv4.h"
 #include "http.h"
 #include "record.h"
+#include "gauth.h"
 #include "wire.h"
 #include "events.h"
 #include "ask.h"
@@ -301,6 +302,22 @@ asksign(const Ask *k, const char *url, const Wirebody *body,
 	buffree(&host);
 }
 
+/* The key of the request into *key: the API key (NULL: none), or the
+ * service account's token, fetched when it has expired; 0, or -1 with
+ * the reason said in r->why.  A replay sends no key. */
+static int
+askkey(const Ask *k, Reply *r, const char *name, const char **key)
+{
+	*key = k->key;
+	if (!k->gauth || (k->rec && k->rec->in >= 0))
+		return 0;
+	if (!(*key = gauthtoken(k->gauth, k->http, &r->why))) {
+		warn("%s: %s", name, r->why.p);
+		return -1;
+	}
+	return 0;
+}
+
 /* POST the request and stream the answer into r, shown as it comes
  * unless silent (an answer for us, not the user), trying again what may
  * succeed on a second try.  0 on success, -1 with the reason said; r is
@@ -311,13 +328,19 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 	Buf auth = { 0 }, url = { 0 };
 	Wirebody body;
 	Sigv4hdr sig = { 0 };
-	const char *headers[10];
+	/* the wire's and the row's, two of ours, SigV4's three, the end */
+	const char *headers[WIREHDRS + 6], *key;
 	int attempt, rc, n;
 	long delay;
 
+	memset(h, 0, sizeof(*h));
+	replyinit(r, k, q, h, silent);
+	if (askkey(k, r, q->provider, &key) < 0)
+		return -1;
+	askfree(r);
 	wirespans(q, &body);
-	wireurl(&url, k->url, q);
-	n = wireheaders(q, k->key, &auth, headers);
+	wireurl(&url, k->url, k->query, q);
+	n = wireheaders(q, key, k->headers, &auth, headers);
 	headers[n++] = "Content-Type: application/json";
 	headers[n++] = q->wire == BEDROCK ?
 	               "Accept: application/vnd.amazon.eventstream" :

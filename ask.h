@@ -21,6 +21,9 @@ typedef struct {
 	const char *url;	/* the provider's base URL, without the
 				 * endpoint */
 	const char *key;	/* its API key, or NULL */
+	const char *headers;	/* the provider row's extra header lines */
+	const char *query;	/* and its query, or NULL */
+	struct Gauth *gauth;	/* whose token is the key, or NULL */
 	Httpclient *http;
 	struct Rec *rec;	/* what records or replays the exchanges, or
 				 * NULL */

@@ -11,7 +11,8 @@
  * Responses API: its newest models take tools nowhere else; nothing is
  * stored on the server, the session's id is the prompt_cache_key),
  * ANTHROPIC (messages), GEMINI (Google's generateContent, the key in
- * x-goog-api-key, the model in the URL) or BEDROCK (below); a provider whose key variable is NULL needs no
+ * x-goog-api-key, the model in the URL), VERTEX (Anthropic's messages
+ * on Vertex AI) or BEDROCK (below); a provider whose key variable is NULL needs no
  * key (AGENT_API_KEY is still sent if set).  The max tokens field is
  * chat completions' alone: RESPONSES sends max_output_tokens.  The
  * openai-chat row is OpenAI's chat completions, for the older models and
@@ -40,6 +41,34 @@
  * object closed, no bounds); with 0, or a schema Anthropic would refuse,
  * the system prompt says it.  Either way agent checks the answer.
  *
+ * headers: more header lines for each request, '\n' between them
+ * ("Name: value", at most 9), or NULL: OpenRouter's attribution
+ * ("HTTP-Referer: https://example.org\nX-Title: mytool"), a gateway's
+ * tenant header.  {key} in a line is the key; the key then goes there
+ * alone, not in the wire's own header (Authorization: Bearer,
+ * x-api-key, x-goog-api-key), and with no key the line is left out.
+ * query: added to each request's URL ("api-version=2024-10-21"), or
+ * NULL; a query in the base URL (AGENT_BASE_URL) goes there too.
+ *
+ * auth: AUTHKEY, the key from its variable (or AGENT_API_KEY, -K);
+ * AUTHGOOGLE, Google Cloud's access token: the variable's (gcloud auth
+ * print-access-token gives one, valid an hour), else one agent gets
+ * for the service account whose key file GOOGLE_APPLICATION_CREDENTIALS
+ * names (an RS256 JWT exchanged at the file's token_uri, renewed as it
+ * expires).  The base URL's {project} is GOOGLE_CLOUD_PROJECT (else
+ * ANTHROPIC_VERTEX_PROJECT_ID, else the key file's project_id),
+ * {location} GOOGLE_CLOUD_LOCATION (else CLOUD_ML_REGION, else global),
+ * and {location-} the location and a '-', nothing for global, as in
+ * Vertex's host names.
+ *
+ * azure: Azure OpenAI's v1 API, the base URL set with AGENT_BASE_URL
+ * (https://RESOURCE.openai.azure.com/openai/v1), the key in api-key;
+ * the model is your deployment's name.  A deployment URL works on
+ * either wire: .../openai/deployments/NAME?api-version=2025-04-01-preview
+ * (azure-chat for chat completions).  vertex: Claude on Vertex AI
+ * (VERTEX: Anthropic's messages through streamRawPredict, the model in
+ * the URL); vertex-gemini: Gemini on Vertex AI.
+ *
  * The defaults and their figures: models-now.md, late 2026; GPT-6's
  * window (1,050,000 tokens, 128,000 of them output) is models[]'s.
  * GPT-6.1 Sol takes tools on the Responses wire alone, so openai-chat's
@@ -59,19 +88,27 @@
  * name inside.
  */
 static const Provider providers[] = {
-	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images  schema */
-	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THXHIGH,  1, 1 },
-	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5",                    400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1, 1 },
-	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-5",          1000000, 128000, NULL,                    "off", THANTHROPIC, 1, 1 },
-	{ "gemini",     GEMINI, "https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY", "gemini-3.1-pro-preview", 1048576, 65536, NULL,           "off", THGEMINI, 1, 0 },
-	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-5", 1000000, 128000, "max_tokens",          "off", THROUTER, 1, 1 },
-	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   0, 0 },
-	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, 0, 1 },
-	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   0, 1 },
-	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1 },
-	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   0, 1 },
-	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1 },
-	{ "bedrock",    BEDROCK, "https://bedrock-runtime.{region}.amazonaws.com", "AWS_BEARER_TOKEN_BEDROCK", "global.anthropic.claude-sonnet-5", 1000000, 128000, NULL, "off", THANTHROPIC, 1, 0 },
+	/* name       wire    base URL                          key variable           default model               context  max out  max tokens field        thinking how  images  schema  headers  query  auth */
+	{ "openai",     RESPONSES, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-6.1-sol",              400000,  32000,  "max_completion_tokens", "off", THXHIGH,  1, 1, NULL, NULL, AUTHKEY },
+	{ "openai-chat", OPENAI, "https://api.openai.com/v1",       "OPENAI_API_KEY",      "gpt-5",                    400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1, 1, NULL, NULL, AUTHKEY },
+	{ "anthropic",  ANTHROPIC, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY",   "claude-sonnet-5",          1000000, 128000, NULL,                    "off", THANTHROPIC, 1, 1, NULL, NULL, AUTHKEY },
+	{ "gemini",     GEMINI, "https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY", "gemini-3.1-pro-preview", 1048576, 65536, NULL,           "off", THGEMINI, 1, 0, NULL, NULL, AUTHKEY },
+	{ "openrouter", OPENAI, "https://openrouter.ai/api/v1",    "OPENROUTER_API_KEY",  "anthropic/claude-sonnet-5", 1000000, 128000, "max_tokens",          "off", THROUTER, 1, 1, NULL, NULL, AUTHKEY },
+	{ "deepseek",   OPENAI, "https://api.deepseek.com/v1",     "DEEPSEEK_API_KEY",    "deepseek-chat",            128000,  8000,   "max_tokens",            "off", THNONE,   0, 0, NULL, NULL, AUTHKEY },
+	{ "groq",       OPENAI, "https://api.groq.com/openai/v1",  "GROQ_API_KEY",        "openai/gpt-oss-120b",      131072,  32000,  "max_tokens",            "off", THEFFORT, 0, 1, NULL, NULL, AUTHKEY },
+	{ "mistral",    OPENAI, "https://api.mistral.ai/v1",       "MISTRAL_API_KEY",     "devstral-medium-latest",   128000,  32000,  "max_tokens",            "off", THNONE,   0, 1, NULL, NULL, AUTHKEY },
+	{ "ollama",     OPENAI, "http://127.0.0.1:11434/v1",       NULL,                  "qwen2.5-coder:7b",         32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1, NULL, NULL, AUTHKEY },
+	{ "llamacpp",   OPENAI, "http://127.0.0.1:8080/v1",        NULL,                  "local",                    32768,   8192,   "max_tokens",            "off", THNONE,   0, 1, NULL, NULL, AUTHKEY },
+	{ "vllm",       OPENAI, "http://127.0.0.1:8000/v1",        NULL,                  NULL,                       32768,   8192,   "max_tokens",            "off", THEFFORT, 0, 1, NULL, NULL, AUTHKEY },
+	/* Azure OpenAI: the base URL is the resource's, set with
+	 * AGENT_BASE_URL; the model is the deployment's name */
+	{ "azure",      RESPONSES, NULL,                           "AZURE_OPENAI_API_KEY", "gpt-6.1-sol",             400000,  32000,  "max_completion_tokens", "off", THXHIGH,  1, 1, "api-key: {key}", NULL, AUTHKEY },
+	{ "azure-chat", OPENAI, NULL,                              "AZURE_OPENAI_API_KEY", "gpt-5",                   400000,  32000,  "max_completion_tokens", "off", THEFFORT, 1, 1, "api-key: {key}", NULL, AUTHKEY },
+	/* Google Vertex: Claude, and Gemini */
+	{ "vertex",     VERTEX, "https://{location-}aiplatform.googleapis.com/v1/projects/{project}/locations/{location}/publishers/anthropic/models", "GOOGLE_CLOUD_ACCESS_TOKEN", "claude-sonnet-5", 1000000, 128000, NULL, "off", THANTHROPIC, 1, 0, NULL, NULL, AUTHGOOGLE },
+	{ "vertex-gemini", GEMINI, "https://{location-}aiplatform.googleapis.com/v1/projects/{project}/locations/{location}/publishers/google", "GOOGLE_CLOUD_ACCESS_TOKEN", "gemini-3.1-pro-preview", 1048576, 65536, NULL, "off", THGEMINI, 1, 0, "Authorization: Bearer {key}", NULL, AUTHGOOGLE },
+	/* Amazon Bedrock: Claude */
+	{ "bedrock",    BEDROCK, "https://bedrock-runtime.{region}.amazonaws.com", "AWS_BEARER_TOKEN_BEDROCK", "global.anthropic.claude-sonnet-5", 1000000, 128000, NULL, "off", THANTHROPIC, 1, 0, NULL, NULL, AUTHKEY },
 };
 
 /*
@@ -133,40 +170,61 @@ static const Model models[] = {
 static const int cachehour = 0;
 
 /*
- * Prices in dollars per million tokens, by the model's name as sent:
- * input (not from the cache), output, cache read, cache write.  The usage
- * line and each answer's usage.cost in the session come from them; for
- * a model not here the usage line says "cost unknown" (and the session
- * 0).  The Claude 5 and 4.8 rows are models-now.md's (late 2026), cache
- * reads and writes at Anthropic's 0.1 and 1.25 times the input price;
- * Gemini's are pi 0.73's (up to 200K tokens of prompt: Google charges
- * more past that); GPT-6's are OpenAI's model pages as of October 2026
- * (GPT-6.1 Sol's cache read half 6 Sol's; past 272K tokens of prompt
- * OpenAI charges twice the input and 1.5 times the output, not counted
- * here).  The rest are the providers' list prices of late 2025: check
- * your provider's page, they change.
+ * Prices in dollars per million tokens, by the model's name as sent (a
+ * Vertex version after '@' not looked at): input (not from the cache),
+ * output, cache read, cache write.  The usage line and each answer's
+ * usage.cost in the session come from them; for a model not here the
+ * usage line says "cost unknown" (and the session 0).  Every default
+ * model of the rows above has one.  Where they come from, as of
+ * November 2026 (check your provider's page: they change):
+ *   Claude: models-now.md (Anthropic's guide in Claude Code 2.1) for
+ *     Fable 5, Opus 4.8 and Sonnet 5, Anthropic's pricing page for the
+ *     4.x models; cache reads and writes at 0.1 and 1.25 times the
+ *     input price.  Vertex's global endpoint charges the same; its
+ *     regional ones 10% more, not counted here.
+ *   GPT-6: OpenAI's model pages of October 2026 (GPT-6.1 Sol's cache
+ *     read half 6 Sol's; past 272K tokens of prompt OpenAI charges twice
+ *     the input and 1.5 times the output, not counted here); GPT-5:
+ *     OpenAI's page.  Azure's global deployments charge OpenAI's.
+ *   Gemini: pi 0.73's table (up to 200K tokens of prompt: Google charges
+ *     more past that), the same on Vertex.
+ *   DeepSeek (V3.2's prices under deepseek-chat), Groq, Mistral: their
+ *     pricing pages, the last figures found (late 2025).
+ *   The local rows' defaults (ollama, llamacpp) cost nothing: a model
+ *     of your own machine is free.  vllm has no default model: a server
+ *     of your own, price its model here if it is not free.
  */
 static const Price prices[] = {
 	/* model                          input  output  cache read  cache write */
 	{ "claude-fable-5",               10,    50,     1,          12.5 },
 	{ "claude-opus-4-8",              5,     25,     0.5,        6.25 },
+	{ "claude-opus-4-7",              5,     25,     0.5,        6.25 },
+	{ "claude-opus-4-6",              5,     25,     0.5,        6.25 },
+	{ "claude-opus-4-5",              5,     25,     0.5,        6.25 },
 	{ "claude-sonnet-5",              3,     15,     0.3,        3.75 },
+	{ "claude-sonnet-4-6",            3,     15,     0.3,        3.75 },
+	{ "claude-sonnet-4-5",            3,     15,     0.3,        3.75 },
+	{ "claude-haiku-4-5",             1,     5,      0.1,        1.25 },
+	{ "claude-opus-4-1",              15,    75,     1.5,        18.75 },
+	{ "anthropic/claude-sonnet-5",    3,     15,     0.3,        3.75 },
+	{ "anthropic/claude-opus-4.8",    5,     25,     0.5,        6.25 },
+	{ "anthropic/claude-sonnet-4.5",  3,     15,     0.3,        3.75 },
 	{ "gpt-6-astra",                  10,    50,     1,          12.5 },
 	{ "gpt-6.1-sol",                  2,     10,     0.1,        2.5 },
 	{ "gpt-6-sol",                    2,     10,     0.2,        2.5 },
 	{ "gpt-6-luna",                   0.1,   0.5,    0.01,       0.125 },
-	{ "anthropic/claude-sonnet-5",    3,     15,     0.3,        3.75 },
+	{ "gpt-5",                        1.25,  10,     0.125,      0 },
+	{ "gpt-5-mini",                   0.25,  2,      0.025,      0 },
+	{ "gpt-5-nano",                   0.05,  0.4,    0.005,      0 },
 	{ "gemini-3.1-pro-preview",       2,     12,     0.2,        0 },
 	{ "gemini-3-flash-preview",       0.5,   3,      0.05,       0 },
 	{ "gemini-2.5-pro",               1.25,  10,     0.125,      0 },
 	{ "gemini-2.5-flash",             0.3,   2.5,    0.03,       0 },
-	{ "gpt-5",                        1.25,  10,     0.125,      0 },
-	{ "gpt-5-mini",                   0.25,  2,      0.025,      0 },
-	{ "gpt-5-nano",                   0.05,  0.4,    0.005,      0 },
-	{ "claude-sonnet-4-5",            3,     15,     0.3,        3.75 },
-	{ "claude-haiku-4-5",             1,     5,      0.1,        1.25 },
-	{ "claude-opus-4-1",              15,    75,     1.5,        18.75 },
-	{ "anthropic/claude-sonnet-4.5",  3,     15,     0.3,        3.75 },
+	{ "deepseek-chat",                0.28,  0.42,   0.028,      0 },
+	{ "openai/gpt-oss-120b",          0.15,  0.6,    0.075,      0 },
+	{ "devstral-medium-latest",       0.4,   2,      0.4,        0 },
+	{ "qwen2.5-coder:7b",             0,     0,      0,          0 },
+	{ "local",                        0,     0,      0,          0 },
 };
 
 /*
@@ -182,6 +240,7 @@ static const Price prices[] = {
 static const char *const secretenv[] = {
 	"ANTHROPIC_OAUTH_TOKEN", "GEMINI_API_KEY", "XAI_API_KEY", "HF_TOKEN",
 	"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+	"GOOGLE_APPLICATION_CREDENTIALS",	/* a key file's path */
 	NULL
 };
 static const char *const secretwords[] = {

@@ -185,9 +185,22 @@ evthink(Events *e, const char *p, size_t n)
 void
 evshowcall(Events *e, const char *name, const char *what)
 {
-	if (!e->quiet)
-		fprintf(stderr, "%s%s%s %s", colorif(e, "\033[36m"), name,
-		        colorif(e, "\033[0m"), what);
+	if (e->quiet)
+		return;
+	bufreset(&e->shown);
+	bufaddf(&e->shown, "%s%s%s %s", colorif(e, "\033[36m"), name,
+	        colorif(e, "\033[0m"), what);
+	fputs(e->shown.p, stderr);
+	e->traceopen = 1;
+}
+
+/* The call's line, broken by another, begins again before its end. */
+static void
+evshowagain(Events *e)
+{
+	if (e->traceopen == 2)
+		fputs(bstr(&e->shown), stderr);
+	e->traceopen = 0;
 }
 
 /* ...or its line ends there, its result to come later: tasks that run
@@ -195,8 +208,10 @@ evshowcall(Events *e, const char *name, const char *what)
 void
 evshowwait(Events *e)
 {
-	if (!e->quiet)
-		fputs(" ...\n", stderr);
+	if (e->quiet)
+		return;
+	evshowagain(e);
+	fputs(" ...\n", stderr);
 }
 
 /* ...and, on the same line, how it went: what it changed (change, as
@@ -209,6 +224,7 @@ evshowresult(Events *e, int iserr, const Buf *res, const char *change)
 
 	if (e->quiet)
 		return;
+	evshowagain(e);
 	if (iserr) {
 		/* the last line says most: "Command exited with code 2";
 		 * it may hold a path or output the model chose */
@@ -636,6 +652,7 @@ evfree(Events *e)
 	buffree(&e->results);
 	buffree(&e->call);
 	buffree(&e->tail);
+	buffree(&e->shown);
 }
 
 /* What a call works on: its command, path or pattern, made safe for the

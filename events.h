@@ -45,6 +45,10 @@ typedef struct {
 	Buf tail;		/* the end of its output so far */
 	long long updated;	/* when the last update went, ms */
 	int dirty;		/* output came since */
+	/* the trace line of the call running, on stderr till its result */
+	Buf shown;		/* its start, "name what" */
+	int traceopen;		/* 1 it waits for its end; 2 another line
+				 * (an MCP server's log) broke it */
 } Events;
 void evwrite(Events *e, const char *p, size_t n);
 void evflush(Events *e);

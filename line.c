@@ -418,6 +418,11 @@ lineread(Line *l, const char *prompt, Buf *b)
 	l->prompt = prompt;
 	bufreset(&l->text);
 	l->pos = l->off = l->paste = l->nseq = 0;
+	if (l->offer.len) {
+		bufadd(&l->text, l->offer.p, l->offer.len);
+		bufreset(&l->offer);
+		l->pos = l->text.len;
+	}
 	l->esc = ENONE;
 	l->at = l->nhist;
 	r = linekeys(l, &save);
@@ -435,6 +440,13 @@ lineread(Line *l, const char *prompt, Buf *b)
 		bufadd(b, l->text.p ? l->text.p : "", l->text.len);
 	errno = e;
 	return r == KLINE ? 1 : r == KEOF ? 0 : -1;
+}
+
+void
+lineoffer(Line *l, const char *s, size_t n)
+{
+	bufreset(&l->offer);
+	bufadd(&l->offer, s, n);
 }
 
 /* The history file: $XDG_STATE_HOME/agent/history, else under
@@ -602,4 +614,5 @@ lineclose(Line *l)
 	free(l->path);
 	buffree(&l->text);
 	buffree(&l->draft);
+	buffree(&l->offer);
 }

@@ -14,6 +14,7 @@ typedef struct {
 	size_t off;		/* the first byte shown: a long line scrolls */
 	size_t at;		/* the history entry shown; nhist: the draft */
 	Buf draft;		/* the new line, while older ones are shown */
+	Buf offer;		/* the next line starts as this text */
 	int esc;		/* where in an escape sequence */
 	char seq[16];		/* a CSI sequence's parameters */
 	size_t nseq;
@@ -24,6 +25,9 @@ typedef struct {
 
 void lineopen(Line *l, int in, int out, size_t maxhist);
 int lineread(Line *l, const char *prompt, Buf *b);
+/* The next lineread starts with s[n] on the line, the cursor at its
+ * end, to be edited or sent as it is. */
+void lineoffer(Line *l, const char *s, size_t n);
 void lineadd(Line *l, const char *s, size_t n);
 void lineclose(Line *l);
 int linekey(int fd, const char *ask, const char *keys);

@@ -35,6 +35,8 @@ typedef struct {
 	pid_t pid;		/* stdio: the server, its stdin and stdout */
 	int to, from;
 	Buf in;			/* bytes read, not yet a whole line */
+	int err;		/* its stderr, said line by line, */
+	Buf errin;		/* what came of it, not yet a whole line */
 	Httpclient *http;	/* HTTP: the connection, */
 	char *auth;		/* the row's header with its value, */
 	char sid[128];		/* the Mcp-Session-Id it gave, */
@@ -60,6 +62,7 @@ struct Mcp {
 	Srv **allsrv;		/* the server of each */
 	int nall;
 	int gen;		/* bumped when all changes */
+	long token;		/* the last call's progressToken */
 };
 
 static const char *const versions[] = {
@@ -72,6 +75,17 @@ static const char *const imagetypes[] = {
 	"image/png", "image/jpeg", "image/gif", "image/webp", NULL
 };
 
+/* A line of ours on stderr begins a line: a call's trace open there is
+ * ended, to begin again after (events.c). */
+static void
+mcpnewline(const Mcp *m)
+{
+	if (m->c->traceopen && *m->c->traceopen == 1) {
+		fputc('\n', stderr);
+		*m->c->traceopen = 2;
+	}
+}
+
 /* One safe line on stderr, the server's name first. */
 static void
 mcpsay(const Mcp *m, const Srv *v, const char *what, const char *p,
@@ -82,8 +96,58 @@ mcpsay(const Mcp *m, const Srv *v, const char *what, const char *p,
 	if (m->c->quiet)
 		return;
 	safetext(&b, p, MIN(n, 300), 1);
+	mcpnewline(m);
 	warn("mcp %s: %s%s", v->s->name, what, bstr(&b));
 	buffree(&b);
+}
+
+/* The whole lines a stdio server wrote on its stderr, said each on its
+ * own line; with all, the last one unended too. */
+static void
+srverrlines(Mcp *m, Srv *v, int all)
+{
+	char *nl;
+	size_t len;
+
+	while (v->errin.len && ((nl = memchr(v->errin.p, '\n',
+	       v->errin.len)) || all)) {
+		len = nl ? (size_t)(nl - v->errin.p) : v->errin.len;
+		if (len > strspn(v->errin.p, " \t\r"))
+			mcpsay(m, v, "", v->errin.p, len);
+		len += !!nl;
+		memmove(v->errin.p, v->errin.p + len, v->errin.len - len);
+		v->errin.len -= len;
+		v->errin.p[v->errin.len] = '\0';
+	}
+}
+
+/* Read what a stdio server wrote on its stderr, waiting up to ms for
+ * its end (0: what is there), and say it.  Its end closes the pipe; a
+ * line too long for a trace is said in pieces. */
+static void
+srverrread(Mcp *m, Srv *v, int ms)
+{
+	struct pollfd pf;
+	char buf[4096];
+	long long end = monoms() + ms;
+	ssize_t k;
+
+	while (v->err >= 0) {
+		pf.fd = v->err;
+		pf.events = POLLIN;
+		if (poll(&pf, 1, MAX(end - monoms(), 0)) <= 0)
+			break;
+		if ((k = read(v->err, buf, sizeof(buf))) > 0) {
+			bufadd(&v->errin, buf, k);
+			srverrlines(m, v, v->errin.len > 1024);
+			continue;
+		}
+		if (k < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		close(v->err);
+		v->err = -1;
+	}
+	srverrlines(m, v, v->err < 0);
 }
 
 /* The server stops: killed and reaped, said once; its tools answer
@@ -95,8 +159,11 @@ mcpdown(Mcp *m, Srv *v, const char *why)
 		return;
 	v->state = DEAD;
 	v->why = xstrdup(why);
-	if (!m->c->quiet)
+	srverrread(m, v, 0);	/* the shell's "not found" comes first */
+	if (!m->c->quiet) {
+		mcpnewline(m);
 		warn("mcp %s: %s: its tools answer errors", v->s->name, why);
+	}
 	if (v->pid > 0)
 		procunserve(m->c->tenv->procs, v->pid);
 	v->pid = 0;
@@ -104,7 +171,9 @@ mcpdown(Mcp *m, Srv *v, const char *why)
 		close(v->to);
 	if (v->from >= 0)
 		close(v->from);
-	v->to = v->from = -1;
+	if (v->err >= 0)
+		close(v->err);
+	v->to = v->from = v->err = -1;
 }
 
 /* Write msg whole to a stdio server by the time end. */
@@ -252,7 +321,7 @@ stdiolines(Mcp *m, Srv *v, long id, Buf *res)
 static int
 stdioawait(Mcp *m, Srv *v, long id, long long end, Buf *res, Buf *why)
 {
-	struct pollfd pf;
+	struct pollfd pf[2];
 	char buf[16384];
 	long long now;
 	ssize_t k;
@@ -274,13 +343,19 @@ stdioawait(Mcp *m, Srv *v, long id, long long end, Buf *res, Buf *why)
 			bufadds(why, "it did not answer in time");
 			return -1;
 		}
-		pf.fd = v->from;
-		pf.events = POLLIN;
-		if (poll(&pf, 1, MIN(end - now, 100)) <= 0)
+		pf[0].fd = v->from;
+		pf[1].fd = v->err;	/* -1: left out */
+		pf[0].events = pf[1].events = POLLIN;
+		if (poll(pf, 2, MIN(end - now, 100)) <= 0)
+			continue;
+		if (pf[1].revents)
+			srverrread(m, v, 0);
+		if (!pf[0].revents)
 			continue;
 		if ((k = read(v->from, buf, sizeof(buf))) > 0) {
 			bufadd(&v->in, buf, k);
 		} else if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
+			srverrread(m, v, 200);	/* its last words */
 			bufadds(why, "it exited");
 			return -1;
 		}
@@ -481,7 +556,7 @@ mcpreply(const char *ctype, const char *p, size_t n, size_t step, long id,
 	c.quiet = 1;
 	m.c = &c;
 	v.s = &row;
-	v.to = v.from = -1;
+	v.to = v.from = v.err = -1;
 	hctxinit(&x, &m, &v, id, res);
 	for (k = 0; k < n && !hctxfeed(&x, ctype, p + k, MIN(step, n - k));
 	     k += step)
@@ -696,7 +771,7 @@ srvstart(Mcp *m, Srv *v, Buf *why)
 		                  MAX(c->calltimeout, c->listtimeout) * 1000,
 		                  64 << 10, c->tenv->intr, c->proxy);
 	} else if ((v->pid = procserve(c->tenv->procs, v->s->where, &v->to,
-	                               &v->from)) < 0) {
+	                               &v->from, &v->err)) < 0) {
 		v->pid = 0;
 		bufaddf(why, "cannot start it: %s", strerror(errno));
 		return -1;
@@ -758,6 +833,14 @@ mcptools(Mcp *m, const Tool **tools, int *gen)
 	int i, any = 0;
 	Srv *v;
 
+	for (i = 0; i < m->nsrv; i++)	/* a start may take seconds */
+		if (m->srv[i].state == IDLE)
+			bufaddf(&why, "%s%s", why.len ? ", " : "",
+			        m->srv[i].s->name);
+	if (why.len && !m->c->quiet) {
+		mcpnewline(m);
+		warn("mcp: starting %s", why.p);
+	}
 	for (i = 0; i < m->nsrv; i++) {
 		v = &m->srv[i];
 		if (v->state == IDLE || (v->state == UP && v->changed)) {
@@ -897,7 +980,8 @@ mcpcall(Mcp *m, const char *name, const Json *j, Buf *out, Buf *image)
 	jsonescs(&par, v->orig[k]);
 	bufadds(&par, ",\"arguments\":");
 	jsonraw(&par, j, 0);
-	bufaddc(&par, '}');
+	/* a token asks the server for its progress notifications */
+	bufaddf(&par, ",\"_meta\":{\"progressToken\":%ld}}", ++m->token);
 	rc = mcpsend(m, v, "tools/call", par.p, m->c->calltimeout, &res, &why);
 	if (rc == -1 && v->expired) {	/* once, in a new session */
 		bufreset(&why);
@@ -943,7 +1027,7 @@ mcpnew(const Mcpconf *c)
 	m->srv = xcalloc(i, sizeof(*m->srv));
 	for (i = 0; i < m->nsrv; i++) {
 		m->srv[i].s = &c->servers[i];
-		m->srv[i].to = m->srv[i].from = -1;
+		m->srv[i].to = m->srv[i].from = m->srv[i].err = -1;
 		if (c->servers[i].header && c->servers[i].env &&
 		    (val = getenv(c->servers[i].env))) {
 			m->srv[i].auth = xmalloc(strlen(c->servers[i].header) +
@@ -971,6 +1055,8 @@ mcpfree(Mcp *m)
 			close(v->to);
 		if (v->from >= 0)
 			close(v->from);
+		if (v->err >= 0)
+			close(v->err);
 		if (v->http)
 			httpfree(v->http);
 		if (v->auth)	/* a secret: not left in freed memory */
@@ -978,6 +1064,7 @@ mcpfree(Mcp *m)
 		free(v->auth);
 		free(v->why);
 		buffree(&v->in);
+		buffree(&v->errin);
 		buffree(&v->queue);
 		srvforget(v);
 	}

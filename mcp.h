@@ -23,6 +23,8 @@ typedef struct {
 	int conntimeout;	/* seconds to connect */
 	const struct Httpproxy *proxy;	/* as read at start */
 	int quiet;		/* no trace on stderr */
+	int *traceopen;		/* the trace's (events.h's): a call's line
+				 * is open; a line of ours ends it, set 2 */
 	Toolenv *tenv;		/* the tools' environment, for stdio
 				 * servers, and SIGINT's flag */
 } Mcpconf;

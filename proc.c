@@ -1175,10 +1175,11 @@ procstart(const Procs *e, char **argv, char **env, int *to, int *from,
 	return pid;
 }
 
-/* Start cmd with /bin/sh -c as an MCP server, its stderr thrown away:
+/* Start cmd with /bin/sh -c as an MCP server, its stderr to *err (the
+ * shell's own words when the command is not there, the server's log):
  * procstart's, kept to be killed at exit. */
 pid_t
-procserve(Procs *e, const char *cmd, int *to, int *from)
+procserve(Procs *e, const char *cmd, int *to, int *from, int *err)
 {
 	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
 	pid_t pid;
@@ -1186,7 +1187,7 @@ procserve(Procs *e, const char *cmd, int *to, int *from)
 	argv[2] = (char *)cmd;
 	if (e->nservers == (int)LEN(e->servers))
 		return -1;
-	if ((pid = procstart(e, argv, NULL, to, from, NULL)) > 0)
+	if ((pid = procstart(e, argv, NULL, to, from, err)) > 0)
 		e->servers[e->nservers++] = pid;
 	return pid;
 }

@@ -77,7 +77,7 @@ int prochook(const Procs *e, const char *cmd, const char *in, size_t n,
 void procreaper(Procs *e);
 pid_t procstart(const Procs *e, char **argv, char **env, int *to,
                 int *from, int *err);
-pid_t procserve(Procs *e, const char *cmd, int *to, int *from);
+pid_t procserve(Procs *e, const char *cmd, int *to, int *from, int *err);
 void procunserve(Procs *e, pid_t pid);
 void prockillall(Procs *e);
 void proclogexit(Procs *e);

@@ -210,15 +210,25 @@ scanhead(const char *p, size_t n, Sessinfo *si, char **cwd)
 }
 
 /* The line p[n] after the header: the prompt into si, if it is the first
- * user message. */
+ * user message; the name, if it is pi's session_info (a task's session
+ * is named so, before its prompt). */
 static void
 scanentry(const char *p, size_t n, Sessinfo *si)
 {
+	Jmember m[] = { { "type", -1, 0, 0 }, { "name", -1, 0, 0 } };
 	Buf t = { 0 };
 	char *line = xstrndup(p, n);
+	Json j;
 
-	if (!strcmp(entrybrief(&t, "message", line), "user") && t.len)
+	if (jsonmembers(p, n, m, 2) == 0 && m[1].at && m[0].len == 14 &&
+	    !memcmp(p + m[0].at, "\"session_info\"", 14) &&
+	    jsonparse(&j, p + m[1].at, m[1].len) == 0) {
+		free(si->name);
+		si->name = jsonstr(&j, 0);
+		jsonfree(&j);
+	} else if (!strcmp(entrybrief(&t, "message", line), "user") && t.len) {
 		si->prompt = bufdetach(&t);
+	}
 	buffree(&t);
 	free(line);
 }
@@ -309,6 +319,7 @@ sessdirlist(const char *dir, const char *cwd, Sessinfo **list)
 			free(in);
 			free(si.id);
 			free(si.prompt);
+			free(si.name);
 			continue;
 		}
 		free(in);
@@ -337,6 +348,7 @@ sessdirfree(Sessinfo *v, size_t n)
 		free(v[i].path);
 		free(v[i].id);
 		free(v[i].prompt);
+		free(v[i].name);
 	}
 	free(v);
 }
@@ -392,6 +404,11 @@ showinfo(FILE *f, const Sessinfo *si, size_t cols)
 	safetext(&b, si->id, MIN(strlen(si->id), 8), 1);
 	bufaddf(&b, "  %04d-%02d-%02d %02d:%02d  %5zu  ", t[0], t[1], t[2],
 	        t[3], t[4], si->entries);
+	if (si->name) {	/* a task's "task N of ID", or pi's /name */
+		bufaddc(&b, '[');
+		safetext(&b, si->name, MIN(strlen(si->name), 4 * cols), 1);
+		bufadds(&b, "] ");
+	}
 	if (si->prompt)
 		safetext(&b, si->prompt, MIN(strlen(si->prompt), 4 * cols), 1);
 	else
@@ -417,16 +434,18 @@ sessdirshow(FILE *f, size_t cols)
 	n = sessdirlist(dir, cwd, &v);
 	for (i = 0; i < n; i++)
 		showinfo(f, &v[i], cols);
+	if (!n)
+		fprintf(stderr, "agent: no sessions of %s (in %s)\n", cwd, dir);
 	sessdirfree(v, n);
 	free(dir);
 	free(base);
 	return n;
 }
 
-/* -s's word: a file, or the start of an id; the file of that session,
- * to be freed, or NULL with the candidates said. */
+/* -s's or -f's (flag) word: a file, or the start of an id; the file of
+ * that session, to be freed, or NULL with the candidates said. */
 static char *
-sfile(const char *dir, const char *cwd, const char *word)
+sfile(const char *dir, const char *cwd, const char *word, int flag)
 {
 	Buf why = { 0 };
 	char *path;
@@ -434,9 +453,26 @@ sfile(const char *dir, const char *cwd, const char *word)
 	if (sessdirispath(word))
 		return xstrdup(word);
 	if (!(path = sessdirpick(dir, cwd, word, &why)))
-		fprintf(stderr, "agent: -s %s\n", why.p);
+		fprintf(stderr, "agent: -%c %s\n", flag, why.p);
 	buffree(&why);
 	return path;
+}
+
+/* Whether the directory a new session file would be made in is there:
+ * none is begun in a directory a typo named.  0, or -1 said why. */
+static int
+sfiledir(const char *file)
+{
+	struct stat st;
+	char *d = dirof(file);
+	int r = 0;
+
+	if (stat(d, &st) < 0 || (errno = ENOTDIR, !S_ISDIR(st.st_mode))) {
+		warn("-s %s: %s:", file, d);
+		r = -1;
+	}
+	free(d);
+	return r;
 }
 
 /* -s: that file, or a new session there if it is not (or is empty);
@@ -445,14 +481,18 @@ static int
 openfile(Session *s, const char *dir, const char *cwd, const char *word,
          int save)
 {
-	char *file = sfile(dir, cwd, word);
+	char *file = sfile(dir, cwd, word, 's');
 
 	if (!file)
 		return 2;
 	if ((save ? sessload(s, file) : sessread(s, file)) < 0 &&
-	    errno != ENOENT) {
+	    errno != ENOENT && errno != ENOTDIR) {
 		free(file);
 		return 1;
+	}
+	if (!s->head && sfiledir(file) < 0) {
+		free(file);
+		return 2;
 	}
 	if (!s->head && save) {
 		sessnew(s, dir, cwd);
@@ -466,23 +506,26 @@ openfile(Session *s, const char *dir, const char *cwd, const char *word,
 	return 0;
 }
 
-/* -f: a new session holding a copy of that file's branch; the file is
- * only read. */
+/* -f: a new session (in dir, or in memory) holding a copy of the
+ * branch of word's session (a file, or the start of an id of one in
+ * sdir); the file is only read. */
 static int
-openfork(Session *s, const char *dir, const char *cwd, const char *file)
+openfork(Session *s, const char *sdir, const char *dir, const char *cwd,
+         const char *word)
 {
 	Session from;
-	int rc = 0;
+	char *file = sfile(sdir, cwd, word, 'f');
+	int rc = 1;
 
-	if (sessread(&from, file) < 0 && errno == ENOENT) {
+	if (!file)
+		return 2;
+	if (sessread(&from, file) < 0 && errno == ENOENT)
 		warn("-f %s: no such session file", file);
-		return 1;
-	}
-	if (!from.head)
-		return 1;
-	if (sessfork(s, &from, NULL, file, dir, cwd) < 0)
-		rc = 1;
-	sessfree(&from);
+	else if (from.head)
+		rc = sessfork(s, &from, NULL, file, dir, cwd) < 0;
+	if (from.head)
+		sessfree(&from);
+	free(file);
 	return rc;
 }
 
@@ -511,7 +554,7 @@ sessdiropen(Session *s, int mode, const char *file, int save)
 	} else if (mode == 's') {
 		rc = openfile(s, dir, cwd, file, save);
 	} else if (mode == 'f') {
-		rc = openfork(s, save ? dir : NULL, cwd, file);
+		rc = openfork(s, dir, save ? dir : NULL, cwd, file);
 	} else {
 		sessnew(s, save ? dir : NULL, cwd);
 	}

@@ -12,6 +12,7 @@ typedef struct {
 	long mnsec;		/* and nanoseconds */
 	size_t entries;		/* its lines after the header */
 	char *prompt;		/* its first user message's text, or NULL */
+	char *name;		/* pi's session_info name before it, or NULL */
 } Sessinfo;
 
 char *sessdirbase(void);
@@ -28,7 +29,8 @@ char *sessdirpick(const char *dir, const char *cwd, const char *prefix,
                   Buf *why);
 /* -l: the sessions of the working directory to f, newest first, a line
  * each: its id's start, when it was last written (UTC), its entries, its
- * first prompt; cut to cols.  How many. */
+ * name in brackets (a task's: "task N of ID"), its first prompt; cut to
+ * cols.  How many; none is said on stderr. */
 size_t sessdirshow(FILE *f, size_t cols);
 /* The session the flags name: mode 'c' the latest of the working
  * directory, 's' file (a path, or the start of an id; a new session if

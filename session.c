@@ -1481,9 +1481,13 @@ sessfind(const Session *s, const char *id)
 int
 sessmove(Session *s, const char *id)
 {
-	long i = findid(s, id);
+	long i;
 
-	if (i < 0)
+	if (!id) {	/* before the first entry, as pi's resetLeaf */
+		s->leaf = NULL;
+		return 0;
+	}
+	if ((i = findid(s, id)) < 0)
 		return -1;
 	s->leaf = s->e[i].id;
 	return 0;

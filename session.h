@@ -44,5 +44,5 @@ void sesseach(Session *s, const char *type,
               void (*fn)(const Entry *, void *), void *arg);
 long sessfind(const Session *s, const char *id);
 char *sessline(Session *s, size_t i);
-int sessmove(Session *s, const char *id);
+int sessmove(Session *s, const char *id);	/* NULL: before the first */
 void sessfree(Session *s);

@@ -8,6 +8,7 @@
  * -r's abort and each one's time limit. */
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -135,21 +136,45 @@ selfpath(const char *argv0, Buf *b)
 }
 #endif
 
+/* The first 8 letters and digits of a header's id, the JSON value
+ * p[n], onto b: a UUID's start, and nothing a name must escape. */
+static void
+idstart(Buf *b, const char *p, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n && k < 8; i++)
+		if (isalnum((unsigned char)p[i]) && ++k)
+			bufaddc(b, p[i]);
+}
+
 /* Its file: a new session whose header names ours as its parent, made
- * now in our sessions' directory; none with -n. */
+ * now in our sessions' directory; none with -n.  pi's session_info
+ * names it "task N of ID" (ours), so that a list of sessions (-l, pi's
+ * /resume) tells it from the user's own. */
 static void
 makesession(Task *t, Taskrun *r)
 {
+	Jmember m[] = { { "id", -1, 0, 0 } };
 	Session s;
+	Buf name = { 0 };
 	char cwd[PATH_MAX], *dir;
 
 	if (!t->sess || !t->sess->path || !getcwd(cwd, sizeof(cwd)))
 		return;
 	dir = dirof(t->sess->path);
-	if (sessfork(&s, t->sess, "", t->sess->path, dir, cwd) == 0)
+	if (sessfork(&s, t->sess, "", t->sess->path, dir, cwd) == 0) {
 		r->session = xstrdup(s.path);
+		bufaddf(&name, "\"name\":\"task %d of ", r->label);
+		if (t->sess->head && jsonmembers(t->sess->head,
+		    strlen(t->sess->head), m, 1) == 0)
+			idstart(&name, t->sess->head + m[0].at, m[0].len);
+		bufadds(&name, "\"");
+		sessappend(&s, "session_info", name.p);
+	}
 	sessfree(&s);	/* whole or not */
 	free(dir);
+	buffree(&name);
 }
 
 /* Whether var is one of the proxies' variables, in either case. */

@@ -259,7 +259,7 @@ treemove(Session *s, long i, const Buf *summary, int *ioerr)
 		bufadds(&f, ",\"summary\":");
 		jsonesc(&f, summary->p, summary->len);
 	}
-	sessmove(s, s->e[i].id);
+	sessmove(s, i >= 0 ? s->e[i].id : NULL);
 	if (summary && (sessappend(s, "branch_summary", f.p) < 0 ||
 	    sesssync(s) < 0))
 		*ioerr = 1;

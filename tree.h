@@ -15,7 +15,7 @@ size_t treeleaving(const Session *s, long to, const Entry ***path);
 /* Whether entry i is a user's message: 1 with its text in t, else 0
  * (t empty). */
 int treeuser(Session *s, long i, Buf *t);
-/* Move the leaf to entry i; with a summary of the branch left, pi's
+/* Move the leaf to entry i (-1: before the first); with a summary of the branch left, pi's
  * branch_summary entry is appended there (*ioerr set if it is not
  * written). */
 void treemove(Session *s, long i, const Buf *summary, int *ioerr);

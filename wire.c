@@ -68,6 +68,13 @@ static const Wireops wires[] = {
 	              "Authorization: Bearer %s", NULL,
 	              anthropicbedrock, anthropicform, anthropicbody, NULL,
 	              anthropicstore, 0, 0 },
+	/* Anthropic's messages, streamed as Anthropic streams them, but the
+	 * model in the URL and the version in the body (anthropicbody):
+	 * Vertex's streamRawPredict */
+	[VERTEX] = { "anthropic-messages", "%s:streamRawPredict",
+	             "Authorization: Bearer %s", NULL,
+	             anthropicevent, anthropicform, anthropicbody,
+	             anthropicbeta, anthropicstore, 0, 0 },
 };
 
 /* The row of a wire kind; an unknown one is OpenAI's, as it was. */
@@ -86,14 +93,19 @@ wireapi(int wire)
 
 /* The request's URL into url: the wire's endpoint under the provider's
  * base URL, with the model's name where the endpoint has it, URI-encoded
- * (Bedrock's ids hold ':', its ARNs '/'; Gemini's names need none). */
+ * (Bedrock's ids hold ':', its ARNs '/'; Gemini's names need none); then
+ * the base URL's query (an Azure deployment's ?api-version=...) and the
+ * provider row's (query, or NULL), after the endpoint's own. */
 void
-wireurl(Buf *url, const char *base, const Wirereq *q)
+wireurl(Buf *url, const char *base, const char *query, const Wirereq *q)
 {
+	size_t n = strcspn(base, "?"), path;
 	Buf m = { 0 };
 	const char *s;
 
-	bufaddf(url, "%s/", base);
+	bufadd(url, base, n);
+	bufaddc(url, '/');
+	path = url->len;
 	for (s = q->model; *s; s++)
 		if (wireidchar((unsigned char)*s) || *s == '.' || *s == '~')
 			bufaddc(&m, *s);
@@ -101,6 +113,14 @@ wireurl(Buf *url, const char *base, const Wirereq *q)
 			bufaddf(&m, "%%%02X", (unsigned char)*s);
 	bufaddf(url, wireops(q->wire)->path, bstr(&m));
 	buffree(&m);
+	if (base[n] && base[n + 1]) {
+		bufaddc(url, strchr(url->p + path, '?') ? '&' : '?');
+		bufadds(url, base + n + 1);
+	}
+	if (query && *query) {
+		bufaddc(url, strchr(url->p + path, '?') ? '&' : '?');
+		bufadds(url, query);
+	}
 }
 
 /* The message of an error object, or of a body holding one. */
@@ -464,18 +484,19 @@ wirewhole(const Wire *w)
 	return w->nparts && text == w->text.len && think == w->think.len;
 }
 
-/* The prices of model in a table of n rows, or NULL.  A Bedrock id
- * takes the row of Anthropic's name inside it: global.anthropic.
- * claude-sonnet-5 and us.anthropic.claude-sonnet-4-5-20250929-v1:0 are
- * priced as claude-sonnet-5 and claude-sonnet-4-5. */
+/* The prices of model in a table of n rows, or NULL.  Vertex's
+ * version after an '@' (claude-opus-4-8@20261001) is not looked at.  A
+ * Bedrock id takes the row of Anthropic's name inside it: global.
+ * anthropic.claude-sonnet-5 and us.anthropic.claude-sonnet-4-5-20250929-
+ * v1:0 are priced as claude-sonnet-5 and claude-sonnet-4-5. */
 const Price *
 wireprice(const Price *p, size_t n, const char *model)
 {
 	const char *s;
-	size_t i, len;
+	size_t i, len = strcspn(model, "@");
 
 	for (i = 0; i < n; i++)
-		if (!strcmp(p[i].model, model))
+		if (!strncmp(p[i].model, model, len) && !p[i].model[len])
 			return &p[i];
 	if (!(s = strstr(model, "anthropic.")))
 		return NULL;
@@ -631,22 +652,63 @@ wirebeta(const Wirereq *q)
 	return o->beta ? o->beta(q) : NULL;
 }
 
-/* The wire's headers into h (room for 3), the key's made in auth when
- * there is a key; their number. */
+/* One header line, p to end, into b (ended by a NUL), with key in
+ * place of the first {key}; its offset in at[*n].  1 if it took the
+ * key, 0 if it has no {key}, -1 (and nothing added) when it has one
+ * and there is no key. */
+static int
+wirehdrline(Buf *b, size_t *at, int *n, const char *p, const char *end,
+            const char *key)
+{
+	const char *k;
+
+	for (k = p; k + 5 <= end && memcmp(k, "{key}", 5); k++)
+		;
+	if (k + 5 <= end && !key)
+		return -1;
+	at[(*n)++] = b->len;
+	if (k + 5 <= end) {
+		bufadd(b, p, k - p);
+		bufadds(b, key);
+		bufadd(b, k + 5, end - k - 5);
+	} else {
+		bufadd(b, p, end - p);
+	}
+	bufaddc(b, '\0');
+	return k + 5 <= end;
+}
+
+/* The request's headers into h (room for WIREHDRS), their text made in
+ * b: the wire's version and beta, the provider row's extra lines (extra,
+ * '\n' between them, or NULL), and the key in the wire's own header,
+ * unless an extra line took it in its {key}, as Azure's api-key does.
+ * A line whose {key} has no key is left out.  Their number. */
 int
-wireheaders(const Wirereq *q, const char *key, Buf *auth, const char **h)
+wireheaders(const Wirereq *q, const char *key, const char *extra, Buf *b,
+            const char **h)
 {
 	const Wireops *o = wireops(q->wire);
-	int n = 0;
+	const char *e, *nl;
+	size_t at[WIREHDRS];
+	int n = 0, i, took = 0;
 
 	if (o->version)
-		h[n++] = o->version;
+		wirehdrline(b, at, &n, o->version, strchr(o->version, 0), NULL);
 	if (wirebeta(q))
-		h[n++] = wirebeta(q);
-	if (key) {
-		bufaddf(auth, o->auth, key);
-		h[n++] = auth->p;
+		wirehdrline(b, at, &n, wirebeta(q), strchr(wirebeta(q), 0),
+		            NULL);
+	for (e = extra; e && *e && n < WIREHDRS - 1; e = *nl ? nl + 1 : nl) {
+		nl = e + strcspn(e, "\n");
+		if (nl > e && wirehdrline(b, at, &n, e, nl, key) > 0)
+			took = 1;
 	}
+	if (key && !took) {
+		at[n++] = b->len;
+		bufaddf(b, o->auth, key);
+		bufaddc(b, '\0');
+	}
+	for (i = 0; i < n; i++)
+		h[i] = b->p + at[i];
 	return n;
 }
 

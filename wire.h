@@ -5,10 +5,13 @@
  * (eventstream.c, read by ask.c). */
 #include <stddef.h>
 
-enum { OPENAI, ANTHROPIC, RESPONSES, GEMINI, BEDROCK };	/* chat
-					 * completions, messages, OpenAI's
-					 * Responses, Google's generateContent,
-					 * Anthropic's messages on Bedrock */
+/* The wires: chat completions, messages, OpenAI's Responses, Google's
+ * generateContent, Anthropic's messages on Google's Vertex (the model in
+ * the URL, the version in the body) and on Amazon's Bedrock. */
+enum { OPENAI, ANTHROPIC, RESPONSES, GEMINI, VERTEX, BEDROCK };
+
+/* Headers a request may have: the wire's, a provider row's extra lines. */
+enum { WIREHDRS = 12 };
 
 /* Thinking levels, pi's names (wirelevel, wirelevelname), and how a
  * provider is asked for them: OpenAI's reasoning_effort (xhigh and max
@@ -188,8 +191,8 @@ void wirebody(const Wirereq *q, Buf *b);
 void wirespans(const Wirereq *q, Wirebody *wb);
 void wirebodyfree(Wirebody *wb);
 const char *wirebeta(const Wirereq *q);
-int wireheaders(const Wirereq *q, const char *key, Buf *auth,
-                const char **h);
+int wireheaders(const Wirereq *q, const char *key, const char *extra,
+                Buf *b, const char **h);
 void wireformfree(Wireform *f);
 void wireinit(Wire *w, int wire, Wirefn fn, void *arg);
 int wireevent(void *w, const char *event, const char *data, size_t len);
@@ -203,7 +206,8 @@ double wirecost(const Wire *w, double c[4]);
 void wireerror(Buf *out, const Json *j, int i);
 int wireoverflow(int status, const char *err, size_t len);
 const char *wireapi(int wire);
-void wireurl(Buf *url, const char *base, const Wirereq *q);
+void wireurl(Buf *url, const char *base, const char *query,
+             const Wirereq *q);
 
 /* wire.c, for the wires: the stream's pieces, passed on and kept */
 int wiredelta(Wire *w, int kind, const char *p, size_t n);

@@ -38,6 +38,9 @@
  *                    {"error":{"message":MSG,"type":...,"code":null}} sent
  *                    as application/json, and no events
  *   error MSG        the message of that error body
+ *   json TEXT        the whole body instead, TEXT as written, sent as
+ *                    application/json with the script's status, no
+ *                    events (an OAuth token endpoint's answer)
  *   retry-after S    a Retry-After header
  *   think TEXT       a reasoning_content delta
  *   text TEXT        a content delta
@@ -169,6 +172,7 @@ typedef struct {
 typedef struct {
 	int status;
 	char *error;
+	char *json;		/* the whole body, or NULL */
 	long retry;		/* -1: no Retry-After */
 	long long drop;		/* -1: never */
 	int rst, nodone, raw, hangup, early, close, http10, forget;
@@ -413,6 +417,11 @@ prescan(const char *path, Reply *r)
 			if (!(r->error = malloc(strlen(arg) + 1)))
 				die("malloc:");
 			strcpy(r->error, arg);
+		} else if (!strcmp(kw, "json")) {
+			free(r->json);
+			if (!(r->json = malloc(strlen(arg) + 1)))
+				die("malloc:");
+			strcpy(r->json, arg);
 		} else if (!strcmp(kw, "retry-after"))
 			bad = number(arg, &n) || (r->retry = n) < 0;
 		else if (!strcmp(kw, "drop") || !strcmp(kw, "reset")) {
@@ -1774,6 +1783,9 @@ serve(Out *o, const char *script, int n)
 		senderror(o, err);
 	} else if (o->r.hangup) {
 		cut(o);
+	} else if (o->r.json) {
+		sendhead(o, "application/json", strlen(o->r.json));
+		body(o, o->r.json, strlen(o->r.json));
 	} else if (o->r.status < 200 || o->r.status > 299) {
 		senderror(o, o->r.error);
 	} else {
@@ -1787,7 +1799,8 @@ serve(Out *o, const char *script, int n)
 		events(o, script);
 	}
 	free(o->r.error);
-	o->r.error = NULL;
+	free(o->r.json);
+	o->r.error = o->r.json = NULL;
 	if (!o->dead && o->r.framing == CHUNKED)
 		sendraw(o, "0\r\n\r\n", 5);
 	return !o->dead;

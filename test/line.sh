@@ -196,6 +196,23 @@ else
 	    "$(od -c "$T/shown" | head -5)"
 fi
 
+# /branch to a user's message offers its text on the next line, to be
+# edited: the message sent is the edited one, from the message's parent.
+printf '{"type":"session","version":3,"id":"5678","timestamp":"2026-01-01T00:00:00Z","cwd":"%s"}\n{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hello there"}}\n{"type":"message","id":"e2","parentId":"e1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"text","text":"yes"}],"stopReason":"stop"}}\n' "$T/w" >"$T/br.jsonl"
+startfake "$T/a1"
+drive "line: /branch offers the message to edit" -- -n -s "$T/br.jsonl" <<'K'
+wait > 
+send /branch e1\r
+wait > hello there
+send \x17again\r
+wait answer1
+wait > 
+send \x04
+expect-exit 0
+K
+jsontest "line: /branch, the message edited and sent in its place" \
+    "$REQ/1.json" '[m["content"] for m in d["messages"][1:]] == ["hello again"]'
+
 # stdout no terminal: the answer's bytes alone, no escape code.
 startfake "$T/a1"
 drive "line: stdout a file" -o "$T/stdout" -- -n <<'K'
@@ -255,4 +272,36 @@ if command -v man >/dev/null 2>&1 && MANWIDTH=200 man -l agent.1 \
 	fi
 else
 	skip "-h says agent.1's SYNOPSIS" "no man(1) to render agent.1"
+fi
+
+# Every flag agent.c reads is in -h and in agent.1's OPTIONS, and every
+# flag OPTIONS tells of is one agent.c reads.
+fl=$(sed -n 's/.*flagnext(argv, "\([^"]*\)".*/\1/p' agent.c | tr -d ':' |
+    fold -w1 | sort | tr -d '\n')
+opt=$(sed -n '/^\.Sh OPTIONS/,/^\.Sh /s/^\.It Fl \([A-Za-z]\).*/\1/p' agent.1 2>/dev/null |
+    sort -u | tr -d '\n')
+miss=
+for c in $(echo "$fl" | fold -w1); do
+	grep -q -- "-[a-zA-Z]*$c" "$T/usage" || miss="$miss $c"
+done
+if [ ! -f agent.1 ]; then
+	skip "every flag in -h and agent.1's OPTIONS" "no agent.1 here"
+elif [ -n "$fl" ] && [ "$fl" = "$opt" ] && [ -z "$miss" ]; then
+	ok "every flag in -h and agent.1's OPTIONS, both ways"
+else
+	fail "every flag in -h and agent.1's OPTIONS, both ways" \
+	    "agent.c: $fl, OPTIONS: $opt, not in -h:$miss"
+fi
+if [ -f agent.1 ] && command -v man >/dev/null 2>&1 &&
+    man -l agent.1 >"$T/man" 2>/dev/null; then
+	if head -3 "$T/man" | grep -q 'AGENT(1) *General Commands Manual' &&
+	    ! head -3 "$T/man" | grep -q BSD && ! grep -q VERSION "$T/man" &&
+	    tail -3 "$T/man" | grep -q '^agent '; then
+		ok "agent.1's header and footer name agent, not BSD"
+	else
+		fail "agent.1's header and footer name agent, not BSD" \
+		    "$(head -3 "$T/man"; tail -3 "$T/man")"
+	fi
+else
+	skip "agent.1's header and footer name agent" "no man(1) or agent.1"
 fi

@@ -40,7 +40,8 @@ rm -f "$T/b/config.h"
 sed -e '/^static const Mcpserver mcpservers/a\
 	{ "srv", "exec \\"$MCPSRV\\" \\"$MCPDIR/srv\\" \\"$MCPDIR/srv.log\\"", NULL, NULL, 0 },\
 	{ "bad", "exec \\"$MCPSRV\\" \\"$MCPDIR/bad\\" \\"$MCPDIR/bad.log\\"", NULL, NULL, 0 },\
-	{ "web", "http://127.0.0.1:'"$HPORT"'/mcp", "Authorization: Bearer ", "MCPTEST_TOKEN", 0 },' \
+	{ "web", "http://127.0.0.1:'"$HPORT"'/mcp", "Authorization: Bearer ", "MCPTEST_TOKEN", 0 },\
+	{ "gone", "nosuchcmd-mcp --stdio", NULL, NULL, 0 },' \
     -e 's/mcptimeout = [0-9]*;/mcptimeout = 2;/' \
     -e 's/mcpstarttimeout = [0-9]*;/mcpstarttimeout = 2;/' \
     -e 's|/\* { "bash",  "make\*",        ALLOW }, \*/|{ "srv__echo", "*", ALLOW },|' \
@@ -76,7 +77,9 @@ on tools/call
 read
 {"jsonrpc":"2.0","id":"s2","method":"roots/list"}
 read
-{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"total":2,"message":"half\u001b[31m"}}
+stderr said on stderr
+sleep 100
+{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":\$TOKEN,"progress":1,"total":2,"message":"half\u001b[31m"}}
 {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"log line"}}
 {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}
 {"jsonrpc":"2.0","id":\$ID,"result":{"content":[{"type":"text","text":"echoed"},{"type":"image","data":"$PNG","mimeType":"image/png"},{"type":"resource_link","uri":"file:///x.txt","name":"x.txt"},{"type":"resource","resource":{"uri":"file:///y","text":"embedded text"}}]}}
@@ -127,6 +130,21 @@ check "mcp: the second page asked for" grep -q '"cursor":"c2"' "$M/srv.log"
 check "mcp: progress on the trace" grep -q 'mcp srv: progress 1/2 half' "$T/err"
 check "mcp: no escape reaches the trace" sh -c "! grep -q \"$(printf '\033')\" '$T/err'"
 check "mcp: log line on the trace" grep -q 'mcp srv: info: log line' "$T/err"
+check "mcp: the servers' start said" grep -qx \
+    'agent: mcp: starting srv, bad, web, gone' "$T/err"
+check "mcp: a call asks for progress" grep -q \
+    '"_meta":{"progressToken":1}' "$M/srv.log"
+check "mcp: the progress of that token shown" grep -qx \
+    'agent: mcp srv: progress 1/2 half.*' "$T/err"
+check "mcp: the server's stderr, a line of its own" grep -qx \
+    'agent: mcp srv: said on stderr' "$T/err"
+check "mcp: its log lines on lines of their own" grep -qx \
+    'agent: mcp srv: info: log line' "$T/err"
+check "mcp: the call's trace line whole after them" sh -c \
+    "grep -q '^srv__echo .* -> ' '$T/err' &&
+     ! grep 'srv__echo' '$T/err' | grep -q 'agent: mcp'"
+check "mcp: a command not there: the shell's own words" grep -q \
+    '^agent: mcp gone: .*nosuchcmd-mcp: .*not found$' "$T/err"
 jsontest "mcp: list_changed: the new list before the next request" \
     "$REQ/2.json" '"srv__fresh" in [t["function"]["name"] for t in d["tools"]]'
 jsontest "mcp: isError and a JSON-RPC error are tool errors" "$REQ/3.json" \

@@ -7,7 +7,9 @@
  * (a line with "id" and "method") is answered by the next block of the
  * script for its method; the last block of a method answers again and
  * again.  A block begins with `on METHOD`; its lines are written as they
- * are, $ID replaced by the request's id, but these:
+ * are, $ID replaced by the request's id and $TOKEN by its progressToken
+ * (null if none), but these:
+ *   stderr L     the line L, on stderr
  *   sleep MS     pause
  *   exit N       exit at once with status N
  *   hang         sleep forever (the client's timeout ends it)
@@ -54,6 +56,8 @@ block(const char *method)
 	return last < 0 ? -1 : last + 1;
 }
 
+static char token[64];	/* the request's progressToken, or null */
+
 static void
 say(const char *l, const char *id)
 {
@@ -63,6 +67,9 @@ say(const char *l, const char *id)
 		if (!strncmp(p, "$ID", 3)) {
 			fputs(id, stdout);
 			p += 2;
+		} else if (!strncmp(p, "$TOKEN", 6)) {
+			fputs(token, stdout);
+			p += 5;
 		} else {
 			putchar(*p);
 		}
@@ -103,6 +110,8 @@ answer(int at, const char *id)
 			nap(atol(lines[at] + 6));
 		else if (!strncmp(lines[at], "exit ", 5))
 			exit(atoi(lines[at] + 5));
+		else if (!strncmp(lines[at], "stderr ", 7))
+			fprintf(stderr, "%s\n", lines[at] + 7), fflush(stderr);
 		else if (!strcmp(lines[at], "hang"))
 			for (;;)
 				nap(1000);
@@ -160,6 +169,8 @@ main(int argc, char *argv[])
 		    field(buf, "\"id\"", id, sizeof(id)) < 0)
 			continue;
 		method[strlen(method) - 1] = '\0';
+		if (field(buf, "\"progressToken\"", token, sizeof(token)) < 0)
+			strcpy(token, "null");
 		if ((at = block(method + 1)) >= 0)
 			answer(at, id);
 	}

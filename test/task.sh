@@ -109,6 +109,14 @@ check "task: two session files" test "$(ls "$T"/sessions/*/*.jsonl | wc -l)" = 2
 check "task: the child's names the parent's" grep -qF "\"parentSession\":\"$P\"" "$C"
 check "task: the result's details name the child's" grep -qF "\"details\":{\"session\":\"$C\"" "$P"
 check "task: the child's session holds its work" grep -q 'It holds hello' "$C"
+P8=$(head -1 "$P" | sed 's/.*"id":"\(........\).*/\1/')
+C8=$(head -1 "$C" | sed 's/.*"id":"\(........\).*/\1/')
+check "task: the child's is named for pi's lists" grep -q \
+    "\"type\":\"session_info\".*\"name\":\"task 1 of $P8\"" "$C"
+(cd "$W" && agentexec "$ROOT/agent" -l) >"$T/list" 2>&1
+check "-l: the child's marked, its parent's not" sh -c \
+    "grep -q '^$C8  .*  \[task 1 of $P8\] Read a.txt' '$T/list' &&
+     grep -q '^$P8  .*  look\$' '$T/list'"
 
 # Two tasks in one answer run at once: each child's bash sleeps, and the
 # other's first request comes in meanwhile; one after the other, the

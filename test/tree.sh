@@ -109,7 +109,8 @@ grep -q "more than one entry's id begins so: abcd" "$T/err" &&
     fail "/branch: an ambiguous prefix names the candidates" "$(cat "$T/err")"
 
 # /branch ID summarize: the branch left is summarised into pi's
-# branch_summary, which the next request carries.
+# branch_summary, which the next request carries; to a user's message,
+# the new branch starts at its parent.
 script sum <<'X'
 text The other branch asked another question.
 finish stop
@@ -117,7 +118,7 @@ X
 startfake -x "$T/sum" "$T/a5"
 printf '/branch %s summarize\nlast question\n' "$U2" >"$T/in"
 runat -c
-python3 - "$F" "$U2" <<'X' && ok "/branch summarize: a branch_summary on the new branch" || fail "/branch summarize: a branch_summary on the new branch" "$(tail -3 "$F")"
+python3 - "$F" "$A1" <<'X' && ok "/branch summarize: a branch_summary on the new branch" || fail "/branch summarize: a branch_summary on the new branch" "$(tail -3 "$F")"
 import json, sys
 es = [json.loads(l) for l in open(sys.argv[1]).read().split("\n")[1:-1]]
 b = [e for e in es if e["type"] == "branch_summary"]
@@ -136,6 +137,44 @@ jsontest "/branch summarize: the next request carries the summary" "$REQ/2.json"
     '"The other branch asked another question." in
      d["messages"][-2]["content"] and
      d["messages"][-1]["content"] == "last question"'
+
+# /branch to a user's message goes on from its parent, as pi's tree does:
+# its text is said (stdin no terminal), the next line in its place; to
+# the first message, from before it.
+answer a9 'nine'
+answer a10 'ten'
+startfake -x "$T/a9" "$T/a10"
+printf '/branch %s\nsecond, edited\n/branch %s\nfirst, edited\n' "$U2" "$U1" \
+    >"$T/in"
+cp "$F" "$T/br.jsonl"
+runat -s "$T/br.jsonl"
+[ "$RC" -eq 0 ] && grep -q "^on the branch before $U2: its message" "$T/err" &&
+    grep -A1 -q "^its text, which the next line takes the place of:$" "$T/err" &&
+    grep -A1 "^its text" "$T/err" | grep -qx "second question" &&
+    grep -A1 "^its text" "$T/err" | grep -qx "first question" &&
+    ok "/branch to a user's message: its text is said" ||
+    fail "/branch to a user's message: its text is said" "rc $RC $(cat "$T/err")"
+jsontest "/branch to a user's message: the new one in its place" "$REQ/1.json" \
+    '[m["content"] for m in d["messages"][1:]] ==
+     ["first question", "one", "second, edited"]'
+jsontest "/branch to the first message: a conversation anew" "$REQ/2.json" \
+    '[m["content"] for m in d["messages"][1:]] == ["first, edited"]'
+python3 - "$T/br.jsonl" "$A1" "$U1" <<'X' && ok "/branch to a user's message: the file's parents" || fail "/branch to a user's message: the file's parents" "$(tail -4 "$F")"
+import json, sys
+es = [json.loads(l) for l in open(sys.argv[1]).read().split("\n")[1:-1]]
+us = [e for e in es if e["type"] == "message" and e["message"]["role"] == "user"]
+t = lambda e: e["message"]["content"][0]["text"]
+assert t(us[-2]) == "second, edited" and us[-2]["parentId"] == sys.argv[2], us[-2]
+u1 = [e for e in es if e["id"] == sys.argv[3]][0]
+assert t(us[-1]) == "first, edited" and us[-1]["parentId"] == u1["parentId"], us[-1]
+X
+# a user's message at the root: the next one is a root too
+printf '{"type":"session","version":3,"id":"5678","timestamp":"2026-01-01T00:00:00Z","cwd":"%s"}\n{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}\n{"type":"message","id":"e2","parentId":"e1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"text","text":"yes"}],"stopReason":"stop"}}\n' "$W" >"$T/root.jsonl"
+startfake -x "$T/a9"
+printf '/branch e1\nhi again\n' >"$T/in"
+runat -n -s "$T/root.jsonl"
+jsontest "/branch to a root user's message: nothing before the new one" "$REQ/1.json" \
+    '[m["content"] for m in d["messages"][1:]] == ["hi again"]'
 
 # /fork: a new file holding the path to the entry; the old one untouched.
 cp "$F" "$T/before"
@@ -165,7 +204,7 @@ grep -q "no entry has that id" "$T/err" && ok "/fork: an unknown id is said" ||
 : >"$T/in"
 touch -d '2020-01-01' "$F"
 mkdir -p "$T/other"
-(cd "$T/other" && agentexec "$ROOT/agent" -l) >"$T/lother" 2>&1
+(cd "$T/other" && agentexec "$ROOT/agent" -l) >"$T/lother" 2>"$T/lothererr"
 runat -l
 GID=$(head -1 "$G" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"])')
 FID=$(head -1 "$F" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"])')
@@ -178,6 +217,9 @@ F8=$(echo "$FID" | cut -c1-8)
     fail "-l: id, time, entries and first prompt, newest first" "$(cat "$T/out" "$T/err")"
 [ ! -s "$T/lother" ] && ok "-l: only this directory's sessions" ||
     fail "-l: only this directory's sessions" "$(cat "$T/lother")"
+grep -q "^agent: no sessions of $T/other" "$T/lothererr" &&
+    ok "-l: none is said, on stderr" ||
+    fail "-l: none is said, on stderr" "$(cat "$T/lothererr")"
 answer a7 'seven'
 startfake -x "$T/a7"
 printf 'by id\n' >"$T/in"
@@ -201,6 +243,36 @@ runat -s "$F8"
     grep -q "$F" "$T/err" && grep -q "$G" "$T/err" &&
     ok "-s: an ambiguous id: the candidates, exit 2" ||
     fail "-s: an ambiguous id: the candidates, exit 2" "rc $RC $(cat "$T/err")"
+: >"$T/in"
+runat -f "$F8"
+[ "$RC" -eq 2 ] && grep -q "^agent: -f $F8: more than one session" "$T/err" &&
+    grep -q "$F" "$T/err" && grep -q "$G" "$T/err" &&
+    ok "-f: an ambiguous id: the candidates, exit 2" ||
+    fail "-f: an ambiguous id: the candidates, exit 2" "rc $RC $(cat "$T/err")"
+runat -f nosuchid
+[ "$RC" -eq 2 ] && grep -q "^agent: -f nosuchid: no session of this directory" "$T/err" &&
+    ok "-f: an unknown id: said, exit 2" ||
+    fail "-f: an unknown id: said, exit 2" "rc $RC $(cat "$T/err")"
+before=$(files | wc -l)
+answer a8 'eight'
+startfake -x "$T/a8"
+G13=$(head -1 "$G" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"][:13])')
+printf 'forked by id\n' >"$T/in"
+runat -f "$G13"
+[ "$RC" -eq 0 ] && [ "$(files | wc -l)" -eq $((before + 1)) ] &&
+    grep -q "\"parentSession\":\"$G\"" $(ls -t $(files) | head -1) &&
+    ok "-f: the start of an id forks that session" ||
+    fail "-f: the start of an id forks that session" "rc $RC $(cat "$T/err")"
+: >"$T/in"
+runat -s "$T/nodir/x.jsonl"
+[ "$RC" -eq 2 ] && [ ! -e "$T/nodir" ] &&
+    grep -q "^agent: -s $T/nodir/x.jsonl: $T/nodir: No such file or directory" "$T/err" &&
+    ok "-s: a path in no directory: said, exit 2, nothing made" ||
+    fail "-s: a path in no directory: said, exit 2, nothing made" "rc $RC $(cat "$T/err")"
+runat -s "$T/in/x.jsonl"
+[ "$RC" -eq 2 ] && grep -q "^agent: -s $T/in/x.jsonl: $T/in: Not a directory" "$T/err" &&
+    ok "-s: a path under a file: said, exit 2" ||
+    fail "-s: a path under a file: said, exit 2" "rc $RC $(cat "$T/err")"
 
 # A hostile session: its text cannot reach the terminal as escapes.
 printf '{"type":"session","version":3,"id":"1234","timestamp":"2026-01-01T00:00:00Z","cwd":"%s"}\n{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi \\u001b]0;pwned\\u0007 there"}}\n' "$W" >"$T/hostile.jsonl"

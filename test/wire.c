@@ -1213,7 +1213,7 @@ testbedrockbody(void)
 	  has(&j, "anthropic_beta.0", "interleaved-thinking-2025-05-14") &&
 	  has(&j, "thinking.type", "enabled"),
 	  "bedrock body: the version, no model or stream, the beta inside");
-	T(wireheaders(&q, NULL, &a, h) == 0,
+	T(wireheaders(&q, NULL, NULL, &a, h) == 0,
 	  "bedrock: no version or beta header, no key header without a key");
 	jsonfree(&j);
 	sys = strstr(b.p, ",\"system\"") ? (size_t)(strstr(b.p, ",\"system\"") -
@@ -1275,14 +1275,14 @@ testbedrockurl(void)
 
 	q.wire = BEDROCK;
 	q.model = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
-	wireurl(&u, "https://bedrock-runtime.us-east-1.amazonaws.com", &q);
+	wireurl(&u, "https://bedrock-runtime.us-east-1.amazonaws.com", NULL, &q);
 	T(!strcmp(bstr(&u), "https://bedrock-runtime.us-east-1.amazonaws.com/"
 	  "model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/"
 	  "invoke-with-response-stream"), "bedrock: the URL, ':' as %%3A: %s",
 	  bstr(&u));
 	bufreset(&u);
 	q.model = "arn:aws:bedrock:us-east-1:1:inference-profile/x y";
-	wireurl(&u, "http://h", &q);
+	wireurl(&u, "http://h", NULL, &q);
 	T(!strcmp(bstr(&u), "http://h/model/arn%3Aaws%3Abedrock%3Aus-east-1"
 	  "%3A1%3Ainference-profile%2Fx%20y/invoke-with-response-stream"),
 	  "bedrock: an ARN's '/' encoded too: %s", bstr(&u));
