@@ -293,7 +293,7 @@ launch(Task *t, Toolenv *e, Taskrun *r)
 	bufaddc(&r->input, '\n');
 	bufadds(&r->input, r->prompt);
 	env = taskenv(t, r->label, &tmp);
-	r->pid = argv[0] ? procstart(e, argv, env, &r->in, &r->out,
+	r->pid = argv[0] ? procstart(e->procs, argv, env, &r->in, &r->out,
 	                             &r->err) : -1;
 	free(env);
 	buffree(&tmp);
@@ -502,8 +502,8 @@ pollset(const Toolenv *e, Taskrun *r, int n, struct pollfd *pf,
 			whose[k++] = &r[i];
 		}
 	}
-	if (e->watch) {
-		pf[k].fd = e->watchfd;
+	if (e->procs->watch) {
+		pf[k].fd = e->procs->watchfd;
 		pf[k].events = POLLIN;
 		which[k++] = NULL;
 	}
@@ -542,7 +542,7 @@ taskrunall(Task *t, Toolenv *e, Taskrun *r, int n)
 					continue;
 				if (which[k])
 					pipeio(t, whose[k], which[k]);
-				else if (e->watch(e->watcharg))
+				else if (e->procs->watch(e->procs->watcharg))
 					watching = 0;	/* an abort sets intr */
 			}
 		now = monoms();
@@ -585,13 +585,13 @@ failure(const Task *t, const Taskrun *r, Buf *res)
 	return 1;
 }
 
-/* Task k, over: its answer, or why it failed, into res (cut to the
- * tools' limit), its session file into details; its usage
- * added to t's.  0, or 1 if res is an error. */
+/* Task k, over: its answer, or why it failed, as res's text (cut to
+ * the tools' limit), its session file in res's details, its usage in
+ * res's use.  0, or 1 if the text is an error. */
 int
-taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
-           Buf *details)
+taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Toolres *tr)
 {
+	Buf *res = &tr->text, *details = &tr->details;
 	int bad, i;
 
 	r += k;
@@ -609,9 +609,9 @@ taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
 		bufadds(res, "(The task ended with no answer.)");
 	}
 	for (i = 0; i < 4; i++)
-		t->tok[i] += r->tok[i];
-	t->cost += r->cost;
-	t->calls += r->calls;
+		tr->use.tok[i] += r->tok[i];
+	tr->use.cost += r->cost;
+	tr->use.calls += r->calls;
 	if (r->session) {
 		bufadds(details, "\"session\":");
 		jsonescs(details, r->session);
@@ -638,10 +638,13 @@ taskfree(Taskrun *r, int n)
 	free(r);
 }
 
-/* The tool alone: one task, run to its end. */
+/* The task tool's function (tools[]'s row) for a call run alone: one
+ * task, run to its end.  call.c runs a run of task calls side by side
+ * itself (taskprep, taskrunall, taskresult). */
 int
-tooltask(Toolenv *e, const Json *j, int args, Buf *out)
+taskcall(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	Taskrun *r = tasknew(1);
 	int bad = 1;
 
@@ -649,7 +652,7 @@ tooltask(Toolenv *e, const Json *j, int args, Buf *out)
 		bufadds(out, "task: no task can start here");
 	else if (taskprep(r, 0, j, args, out) == 0) {
 		taskrunall(e->task, e, r, 1);
-		bad = taskresult(e->task, e, r, 0, out, &e->details);
+		bad = taskresult(e->task, e, r, 0, res);
 	}
 	taskfree(r, 1);
 	return bad;
