@@ -9,26 +9,28 @@ WIRESRC = wire.c openai.c anthropic.c responses.c gemini.c
 WIREOBJ = wire.o openai.o anthropic.o responses.o gemini.o
 # the tools and the rooms below them (diff.c names blobs by BearSSL's SHA-1:
 # whatever links them takes $(LIBS))
-TOOLSRC = tools.c proc.c edit.c diff.c file.c gitguard.c regex.c sandbox.c \
-	walk.c undo.c
-TOOLOBJ = tools.o proc.o edit.o diff.o file.o gitguard.o regex.o sandbox.o \
-	walk.o undo.o
+TOOLSRC = tools.c search.c proc.c edit.c diff.c file.c gitguard.c regex.c \
+	sandbox.c walk.c undo.c
+TOOLOBJ = tools.o search.o proc.o edit.o diff.o file.o gitguard.o regex.o \
+	sandbox.o walk.o undo.o
 HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
-	events.h export.h file.h gauth.h gemini.h gitguard.h guard.h http.h json.h \
-	line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h responses.h \
-	rpc.h sandbox.h schema.h scratch.h sessdir.h session.h sse.h task.h \
-	tls.h tools.h tree.h undo.h util.h walk.h wire.h \
-	eventstream.h sigv4.h
+	events.h export.h file.h gauth.h gemini.h gitguard.h guard.h http.h \
+	json.h line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h \
+	responses.h rpc.h sandbox.h schema.h scratch.h search.h sessdir.h \
+	session.h shsplit.h sse.h task.h tls.h tools.h tree.h undo.h util.h \
+	walk.h wire.h eventstream.h sigv4.h
 SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
-	events.c export.c file.c gauth.c gitguard.c guard.c http.c json.c line.c \
-	mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c schema.c scratch.c \
-	sessdir.c session.c sse.c task.c tls.c tools.c tree.c undo.c util.c \
-	walk.c eventstream.c sigv4.c $(WIRESRC)
+	events.c export.c file.c gauth.c gitguard.c guard.c http.c json.c \
+	line.c mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c \
+	schema.c scratch.c search.c sessdir.c session.c shsplit.c sse.c task.c \
+	tls.c tools.c tree.c undo.c util.c walk.c eventstream.c sigv4.c \
+	$(WIRESRC)
 OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
-	events.o export.o file.o gauth.o gitguard.o guard.o http.o json.o line.o \
-	mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o schema.o scratch.o \
-	sessdir.o session.o sse.o task.o tls.o tools.o tree.o undo.o util.o \
-	walk.o eventstream.o sigv4.o $(WIREOBJ)
+	events.o export.o file.o gauth.o gitguard.o guard.o http.o json.o \
+	line.o mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o \
+	schema.o scratch.o search.o sessdir.o session.o shsplit.o sse.o task.o \
+	tls.o tools.o tree.o undo.o util.o walk.o eventstream.o sigv4.o \
+	$(WIREOBJ)
 # the stubs that stand in for rooms in make tiny (config.mk's TINYIN)
 STUBSRC = nomcp.c notask.c noexport.c norpc.c noschema.c norecord.c \
 	noline.c
@@ -61,15 +63,16 @@ noschema.o: noschema.c util.h json.h regex.h schema.h
 norecord.o: norecord.c util.h json.h http.h record.h
 noline.o: noline.c util.h line.h
 agent.o: agent.c util.h json.h sse.h http.h record.h gauth.h wire.h entry.h \
-	session.h sessdir.h tree.h tools.h undo.h sandbox.h proc.h gitguard.h \
-	guard.h events.h ask.h context.h rpc.h export.h prompt.h mcp.h call.h \
-	task.h budget.h schema.h scratch.h line.h config.h eventstream.h sigv4.h
+	session.h sessdir.h tree.h tools.h search.h undo.h sandbox.h proc.h \
+	gitguard.h guard.h events.h ask.h context.h rpc.h export.h prompt.h \
+	mcp.h call.h task.h budget.h schema.h scratch.h line.h config.h \
+	eventstream.h sigv4.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h gauth.h \
-	wire.h tools.h events.h ask.h
+	wire.h events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
-	guard.h events.h mcp.h task.h call.h
+	guard.h events.h mcp.h task.h line.h call.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
 diff.o: diff.c util.h diff.h
 edit.o: edit.c util.h edit.h
@@ -81,40 +84,43 @@ export.o: export.c util.h json.h entry.h session.h file.h diff.h md.h \
 file.o: file.c util.h file.h
 gauth.o: gauth.c util.h json.h http.h gauth.h
 gemini.o: gemini.c util.h json.h wire.h gemini.h
-gitguard.o: gitguard.c util.h json.h tools.h gitguard.h
-guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h line.h \
-	guard.h
+gitguard.o: gitguard.c util.h gitguard.h
+guard.o: guard.c util.h json.h tools.h sandbox.h proc.h gitguard.h \
+	shsplit.h guard.h
 http.o: http.c util.h tls.h http.h
 json.o: json.c util.h json.h
 line.o: line.c util.h line.h
 mcp.o: mcp.c util.h json.h sse.h http.h tools.h proc.h mcp.h
 md.o: md.c util.h md.h
 openai.o: openai.c util.h json.h wire.h openai.h
-proc.o: proc.c util.h json.h tools.h sandbox.h proc.h
+proc.o: proc.c util.h sandbox.h proc.h
 prompt.o: prompt.c util.h json.h tools.h prompt.h
 record.o: record.c util.h json.h http.h record.h
 regex.o: regex.c util.h regex.h
 responses.o: responses.c util.h json.h wire.h responses.h
-rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
-	rpc.h
-sandbox.o: sandbox.c util.h json.h tools.h sandbox.h
+rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h proc.h \
+	gitguard.h rpc.h
+sandbox.o: sandbox.c util.h sandbox.h
 schema.o: schema.c util.h json.h regex.h schema.h
 scratch.o: scratch.c util.h walk.h diff.h scratch.h
 sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
 session.o: session.c util.h json.h entry.h session.h
+shsplit.o: shsplit.c util.h shsplit.h
 sse.o: sse.c util.h sse.h
 task.o: task.c util.h json.h http.h wire.h tools.h proc.h entry.h session.h events.h \
 	guard.h task.h
 tls.o: tls.c util.h tls.h config.h ca.h
 tree.o: tree.c util.h json.h entry.h session.h tree.h
-tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h walk.h \
-	regex.h edit.h diff.h file.h undo.h
-undo.o: undo.c util.h json.h tools.h sandbox.h file.h undo.h
+tools.o: tools.c util.h json.h tools.h sandbox.h proc.h gitguard.h edit.h \
+	diff.h file.h undo.h
+search.o: search.c util.h json.h tools.h proc.h walk.h regex.h file.h \
+	search.h
+undo.o: undo.c util.h sandbox.h file.h undo.h
 util.o: util.c util.h
 walk.o: walk.c util.h walk.h
 sigv4.o: sigv4.c util.h sigv4.h
 wire.o: wire.c util.h json.h wire.h openai.h anthropic.h responses.h \
-	gemini.h tools.h
+	gemini.h
 
 # Say what to install rather than fail with a compiler error.
 tls.o: tls.c
@@ -164,8 +170,8 @@ test/httpget: test/httpget.c http.o tls.o util.o
 test/tools: test/tools.c test/t.h $(TOOLOBJ) json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/tools.c $(TOOLOBJ) json.o util.o \
 	    $(LDFLAGS) $(LIBS)
-test/guard: test/guard.c test/t.h guard.o line.o $(TOOLOBJ) json.o util.o
-	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o line.o $(TOOLOBJ) json.o \
+test/guard: test/guard.c test/t.h guard.o shsplit.o $(TOOLOBJ) json.o util.o
+	$(CC) $(ACFLAGS) -o $@ test/guard.c guard.o shsplit.o $(TOOLOBJ) json.o \
 	    util.o $(LDFLAGS) $(LIBS)
 test/schema: test/schema.c test/t.h schema.o regex.o json.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/schema.c schema.o regex.o json.o util.o \
@@ -282,11 +288,8 @@ test/fuzz_cagen: test/fuzz_cagen.c cagen.c
 	clang $(FUZZFLAGS) -o $@ test/fuzz_cagen.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
-# guard.c runs hooks (proc.c): tools.c and what it needs come along
-test/fuzz_guard: test/fuzz_guard.c guard.c line.c $(TOOLSRC) json.c util.c \
-	$(HDR)
-	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c guard.c line.c $(TOOLSRC) \
-	    json.c util.c $(LIBS)
+test/fuzz_guard: test/fuzz_guard.c shsplit.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_guard.c shsplit.c util.c
 
 # mcp.c starts servers (proc.c) and speaks HTTP: they come along
 test/fuzz_mcp: test/fuzz_mcp.c mcp.c http.c tls.c sse.c $(TOOLSRC) json.c \

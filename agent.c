@@ -29,6 +29,7 @@
 #include "sessdir.h"
 #include "tree.h"
 #include "tools.h"
+#include "search.h"
 #include "undo.h"
 #include "sandbox.h"
 #include "proc.h"
@@ -94,12 +95,15 @@ typedef struct {
 	Httpclient *http;
 	Ask ask;		/* how the model is asked */
 	Rec rec;		/* AGENT_RECORD's or AGENT_REPLAY's */
-	Toolenv tenv;
+	Toolenv tenv;		/* what the tools take: pointers to the */
+	Sandbox box;		/* rooms' own state below */
+	Procs procs;
+	Gitguard git;
+	Undo undo;
 	const char **scrub;
 	char *desc[LEN(tools)];	/* the tools' descriptions and schemas, */
 	char *schema[LEN(tools)];	/* their numbers filled in (calls') */
 	Ctx ctx;		/* the context: the session's branch */
-	Ctxconf ctxconf;	/* config.h's, for it */
 	Session sess;
 	int modelnoted;		/* a model_change is on the branch */
 	int level, levelset;	/* thinking level; named by -T or the env */
@@ -116,6 +120,8 @@ typedef struct {
 	Promptconf pc;		/* config.h's, for skills, templates, @files */
 	Task task;		/* what the task tool starts children with */
 	char *taskkey;		/* the key of the task row's provider */
+	char *taskcreds[4];	/* Task's creds: the AWS keys or Google's key
+				 * file, NAME=value */
 	Httpproxy proxy;	/* as the environment named them at start */
 	int keyin;		/* -K: the key is stdin's first line */
 	Budget budget;		/* -b, AGENT_BUDGET or config.h's */
@@ -289,8 +295,7 @@ makerequest(Agent *a, Wirereq *q)
 	q->nmsgs = a->ctx.msgs.n;
 	q->forms = a->ctx.msgs.form;
 	callmcp(&a->calls);	/* MCP servers start here, when first asked */
-	q->tools = a->calls.offer;
-	q->ntools = a->calls.noffer;
+	q->tools = callwire(&a->calls, &q->ntools);
 	q->maxout = a->ctx.maxout;
 	q->maxfield = a->prov->maxfield;
 	q->level = a->level;
@@ -463,7 +468,7 @@ beginturn(Agent *a)
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
-	undobegin(&a->tenv);	/* only the last turn is undone */
+	undobegin(&a->undo);	/* only the last turn is undone */
 	if (!taskconf.model && a->task.samewire)	/* /model moves it */
 		a->task.model = a->model;
 	a->task.level = wirelevelname(a->level);
@@ -545,7 +550,7 @@ takeanswer(Agent *a, Reply *r)
 			        ++a->nids, rand() & 0xffff, rand() & 0xffff);
 	if (r->w.dropped)
 		warn("the answer holds more than %d tool calls: the rest are "
-		     "left out", maxcalls);
+		     "left out", askconf.maxcalls);
 	evtextdone(&a->ev);
 	recordmsg(a, wiremessage(&r->w, a->prov->name, a->model, NULL));
 	spendanswer(a, lastmsg(a));
@@ -632,6 +637,7 @@ static void
 runcalls(Agent *a, Reply *r)
 {
 	char **msg = xcalloc(r->w.ncalls, sizeof(*msg));
+	Tooluse use = { { 0 }, 0, 0 };
 	Wirecall *c;
 	int i, k, m;
 
@@ -640,7 +646,8 @@ runcalls(Agent *a, Reply *r)
 	           &a->taskbudget);
 	a->task.budget = bstr(&a->taskbudget);
 	for (i = 0; i < r->w.ncalls && !intr; i += k) {
-		k = callrun(&a->calls, r->w.calls + i, r->w.ncalls - i, msg);
+		k = callrun(&a->calls, r->w.calls + i, r->w.ncalls - i, msg,
+		            &use);
 		for (m = 0; m < k; m++) {
 			c = &r->w.calls[i + m];
 			budgetcall(&a->spent, bstr(&c->name), &c->args, msg[m]);
@@ -650,16 +657,13 @@ runcalls(Agent *a, Reply *r)
 	}
 	free(msg);
 	for (i = 0; i < 4; i++)
-		a->spent.tok[i] += a->task.tok[i];
-	a->spent.cost += a->task.cost;
-	a->spent.calls += a->task.calls;
-	a->task.calls = 0;
-	a->turnin += a->task.tok[0] + a->task.tok[2] + a->task.tok[3];
-	a->turncached += a->task.tok[2];
-	a->turnout += a->task.tok[1];
-	a->turncost += a->task.cost;
-	memset(a->task.tok, 0, sizeof(a->task.tok));
-	a->task.cost = 0;
+		a->spent.tok[i] += use.tok[i];
+	a->spent.cost += use.cost;
+	a->spent.calls += use.calls;
+	a->turnin += use.tok[0] + use.tok[2] + use.tok[3];
+	a->turncached += use.tok[2];
+	a->turnout += use.tok[1];
+	a->turncost += use.cost;
 }
 
 /* One user message and the model rounds it sets off: 0 done, 1 failed,
@@ -971,7 +975,7 @@ slashcommand(Agent *a, const char *line, Buf *offer)
 		return 1;
 	}
 	if (!strcmp(line, "/undo")) {
-		ctxnote(&a->ctx, "undo", undorun(&a->tenv));
+		ctxnote(&a->ctx, "undo", undorun(&a->undo));
 		return 1;
 	}
 	if (!strcmp(line, "/session"))
@@ -1233,8 +1237,8 @@ rpcmode(Agent *a)
 
 	a->rpc = &r;
 	httpwatch(a->http, 0, rpcwatch, &r);
-	a->tenv.watch = rpcwatch;
-	a->tenv.watcharg = &r;	/* and watchfd 0 */
+	a->procs.watch = rpcwatch;
+	a->procs.watcharg = &r;	/* and watchfd 0 */
 	while (rpcnext(&r, &c)) {
 		intr = quitsig != 0;	/* outoftime is a quit */
 		a->ioerr = 0;
@@ -1295,6 +1299,7 @@ static void
 setlimits(Agent *a)
 {
 	static Toollimits lim;
+	static Proclimits plim;
 
 	lim.maxlines = maxlines;
 	lim.maxbytes = maxbytes;
@@ -1309,16 +1314,23 @@ setlimits(Agent *a)
 	lim.maximage = maximage;
 	lim.maxundo = maxundo;
 	lim.diffcontext = diffcontext;
-	lim.shells = shells;
-	lim.secretwords = secretwords;
-	lim.keepenv = keepenv;
-	lim.scrubenv = a->scrub;	/* buildscrub's */
 	lim.searchtime = searchtime;
 	lim.ignorebytes = ignorebytes;
 	lim.ignorelines = ignorelines;
 	lim.maxrules = maxrules;
 	lim.rulebytes = rulebytes;
 	a->tenv.lim = &lim;
+	plim.maxlines = maxlines;
+	plim.maxbytes = maxbytes;
+	plim.maxlog = maxlog;
+	plim.killgrace = killgrace;
+	plim.shells = shells;
+	plim.secretwords = secretwords;
+	plim.keepenv = keepenv;
+	plim.scrubenv = a->scrub;	/* buildscrub's */
+	a->procs.lim = &plim;
+	a->undo.max = maxundo;
+	a->undo.maxedit = maxedit;
 }
 
 /* config.h's tables checked, before any request; the tools' texts with
@@ -1381,6 +1393,7 @@ offertools(Agent *a, const char *list)
 	c->desc = a->desc;
 	c->schema = a->schema;
 	c->guard = &a->guard;
+	c->color = a->ev.color;
 	c->ev = &a->ev;
 	c->tenv = &a->tenv;
 	c->showlines = showlines;
@@ -1391,7 +1404,7 @@ offertools(Agent *a, const char *list)
 	a->mcpconf.servers = mcpservers;
 	a->mcpconf.calltimeout = mcptimeout;
 	a->mcpconf.listtimeout = mcpstarttimeout;
-	a->mcpconf.maxmsg = maxevent;
+	a->mcpconf.maxmsg = askconf.maxevent;
 	a->mcpconf.cafiles = cafiles;
 	a->mcpconf.conntimeout = conntimeout;
 	a->mcpconf.proxy = &a->proxy;
@@ -1424,6 +1437,38 @@ buildsystem(Agent *a)
 /* What a task's child is started with: the task row's provider (its key
  * taken now, before the keys are hidden) and profile, no wider than
  * ours, and the tools we offer that it may have. */
+/* One NAME=value of the credentials a task's child is given whole,
+ * where the variable is set. */
+static void
+taskcred(Agent *a, int *n, const char *name)
+{
+	const char *v = getenv(name);
+	Buf b = { 0 };
+
+	if (!v || !*v)
+		return;
+	bufaddf(&b, "%s=%s", name, v);
+	a->taskcreds[(*n)++] = bufdetach(&b);
+}
+
+/* The credentials a child on our provider needs besides its key, read
+ * before prochide blanks them: Bedrock's AWS keys when we sign, the
+ * Google key file we take our tokens from. */
+static char *const *
+taskcreds(Agent *a)
+{
+	int n = 0;
+
+	if (a->ask.aws || (a->prov->wire == BEDROCK && !a->key)) {
+		taskcred(a, &n, "AWS_ACCESS_KEY_ID");
+		taskcred(a, &n, "AWS_SECRET_ACCESS_KEY");
+		taskcred(a, &n, "AWS_SESSION_TOKEN");
+	} else if (a->gauth.key) {
+		taskcred(a, &n, "GOOGLE_APPLICATION_CREDENTIALS");
+	}
+	return n ? a->taskcreds : NULL;
+}
+
 static void
 settask(Agent *a)
 {
@@ -1458,8 +1503,10 @@ settask(Agent *a)
 			diecfg("config.h: the task row names provider %s and no "
 			    "model, and the provider has none", p->name);
 	}
+	if (t->samewire)
+		t->creds = taskcreds(a);
 	t->profile = g->name;
-	t->yes = a->guard.yes;
+	t->yes = a->calls.yes;
 	t->sess = &a->sess;
 	t->pg = taskpg;
 	t->npg = LEN(taskpg);
@@ -1495,8 +1542,14 @@ setguard(Agent *a, const char *gname)
 	a->guard.rules = rules;
 	a->guard.hooks = hooks;
 	a->guard.tenv = &a->tenv;
-	a->guard.color = a->ev.color;
 	guardprofile(&a->guard, profiles, LEN(profiles), gname);
+	/* the sandbox it asks of the tools */
+	a->box.write = a->guard.prof->write;
+	a->box.net = a->guard.prof->net;
+	a->box.plan = a->guard.prof->plan;
+	a->box.gitwrite = a->guard.prof->gitwrite;
+	a->git.write = a->guard.prof->gitwrite;
+	a->procs.stay = a->guard.prof->stay;
 	/* read rules hold grep, find and ls too, in their walks */
 	a->tenv.unseen = guardunseen;
 	a->tenv.unseenarg = &a->guard;
@@ -1674,28 +1727,14 @@ setask(Agent *a)
 	a->ask.ev = &a->ev;
 	a->ask.json = a->json;
 	a->ask.intr = &intr;
-	a->ask.prices = prices;
-	a->ask.nprices = LEN(prices);
-	a->ask.maxerrbody = maxerrbody;
-	a->ask.maxevent = maxevent;
-	a->ask.maxkeep = maxkeep;
-	a->ask.maxcalls = maxcalls;
-	a->ask.maxattempts = maxattempts;
-	a->ask.retrybase = retrybase;
-	a->ask.retrymax = retrymax;
+	a->ask.conf = &askconf;
 }
 
 /* What the context takes of config.h, and the session it is of. */
 static void
 setcontext(Agent *a)
 {
-	a->ctxconf.reservetokens = reservetokens;
-	a->ctxconf.keeptokens = keeptokens;
-	a->ctxconf.maxresult = maxresultsummary;
-	a->ctxconf.system = summaryprompt;
-	a->ctxconf.ask = summaryask;
-	a->ctxconf.branchask = branchask;
-	a->ctx.conf = &a->ctxconf;
+	a->ctx.conf = &ctxconf;
 	a->ctx.sess = &a->sess;
 }
 
@@ -1767,7 +1806,7 @@ setwdirs(Agent *a, const Buf *dirs)
 
 	for (i = 0; i < dirs->len; i += strlen(dirs->p + i) + 1)
 		n++;
-	a->tenv.wdirs = xcalloc(n + 1, sizeof(*a->tenv.wdirs));
+	a->box.wdirs = xcalloc(n + 1, sizeof(*a->box.wdirs));
 	for (i = 0, n = 0; i < dirs->len; i += strlen(dirs->p + i) + 1) {
 		if (!(p = sandboxlanding(dirs->p + i)) || stat(p, &st) < 0) {
 			diecfg("-w %s:", dirs->p + i);
@@ -1775,7 +1814,7 @@ setwdirs(Agent *a, const Buf *dirs)
 		if (!S_ISDIR(st.st_mode)) {
 			diecfg("-w %s: not a directory", dirs->p + i);
 		}
-		a->tenv.wdirs[n++] = p;
+		a->box.wdirs[n++] = p;
 	}
 }
 
@@ -1799,6 +1838,12 @@ setup(Agent *a, const Flags *f)
 {
 	long timeout;
 
+	/* the tools reach each room's own state by these */
+	a->tenv.box = &a->box;
+	a->tenv.procs = &a->procs;
+	a->tenv.git = &a->git;
+	a->tenv.undo = &a->undo;
+	a->procs.box = &a->box;
 	httpproxyenv(&a->proxy);	/* before prochide blanks them */
 	buildscrub(a);
 	setlimits(a);
@@ -1812,9 +1857,10 @@ setup(Agent *a, const Flags *f)
 	setguard(a, f->gname);
 	offertools(a, f->toollist);
 	settask(a);
-	prochide(a->tenv.lim);
+	prochide(a->procs.lim);
 	a->tenv.intr = &intr;
-	a->tenv.pgid = &toolpg;
+	a->procs.intr = &intr;
+	a->procs.pgid = &toolpg;
 	a->http = httpnew(cafiles, conntimeout * 1000, timeout * 1000,
 	                  maxhead, &intr, &a->proxy);
 	a->ev.intr = &intr;
@@ -1857,7 +1903,7 @@ readflags(Agent *a, char **argv, Flags *f)
 				die("write stdout:");
 			exit(0);
 		case 'q': a->ev.quiet = 1; break;
-		case 'y': a->guard.yes = 1; break;
+		case 'y': a->calls.yes = 1; break;
 		case 'v':
 			if (puts("agent " VERSION) == EOF || fflush(stdout))
 				die("write stdout:");
@@ -1913,14 +1959,15 @@ startsandbox(Agent *a)
 {
 	Buf why = { 0 };
 
-	if (sandboxinit(&a->tenv, &why) < 0 && !why.len)
+	if (sandboxinit(&a->box, &why) < 0 && !why.len)
 		die("cannot make the sandbox:");
-	if (why.len || gitinit(&a->tenv, maxgitbytes, maxgitfiles, &why) < 0) {
+	if (why.len || gitinit(&a->git, maxgitbytes, maxgitfiles, &why) < 0) {
 		toolcleanup(&a->tenv);
 		fprintf(stderr, "agent: %s\n", why.p);
 		return 2;
 	}
-	procreaper(&a->tenv);
+	a->undo.root = a->box.root;
+	procreaper(&a->procs);
 	buffree(&why);
 	return 0;
 }
@@ -1933,8 +1980,8 @@ showevents(Agent *a, int rpc)
 	a->ev.ttyout = a->ev.ttyesc = 0;
 	a->ev.quiet = 1;
 	a->ev.on = 1;
-	a->tenv.progress = evoutput;
-	a->tenv.progarg = &a->ev;
+	a->procs.progress = evoutput;
+	a->procs.progarg = &a->ev;
 	if (!rpc) {
 		evwrite(&a->ev, a->sess.head, strlen(a->sess.head));
 		evwrite(&a->ev, "\n", 1);
@@ -1977,6 +2024,8 @@ agentfree(Agent *a)
 	callfree(&a->calls);
 	free(a->task.tools);
 	free(a->taskkey);
+	for (i = 0; a->taskcreds[i]; i++)
+		free(a->taskcreds[i]);
 	httpproxyfree(&a->proxy);
 	free(a->key);
 	free(a->urlmade);
@@ -1992,9 +2041,9 @@ agentfree(Agent *a)
 	for (i = 0; i < (int)LEN(a->awsown); i++)
 		free(a->awsown[i]);
 	toolcleanup(&a->tenv);
-	for (i = 0; a->tenv.wdirs && a->tenv.wdirs[i]; i++)
-		free(a->tenv.wdirs[i]);
-	free(a->tenv.wdirs);
+	for (i = 0; a->box.wdirs && a->box.wdirs[i]; i++)
+		free(a->box.wdirs[i]);
+	free(a->box.wdirs);
 }
 
 int
@@ -2054,5 +2103,5 @@ main(int argc, char *argv[])
 		rc = 1;
 	if (f.diff)
 		scratchfree(&sc);
-	return rc == 0 && a.tenv.gitbad ? 1 : rc;
+	return rc == 0 && a.git.bad ? 1 : rc;
 }

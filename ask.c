@@ -17,7 +17,6 @@
 #include "record.h"
 #include "gauth.h"
 #include "wire.h"
-#include "tools.h"
 #include "events.h"
 #include "ask.h"
 
@@ -132,8 +131,8 @@ onbody(void *arg, const char *p, size_t n)
 	/* an error, or a body that is not a stream: its start is kept to
 	 * say what came */
 	if (r->http->status / 100 != 2 || !isstream(r->http)) {
-		if (r->err.len < k->maxerrbody)
-			bufadd(&r->err, p, MIN(n, k->maxerrbody - r->err.len));
+		if (r->err.len < k->conf->maxerrbody)
+			bufadd(&r->err, p, MIN(n, k->conf->maxerrbody - r->err.len));
 		return 0;
 	}
 	k->ev->hold = 1;
@@ -142,7 +141,7 @@ onbody(void *arg, const char *p, size_t n)
 	evflush(k->ev);
 	if (rc == SSEBIG || rc == ESBIG)
 		bufaddf(&r->err, "an event in the stream is over %zu bytes",
-		        k->maxevent);
+		        k->conf->maxevent);
 	else if (rc == ESBAD)
 		bufadds(&r->err, r->es.err);
 	return rc;
@@ -158,13 +157,13 @@ replyinit(Reply *r, const Ask *k, const Wirereq *q, Http *h, int silent)
 	if (!silent)
 		evtextstart(k->ev);
 	wireinit(&r->w, q->wire, onpiece, r);
-	r->w.maxcalls = k->maxcalls;
-	r->w.maxkeep = k->maxkeep;
-	r->w.price = wireprice(k->prices, k->nprices, q->model);
+	r->w.maxcalls = k->conf->maxcalls;
+	r->w.maxkeep = k->conf->maxkeep;
+	r->w.price = wireprice(k->conf->prices, k->conf->nprices, q->model);
 	sseinit(&r->sse, onevent, r);
-	r->sse.max = k->maxevent;
+	r->sse.max = k->conf->maxevent;
 	esinit(&r->es, onframe, r);
-	r->es.max = k->maxevent;
+	r->es.max = k->conf->maxevent;
 }
 
 /* What a reply holds, whether the call succeeded or not. */
@@ -186,7 +185,7 @@ retrydelay(const Http *h, const Reply *r, int attempt)
 	const Ask *k = r->ask;
 	long delay;
 
-	if (*k->intr || attempt >= k->maxattempts)
+	if (*k->intr || attempt >= k->conf->maxattempts)
 		return -1;
 	if (r->w.again)
 		;	/* an overload said in the stream, before the answer */
@@ -199,11 +198,11 @@ retrydelay(const Http *h, const Reply *r, int attempt)
 	 * time */
 	else if (!h->status && !h->transient)
 		return -1;
-	if (h->retryafter > k->retrymax)
+	if (h->retryafter > k->conf->retrymax)
 		return -2;
 	if (h->retryafter >= 0)
 		return h->retryafter * 1000;
-	delay = (long)k->retrybase << (attempt - 1);
+	delay = (long)k->conf->retrybase << (attempt - 1);
 	return delay - rand() % (delay / 4 + 1);
 }
 

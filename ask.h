@@ -3,6 +3,19 @@
  * streamed, tried again when that may succeed */
 #include <signal.h>
 
+/* config.h's bounds on asking (its askconf). */
+typedef struct {
+	const Price *prices;	/* the models' prices */
+	size_t nprices;
+	size_t maxerrbody;	/* bytes of an error body kept */
+	size_t maxevent;	/* bytes of one streamed event */
+	size_t maxkeep;		/* bytes of one answer kept */
+	int maxcalls;		/* tool calls kept from one answer */
+	int maxattempts;	/* tries of one request */
+	int retrybase;		/* milliseconds before the first retry */
+	int retrymax;		/* seconds: a longer Retry-After gives up */
+} Askconf;
+
 /* Where and how to ask, set up once. */
 typedef struct {
 	const char *url;	/* the provider's base URL, without the
@@ -20,16 +33,7 @@ typedef struct {
 	Events *ev;		/* what shows the answer as it comes */
 	int json;		/* -j: the pieces as events */
 	volatile sig_atomic_t *intr;	/* set: stop at once */
-	/* config.h's */
-	const Price *prices;	/* the models' prices */
-	size_t nprices;
-	size_t maxerrbody;	/* bytes of an error body kept */
-	size_t maxevent;	/* bytes of one streamed event */
-	size_t maxkeep;		/* bytes of one answer kept */
-	int maxcalls;		/* tool calls kept from one answer */
-	int maxattempts;	/* tries of one request */
-	int retrybase;		/* milliseconds before the first retry */
-	int retrymax;		/* seconds: a longer Retry-After gives up */
+	const Askconf *conf;	/* config.h's askconf */
 } Ask;
 
 /* One model call: its exchange, and what streamed back. */

@@ -145,7 +145,7 @@ budgetover(const Budget *b, const Spent *s, double ledger, Buf *why)
 }
 
 /* A path written or edited, noted once. */
-void
+static void
 budgetfile(Spent *s, const char *path)
 {
 	size_t i, n = strlen(path);

@@ -25,7 +25,6 @@ typedef struct {
 int budgetparse(Budget *b, const char *list, Buf *why);
 void budgetleft(const Budget *b, const Spent *s, int ledger, Buf *out);
 int budgetover(const Budget *b, const Spent *s, double ledger, Buf *why);
-void budgetfile(Spent *s, const char *path);
 double budgetanswer(Spent *s, const char *msg);
 void budgetcall(Spent *s, const char *name, const Buf *args,
                 const char *res);

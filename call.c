@@ -1,10 +1,13 @@
 /* See LICENSE file for copyright and license details. */
 /* call.c: the tools offered to the model (config.h's, then those of
  * MCP servers, fetched before a request when first needed or changed),
- * and one call: checked, put to the guard, run, traced, its result made
- * the message the conversation gets. */
+ * and one call: checked, put to the guard, asked about on the terminal
+ * when the guard says ask, run, traced, its result made the message the
+ * conversation gets. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "json.h"
@@ -17,6 +20,7 @@
 #include "events.h"
 #include "mcp.h"
 #include "task.h"
+#include "line.h"
 #include "call.h"
 
 /* The row in tools[] of a tool by that name, or -1. */
@@ -68,7 +72,6 @@ calloffer(Calls *c, const char *list, const char *off)
 
 	c->noffer = c->nfixed = 0;
 	c->always = xcalloc(c->ntools, sizeof(*c->always));
-	c->guard->always = c->always;
 	for (i = 0; !list && i < c->ntools; i++)
 		if (!guardlisted(off, c->tools[i].name))
 			offerrow(c, i);
@@ -127,7 +130,6 @@ callmcp(Calls *c)
 	c->noffer = c->nfixed;
 	c->offer = xrealloc(c->offer, (c->nfixed + n) * sizeof(*c->offer));
 	c->always = xrealloc(c->always, (c->ntools + n) * sizeof(*c->always));
-	c->guard->always = c->always;	/* it moved */
 	for (k = 0; k < n; k++) {
 		s = mcprow(c->mcp, k);
 		if (!guardmcp(c->guard, t[k].name, s->readonly)) {
@@ -233,7 +235,7 @@ callshow(Calls *c, const Tool *t, const Wirecall *w, const Json *j,
 	Buf raw = { 0 };
 	int diff = 0, max = c->showlines;
 
-	if (c->guard->yes)	/* nothing is asked */
+	if (c->yes)	/* nothing is asked */
 		return;
 	if (t->fn == toolwrite || t->fn == tooledit) {
 		diff = toolpreview(c->tenv, t->name, j, &raw) == 0;
@@ -248,8 +250,50 @@ callshow(Calls *c, const Tool *t, const Wirecall *w, const Json *j,
 		if (w->args.len > c->showbytes)
 			bufadds(&raw, "...\n");
 	}
-	previewlines(show, raw.p, raw.len, max, diff, c->guard->color);
+	previewlines(show, raw.p, raw.len, max, diff, c->color);
 	buffree(&raw);
+}
+
+/* Ask on the terminal whether a call may run: 1 yes, 0 no, -1 no terminal.
+ * What it will do (show, made safe, or NULL) comes first.  One key
+ * answers, no Enter (line.c's linekey): y, n, a; Esc and Ctrl-C say no,
+ * other keys are ignored.  An ASK of a rule (its number in config.h,
+ * or 0) asks every time: "a" is not offered, and answers yes for this
+ * call alone; "a" to the profile's question stops it for that tool (row
+ * of tools[]). */
+static int
+callask(Calls *c, const Tool *t, int row, const char *what,
+        const char *show, int rule)
+{
+	int fd, k;
+	Buf q = { 0 };
+
+	if (c->yes || (!rule && c->always[row]))
+		return 1;
+	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+		return -1;
+	if (show)	/* before the terminal is raw: its newlines hold */
+		writeall(fd, show, strlen(show));
+	bufaddf(&q, "%sagent: allow %s %s? ", c->color ? "\033[1m" : "",
+	        t->name, what);
+	if (rule)
+		bufaddf(&q, "(rule %d of config.h asks) [y/n] ", rule);
+	else
+		bufadds(&q, "[y/n/a] ");
+	bufadds(&q, c->color ? "\033[0m" : "");
+	k = linekey(fd, q.p, "yYnNaA\033\003");
+	bufreset(&q);
+	bufadds(&q, k == 'y' || k == 'Y' ? "yes\n" : k == 'a' || k == 'A' ?
+	        (rule ? "yes\n" : "always\n") : "no\n");
+	writeall(fd, q.p, q.len);
+	buffree(&q);
+	close(fd);
+	if (k == 'a' || k == 'A') {
+		if (!rule)
+			c->always[row] = 1;
+		return 1;
+	}
+	return k == 'y' || k == 'Y';
 }
 
 /* Whether a call may run; if not, why, in res. */
@@ -257,7 +301,7 @@ static int
 mayrun(Calls *c, Wirecall *w, int k, int row, Json *j, Buf *res)
 {
 	Buf what = { 0 }, show = { 0 };
-	int ok;
+	int ok, rule;
 
 	if (k < 0) {
 		bufaddf(res, "Tool %s not found", bstr(&w->name));
@@ -281,12 +325,19 @@ mayrun(Calls *c, Wirecall *w, int k, int row, Json *j, Buf *res)
 		buffree(&what);
 		return 0;
 	}
+	if ((ok = guardcall(c->guard, &c->offer[k], j, res, &rule)) != ASK)
+		return ok == ALLOW;
 	evcallwhat(&what, j, 0, 70);	/* the question is one line */
 	callshow(c, &c->offer[k], w, j, &show);
-	ok = guardcall(c->guard, &c->offer[k], row, j, what.p, show.p, res);
+	ok = callask(c, &c->offer[k], row, what.p, show.p, rule);
+	if (ok < 0)
+		bufadds(res, "Not run: there is no terminal to ask the user "
+		        "for approval (the user can allow tools with -y).");
+	else if (!ok)
+		bufadds(res, "The user did not allow this call.");
 	buffree(&what);
 	buffree(&show);
-	return ok;
+	return ok > 0;
 }
 
 /* A call under way: checked, shown, started. */
@@ -296,7 +347,8 @@ typedef struct {
 	int ok;			/* it may run */
 	int iserr;
 	Json j;
-	Buf res;
+	Toolres res;		/* its result: why it was refused, or what
+				 * the tool gave back */
 	Buf what;		/* what it works on, as the trace shows it */
 } Callrun;
 
@@ -312,7 +364,7 @@ callbegin(Calls *c, Wirecall *w, Callrun *r)
 	r->iserr = 1;
 	k = offered(c, bstr(&w->name), &row);
 	r->t = k >= 0 ? &c->offer[k] : NULL;
-	r->ok = mayrun(c, w, k, row, &r->j, &r->res);
+	r->ok = mayrun(c, w, k, row, &r->j, &r->res.text);
 	if (r->t && r->j.n && r->j.t[0].type == JOBJ)	/* run or refused */
 		evcallwhat(what, &r->j, 0, 70);
 	else if (!r->t)
@@ -320,8 +372,8 @@ callbegin(Calls *c, Wirecall *w, Callrun *r)
 	bufgrow(what, 0);
 	if (r->ok) {
 		/* a process a tool left may have changed .git since */
-		gitcheck(c->tenv);
-		sandboxsay(c->tenv);	/* what is not held, on its line */
+		gitcheck(c->tenv->git);
+		sandboxsay(c->tenv->box);	/* what is not held, on its line */
 	}
 	evshowcall(c->ev, r->t ? r->t->name : "tool", what->p);
 	evcall(c->ev, w, "tool_execution_start", r->ok ? &r->j : NULL, NULL,
@@ -332,7 +384,7 @@ callbegin(Calls *c, Wirecall *w, Callrun *r)
  * "+3 -1" counted in the diff of its details, or "(new, 12 lines)" for a
  * file write made. */
 static void
-changesaid(Calls *c, Callrun *r, Buf *b)
+changesaid(Callrun *r, Buf *b)
 {
 	Buf d = { 0 }, obj = { 0 };
 	Json dj = { 0 };
@@ -341,8 +393,8 @@ changesaid(Calls *c, Callrun *r, Buf *b)
 
 	if (!r->ok || r->iserr || (t->fn != toolwrite && t->fn != tooledit))
 		return;
-	bufaddf(&obj, "{%.*s}", (int)c->tenv->details.len,
-	        bstr(&c->tenv->details));
+	bufaddf(&obj, "{%.*s}", (int)r->res.details.len,
+	        bstr(&r->res.details));
 	if (jsonparse(&dj, obj.p, obj.len) == 0 &&
 	    jsonstrbuf(&dj, jsonget(&dj, 0, "diff"), &d) == 0) {
 		for (i = 0; i < d.len; i++)
@@ -363,30 +415,35 @@ changesaid(Calls *c, Callrun *r, Buf *b)
 }
 
 /* After it ran, or was refused: its result, success or error, as the
- * message that joins the conversation. */
+ * message that joins the conversation; what a task used added to use. */
 static char *
-callend(Calls *c, Callrun *r)
+callend(Calls *c, Callrun *r, Tooluse *use)
 {
 	Toolenv *e = c->tenv;
 	Buf change = { 0 };
 	char *msg;
+	int i;
 
-	changesaid(c, r, &change);
-	evshowresult(c->ev, r->iserr, &r->res, change.len ? change.p : NULL);
+	changesaid(r, &change);
+	evshowresult(c->ev, r->iserr, &r->res.text,
+	             change.len ? change.p : NULL);
 	buffree(&change);
 	if (r->ok)
-		gitcheck(e);
-	gitnote(e, &r->res);
+		gitcheck(e->git);
+	gitnote(e->git, &r->res.text);
 	if (r->ok)
-		guardafter(c->guard, r->t->name, &r->j, &r->res, r->iserr);
-	evcall(c->ev, r->w, "tool_execution_end", NULL, &r->res, &e->image,
-	       r->iserr);
-	msg = entryresult(&r->w->id, &r->w->name, &r->res, r->iserr,
-	                  &e->image, &e->details);
-	bufreset(&e->image);
-	bufreset(&e->details);
+		guardafter(c->guard, r->t->name, &r->j, &r->res.text,
+		           r->iserr);
+	evcall(c->ev, r->w, "tool_execution_end", NULL, &r->res.text,
+	       &r->res.image, r->iserr);
+	msg = entryresult(&r->w->id, &r->w->name, &r->res.text, r->iserr,
+	                  &r->res.image, &r->res.details);
+	for (i = 0; i < 4; i++)
+		use->tok[i] += r->res.use.tok[i];
+	use->cost += r->res.use.cost;
+	use->calls += r->res.use.calls;
 	jsonfree(&r->j);
-	buffree(&r->res);
+	toolresfree(&r->res);
 	buffree(&r->what);
 	return msg;
 }
@@ -399,11 +456,11 @@ istask(const Calls *c, const Wirecall *w)
 }
 
 /* A run of task calls (one or more), side by side: the number run,
- * their messages into msg.  Each call's line on the trace is ended at
- * its start, for the children's lines, and shown again with its
- * result. */
+ * their messages into msg, their usage added to use.  Each call's line
+ * on the trace is ended at its start, for the children's lines, and
+ * shown again with its result. */
 static int
-calltasks(Calls *c, Wirecall *w, int n, char **msg)
+calltasks(Calls *c, Wirecall *w, int n, char **msg, Tooluse *use)
 {
 	Callrun *cr;
 	Taskrun *tr;
@@ -416,16 +473,16 @@ calltasks(Calls *c, Wirecall *w, int n, char **msg)
 	for (k = 0; k < m; k++) {
 		callbegin(c, &w[k], &cr[k]);
 		evshowwait(c->ev);
-		if (cr[k].ok && taskprep(tr, k, &cr[k].j, 0, &cr[k].res) < 0)
+		if (cr[k].ok && taskprep(tr, k, &cr[k].j, 0, &cr[k].res.text) < 0)
 			cr[k].ok = 0;
 	}
 	taskrunall(c->tenv->task, c->tenv, tr, m);
 	for (k = 0; k < m; k++) {
 		if (cr[k].ok)
 			cr[k].iserr = taskresult(c->tenv->task, c->tenv, tr, k,
-			                         &cr[k].res, &c->tenv->details);
+			                         &cr[k].res);
 		evshowcall(c->ev, "task", cr[k].what.p);
-		msg[k] = callend(c, &cr[k]);
+		msg[k] = callend(c, &cr[k], use);
 	}
 	taskfree(tr, m);
 	free(cr);
@@ -433,22 +490,39 @@ calltasks(Calls *c, Wirecall *w, int n, char **msg)
 }
 
 /* Run the calls at w (n of them) from the first: one, or a run of task
- * calls at once.  The number run, their messages into msg, in order. */
+ * calls at once.  The number run, their messages into msg, in order;
+ * what tasks among them used added to use (the caller's). */
 int
-callrun(Calls *c, Wirecall *w, int n, char **msg)
+callrun(Calls *c, Wirecall *w, int n, char **msg, Tooluse *use)
 {
 	Callrun r;
 
 	if (istask(c, w))
-		return calltasks(c, w, n, msg);
+		return calltasks(c, w, n, msg, use);
 	callbegin(c, w, &r);
 	if (r.ok && r.t->fn)
 		r.iserr = r.t->fn(c->tenv, &r.j, 0, &r.res) != 0;
 	else if (r.ok)
-		r.iserr = mcpcall(c->mcp, r.t->name, &r.j, &r.res,
-		                  &c->tenv->image);
-	*msg = callend(c, &r);
+		r.iserr = mcpcall(c->mcp, r.t->name, &r.j, &r.res.text,
+		                  &r.res.image);
+	*msg = callend(c, &r, use);
 	return 1;
+}
+
+/* The tools offered, as the wires take them: n of them. */
+const Wiretool *
+callwire(Calls *c, int *n)
+{
+	int k;
+
+	c->wire = xrealloc(c->wire, (c->noffer + 1) * sizeof(*c->wire));
+	for (k = 0; k < c->noffer; k++) {
+		c->wire[k].name = c->offer[k].name;
+		c->wire[k].desc = c->offer[k].desc;
+		c->wire[k].schema = c->offer[k].schema;
+	}
+	*n = c->noffer;
+	return c->wire;
 }
 
 void
@@ -462,6 +536,7 @@ callfree(Calls *c)
 		free(c->schema[i]);
 	}
 	free(c->offer);
+	free(c->wire);
 	free(c->always);
 	buffree(&c->withheld);
 }

@@ -8,8 +8,12 @@ typedef struct {
 	char **desc, **schema;	/* by its row: the texts, numbers filled in */
 	Tool *offer;		/* offered: config.h's first, nfixed of */
 	int noffer, nfixed;	/* them, then the MCP servers' */
+	Wiretool *wire;		/* the offered as the wires take them
+				 * (callwire) */
 	int *always;		/* by row of tools[], then of MCP's tools:
 				 * 'a' was answered */
+	int yes;		/* -y: do not ask */
+	int color;		/* the question and what it shows */
 	Guard *guard;
 	Events *ev;
 	Toolenv *tenv;
@@ -26,5 +30,6 @@ typedef struct {
 int callrow(const Calls *c, const char *name);
 int calloffer(Calls *c, const char *list, const char *off);
 void callmcp(Calls *c);
-int callrun(Calls *c, Wirecall *w, int n, char **msg);
+const Wiretool *callwire(Calls *c, int *n);
+int callrun(Calls *c, Wirecall *w, int n, char **msg, Tooluse *use);
 void callfree(Calls *c);

@@ -267,10 +267,6 @@ static const char *const shells[] = { "/bin/bash", "/bin/sh", NULL };
 static const int conntimeout = 15;	/* seconds to connect */
 static const int readtimeout = 300;	/* seconds without a byte (AGENT_TIMEOUT) */
 static const size_t maxhead = 64 * 1024;	/* bytes of response head */
-static const size_t maxerrbody = 64 * 1024;	/* bytes of an error body kept */
-static const size_t maxevent = 32 << 20;	/* bytes of one streamed event */
-static const size_t maxkeep = 1 << 20;	/* bytes of one answer kept in the
-					 * conversation; the rest is shown only */
 static const size_t maxstdin = 16 << 20;	/* bytes of piped stdin attached */
 static const size_t maxschema = 1 << 20;	/* bytes of -o's schema file */
 static const size_t histmax = 1000;	/* lines the line editor's history
@@ -281,26 +277,32 @@ static const size_t maxhold = 64 << 10;	/* bytes of a message held
 					 * final answer */
 static const size_t maximage = 5 << 20;	/* bytes of an image file read or
 					 * -i sends (Anthropic takes 5 MB) */
-static const int maxattempts = 4;	/* tries of one request: 429, 5xx, reset */
-static const int retrybase = 1000;	/* milliseconds before the first retry */
-static const int retrymax = 60;	/* seconds: longer Retry-After gives up */
 static const int maxrounds = 100;	/* model calls in one turn; then the
 					 * run stops as a budget does (exit 3) */
 /* The run's budget when neither -b nor AGENT_BUDGET names one, as -b
  * takes it: "turns=50,cost=2.50,time=1800" (model calls, dollars,
  * seconds; any of them), or "" for none. */
 static const char defbudget[] = "";
-static const int maxcalls = 128;	/* tool calls kept from one answer; the
-					 * rest are dropped, with a warning */
+/* Asking the model (ask.c's Askconf): the bounds on an answer, and
+ * when a failed request is tried again. */
+static const Askconf askconf = {
+	.prices = prices,
+	.nprices = LEN(prices),
+	.maxerrbody = 64 * 1024,	/* bytes of an error body kept */
+	.maxevent = 32 << 20,	/* bytes of one streamed event */
+	.maxkeep = 1 << 20,	/* bytes of one answer kept in the
+				 * conversation; the rest is shown only */
+	.maxcalls = 128,	/* tool calls kept from one answer; the
+				 * rest are dropped, with a warning */
+	.maxattempts = 4,	/* tries of one request: 429, 5xx, reset */
+	.retrybase = 1000,	/* milliseconds before the first retry */
+	.retrymax = 60,		/* seconds: longer Retry-After gives up */
+};
 
 /* Compaction: when fewer than reservetokens of the context window are
  * left, the older part of the conversation is replaced by a summary the
  * model writes; the last keeptokens (estimated) stay as they are. */
 static const int autocompact = 1;	/* 0: only /compact */
-static const long reservetokens = 16384;
-static const long keeptokens = 20000;
-static const size_t maxresultsummary = 2000;	/* bytes of a tool result shown
-						 * to the summariser */
 
 static const char summaryprompt[] =
 	"You summarise a coding session between a user and an assistant, "
@@ -325,6 +327,17 @@ static const char branchask[] =
 	"and how it turned out, what was learnt, the files read and "
 	"changed, and the decisions made and why. Keep exact file paths, "
 	"names of functions and error messages. Be brief.";
+
+/* The context (context.c's Ctxconf): compaction's numbers and texts. */
+static const Ctxconf ctxconf = {
+	.reservetokens = 16384,
+	.keeptokens = 20000,
+	.maxresult = 2000,	/* bytes of a tool result shown to the
+				 * summariser */
+	.system = summaryprompt,
+	.ask = summaryask,
+	.branchask = branchask,
+};
 
 /* Tool output limits (what the model sees).  The tools' descriptions and
  * schemas below name them as ${maxlines}, ${maxkb} (maxbytes in KB),
@@ -417,7 +430,7 @@ static const Tool tools[] = {
 	  "\"command\":{\"type\":\"string\",\"description\":\"The command line\"},"
 	  "\"timeout\":{\"type\":\"number\",\"description\":\"Seconds before it is killed\"}},"
 	  "\"required\":[\"command\"]}" },
-	{ "grep", toolgrep, 0,
+	{ "grep", searchgrep, 0,
 	  "Search file contents with a POSIX extended regex (or literal "
 	  "text): path:line: text. Skips .git, binary and ignored files "
 	  "(.gitignore). Stops at ${greplimit} matches or ${maxkb}KB; lines "
@@ -431,7 +444,7 @@ static const Tool tools[] = {
 	  "\"context\":{\"type\":\"number\",\"description\":\"Lines around each match\"},"
 	  "\"limit\":{\"type\":\"number\",\"description\":\"Most matches (default ${greplimit})\"}},"
 	  "\"required\":[\"pattern\"]}" },
-	{ "find", toolfind, 0,
+	{ "find", searchfind, 0,
 	  "Find files by glob, e.g. *.c or src/**/*.h: paths from the "
 	  "directory searched, sorted. Skips .git and ignored files "
 	  "(.gitignore). Stops at ${findlimit} results or ${maxkb}KB.",
@@ -440,13 +453,13 @@ static const Tool tools[] = {
 	  "\"path\":{\"type\":\"string\",\"description\":\"Directory (default .)\"},"
 	  "\"limit\":{\"type\":\"number\",\"description\":\"Most results (default ${findlimit})\"}},"
 	  "\"required\":[\"pattern\"]}" },
-	{ "ls", toolls, 0,
+	{ "ls", searchls, 0,
 	  "List a directory, sorted, dotfiles too, directories ending in /. "
 	  "Stops at ${lslimit} entries or ${maxkb}KB.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\",\"description\":\"Directory (default .)\"},"
 	  "\"limit\":{\"type\":\"number\",\"description\":\"Most entries (default ${lslimit})\"}}}" },
-	{ "task", tooltask, 0,
+	{ "task", taskcall, 0,
 	  "Hand a self-contained job to a sub-agent: a fresh agent with your "
 	  "tools but write and edit, that changes nothing and answers once. "
 	  "Use it for work whose details you need not keep, such as "

@@ -265,7 +265,7 @@ diffunified(Buf *out, const char *a, size_t an, const char *b, size_t bn,
 }
 
 /* Binary as git tells: a NUL in the first 8000 bytes. */
-int
+static int
 diffbinary(const char *p, size_t n)
 {
 	return n && memchr(p, '\0', MIN(n, BINSNIFF)) != NULL;

@@ -14,6 +14,5 @@ typedef struct {
 
 int diffunified(Buf *out, const char *a, size_t an, const char *b,
                 size_t bn, int context);
-int diffbinary(const char *p, size_t n);
 int difffile(Buf *out, const Diffhead *h, const char *a, size_t an,
              const char *b, size_t bn, int context);

@@ -808,7 +808,7 @@ pagestart(Page *p, const char *head, const Entry **path, size_t n)
 }
 
 /* The page out names by its ending: EXPORTHTML, EXPORTMD, or -1. */
-int
+static int
 exportformat(const char *out)
 {
 	size_t n = strlen(out);

@@ -2,7 +2,6 @@
 /* export.h: a session's branch as one page, HTML or Markdown */
 enum { EXPORTHTML, EXPORTMD };	/* the pages, by out's ending */
 
-int exportformat(const char *out);
 char *exportdefault(const char *in);
 int exportsession(const char *in, const char *leaf, const char *out);
 /* -e: in's branch exported to the page out (NULL: exportdefault's), its

@@ -24,8 +24,6 @@
 #include <unistd.h>
 
 #include "util.h"
-#include "json.h"
-#include "tools.h"
 #include "gitguard.h"
 
 enum { GABSENT, GFILE, GDIR, GLINK };	/* what a node was at start */
@@ -64,7 +62,7 @@ typedef struct {
 	struct stat st;		/* lstat last seen: the fingerprint */
 } Gitnode;
 
-struct Gitguard {
+typedef struct Gitcopy {
 	int rootfd;		/* the working directory */
 	Gitnode *v;		/* .git first, then each directory before
 				 * what it holds */
@@ -74,7 +72,7 @@ struct Gitguard {
 	Gitlist told;		/* what was put back, not yet told the
 				 * model */
 	Gitlist nottold;	/* what could not be */
-};
+} Gitcopy;
 
 /* What git reads of a .git directory; modules/ holds the submodules'
  * .git directories, which git reads too (git status goes into them).
@@ -87,7 +85,7 @@ static const char *const gitnames[] = {
 
 /* A node for name in the directory of node parent. */
 static int
-gitadd(Gitguard *g, const char *name, int parent)
+gitadd(Gitcopy *g, const char *name, int parent)
 {
 	Gitnode *nd;
 	Buf b = { 0 };
@@ -133,13 +131,13 @@ gitread(int dir, const char *name, int kind, size_t max, Buf *b)
 	return rc < 0 ? -1 : 0;
 }
 
-static int gitsnapdir(Gitguard *g, int dir, int i, Buf *why);
+static int gitsnapdir(Gitcopy *g, int dir, int i, Buf *why);
 
 /* Whether directory node i, open at fd, is a .git's modules/, a
  * submodule's .git directory (it has a HEAD, as git asks), or a
  * directory of submodules named a/b. */
 static void
-gitkindof(Gitguard *g, int fd, int i)
+gitkindof(Gitcopy *g, int fd, int i)
 {
 	Gitnode *nd = &g->v[i], *up;
 	struct stat st;
@@ -159,7 +157,7 @@ gitkindof(Gitguard *g, int fd, int i)
 /* Copy name in dir, the directory of node parent: what it is, its
  * mode, its content, its fingerprint.  -1 with why. */
 static int
-gitsnap(Gitguard *g, int dir, const char *name, int parent, Buf *why)
+gitsnap(Gitcopy *g, int dir, const char *name, int parent, Buf *why)
 {
 	struct stat st;
 	int i = gitadd(g, name, parent), fd;
@@ -211,7 +209,7 @@ gitsnap(Gitguard *g, int dir, const char *name, int parent, Buf *why)
 /* The nodes in the directory of node i, open at fd (closed here); of
  * .git, only gitnames. */
 static int
-gitsnapdir(Gitguard *g, int fd, int i, Buf *why)
+gitsnapdir(Gitcopy *g, int fd, int i, Buf *why)
 {
 	DIR *d;
 	struct dirent *de;
@@ -298,7 +296,7 @@ gitsayfree(Gitlist *l)
 /* Nodes not as last seen, noted in l if not NULL: a few lstat calls,
  * the price of a check around every tool call. */
 static int
-gitstale(const Gitguard *g, Gitlist *l)
+gitstale(const Gitcopy *g, Gitlist *l)
 {
 	struct stat st;
 	int i, have, n = 0;
@@ -320,7 +318,7 @@ gitstale(const Gitguard *g, Gitlist *l)
 /* The fingerprints taken anew, after a restore, but for the nodes that
  * could not be put back: theirs stays, so the next check sees them. */
 static void
-gitstamp(Gitguard *g)
+gitstamp(Gitcopy *g)
 {
 	int i;
 
@@ -346,7 +344,7 @@ gitremove(int dir, const char *name)
 /* Node i could not be put back (path: it, or what is in its
  * directory), for errno. */
 static void
-gitfailed(Gitguard *g, int i, const char *path, Gitlist *failed)
+gitfailed(Gitcopy *g, int i, const char *path, Gitlist *failed)
 {
 	g->v[i].bad = 1;
 	gitsaid(failed, path, strerror(errno));
@@ -447,13 +445,13 @@ done:
 	return rc;
 }
 
-static void gitfixdir(Gitguard *g, int dir, int i, Gitlist *fixed,
+static void gitfixdir(Gitcopy *g, int dir, int i, Gitlist *fixed,
                       Gitlist *failed);
 
 /* Put node i back in dir, the directory of its parent: what is put
  * back is noted in fixed, what cannot be in failed. */
 static void
-gitfix(Gitguard *g, int dir, int i, Gitlist *fixed, Gitlist *failed)
+gitfix(Gitcopy *g, int dir, int i, Gitlist *fixed, Gitlist *failed)
 {
 	const Gitnode *nd = &g->v[i];
 	struct stat st;
@@ -478,7 +476,7 @@ gitfix(Gitguard *g, int dir, int i, Gitlist *fixed, Gitlist *failed)
 
 /* Whether name is a node in the directory of node i. */
 static int
-gitknown(const Gitguard *g, int i, const char *name)
+gitknown(const Gitcopy *g, int i, const char *name)
 {
 	int k;
 
@@ -492,7 +490,7 @@ gitknown(const Gitguard *g, int i, const char *name)
  * its place removed: a file, a link), what it did not hold removed
  * (but from .git), its nodes put back, its mode. */
 static void
-gitfixdir(Gitguard *g, int dir, int i, Gitlist *fixed, Gitlist *failed)
+gitfixdir(Gitcopy *g, int dir, int i, Gitlist *fixed, Gitlist *failed)
 {
 	const Gitnode *nd = &g->v[i];
 	struct stat st;
@@ -547,14 +545,14 @@ gitfixdir(Gitguard *g, int dir, int i, Gitlist *fixed, Gitlist *failed)
  * git obeys.  -1 with why if it cannot be copied whole, or holds more
  * than maxfiles files or maxbytes bytes: the run does not start. */
 int
-gitinit(Toolenv *e, size_t maxbytes, int maxfiles, Buf *why)
+gitinit(Gitguard *e, size_t maxbytes, int maxfiles, Buf *why)
 {
-	Gitguard *g;
+	Gitcopy *g;
 	struct stat st;
 	Buf b = { 0 };
 	int fd, rc;
 
-	if (e->gitwrite || e->git)
+	if (e->write || e->copy)
 		return 0;
 	if ((fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		bufaddf(why, "the working directory: %s", strerror(errno));
@@ -564,7 +562,7 @@ gitinit(Toolenv *e, size_t maxbytes, int maxfiles, Buf *why)
 		close(fd);
 		return 0;	/* no repository: nothing to keep */
 	}
-	g = e->git = xcalloc(1, sizeof(*g));
+	g = e->copy = xcalloc(1, sizeof(*g));
 	g->rootfd = fd;
 	g->maxbytes = maxbytes;
 	g->maxfiles = maxfiles;
@@ -600,9 +598,9 @@ gitinit(Toolenv *e, size_t maxbytes, int maxfiles, Buf *why)
  * fingerprint says anything did; say so on stderr, and keep it for the
  * model (gitnote).  1 if anything was put back or could not be. */
 int
-gitcheck(Toolenv *e)
+gitcheck(Gitguard *e)
 {
-	Gitguard *g = e ? e->git : NULL;
+	Gitcopy *g = e ? e->copy : NULL;
 	Gitlist fixed = { 0 }, failed = { 0 };
 	int i, n;
 
@@ -629,9 +627,9 @@ gitcheck(Toolenv *e)
 /* The user ran a command of their own (rpc's bash): what it changed
  * of .git stays, copied anew. */
 void
-gitagain(Toolenv *e)
+gitagain(Gitguard *e)
 {
-	Gitguard *g = e->git;
+	Gitcopy *g = e ? e->copy : NULL;
 	Buf why = { 0 };
 	size_t max;
 	int files;
@@ -649,9 +647,9 @@ gitagain(Toolenv *e)
 /* What was put back since the model was last told, and what could
  * not be, at the end of a tool result. */
 void
-gitnote(Toolenv *e, Buf *res)
+gitnote(Gitguard *e, Buf *res)
 {
-	Gitguard *g = e->git;
+	Gitcopy *g = e ? e->copy : NULL;
 
 	if (g && g->told.n)
 		bufaddf(res, "\n\nRestored %s: git's configuration and hooks "
@@ -674,27 +672,27 @@ gitnote(Toolenv *e, Buf *res)
 
 /* The last check, at exit: after the tool processes are ended, so that
  * none changes .git after it.  What still differs is said loudly, and
- * makes the exit status 1 (gitbad): the user's next git command would
+ * makes the exit status 1 (bad): the user's next git command would
  * obey it. */
 void
-gitexit(Toolenv *e)
+gitexit(Gitguard *e)
 {
 	Gitlist l = { 0 };
 
 	gitcheck(e);
-	if (!e->git || !gitstale(e->git, &l))
+	if (!e || !e->copy || !gitstale(e->copy, &l))
 		return;
 	warn("WARNING: git's config or hooks differ from what they were at "
 	     "start, and could not be put back: %s.  Git may run a tool's "
 	     "commands: check .git before you run git.", gitsaytext(&l));
-	e->gitbad = 1;
+	e->bad = 1;
 	gitsayfree(&l);
 }
 
 void
-gitfree(Toolenv *e)
+gitfree(Gitguard *e)
 {
-	Gitguard *g = e->git;
+	Gitcopy *g = e ? e->copy : NULL;
 	int i;
 
 	if (!g)
@@ -708,5 +706,5 @@ gitfree(Toolenv *e)
 	gitsayfree(&g->nottold);
 	close(g->rootfd);
 	free(g);
-	e->git = NULL;
+	e->copy = NULL;
 }

@@ -36,31 +36,9 @@ typedef struct {
 	const Rule *rules;
 	const Hook *hooks;
 	Toolenv *tenv;		/* hooks run with bash's environment */
-	int yes;		/* -y: do not ask */
-	int color;
-	int *always;		/* by row of tools[]: 'a' was answered */
 } Guard;
 
-/* A bash command line as rules read it: its simple commands, each in two
- * forms, and the files its redirections write. */
-typedef struct {
-	Buf parts;		/* each simple command as written (words
-				 * unquoted, one space apart, command, exec,
-				 * nohup, time and a bare env dropped), then
-				 * normalised (assignments, every wrapper with
-				 * its options, git's global options and the
-				 * command's directory dropped): each form
-				 * ended by a NUL */
-	int n;			/* simple commands */
-	Buf writes;		/* the paths written to, each ended by a NUL */
-	int nwrites;
-	const char *unsure;	/* why no rule may allow the line unasked
-				 * (a substitution, a subshell...), or NULL */
-} Shline;
-
 int guardlisted(const char *list, const char *name);
-void guardsplit(const char *cmd, Shline *l);
-void guardsplitfree(Shline *l);
 int guardcheck(const Profile *profiles, int nprofiles, const Rule *rules,
                const Hook *hooks, const Tool *tools, int ntools, Buf *why);
 const Profile *guardnarrower(const Profile *profiles, int n,
@@ -72,7 +50,6 @@ void guardprompt(const Guard *g, Buf *b);
 int guardunseen(void *g, const char *path);
 int guarddenied(void *g, const char *path);
 int guardmcp(const Guard *g, const char *tool, int readonly);
-int guardcall(Guard *g, const Tool *t, int row, const Json *j,
-              const char *what, const char *show, Buf *res);
+int guardcall(Guard *g, const Tool *t, const Json *j, Buf *res, int *rule);
 void guardafter(Guard *g, const char *tool, const Json *j, const Buf *res,
                 int iserr);

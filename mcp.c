@@ -165,7 +165,7 @@ mcpdown(Mcp *m, Srv *v, const char *why)
 		warn("mcp %s: %s: its tools answer errors", v->s->name, why);
 	}
 	if (v->pid > 0)
-		procunserve(m->c->tenv, v->pid);
+		procunserve(m->c->tenv->procs, v->pid);
 	v->pid = 0;
 	if (v->to >= 0)
 		close(v->to);
@@ -770,7 +770,7 @@ srvstart(Mcp *m, Srv *v, Buf *why)
 		v->http = httpnew(c->cafiles, c->conntimeout * 1000,
 		                  MAX(c->calltimeout, c->listtimeout) * 1000,
 		                  64 << 10, c->tenv->intr, c->proxy);
-	} else if ((v->pid = procserve(c->tenv, v->s->where, &v->to,
+	} else if ((v->pid = procserve(c->tenv->procs, v->s->where, &v->to,
 	                               &v->from, &v->err)) < 0) {
 		v->pid = 0;
 		bufaddf(why, "cannot start it: %s", strerror(errno));
@@ -1050,7 +1050,7 @@ mcpfree(Mcp *m)
 	for (i = 0; i < m->nsrv; i++) {
 		v = &m->srv[i];
 		if (v->pid > 0)
-			procunserve(m->c->tenv, v->pid);
+			procunserve(m->c->tenv->procs, v->pid);
 		if (v->to >= 0)
 			close(v->to);
 		if (v->from >= 0)

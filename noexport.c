@@ -9,13 +9,6 @@
 #include "session.h"
 #include "export.h"
 
-int
-exportformat(const char *out)
-{
-	(void)out;
-	return 0;
-}
-
 char *
 exportdefault(const char *in)
 {

@@ -54,15 +54,13 @@ taskrunall(Task *t, Toolenv *e, Taskrun *r, int n)
 }
 
 int
-taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
-           Buf *details)
+taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Toolres *res)
 {
 	(void)t;
 	(void)e;
 	(void)r;
 	(void)k;
-	(void)details;
-	bufadds(res, "Sub-agents (task) are not in this build");
+	bufadds(&res->text, "Sub-agents (task) are not in this build");
 	return 1;
 }
 
@@ -74,11 +72,11 @@ taskfree(Taskrun *r, int n)
 }
 
 int
-tooltask(Toolenv *e, const Json *j, int args, Buf *out)
+taskcall(Toolenv *e, const Json *j, int args, Toolres *res)
 {
 	(void)e;
 	(void)j;
 	(void)args;
-	bufadds(out, "Sub-agents (task) are not in this build");
+	bufadds(&res->text, "Sub-agents (task) are not in this build");
 	return 1;
 }

@@ -22,8 +22,6 @@
 #endif
 
 #include "util.h"
-#include "json.h"
-#include "tools.h"
 #include "sandbox.h"
 #include "proc.h"
 
@@ -41,7 +39,7 @@ enum { CUTLINES = 1, CUTBYTES };	/* why the output shown was cut */
 /* The tail of a command's output, and all of it (up to maxlog bytes) in a
  * file once it is cut. */
 typedef struct {
-	Toolenv *e;
+	Procs *e;
 	Buf win;		/* the last bytes of output */
 	int trimmed;		/* bytes before win were dropped */
 	int prevnl;		/* and the last of them was a newline */
@@ -71,7 +69,7 @@ typedef struct {
  * makes it mode 0700: nobody else reads the output, or puts a file where
  * we are about to make one. */
 static const char *
-logdir(Toolenv *e)
+logdir(Procs *e)
 {
 	const char *tmp = getenv("TMPDIR");
 	Buf b = { 0 };
@@ -89,7 +87,7 @@ logdir(Toolenv *e)
 }
 
 static void
-logname(const Toolenv *e, int k, Buf *b)
+logname(const Procs *e, int k, Buf *b)
 {
 	bufreset(b);
 	bufaddf(b, "%s/bash-%d.log", e->logdir, k);
@@ -97,7 +95,7 @@ logname(const Toolenv *e, int k, Buf *b)
 
 /* A new log file in that directory, mode 0600. */
 static int
-tmplog(Toolenv *e, char **name)
+tmplog(Procs *e, char **name)
 {
 	Buf b = { 0 };
 	int fd;
@@ -150,7 +148,7 @@ tailsave(Tail *t)
 static void
 tailadd(Tail *t, const char *p, size_t n)
 {
-	const Toolenv *e = t->e;
+	const Procs *e = t->e;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -206,7 +204,7 @@ addfull(Tail *t, Buf *out)
 static int
 tailfit(Tail *t, size_t end, unsigned long long lines, int *n, size_t *from)
 {
-	const Toolenv *e = t->e;
+	const Procs *e = t->e;
 	size_t pos = end, start, used = 0;
 
 	*n = 0;
@@ -236,7 +234,7 @@ tailfit(Tail *t, size_t end, unsigned long long lines, int *n, size_t *from)
 static int
 tailtext(Tail *t, Buf *out)
 {
-	const Toolenv *e = t->e;
+	const Procs *e = t->e;
 	unsigned long long lines;
 	size_t end, from;
 	int n, cut, endnl;
@@ -282,7 +280,7 @@ tailtext(Tail *t, Buf *out)
 /* the shell and its environment */
 
 static const char *
-findshell(const Toolenv *e)
+findshell(const Procs *e)
 {
 	const char *const *s;
 
@@ -294,7 +292,7 @@ findshell(const Toolenv *e)
 
 /* Why no shell runs the command: the ones tried. */
 static void
-noshell(const Toolenv *e, Buf *out)
+noshell(const Procs *e, Buf *out)
 {
 	const char *const *s = e->lim->shells;
 	int k;
@@ -378,16 +376,23 @@ stripuser(const char *var, Buf *b)
 	return 1;
 }
 
+/* The run's own temporary directory, or NULL. */
+static const char *
+proctmp(const Procs *e)
+{
+	return e->box ? e->box->tmpdir : NULL;
+}
+
 /* Whether var is left out of the tools' environment: a key of ours
  * (scrubenv), a name that says it holds a secret unless keepenv names
  * it, or TMPDIR when the run has its own. */
 static int
-secretvar(const Toolenv *e, const char *var)
+secretvar(const Procs *e, const char *var)
 {
 	static const char *const tmpdir[] = { "TMPDIR", NULL };
 
 	if (scrubbed(var, e->lim->scrubenv) ||
-	    (e->tmpdir && scrubbed(var, tmpdir)))
+	    (proctmp(e) && scrubbed(var, tmpdir)))
 		return 1;
 	return !scrubbed(var, e->lim->keepenv) &&
 	       secretname(var, e->lim->secretwords);
@@ -399,7 +404,7 @@ secretvar(const Toolenv *e, const char *var)
  * after the other in the order of env, which points into it once tmp
  * has stopped growing. */
 static char **
-cleanenv(const Toolenv *e, Buf *tmp)
+cleanenv(const Procs *e, Buf *tmp)
 {
 	char **env, *p;
 	size_t n, i, k = 0;
@@ -415,8 +420,8 @@ cleanenv(const Toolenv *e, Buf *tmp)
 		else
 			env[k++] = environ[i];
 	}
-	if (e->tmpdir) {
-		bufaddf(tmp, "TMPDIR=%s", e->tmpdir);
+	if (proctmp(e)) {
+		bufaddf(tmp, "TMPDIR=%s", proctmp(e));
 		bufaddc(tmp, '\0');
 		env[k++] = NULL;
 	}
@@ -437,9 +442,9 @@ cleanenv(const Toolenv *e, Buf *tmp)
  * before.  And other processes of the user are kept out of our memory
  * and environ (not root: only the sandbox can). */
 void
-prochide(const Toollimits *lim)
+prochide(const Proclimits *lim)
 {
-	Toolenv e = { 0 };
+	Procs e = { 0 };
 	char **v, *eq, *at;
 	const char *auth;
 
@@ -504,7 +509,7 @@ nullfd(int input)
  * A failure is said on err before exit status 126 or 127, as a shell
  * says it. */
 static void
-childexec(const Toolenv *e, char **argv, char **env, int in, int out,
+childexec(const Procs *e, char **argv, char **env, int in, int out,
           int err, int rs)
 {
 	const int sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP,
@@ -533,7 +538,7 @@ childexec(const Toolenv *e, char **argv, char **env, int in, int out,
 	for (k = 0; k < 3; k++)
 		if (fd[k] > 2 && fd[k] != in && fd[k] != out && fd[k] != err)
 			close(fd[k]);
-	if (rs >= 0 && sandboxenter(e, rs) < 0) {
+	if (rs >= 0 && sandboxenter(e->box, rs) < 0) {
 		childsay(2, "the sandbox refused to start the command", NULL,
 		         errno);
 		_exit(126);
@@ -545,14 +550,15 @@ childexec(const Toolenv *e, char **argv, char **env, int in, int out,
 }
 
 static int
-spawn(const Toolenv *e, const char *sh, const char *cmd, Proc *p, Buf *out)
+spawn(const Procs *e, const char *sh, const char *cmd, Proc *p, Buf *out)
 {
 	char *argv[4];
 	char **env;
 	int fds[2], rs = -1;
 	Buf tmp = { 0 };
 
-	if (sandboxheld(e) && (rs = sandboxruleset(e)) < 0) {
+	if (e->box && sandboxheld(e->box) &&
+	    (rs = sandboxruleset(e->box)) < 0) {
 		bufaddf(out, "bash: cannot make the sandbox: %s",
 		        strerror(errno));
 		return -1;
@@ -631,7 +637,7 @@ drainpipe(Proc *p, Tail *t, long long *last)
  * does.  It is not killed: starting a server in the background is a
  * legitimate use; it dies of SIGPIPE if it writes to the pipe again. */
 static int
-pump(const Toolenv *e, Proc *p, Tail *t, double secs)
+pump(const Procs *e, Proc *p, Tail *t, double secs)
 {
 	long long now, start = monoms(), last = start, exitat = 0, deadline;
 	struct pollfd pf[2];
@@ -749,7 +755,7 @@ procent(const char *name, Procent *p)
  * freed): their number, or 0.  MCP servers (e->servers) and what they
  * run are not counted: they live for the run, not for a call. */
 static size_t
-descendants(const Toolenv *e, pid_t **out)
+descendants(const Procs *e, pid_t **out)
 {
 	DIR *d;
 	struct dirent *de;
@@ -789,13 +795,13 @@ descendants(const Toolenv *e, pid_t **out)
 }
 
 void
-procreaper(Toolenv *e)
+procreaper(Procs *e)
 {
 	e->reaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
 }
 #else
 static size_t
-descendants(const Toolenv *e, pid_t **out)
+descendants(const Procs *e, pid_t **out)
 {
 	(void)e;
 	*out = NULL;
@@ -803,7 +809,7 @@ descendants(const Toolenv *e, pid_t **out)
 }
 
 void
-procreaper(Toolenv *e)
+procreaper(Procs *e)
 {
 	e->reaper = 0;
 }
@@ -843,7 +849,7 @@ pidin(const pid_t *p, size_t n, pid_t pid)
  * is left after killgrace ms, scanned again till none is, for one may
  * fork while we look; KILLMS past the KILL we give up: PROCUNKILLED. */
 static int
-killbelow(const Toolenv *e, Proc *sh)
+killbelow(const Procs *e, Proc *sh)
 {
 	long long until, now;
 	pid_t *p, *seen = NULL;
@@ -882,7 +888,7 @@ killbelow(const Toolenv *e, Proc *sh)
 /* Whether group pg is empty, once what has ended in it is reaped: the
  * shell sh (or NULL), and as the subreaper, the orphans. */
 static int
-pggone(const Toolenv *e, pid_t pg, Proc *sh)
+pggone(const Procs *e, pid_t pg, Proc *sh)
 {
 	if (sh)
 		reapshell(sh, WNOHANG);
@@ -893,7 +899,7 @@ pggone(const Toolenv *e, pid_t pg, Proc *sh)
 
 /* Whether group pg empties within ms milliseconds. */
 static int
-pgwait(const Toolenv *e, pid_t pg, Proc *sh, long long ms)
+pgwait(const Procs *e, pid_t pg, Proc *sh, long long ms)
 {
 	long long until = monoms() + ms;
 
@@ -912,7 +918,7 @@ pgwait(const Toolenv *e, pid_t pg, Proc *sh, long long ms)
  * another process leaves unreaped would keep the group: then the KILL
  * sent is taken for done. */
 static int
-pgkill(const Toolenv *e, pid_t pg, Proc *sh)
+pgkill(const Procs *e, pid_t pg, Proc *sh)
 {
 	if (pggone(e, pg, sh))
 		return PROCNONELEFT;
@@ -927,7 +933,7 @@ pgkill(const Toolenv *e, pid_t pg, Proc *sh)
 
 /* Kill the shell's whole group, then read what it wrote before. */
 static void
-killgroup(const Toolenv *e, Proc *p, Tail *t)
+killgroup(const Procs *e, Proc *p, Tail *t)
 {
 	long long last;
 	int k;
@@ -942,7 +948,7 @@ killgroup(const Toolenv *e, Proc *p, Tail *t)
  * kill its group, then what else is below us as the subreaper.
  * PROCNONELEFT, PROCKILLED or PROCUNKILLED. */
 static int
-killleft(const Toolenv *e, Proc *p)
+killleft(const Procs *e, Proc *p)
 {
 	int g, b;
 
@@ -954,7 +960,7 @@ killleft(const Toolenv *e, Proc *p)
 /* When a call's processes may stay: its group, kept to be killed at
  * exit, if anyone is left in it; the groups now empty are dropped. */
 static void
-keepgroup(Toolenv *e, pid_t pg)
+keepgroup(Procs *e, pid_t pg)
 {
 	int i, n;
 
@@ -968,7 +974,7 @@ keepgroup(Toolenv *e, pid_t pg)
 
 /* At exit: the groups kept, then anything else below us. */
 void
-prockillall(Toolenv *e)
+prockillall(Procs *e)
 {
 	int i;
 
@@ -986,7 +992,7 @@ prockillall(Toolenv *e)
  * killed at exit if the profile lets it stay.  -1 with the reason in out
  * if it could not run. */
 int
-procrun(Toolenv *e, const char *cmd, double secs, Procend *end, Buf *out)
+procrun(Procs *e, const char *cmd, double secs, Procend *end, Buf *out)
 {
 	const char *sh;
 	Proc p = { 0 };
@@ -1088,7 +1094,7 @@ hookwait(pid_t pid, int *st, int ip, int ep, const char *in, size_t n,
  * Its exit status, or -1 if it was killed at ms milliseconds or could
  * not run. */
 int
-prochook(const Toolenv *e, const char *cmd, const char *in, size_t n,
+prochook(const Procs *e, const char *cmd, const char *in, size_t n,
          int ms, Buf *err)
 {
 	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
@@ -1132,7 +1138,7 @@ diewithus(pid_t parent)
  * environment if NULL; stdin from *to, stdout to *from, stderr to *err,
  * our ends not blocking, each NULL for /dev/null.  Its pid, or -1. */
 pid_t
-procstart(const Toolenv *e, char **argv, char **env, int *to, int *from,
+procstart(const Procs *e, char **argv, char **env, int *to, int *from,
           int *err)
 {
 	int *ours[3], p[3][2], i, k, saved;
@@ -1176,7 +1182,7 @@ procstart(const Toolenv *e, char **argv, char **env, int *to, int *from,
  * shell's own words when the command is not there, the server's log):
  * procstart's, kept to be killed at exit. */
 pid_t
-procserve(Toolenv *e, const char *cmd, int *to, int *from, int *err)
+procserve(Procs *e, const char *cmd, int *to, int *from, int *err)
 {
 	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
 	pid_t pid;
@@ -1191,7 +1197,7 @@ procserve(Toolenv *e, const char *cmd, int *to, int *from, int *err)
 
 /* Stop a server procserve started: its group killed and reaped. */
 void
-procunserve(Toolenv *e, pid_t pid)
+procunserve(Procs *e, pid_t pid)
 {
 	Proc p = { 0 };
 	int i, n;
@@ -1209,7 +1215,7 @@ procunserve(Toolenv *e, pid_t pid)
  * told of a file in it: then we say where it is.  rmdir(2) fails if a
  * file we could not remove is left. */
 void
-proclogexit(Toolenv *e)
+proclogexit(Procs *e)
 {
 	Buf b = { 0 };
 	int k;

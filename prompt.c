@@ -532,7 +532,7 @@ findtemplate(const Promptconf *c, const char *name, Buf *t, Front *f)
 
 /* text, /name args, with the template name's body and the arguments put
  * in, as pi expands it; NULL if there is no template of that name. */
-char *
+static char *
 promptexpand(const Promptconf *c, const char *text)
 {
 	Buf t = { 0 }, name = { 0 };

@@ -25,7 +25,6 @@ typedef struct {
 } Promptconf;
 
 void promptskills(Buf *b, const Promptconf *c);
-char *promptexpand(const Promptconf *c, const char *text);
 void prompthelp(const Promptconf *c, FILE *f);
 int promptline(const Promptconf *c, Buf *msg, Buf *more, const char *line);
 int promptargv(const Promptconf *c, Buf *msg, Buf *more, char **argv,

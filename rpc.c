@@ -17,6 +17,7 @@
 #include "entry.h"
 #include "session.h"
 #include "tools.h"
+#include "proc.h"
 #include "gitguard.h"
 #include "rpc.h"
 
@@ -482,6 +483,7 @@ userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 {
 	void (*progress)(void *, const char *, size_t);
 	Buf out = { 0 }, d = { 0 }, m = { 0 };
+	Toolres res;
 	char *cmd, *s;
 	int code = 0, cancelled, exited, trunc;
 	size_t len;
@@ -491,18 +493,20 @@ userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 		        "command must be a string");
 		return;
 	}
+	memset(&res, 0, sizeof(res));
 	r->busy = RPCBASH;
 	*r->intr = 0;
 	/* the output as printed, and no events while it runs, as pi's */
-	r->tenv->keepnl = 1;
-	progress = r->tenv->progress;
-	r->tenv->progress = NULL;
+	r->tenv->procs->keepnl = 1;
+	progress = r->tenv->procs->progress;
+	r->tenv->procs->progress = NULL;
 	/* when it fails, toolbash's last note says how */
-	gitcheck(r->tenv);	/* what a tool left is put back first */
-	s = toolbash(r->tenv, j, 0, &out) ? lastnote(&out) : NULL;
-	gitagain(r->tenv);	/* the user's command: what it did stays */
-	r->tenv->progress = progress;
-	r->tenv->keepnl = 0;
+	gitcheck(r->tenv->git);	/* what a tool left is put back first */
+	s = toolbash(r->tenv, j, 0, &res) ? lastnote(&res.text) : NULL;
+	out = res.text;		/* bash gives back its text alone */
+	gitagain(r->tenv->git);	/* the user's command: what it did stays */
+	r->tenv->procs->progress = progress;
+	r->tenv->procs->keepnl = 0;
 	bufgrow(&out, 0);
 	cancelled = s && (!strncmp(s, "\n\nCommand aborted", 17) ||
 	                  !strncmp(s, "\n\nCommand timed out", 19));

@@ -26,8 +26,6 @@
 #endif
 
 #include "util.h"
-#include "json.h"
-#include "tools.h"
 #include "sandbox.h"
 
 #ifdef __linux__
@@ -135,7 +133,7 @@ llallow(int rs, const char *path, unsigned long long handled)
 
 /* -w's directories, writable under WTREE as the tree is. */
 static int
-allowwdirs(int rs, const Toolenv *e, unsigned long long handled)
+allowwdirs(int rs, const Sandbox *e, unsigned long long handled)
 {
 	int i;
 
@@ -149,7 +147,7 @@ allowwdirs(int rs, const Toolenv *e, unsigned long long handled)
  * writing where the profile says, no TCP without net.  Its descriptor,
  * or -1 with errno. */
 int
-sandboxruleset(const Toolenv *e)
+sandboxruleset(const Sandbox *e)
 {
 	Llattr a = { 0 };
 	int rs, err;
@@ -390,7 +388,7 @@ scrule(Bpf *f, int *n, const Scrule *r, int kind, int meta)
  * from another architecture (i386 on x86_64, arm on aarch64) ends the
  * process, as its numbers mean other calls; x32's are refused. */
 static int
-scbuild(const Toolenv *e, Bpf *f)
+scbuild(const Sandbox *e, Bpf *f)
 {
 	size_t i;
 	int n = 0, kind, meta = e->write == WNONE || e->write == WPLAN;
@@ -429,7 +427,7 @@ scavail(void)
 
 /* In a child, no_new_privs set: under the filter for good. */
 static int
-scenter(const Toolenv *e)
+scenter(const Sandbox *e)
 {
 	Bpf f[128];	/* 111 at most: 6 + 62 (meta) + 10 (net) + 33 */
 	Bpfprog prog;
@@ -440,7 +438,7 @@ scenter(const Toolenv *e)
 }
 #else
 static int scavail(void) { return 0; }
-static int scenter(const Toolenv *e) { (void)e; errno = ENOSYS; return -1; }
+static int scenter(const Sandbox *e) { (void)e; errno = ENOSYS; return -1; }
 #endif
 
 /* What agent was given open past stderr by its own caller (a CI
@@ -470,7 +468,7 @@ sandboxfds(void)
 /* In a child: under the ruleset and the filter for good; no set-id
  * program lifts them. */
 int
-sandboxenter(const Toolenv *e, int rs)
+sandboxenter(const Sandbox *e, int rs)
 {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -1;
@@ -483,9 +481,9 @@ sandboxenter(const Toolenv *e, int rs)
 #else
 static int landlockabi(void) { return 0; }
 static int scavail(void) { return 0; }
-int sandboxruleset(const Toolenv *e) { (void)e; errno = ENOSYS; return -1; }
+int sandboxruleset(const Sandbox *e) { (void)e; errno = ENOSYS; return -1; }
 int
-sandboxenter(const Toolenv *e, int rs)
+sandboxenter(const Sandbox *e, int rs)
 {
 	(void)e;
 	(void)rs;
@@ -496,7 +494,7 @@ sandboxenter(const Toolenv *e, int rs)
 
 /* Whether the kernel holds tool processes of this run. */
 int
-sandboxheld(const Toolenv *e)
+sandboxheld(const Sandbox *e)
 {
 	return e->write != WALL && e->abi > 0;
 }
@@ -560,7 +558,7 @@ pathbeneath(const char *path, const char *dir)
 
 /* Whether path is beneath one of -w's directories. */
 static int
-inwdirs(const Toolenv *e, const char *path)
+inwdirs(const Sandbox *e, const char *path)
 {
 	int i;
 
@@ -617,7 +615,7 @@ sandboxwalk(const char *from, const char *path, const char **last)
 /* The plan file opened with flags, its last link not followed either:
  * a descriptor, or -1 with errno. */
 int
-sandboxplan(const Toolenv *e, int flags, int mode)
+sandboxplan(const Sandbox *e, int flags, int mode)
 {
 	const char *last;
 	int dir, fd, err;
@@ -634,7 +632,7 @@ sandboxplan(const Toolenv *e, int flags, int mode)
 /* Whether the plan file may be written: absent, or a regular file with
  * one link, no link on its way; if not, why. */
 static int
-plancheck(const Toolenv *e, Buf *why)
+plancheck(const Sandbox *e, Buf *why)
 {
 	struct stat st;
 	const char *last;
@@ -678,7 +676,7 @@ static const char *const gitsurface[] = {
 /* Whether the landing to is .git (a work tree's .git file says where
  * the repository is), or in gitsurface, in the working directory. */
 static int
-ingit(const Toolenv *e, const char *to)
+ingit(const Sandbox *e, const char *to)
 {
 	Buf b = { 0 };
 	int k, in = 0;
@@ -696,7 +694,7 @@ ingit(const Toolenv *e, const char *to)
 /* Whether write and edit may write to path, by the profile: checked
  * before anything is done, held by the kernel as well where it can. */
 int
-sandboxwritable(const Toolenv *e, const char *tool, const char *path, Buf *out)
+sandboxwritable(const Sandbox *e, const char *tool, const char *path, Buf *out)
 {
 	char *to;
 	int ok;
@@ -762,7 +760,7 @@ envset(const char *name)
 /* What the kernel does not hold under the run's profile, each after a
  * ", " in miss: Landlock's gaps and, with no filter, what it holds. */
 static void
-sandboxgaps(const Toolenv *e, Buf *miss)
+sandboxgaps(const Sandbox *e, Buf *miss)
 {
 	int meta = e->write == WNONE || e->write == WPLAN;
 
@@ -789,7 +787,7 @@ sandboxgaps(const Toolenv *e, Buf *miss)
  * cannot is said once.  -1 with errno, or with why a plan file that
  * may not be written (a config error: the run does not start). */
 int
-sandboxinit(Toolenv *e, Buf *why)
+sandboxinit(Sandbox *e, Buf *why)
 {
 	const char *tmp = getenv("TMPDIR");
 	Buf b = { 0 }, miss = { 0 };
@@ -838,11 +836,25 @@ sandboxinit(Toolenv *e, Buf *why)
 	return 0;
 }
 
+/* At the end of the run: the run's temporary directory goes with what
+ * tools left in it. */
+void
+sandboxfree(Sandbox *e)
+{
+	if (e->tmpdir && rmtree(e->tmpdir) < 0)
+		warn("cannot remove %s:", e->tmpdir);
+	free(e->tmpdir);
+	free(e->root);
+	free(e->planpath);
+	free(e->unheld);
+	e->tmpdir = e->root = e->planpath = e->unheld = NULL;
+}
+
 /* Say, once, what the kernel does not hold: when a tool it would hold
  * first runs, not at every start, where a run that calls none would be
  * told of it for nothing. */
 void
-sandboxsay(Toolenv *e)
+sandboxsay(Sandbox *e)
 {
 	if (!e->unheld)
 		return;
@@ -855,7 +867,7 @@ sandboxsay(Toolenv *e)
 /* Run fn in a child under the run's ruleset, so the kernel holds the
  * file tools to the profile as it holds commands; here without one. */
 int
-sandboxrun(const Toolenv *e, Jobfn fn, void *arg, Buf *out)
+sandboxrun(const Sandbox *e, Jobfn fn, void *arg, Buf *out)
 {
 	Buf got = { 0 };
 	int fds[2], rs, st, rc = 1;

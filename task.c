@@ -193,9 +193,25 @@ recordvar(const char *var)
 	       !strncmp(var, "AGENT_REPLAY=", 13);
 }
 
+/* Whether var is one of the credentials given whole (t->creds). */
+static int
+credvar(const Task *t, const char *var)
+{
+	size_t n;
+	int i;
+
+	for (i = 0; t->creds && t->creds[i]; i++) {
+		n = strcspn(t->creds[i], "=") + 1;
+		if (!strncmp(var, t->creds[i], n))
+			return 1;
+	}
+	return 0;
+}
+
 /* The child's environment: ours (the secrets' values are gone from it:
- * prochide), the proxies whole, as read at start (they lost their
- * credentials too, and the child needs them to reach the model), its
+ * prochide), the proxies and the provider's credentials whole, as read
+ * at start (they lost their values too, and the child needs them to
+ * reach the model), its
  * depth one more, what is left of our budget, and AGENT_BASE_URL only
  * for the provider it was set for; not AGENT_SCHEMA, which is our
  * answer's, not the child's.  A recording or replayed run's task n
@@ -207,14 +223,16 @@ taskenv(const Task *t, int label, Buf *tmp)
 {
 	const char *px[2] = { NULL, NULL };
 	char **env;
-	size_t n, k = 0, i, off[6];
+	size_t n, c, k = 0, i, off[6];
 	int m = 0;
 
 	if (t->proxy)
 		px[0] = t->proxy->https, px[1] = t->proxy->http;
 	for (n = 0; environ[n]; n++)
 		;
-	env = xmalloc((n + 5) * sizeof(*env));
+	for (c = 0; t->creds && t->creds[c]; c++)
+		;
+	env = xmalloc((n + c + 5) * sizeof(*env));
 	for (i = 0; i < n; i++) {
 		if (recordvar(environ[i]) && environ[i][13]) {
 			off[m++] = tmp->len;
@@ -226,10 +244,12 @@ taskenv(const Task *t, int label, Buf *tmp)
 		    (t->samewire ||
 		     strncmp(environ[i], "AGENT_BASE_URL=", 15)) &&
 		    !((px[0] || px[1]) && proxyvar(environ[i])) &&
-		    !recordvar(environ[i])) {
+		    !recordvar(environ[i]) && !credvar(t, environ[i])) {
 			env[k++] = environ[i];
 		}
 	}
+	for (i = 0; t->creds && t->creds[i]; i++)
+		env[k++] = t->creds[i];
 	for (i = 0; i < 2; i++)
 		if (px[i]) {
 			off[m++] = tmp->len;
@@ -273,7 +293,7 @@ launch(Task *t, Toolenv *e, Taskrun *r)
 	bufaddc(&r->input, '\n');
 	bufadds(&r->input, r->prompt);
 	env = taskenv(t, r->label, &tmp);
-	r->pid = argv[0] ? procstart(e, argv, env, &r->in, &r->out,
+	r->pid = argv[0] ? procstart(e->procs, argv, env, &r->in, &r->out,
 	                             &r->err) : -1;
 	free(env);
 	buffree(&tmp);
@@ -482,8 +502,8 @@ pollset(const Toolenv *e, Taskrun *r, int n, struct pollfd *pf,
 			whose[k++] = &r[i];
 		}
 	}
-	if (e->watch) {
-		pf[k].fd = e->watchfd;
+	if (e->procs->watch) {
+		pf[k].fd = e->procs->watchfd;
 		pf[k].events = POLLIN;
 		which[k++] = NULL;
 	}
@@ -522,7 +542,7 @@ taskrunall(Task *t, Toolenv *e, Taskrun *r, int n)
 					continue;
 				if (which[k])
 					pipeio(t, whose[k], which[k]);
-				else if (e->watch(e->watcharg))
+				else if (e->procs->watch(e->procs->watcharg))
 					watching = 0;	/* an abort sets intr */
 			}
 		now = monoms();
@@ -565,13 +585,13 @@ failure(const Task *t, const Taskrun *r, Buf *res)
 	return 1;
 }
 
-/* Task k, over: its answer, or why it failed, into res (cut to the
- * tools' limit), its session file into details; its usage
- * added to t's.  0, or 1 if res is an error. */
+/* Task k, over: its answer, or why it failed, as res's text (cut to
+ * the tools' limit), its session file in res's details, its usage in
+ * res's use.  0, or 1 if the text is an error. */
 int
-taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
-           Buf *details)
+taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Toolres *tr)
 {
+	Buf *res = &tr->text, *details = &tr->details;
 	int bad, i;
 
 	r += k;
@@ -589,9 +609,9 @@ taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
 		bufadds(res, "(The task ended with no answer.)");
 	}
 	for (i = 0; i < 4; i++)
-		t->tok[i] += r->tok[i];
-	t->cost += r->cost;
-	t->calls += r->calls;
+		tr->use.tok[i] += r->tok[i];
+	tr->use.cost += r->cost;
+	tr->use.calls += r->calls;
 	if (r->session) {
 		bufadds(details, "\"session\":");
 		jsonescs(details, r->session);
@@ -618,10 +638,13 @@ taskfree(Taskrun *r, int n)
 	free(r);
 }
 
-/* The tool alone: one task, run to its end. */
+/* The task tool's function (tools[]'s row) for a call run alone: one
+ * task, run to its end.  call.c runs a run of task calls side by side
+ * itself (taskprep, taskrunall, taskresult). */
 int
-tooltask(Toolenv *e, const Json *j, int args, Buf *out)
+taskcall(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	Taskrun *r = tasknew(1);
 	int bad = 1;
 
@@ -629,7 +652,7 @@ tooltask(Toolenv *e, const Json *j, int args, Buf *out)
 		bufadds(out, "task: no task can start here");
 	else if (taskprep(r, 0, j, args, out) == 0) {
 		taskrunall(e->task, e, r, 1);
-		bad = taskresult(e->task, e, r, 0, out, &e->details);
+		bad = taskresult(e->task, e, r, 0, res);
 	}
 	taskfree(r, 1);
 	return bad;

@@ -16,7 +16,7 @@ typedef struct {
 } Taskconf;
 
 /* What a child is started with, set by agent.c (and each turn, for what
- * a turn may change), and the usage of those that ran. */
+ * a turn may change); what it used comes back in its result. */
 typedef struct Task {
 	const Taskconf *conf;
 	const char *self;	/* this binary */
@@ -27,6 +27,10 @@ typedef struct Task {
 				 * may keep AGENT_BASE_URL */
 	const struct Httpproxy *proxy;	/* the proxies, credentials and
 					 * all, in place of ours */
+	char *const *creds;	/* NAME=value, NULL-ended: what the child's
+				 * provider signs or fetches its token with
+				 * (Bedrock's AWS keys, a Google key file's
+				 * path), whole in place of ours; or NULL */
 	const char *profile;	/* -g */
 	char *tools;		/* -t: the tools offered to the child */
 	int yes;		/* -y */
@@ -37,9 +41,6 @@ typedef struct Task {
 	volatile sig_atomic_t *pg;	/* the running children's groups, 0 */
 	int npg;		/* for none, for a second Ctrl-C to kill */
 	int next;		/* tasks started in the run, for their labels */
-	long long tok[4];	/* the children's usage, as entryusage */
-	double cost;		/* counts it, since agent.c last took it; */
-	long calls;		/* their model calls */
 	const char *budget;	/* what is left of ours, as -b takes it, for
 				 * a child's AGENT_BUDGET; "" for none */
 } Task;
@@ -50,6 +51,6 @@ char *tasktools(const Task *t, const Tool *offer, int n, const char *off);
 Taskrun *tasknew(int n);
 int taskprep(Taskrun *r, int k, const Json *j, int args, Buf *why);
 void taskrunall(Task *t, Toolenv *e, Taskrun *r, int n);
-int taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Buf *res,
-               Buf *details);
+int taskcall(Toolenv *e, const Json *j, int args, Toolres *res);
+int taskresult(Task *t, const Toolenv *e, Taskrun *r, int k, Toolres *res);
 void taskfree(Taskrun *r, int n);

@@ -1,16 +1,16 @@
 /* See LICENSE file for copyright and license details. */
-/* tools.c: the model's tools: read, write, edit, bash, grep, find, ls:
- * arguments in, text out.  Below them, proc.c runs bash's command,
+/* tools.c: the model's tools read, write, edit and bash: arguments in,
+ * a result out; the arguments and the output's head they share with
+ * search.c's grep, find and ls.  Below them, proc.c runs bash's command,
  * file.c reads and replaces files, edit.c finds and applies edit's
- * texts, walk.c walks the tree of grep, find and ls, regex.c matches
- * grep's patterns, and sandbox.c holds what they may do. */
+ * texts, undo.c keeps what they change, and sandbox.c holds what they
+ * may do. */
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,62 +23,15 @@
 #include "sandbox.h"
 #include "proc.h"
 #include "gitguard.h"
-#include "walk.h"
-#include "regex.h"
 #include "edit.h"
 #include "diff.h"
 #include "file.h"
 #include "undo.h"
 
 enum {
-	LINECAP = 1 << 20,	/* grep matches the first MiB of a line */
-	POLLGAP = 50,		/* grep, find, ls: ms between looks at stdin */
 	MAXTIMEOUT = 1000000,	/* seconds: a longer bash timeout is none */
 	MAXINT = 1000000000,	/* the largest offset, limit or context */
 };
-
-enum { CUTLINES = 1, CUTBYTES };	/* why a listing was cut */
-
-/* Output built line by line from the top, cut at the Toolenv limits. */
-typedef struct {
-	Buf *out;
-	size_t base;		/* where the listing starts in out */
-	int lines;
-	int cut;		/* CUTLINES or CUTBYTES: a line did not fit */
-} Head;
-
-/* When grep, find and ls stop before the end: SIGINT or RPC abort set
- * e->intr, or the time budget is spent. */
-typedef struct {
-	const Toolenv *e;
-	long long end;		/* monoms() when the time is up, 0: never */
-	long long polled;	/* when stdin was last looked at */
-	int nowatch;		/* it ended: no more to look at */
-	int timeout;		/* the time was up */
-	int unseen;		/* files the read rules left out */
-	int rule;		/* the number of the first rule that did */
-} Halt;
-
-/* One .gitignore line; the newest (deepest, latest) rule comes first. */
-
-typedef struct {
-	const Toolenv *e;
-	Regex re;
-	int context, limit, matches, done, linecut;
-	Head h;
-	Buf line, text;
-	Buf *ring;		/* the last context lines, cut for output */
-	Filerd *rd;
-	Halt halt;
-} Grep;
-
-typedef struct {
-	const Toolenv *e;
-	Glob glob;
-	int limit, n, more;
-	Head h;
-	Halt halt;
-} Find;
 
 /* The work of write or edit: run here, or in a child the sandbox
  * holds, its text and status coming back through a pipe. */
@@ -128,8 +81,8 @@ bufarg(const Json *j, int args, const char *tool, const char *key, Buf *v,
 }
 
 /* A string argument, malloc'd; NULL if it is optional and absent. */
-static int
-strarg(const Json *j, int args, const char *tool, const char *key, int need,
+int
+toolstrarg(const Json *j, int args, const char *tool, const char *key, int need,
        char **v, Buf *out)
 {
 	Buf b = { 0 };
@@ -168,8 +121,8 @@ numarg(const Json *j, int args, const char *tool, const char *key,
 
 /* An integer of at most MAXINT either way: far beyond any count we use,
  * and sums of two still fit a long. */
-static int
-intarg(const Json *j, int args, const char *tool, const char *key, long *v,
+int
+toolintarg(const Json *j, int args, const char *tool, const char *key, long *v,
        Buf *out)
 {
 	double d = *v;
@@ -186,9 +139,9 @@ intarg(const Json *j, int args, const char *tool, const char *key, long *v,
 }
 
 /* Booleans may come as strings ("true"). */
-static int
-boolarg(const Json *j, int args, const char *tool, const char *key, int *v,
-        Buf *out)
+int
+toolboolarg(const Json *j, int args, const char *tool, const char *key,
+            int *v, Buf *out)
 {
 	int i = argfind(j, args, key);
 
@@ -219,14 +172,14 @@ expandpath(const char *p)
 	return bufdetach(&b);
 }
 
-static int
-patharg(const Json *j, int args, const char *tool, int need, char **path,
+int
+toolpatharg(const Json *j, int args, const char *tool, int need, char **path,
         Buf *out)
 {
 	char *s;
 
 	*path = NULL;
-	if (strarg(j, args, tool, "path", need, &s, out) < 0)
+	if (toolstrarg(j, args, tool, "path", need, &s, out) < 0)
 		return -1;
 	if (!s && !need)
 		s = xstrdup(".");
@@ -255,8 +208,8 @@ overedit(const Toolenv *e, const char *tool, unsigned long long size,
 }
 
 /* Append a line unless the limits forbid it: 0 if added. */
-static int
-headline(const Toolenv *e, Head *h, const char *s, size_t n)
+int
+toolheadline(const Toolenv *e, Head *h, const char *s, size_t n)
 {
 	size_t used = h->out->len - h->base;
 
@@ -277,144 +230,6 @@ headline(const Toolenv *e, Head *h, const char *s, size_t n)
 	return 0;
 }
 
-/* Notices are joined into one bracket: "[this. that]". */
-static void
-notesep(Buf *nb)
-{
-	if (nb->len)
-		bufadds(nb, ". ");
-}
-
-/* What the output limits cut, and how to see the rest. */
-static void
-headnote(const Toolenv *e, const Head *h, const char *hint, Buf *nb)
-{
-	if (!h->cut)
-		return;
-	notesep(nb);
-	if (h->cut == CUTLINES) {
-		bufaddf(nb, "%d lines limit reached", e->lim->maxlines);
-	} else {
-		bufaddsize(nb, e->lim->maxbytes);
-		bufadds(nb, " limit reached");
-	}
-	bufaddf(nb, ": %s to see the rest", hint);
-}
-
-static void
-flushnotes(Buf *out, Buf *nb)
-{
-	if (nb->len)
-		bufaddf(out, "\n\n[%s]", nb->p);
-	buffree(nb);
-}
-
-static void
-haltinit(Halt *h, const Toolenv *e)
-{
-	memset(h, 0, sizeof(*h));
-	h->e = e;
-	if (e->lim->searchtime > 0)
-		h->end = monoms() + e->lim->searchtime * 1000LL;
-}
-
-/* Whether to stop now (the walk's and rematch's stop).  In -r, stdin
- * is read as the bash tool reads it, for an abort: no more often than
- * every POLLGAP ms. */
-static int
-halted(void *arg)
-{
-	Halt *h = arg;
-	const Toolenv *e = h->e;
-	struct pollfd pf;
-	long long now;
-
-	if ((e->intr && *e->intr) || h->timeout)
-		return 1;
-	now = monoms();
-	if (e->watch && !h->nowatch && now - h->polled >= POLLGAP) {
-		h->polled = now;
-		pf.fd = e->watchfd;
-		pf.events = POLLIN;
-		if (poll(&pf, 1, 0) > 0 && e->watch(e->watcharg))
-			h->nowatch = 1;
-		if (e->intr && *e->intr)
-			return 1;
-	}
-	if (h->end && now >= h->end)
-		h->timeout = 1;
-	return h->timeout;
-}
-
-/* The note of a search the time budget stopped. */
-static void
-timenote(const Halt *h, const char *hint, Buf *nb)
-{
-	if (!h->timeout)
-		return;
-	notesep(nb);
-	bufaddf(nb, "Search stopped after %d s, its time limit: results "
-	        "are incomplete; %s", h->e->lim->searchtime, hint);
-}
-
-/* Whether the read rules leave out the file at path (Toolenv's
- * unseen), counted in the Halt at arg for the result's note. */
-static int
-unseenby(void *arg, const char *path)
-{
-	Halt *h = arg;
-	int rule;
-
-	if (!h->e->unseen || !(rule = h->e->unseen(h->e->unseenarg, path)))
-		return 0;
-	h->unseen++;
-	h->rule = h->rule ? h->rule : rule;
-	return 1;
-}
-
-/* The note of files the read rules left out: the model is told they
- * are there, and why it cannot see them. */
-static void
-unseennote(const Halt *h, Buf *nb)
-{
-	if (!h->unseen)
-		return;
-	notesep(nb);
-	bufaddf(nb, "%d %s left out: denied by read rule%s of config.h "
-	        "(rule %d)", h->unseen, h->unseen > 1 ? "paths" : "path",
-	        h->unseen > 1 ? "s" : "", h->rule);
-}
-
-/* The walk of grep and find: config.h's bounds, h to stop it, and the
- * read rules. */
-static void
-searchopt(Walkopt *o, const Toolenv *e, Halt *h)
-{
-	o->ignorebytes = e->lim->ignorebytes;
-	o->ignorelines = e->lim->ignorelines;
-	o->maxrules = e->lim->maxrules;
-	o->rulebytes = e->lim->rulebytes;
-	o->stop = halted;
-	o->stoparg = h;
-	o->skip = unseenby;
-	o->skiparg = h;
-}
-
-/* A search cut short by SIGINT is an error: what it found so far with a
- * notice, or "Interrupted" alone.  1 if it was. */
-static int
-searchstopped(const Toolenv *e, const Head *h)
-{
-	if (!e->intr || !*e->intr)
-		return 0;
-	if (h->out->len > h->base)
-		bufadds(h->out, "\n\n[Interrupted: the search stopped "
-		        "early]");
-	else
-		bufadds(h->out, "Interrupted");
-	return 1;
-}
-
 /* files: read and written in file.c, the plan file here */
 
 /* Write the plan file where it is: the plan profile's sandbox allows
@@ -428,7 +243,7 @@ overwrite(const Toolenv *e, const char *path, const char *p, size_t n,
 	struct stat st;
 	int fd, err;
 
-	if ((fd = sandboxplan(e, O_WRONLY | O_NONBLOCK, 0)) < 0) {
+	if ((fd = sandboxplan(e->box, O_WRONLY | O_NONBLOCK, 0)) < 0) {
 		bufaddf(out, "Cannot write %s: %s", path, errno == ELOOP ||
 		        errno == ENOTDIR ? "the plan file is reached through "
 		        "a symbolic link" : strerror(errno));
@@ -459,7 +274,7 @@ static int
 savefile(const Toolenv *e, const char *path, const char *p, size_t n,
          Buf *out)
 {
-	if (e->write == WPLAN)
+	if (e->box->write == WPLAN)
 		return overwrite(e, path, p, n, out);
 	return filereplace(path, p, n, out);
 }
@@ -513,15 +328,15 @@ toolimage(const char *path, size_t max, Buf *b, Buf *out)
 	return type;
 }
 
-/* An image for the model: its block waits in e for the result the
- * caller makes, the text only says what it is. */
+/* An image for the model: its block into image, for the result the
+ * caller makes; the text only says what it is. */
 static int
-readimage(Toolenv *e, const char *path, Buf *out)
+readimage(Toolenv *e, const char *path, Buf *image, Buf *out)
 {
 	const char *type;
 
-	bufreset(&e->image);
-	if (!(type = toolimage(path, e->lim->maximage, &e->image, out)))
+	bufreset(image);
+	if (!(type = toolimage(path, e->lim->maximage, image, out)))
 		return 1;
 	bufaddf(out, "Read image file [%s]", type);
 	return 0;
@@ -577,7 +392,7 @@ readlines(const Toolenv *e, Filerd *r, const char *path, long off, long lim,
 			continue;
 		if (ln == off)
 			first = n;
-		if (headline(e, &h, line.p ? line.p : "", line.len) == 0)
+		if (toolheadline(e, &h, line.p ? line.p : "", line.len) == 0)
 			last = ln;
 	}
 	buffree(&line);
@@ -610,17 +425,18 @@ readlines(const Toolenv *e, Filerd *r, const char *path, long off, long lim,
 }
 
 int
-toolread(Toolenv *e, const Json *j, int args, Buf *out)
+toolread(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	char *path;
 	long off = 1, lim = 0;
 	int fd, rc = 1;
 	Filerd *r;
 
-	if (patharg(j, args, "read", 1, &path, out) < 0)
+	if (toolpatharg(j, args, "read", 1, &path, out) < 0)
 		return 1;
-	if (intarg(j, args, "read", "offset", &off, out) < 0 ||
-	    intarg(j, args, "read", "limit", &lim, out) < 0 ||
+	if (toolintarg(j, args, "read", "offset", &off, out) < 0 ||
+	    toolintarg(j, args, "read", "limit", &lim, out) < 0 ||
 	    (fd = fileopen(path, out)) < 0) {
 		free(path);
 		return 1;
@@ -631,7 +447,7 @@ toolread(Toolenv *e, const Json *j, int args, Buf *out)
 	if (filemore(r) < 0)
 		bufaddf(out, "Cannot read %s: %s", path, strerror(errno));
 	else if (toolimagetype(r->buf, r->len))
-		rc = readimage(e, path, out);
+		rc = readimage(e, path, &res->image, out);
 	else if (filebinary(r->buf, r->len))
 		bufaddf(out, "Cannot read %s: it is a binary file (of images, "
 		        "only png, jpeg, gif and webp are read)", path);
@@ -667,16 +483,16 @@ oldtext(const Toolenv *e, const char *path, Buf *b)
  * its sessions and exports): the unified diff, and the line of the
  * first change in the new text. */
 static void
-changedetails(Toolenv *e, const Buf *old, const Buf *new)
+changedetails(Toolenv *e, const Buf *old, const Buf *new, Buf *details)
 {
 	Buf d = { 0 };
 
 	diffunified(&d, old->p, old->len, new->p, new->len,
 	            e->lim->diffcontext);
-	bufreset(&e->details);
-	bufadds(&e->details, "\"diff\":");
-	jsonesc(&e->details, d.p ? d.p : "", d.len);
-	bufaddf(&e->details, ",\"firstChangedLine\":%ld",
+	bufreset(details);
+	bufadds(details, "\"diff\":");
+	jsonesc(details, d.p ? d.p : "", d.len);
+	bufaddf(details, ",\"firstChangedLine\":%ld",
 	        editdiffline(old, new));
 	buffree(&d);
 }
@@ -703,7 +519,7 @@ static int
 writejob(void *arg, Buf *out)
 {
 	Job *w = arg;
-	int inplace = w->e->write == WPLAN;
+	int inplace = w->e->box->write == WPLAN;
 
 	if ((inplace || filemkparents(w->path, out) == 0) &&
 	    savefile(w->e, w->path, w->text.p, w->text.len, out) == 0) {
@@ -722,10 +538,10 @@ makeplan(const Toolenv *e, const char *path)
 	char *to;
 	int fd, made = 0;
 
-	if (e->write != WPLAN || !(to = sandboxlanding(path)))
+	if (e->box->write != WPLAN || !(to = sandboxlanding(path)))
 		return 0;
-	if (!strcmp(to, e->planpath) &&
-	    (fd = sandboxplan(e, O_WRONLY | O_CREAT | O_EXCL, 0666)) >= 0) {
+	if (!strcmp(to, e->box->planpath) &&
+	    (fd = sandboxplan(e->box, O_WRONLY | O_CREAT | O_EXCL, 0666)) >= 0) {
 		close(fd);
 		made = 1;
 	}
@@ -734,17 +550,18 @@ makeplan(const Toolenv *e, const char *path)
 }
 
 int
-toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
+toolwrite(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	Job w = { 0 };
 	Buf old = { 0 };
 	int rc = 1, made, k, had;
 
 	w.e = e;
-	if (patharg(j, args, "write", 1, &w.path, out) < 0)
+	if (toolpatharg(j, args, "write", 1, &w.path, out) < 0)
 		return 1;
 	if (bufarg(j, args, "write", "content", &w.text, out) < 0 ||
-	    sandboxwritable(e, "write", w.path, out) < 0)
+	    sandboxwritable(e->box, "write", w.path, out) < 0)
 		goto done;
 	if (w.text.len > e->lim->maxedit) {
 		bufaddf(out, "Cannot write %s: the content is ", w.path);
@@ -752,13 +569,13 @@ toolwrite(Toolenv *e, const Json *j, int args, Buf *out)
 		goto done;
 	}
 	had = oldtext(e, w.path, &old);
-	k = undobefore(e, w.path);
+	k = undobefore(e->undo, w.path);
 	made = makeplan(e, w.path);
-	if ((rc = sandboxrun(e, writejob, &w, out)) != 0 && made)
-		unlink(e->planpath);
-	undoafter(e, k, rc);
+	if ((rc = sandboxrun(e->box, writejob, &w, out)) != 0 && made)
+		unlink(e->box->planpath);
+	undoafter(e->undo, k, rc);
 	if (rc == 0 && had == 0)	/* it replaced a file: what changed */
-		changedetails(e, &old, &w.text);
+		changedetails(e, &old, &w.text, &res->details);
 done:
 	buffree(&old);
 	buffree(&w.text);
@@ -925,24 +742,25 @@ editjob(void *arg, Buf *out)
 }
 
 int
-tooledit(Toolenv *e, const Json *j, int args, Buf *out)
+tooledit(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	Job d = { 0 };
 	Buf old = { 0 }, new = { 0 };
 	int rc = 1, k, had;
 
 	d.e = e;
-	if (patharg(j, args, "edit", 1, &d.path, out) < 0)
+	if (toolpatharg(j, args, "edit", 1, &d.path, out) < 0)
 		return 1;
 	if (editargs(j, args, &d.ed, &d.n, out) == 0 &&
-	    sandboxwritable(e, "edit", d.path, out) == 0) {
+	    sandboxwritable(e->box, "edit", d.path, out) == 0) {
 		had = oldtext(e, d.path, &old);
-		k = undobefore(e, d.path);
-		rc = sandboxrun(e, editjob, &d, out);
-		undoafter(e, k, rc);
+		k = undobefore(e->undo, d.path);
+		rc = sandboxrun(e->box, editjob, &d, out);
+		undoafter(e->undo, k, rc);
 		/* the job may have run in a child: the file tells */
 		if (rc == 0 && had == 0 && oldtext(e, d.path, &new) == 0)
-			changedetails(e, &old, &new);
+			changedetails(e, &old, &new, &res->details);
 	}
 	freeedits(d.ed, d.n);
 	buffree(&old);
@@ -964,7 +782,7 @@ toolpreview(Toolenv *e, const char *tool, const Json *j, Buf *out)
 	char *path = NULL;
 	int n = 0, had, rc = -1;
 
-	if (patharg(j, 0, tool, 1, &path, &why) < 0)
+	if (toolpatharg(j, 0, tool, 1, &path, &why) < 0)
 		goto done;
 	had = oldtext(e, path, &old);
 	if (!strcmp(tool, "write")) {
@@ -1047,14 +865,15 @@ bashstatus(const Procend *end, double secs, Buf *out)
 }
 
 int
-toolbash(Toolenv *e, const Json *j, int args, Buf *out)
+toolbash(Toolenv *e, const Json *j, int args, Toolres *res)
 {
+	Buf *out = &res->text;
 	char *cmd;
 	double secs = 0;
 	Procend end;
 	int rc;
 
-	if (strarg(j, args, "bash", "command", 1, &cmd, out) < 0)
+	if (toolstrarg(j, args, "bash", "command", 1, &cmd, out) < 0)
 		return 1;
 	if (numarg(j, args, "bash", "timeout", &secs, out) < 0) {
 		free(cmd);
@@ -1064,8 +883,8 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 		secs = e->lim->bashtimeout;
 	else if (secs > MAXTIMEOUT)
 		secs = 0;
-	undobash(e);
-	rc = procrun(e, cmd, secs, &end, out);
+	undobash(e->undo);
+	rc = procrun(e->procs, cmd, secs, &end, out);
 	free(cmd);
 	if (rc < 0)
 		return 1;
@@ -1093,456 +912,21 @@ toolbash(Toolenv *e, const Json *j, int args, Buf *out)
 void
 toolcleanup(Toolenv *e)
 {
-	prockillall(e);	/* first: one could change the tree as it goes */
-	gitexit(e);
-	gitfree(e);
-	undofree(e);
-	if (e->tmpdir && rmtree(e->tmpdir) < 0)
-		warn("cannot remove %s:", e->tmpdir);
-	free(e->tmpdir);
-	free(e->root);
-	free(e->planpath);
-	free(e->unheld);
-	e->unheld = NULL;
-	buffree(&e->image);
-	buffree(&e->details);
-	e->tmpdir = e->root = e->planpath = NULL;
-	proclogexit(e);
+	prockillall(e->procs);	/* first: one could change the tree as it
+				 * goes */
+	gitexit(e->git);
+	gitfree(e->git);
+	undofree(e->undo);
+	sandboxfree(e->box);
+	proclogexit(e->procs);
 }
 
-/* grep */
-
-/* The model's pattern as regex.c takes it (which knows the Perl classes
- * models use, \d \s \w \t): a literal one with its specials escaped. */
-static void
-toere(Buf *b, const char *p, int literal)
+void
+toolresfree(Toolres *res)
 {
-	for (; *p; p++) {
-		if (literal && strchr(".[]()*+?{}|^$\\", *p))
-			bufaddc(b, '\\');
-		bufaddc(b, *p);
-	}
-}
-
-/* One output line: "rel:12: text" for a match, "rel-13- text" around. */
-static void
-grepout(Grep *g, const char *rel, long ln, int sep, const char *s, size_t n)
-{
-	size_t max = g->e->lim->greplinemax;
-
-	bufreset(&g->text);
-	bufaddf(&g->text, "%s%c%ld%c ", rel, sep, ln, sep);
-	if (n > max) {
-		bufadd(&g->text, s, utf8back(s, max));
-		bufadds(&g->text, "... [truncated]");
-		g->linecut = 1;
-	} else {
-		bufadd(&g->text, s, n);
-	}
-	headline(g->e, &g->h, g->text.p, g->text.len);
-}
-
-/* Print the context lines before line ln that are not out yet. */
-static void
-grepbefore(Grep *g, const char *rel, long ln, long shown)
-{
-	long k;
-	Buf *b;
-
-	for (k = MAX(ln - g->context, shown + 1); k < ln; k++) {
-		b = &g->ring[k % g->context];
-		grepout(g, rel, k, '-', b->p ? b->p : "", b->len);
-	}
-}
-
-static void
-grepremember(Grep *g, long ln)
-{
-	Buf *b;
-
-	if (!g->context)
-		return;
-	b = &g->ring[ln % g->context];
-	bufreset(b);
-	bufadd(b, g->line.p, MIN(g->line.len,
-	                          (size_t)g->e->lim->greplinemax + 1));
-}
-
-static void
-greplines(Grep *g, const char *rel)
-{
-	long ln = 0, shown = 0, after = 0;
-	size_t n;
-
-	int m;
-
-	while (!g->h.cut && fileline(g->rd, &g->line, LINECAP, &n) == 1) {
-		ln++;
-		if (g->line.len && g->line.p[g->line.len - 1] == '\r')
-			g->line.p[--g->line.len] = '\0';
-		if (!(ln % 64) && halted(&g->halt))
-			break;
-		m = g->done ? 0 : rematch(&g->re, g->line.p, g->line.len,
-		                          halted, &g->halt);
-		if (m < 0)
-			break;
-		if (m) {
-			grepbefore(g, rel, ln, shown);
-			grepout(g, rel, ln, ':', g->line.p, g->line.len);
-			shown = ln;
-			after = g->context;
-			g->done = ++g->matches >= g->limit;
-		} else if (after > 0) {
-			grepout(g, rel, ln, '-', g->line.p, g->line.len);
-			shown = ln;
-			after--;
-		} else if (g->done) {
-			break;
-		}
-		grepremember(g, ln);
-	}
-}
-
-static void
-grepfile(Grep *g, const char *path, const char *rel)
-{
-	int fd;
-
-	/* O_NONBLOCK: a FIFO put in the file's place does not block us */
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)
-		return;
-	g->rd->fd = fd;
-	g->rd->eof = 0;
-	if (filemore(g->rd) == 0 && !memchr(g->rd->buf, '\0',
-	    MIN(g->rd->len, FILESNIFF))) {
-		bufgrow(&g->line, 0);
-		greplines(g, rel);
-	}
-	close(fd);
-}
-
-static int
-grepvisit(void *arg, const char *path, const char *rel, const struct stat *st)
-{
-	Grep *g = arg;
-
-	if (S_ISREG(st->st_mode))
-		grepfile(g, path, rel);
-	return g->done || g->h.cut || halted(&g->halt);
-}
-
-static int
-grepinit(Grep *g, const Json *j, int args, char **glob, Buf *out)
-{
-	Buf ere = { 0 };
-	char *pat, err[256];
-	int icase = 0, literal = 0, rc;
-	long ctx = 0, lim = g->e->lim->greplimit;
-
-	if (strarg(j, args, "grep", "pattern", 1, &pat, out) < 0)
-		return -1;
-	if (strarg(j, args, "grep", "glob", 0, glob, out) < 0 ||
-	    boolarg(j, args, "grep", "ignoreCase", &icase, out) < 0 ||
-	    boolarg(j, args, "grep", "literal", &literal, out) < 0 ||
-	    intarg(j, args, "grep", "context", &ctx, out) < 0 ||
-	    intarg(j, args, "grep", "limit", &lim, out) < 0) {
-		free(pat);
-		return -1;
-	}
-	toere(&ere, pat, literal);
-	free(pat);
-	bufgrow(&ere, 0);
-	rc = recomp(&g->re, ere.p, icase, err, sizeof(err));
-	buffree(&ere);
-	if (rc < 0) {
-		bufaddf(out, "grep: invalid regular expression: %s", err);
-		return -1;
-	}
-	g->context = MIN(MAX(ctx, 0), g->e->lim->maxlines);
-	g->limit = MAX(lim, 1);
-	g->ring = g->context ? xcalloc(g->context, sizeof(*g->ring)) : NULL;
-	g->rd = filereader(-1, g->e->intr);
-	return 0;
-}
-
-static void
-grepfree(Grep *g)
-{
-	int i;
-
-	for (i = 0; i < g->context; i++)
-		buffree(&g->ring[i]);
-	free(g->ring);
-	free(g->rd);
-	buffree(&g->line);
-	buffree(&g->text);
-	refree(&g->re);
-}
-
-static void
-grepnotes(Grep *g, Buf *out)
-{
-	Buf nb = { 0 };
-
-	if (!g->matches) {
-		bufadds(out, "No matches found");
-		timenote(&g->halt, "narrow the path, glob or pattern", &nb);
-		unseennote(&g->halt, &nb);
-		flushnotes(out, &nb);
-		return;
-	}
-	if (g->done) {
-		bufaddf(&nb, "%d matches limit reached. Use limit=%d for "
-		        "more, or refine pattern", g->limit, 2 * g->limit);
-	}
-	headnote(g->e, &g->h, "narrow the path, glob or pattern", &nb);
-	timenote(&g->halt, "narrow the path, glob or pattern", &nb);
-	unseennote(&g->halt, &nb);
-	if (g->linecut) {
-		notesep(&nb);
-		bufaddf(&nb, "Some lines truncated to %d bytes. Use read tool "
-		        "to see full lines", g->e->lim->greplinemax);
-	}
-	flushnotes(out, &nb);
-}
-
-/* grep with a glob looks only at files whose names match it */
-typedef struct {
-	Grep *g;
-	Glob glob;
-} Grepglob;
-
-static int
-grepglob(void *arg, const char *path, const char *rel, const struct stat *st)
-{
-	Grepglob *gg = arg;
-	const char *name = strrchr(rel, '/');
-
-	name = name ? name + 1 : rel;
-	if (S_ISREG(st->st_mode) && !walkglobmatch(&gg->glob, rel, name))
-		return 0;
-	return grepvisit(gg->g, path, rel, st);
-}
-
-int
-toolgrep(Toolenv *e, const Json *j, int args, Buf *out)
-{
-	Grep g = { 0 };
-	Grepglob gg = { 0 };
-	Walkopt o;
-	struct stat st;
-	char *path, *glob = NULL, *name;
-	int rc = 1;
-
-	g.e = e;
-	haltinit(&g.halt, e);
-	searchopt(&o, e, &g.halt);
-	if (patharg(j, args, "grep", 0, &path, out) < 0)
-		return 1;
-	if (grepinit(&g, j, args, &glob, out) < 0) {
-		free(glob);
-		free(path);
-		return 1;
-	}
-	if ((glob && walkglobinit(&gg.glob, "grep", glob, out) < 0) ||
-	    walkroot(path, &st, out) < 0)
-		goto done;
-	g.h.out = out;
-	g.h.base = out->len;
-	gg.g = &g;
-	if (S_ISDIR(st.st_mode)) {
-		walktree(path, glob ? grepglob : grepvisit,
-		         glob ? (void *)&gg : (void *)&g, &o);
-	} else if (!S_ISREG(st.st_mode)) {
-		bufaddf(out, "Not a regular file: %s", path);
-		goto done;
-	} else {
-		name = strrchr(path, '/');
-		grepfile(&g, path, name ? name + 1 : path);
-	}
-	if (!(rc = searchstopped(e, &g.h)))
-		grepnotes(&g, out);
-done:
-	grepfree(&g);
-	walkglobfree(&gg.glob);
-	free(glob);
-	free(path);
-	return rc;
-}
-
-/* find */
-
-static int
-findvisit(void *arg, const char *path, const char *rel, const struct stat *st)
-{
-	Find *f = arg;
-	const char *name = strrchr(rel, '/');
-	Buf b = { 0 };
-	int full;
-
-	(void)path;
-	name = name ? name + 1 : rel;
-	if (!walkglobmatch(&f->glob, rel, name))
-		return 0;
-	if (f->n == f->limit) {
-		f->more = 1;
-		return 1;
-	}
-	bufadds(&b, rel);
-	if (S_ISDIR(st->st_mode))
-		bufaddc(&b, '/');
-	full = headline(f->e, &f->h, b.p, b.len) < 0;
-	buffree(&b);
-	f->n += !full;
-	return full;
-}
-
-int
-toolfind(Toolenv *e, const Json *j, int args, Buf *out)
-{
-	Find f = { 0 };
-	Buf nb = { 0 };
-	Walkopt o;
-	struct stat st;
-	char *path = NULL, *pat;
-	long lim = e->lim->findlimit;
-	int rc = 1;
-
-	if (strarg(j, args, "find", "pattern", 1, &pat, out) < 0)
-		return 1;
-	if (patharg(j, args, "find", 0, &path, out) < 0 ||
-	    intarg(j, args, "find", "limit", &lim, out) < 0 ||
-	    walkroot(path, &st, out) < 0)
-		goto done;
-	if (!S_ISDIR(st.st_mode)) {
-		bufaddf(out, "Not a directory: %s", path);
-		goto done;
-	}
-	if (walkglobinit(&f.glob, "find", pat, out) < 0)
-		goto done;
-	f.e = e;
-	f.limit = lim > 0 ? lim : e->lim->findlimit;
-	f.h.out = out;
-	f.h.base = out->len;
-	haltinit(&f.halt, e);
-	searchopt(&o, e, &f.halt);
-	walktree(path, findvisit, &f, &o);
-	if (searchstopped(e, &f.h))
-		goto done;
-	if (!f.n)
-		bufadds(out, "No files found matching pattern");
-	if (f.more)
-		bufaddf(&nb, "%d results limit reached. Use limit=%d for "
-		        "more, or refine pattern", f.limit, 2 * f.limit);
-	headnote(e, &f.h, "narrow the path or pattern", &nb);
-	timenote(&f.halt, "narrow the path", &nb);
-	unseennote(&f.halt, &nb);
-	flushnotes(out, &nb);
-	rc = 0;
-done:
-	walkglobfree(&f.glob);
-	free(pat);
-	free(path);
-	return rc;
-}
-
-/* ls */
-
-/* Case-insensitive in ASCII (not the locale's), bytes to break ties. */
-static int
-byname(const void *a, const void *b)
-{
-	const unsigned char *x = *(const unsigned char *const *)a;
-	const unsigned char *y = *(const unsigned char *const *)b;
-	size_t i;
-	int cx, cy;
-
-	for (i = 0; x[i] || y[i]; i++) {
-		cx = x[i] >= 'A' && x[i] <= 'Z' ? x[i] + 32 : x[i];
-		cy = y[i] >= 'A' && y[i] <= 'Z' ? y[i] + 32 : y[i];
-		if (cx != cy)
-			return cx - cy;
-	}
-	return strcmp((const char *)x, (const char *)y);
-}
-
-static void
-lslist(const Toolenv *e, const char *path, char **v, size_t n, long lim,
-       Buf *out)
-{
-	Head h = { 0 };
-	Halt halt;
-	Buf b = { 0 }, nb = { 0 };
-	struct stat st;
-	size_t i, shown;
-
-	h.out = out;
-	h.base = out->len;
-	haltinit(&halt, e);
-	for (i = shown = 0; i < n && shown < (size_t)lim && !halted(&halt);
-	     i++) {
-		bufreset(&b);
-		bufaddf(&b, "%s/%s", path, v[i]);
-		if (unseenby(&halt, b.p))
-			continue;
-		shown++;
-		st.st_mode = 0;
-		if (stat(b.p, &st) < 0)
-			lstat(b.p, &st);
-		bufreset(&b);
-		bufadds(&b, v[i]);
-		if (S_ISDIR(st.st_mode))
-			bufaddc(&b, '/');
-		if (headline(e, &h, b.p, b.len) < 0)
-			break;
-	}
-	buffree(&b);
-	if (!shown && halt.unseen)
-		bufadds(out, "(no entries shown)");
-	if (shown == (size_t)lim && i < n)
-		bufaddf(&nb, "%ld entries limit reached. Use limit=%ld for "
-		        "more", lim, 2 * lim);
-	headnote(e, &h, "list a subdirectory or use find", &nb);
-	timenote(&halt, "list a subdirectory or use find", &nb);
-	unseennote(&halt, &nb);
-	flushnotes(out, &nb);
-}
-
-int
-toolls(Toolenv *e, const Json *j, int args, Buf *out)
-{
-	struct stat st;
-	char *path, **v;
-	long lim = e->lim->lslimit;
-	size_t n, i;
-	int rc = 1;
-
-	if (patharg(j, args, "ls", 0, &path, out) < 0)
-		return 1;
-	if (intarg(j, args, "ls", "limit", &lim, out) < 0 ||
-	    walkroot(path, &st, out) < 0)
-		goto done;
-	if (!S_ISDIR(st.st_mode)) {
-		bufaddf(out, "Not a directory: %s", path);
-		goto done;
-	}
-	errno = 0;
-	if (!(v = walkdirnames(path, &n, 0, byname)) && errno) {
-		bufaddf(out, "Cannot read directory %s: %s", path,
-		        strerror(errno));
-		goto done;
-	}
-	if (!n)
-		bufadds(out, "(empty directory)");
-	else
-		lslist(e, path, v, n, lim > 0 ? lim : e->lim->lslimit, out);
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	rc = 0;
-done:
-	free(path);
-	return rc;
+	buffree(&res->text);
+	buffree(&res->image);
+	buffree(&res->details);
 }
 
 /* Whether s may name a tool (or a request field): 1 to 64 letters,

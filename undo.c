@@ -13,8 +13,6 @@
 #include <sys/stat.h>
 
 #include "util.h"
-#include "json.h"
-#include "tools.h"
 #include "sandbox.h"
 #include "file.h"
 #include "undo.h"
@@ -32,13 +30,13 @@ typedef struct {
 	unsigned long long hash;	/* and the hash of its content */
 } Undofile;
 
-struct Undo {
+typedef struct Undoturn {
 	Undofile *f;
 	int n;
 	size_t kept, max;	/* bytes of content kept, the most there may
 				 * be (config.h's maxundo) */
 	int bash;		/* bash ran in the turn */
-};
+} Undoturn;
 
 /* The file at path as it is, reached with no link followed, nor one on
  * the way: open, its status in st; -1 with errno (ENOENT none, ELOOP a
@@ -95,20 +93,20 @@ undohash(const char *path, unsigned long long *h, long long min,
 
 /* A new record for a turn: up to max bytes of content kept. */
 void
-undobegin(Toolenv *e)
+undobegin(Undo *e)
 {
 	undofree(e);
-	e->undo = xcalloc(1, sizeof(*e->undo));
-	e->undo->max = e->lim->maxundo;
+	e->turn = xcalloc(1, sizeof(*e->turn));
+	e->turn->max = e->max;
 }
 
 /* Before write or edit changes path (allowed by sandboxwritable): its
  * content kept, the first time in the turn.  The file's index in the
  * record for undoafter, or -1. */
 int
-undobefore(Toolenv *e, const char *path)
+undobefore(Undo *e, const char *path)
 {
-	struct Undo *u = e->undo;
+	Undoturn *u = e ? e->turn : NULL;
 	Undofile *f;
 	char *to;
 	int k, fd, r;
@@ -141,23 +139,23 @@ undobefore(Toolenv *e, const char *path)
 
 /* After the call (rc its status): what it left, if it changed k. */
 void
-undoafter(Toolenv *e, int k, int rc)
+undoafter(Undo *e, int k, int rc)
 {
 	Undofile *f;
 
 	if (k < 0 || rc)
 		return;
-	f = &e->undo->f[k];
+	f = &e->turn->f[k];
 	f->done = 1;
 	/* what a call leaves is not much over maxedit */
-	f->size = undohash(f->path, &f->hash, 0, 4 * e->lim->maxedit);
+	f->size = undohash(f->path, &f->hash, 0, 4 * e->maxedit);
 }
 
 void
-undobash(Toolenv *e)
+undobash(Undo *e)
 {
-	if (e->undo)
-		e->undo->bash = 1;
+	if (e && e->turn)
+		e->turn->bash = 1;
 }
 
 /* Put f back, unless it changed since the turn; what was done into
@@ -194,9 +192,9 @@ undoput(Undofile *f, const char *show, Buf *line)
 /* /undo: the files put back, a line each on stderr; the record goes.
  * The text that tells the model, or NULL if no file was changed. */
 char *
-undorun(Toolenv *e)
+undorun(Undo *e)
 {
-	struct Undo *u = e->undo;
+	Undoturn *u = e ? e->turn : NULL;
 	Buf msg = { 0 }, line = { 0 };
 	const char *show;
 	size_t n = e->root ? strlen(e->root) : 0, at;
@@ -233,9 +231,9 @@ undorun(Toolenv *e)
 }
 
 void
-undofree(Toolenv *e)
+undofree(Undo *e)
 {
-	struct Undo *u = e->undo;
+	Undoturn *u = e ? e->turn : NULL;
 	int k;
 
 	if (!u)
@@ -246,5 +244,5 @@ undofree(Toolenv *e)
 	}
 	free(u->f);
 	free(u);
-	e->undo = NULL;
+	e->turn = NULL;
 }

@@ -16,7 +16,6 @@
 #include "anthropic.h"
 #include "responses.h"
 #include "gemini.h"
-#include "tools.h"
 
 /* A form this long is sent from where it is kept, not copied (the
  * request body in spans, Wirebody).  Kept for speed alone: in make bench,

@@ -80,6 +80,13 @@ typedef struct {
 	size_t n, cap, len;
 } Wirebody;
 
+/* A tool as the wires offer it: what the model reads of it. */
+typedef struct {
+	const char *name;
+	const char *desc;
+	const char *schema;	/* JSON schema of the parameters */
+} Wiretool;
+
 /* A request: the model, the system prompt, the conversation as pi stores
  * messages (JSON texts) with their forms, the offered tools and the
  * output limit. */
@@ -92,7 +99,7 @@ typedef struct {
 	char *const *msgs;
 	size_t nmsgs;
 	Wireform *forms;	/* one a message, kept by the caller; or NULL */
-	const struct Tool *tools;
+	const Wiretool *tools;
 	int ntools;
 	long maxout;
 	const char *maxfield;	/* OpenAI: the field naming maxout */

@@ -86,6 +86,36 @@ grep -q '^tokens: .*, \$0\.0' "$T/err" &&
 grep -q '^Authorization: Bearer ABSKbedrockkey.$' "$REQ/1.head" && ! grep -qi '^x-amz' "$REQ/1.head" &&
     ok "a Bedrock API key: a bearer token, nothing signed" || fail "a Bedrock API key: a bearer token, nothing signed" "$(cat "$REQ/1.head")"
 
+# a task's child on Bedrock signs as its parent does: it is given the
+# AWS keys, which its tools are not
+if [ -n "$EMULATOR" ]; then
+	skip "a task's child signs too" "an emulated program cannot run another (no binfmt_misc)"
+else
+	script r1 <<'EOF'
+bedrock
+line data: {"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}
+line
+line data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"task","input":{}}}
+line
+line data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"description\":\"env\",\"prompt\":\"say hi\"}"}}
+line
+line data: {"type":"content_block_stop","index":0}
+line
+line data: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}
+line
+line data: {"type":"message_stop"}
+line
+EOF
+	printf 'bedrock\nraw %s\n' "$DATA/anthropic-text.sse" >"$T/r2"
+	printf 'bedrock\nraw %s\n' "$DATA/anthropic-text.sse" >"$T/r3"
+	startfake -x "$T/r1" "$T/r2" "$T/r3"
+	runat -y -m "$MODEL" 'ask a child'
+	[ "$RC" -eq 0 ] && [ -f "$REQ/3.head" ] &&
+	    grep -q "^Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/.*x-amz-security-token" "$REQ/2.head" &&
+	    ok "a task's child signs too" || fail "a task's child signs too" "rc $RC: $(cat "$T/err") $(cat "$REQ/2.head" 2>&1)"
+	stopfake
+fi
+
 # what goes wrong
 script r1 <<EOF
 bedrock

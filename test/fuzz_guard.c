@@ -1,14 +1,12 @@
 /* See LICENSE file for copyright and license details. */
-/* fuzz_guard.c: libFuzzer target for guard.c's reading of a bash command
- * line, the model's bytes. */
+/* fuzz_guard.c: libFuzzer target for shsplit.c's reading of a bash command
+ * line (the guard's rules read it), the model's bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util.h"
-#include "../json.h"
-#include "../tools.h"
-#include "../guard.h"
+#include "../shsplit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,10 +32,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s = xstrndup((const char *)data, size);
 	Shline l;
 
-	guardsplit(s, &l);
+	shsplit(s, &l);
 	whole(&l.parts, 2 * l.n);
 	whole(&l.writes, l.nwrites);
-	guardsplitfree(&l);
+	shsplitfree(&l);
 	free(s);
 	return 0;
 }

@@ -13,6 +13,8 @@
 #include "../entry.h"
 #include "../session.h"
 #include "../tools.h"
+#include "../sandbox.h"
+#include "../proc.h"
 #include "../rpc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -27,7 +29,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char *msgv[] = { msg0 };
 	static char **msgs = msgv;
 	static size_t nmsgs = 1;
-	static const Toollimits lim;	/* all 0: no shell, bash says so */
+	static const Toollimits lim;
+	static const Proclimits plim;	/* all 0: no shell, bash says so */
+	static Sandbox box;
+	Procs p = { 0 };
 	static const long window = 200000, maxout = 32000;
 	Session s;
 	Toolenv e = { 0 };
@@ -49,6 +54,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.msgs = &msgs;
 	r.nmsgs = &nmsgs;
 	e.lim = &lim;
+	p.lim = &plim;
+	e.procs = &p;
+	e.box = &box;
 	r.tenv = &e;
 	r.intr = &intr;
 	r.quit = &quit;

@@ -1,6 +1,6 @@
 /* See LICENSE file for copyright and license details. */
 /* test/guard.c: unit tests of guard.c's reading of a bash command line
- * (guardsplit): its simple commands, their forms, the files it writes,
+ * (shsplit): its simple commands, their forms, the files it writes,
  * and what makes it unsure; and of what guardcall decides with rules. */
 #include <sys/wait.h>
 #include <stdlib.h>
@@ -10,6 +10,8 @@
 #include "../util.h"
 #include "../json.h"
 #include "../tools.h"
+#include "../sandbox.h"
+#include "../shsplit.h"
 #include "../guard.h"
 #include "t.h"
 
@@ -171,7 +173,7 @@ testcases(void)
 		bufreset(&w);
 		bufreset(&in);
 		bufreset(&out);
-		guardsplit(cases[i].in, &l);
+		shsplit(cases[i].in, &l);
 		show(&l, &b, &w);
 		/* the names on one line, as test/run.sh counts lines */
 		safetext(&in, cases[i].in, strlen(cases[i].in), 1);
@@ -182,7 +184,7 @@ testcases(void)
 		  "split: [%s] -> [%s] writes [%s]%s%s", bstr(&in), bstr(&out),
 		  bstr(&w), l.unsure ? ", unsure: " : "",
 		  l.unsure ? l.unsure : "");
-		guardsplitfree(&l);
+		shsplitfree(&l);
 	}
 	buffree(&b);
 	buffree(&w);
@@ -232,13 +234,13 @@ testall(void)
 		for (k = 0; k <= 4; k++) {
 			s[k] = k < 4 ? s[k] : '\0';
 		}
-		guardsplit(s, &l);
+		shsplit(s, &l);
 		ok &= whole(&l);
-		guardsplitfree(&l);
+		shsplitfree(&l);
 		s[2] = '\0';	/* and the two-byte start of it */
-		guardsplit(s, &l);
+		shsplit(s, &l);
 		ok &= whole(&l);
-		guardsplitfree(&l);
+		shsplitfree(&l);
 	}
 	T(ok, "split: every line of four bytes of %s", "its special set");
 }
@@ -259,19 +261,19 @@ testdeep(void)
 		for (k = 0; k < 100000; k++)
 			bufadds(&b, open[i]);
 		bufadds(&b, "git push");
-		guardsplit(bstr(&b), &l);
+		shsplit(bstr(&b), &l);
 		T(l.unsure && whole(&l), "split: %s nested 100000 times: %s",
 		  open[i], l.unsure ? l.unsure : "sure");
-		guardsplitfree(&l);
+		shsplitfree(&l);
 	}
 	bufreset(&b);
 	bufadds(&b, "git status");
 	for (k = 0; k < 100000; k++)
 		bufadds(&b, "; a");
-	guardsplit(bstr(&b), &l);
+	shsplit(bstr(&b), &l);
 	T(l.n == 100001 && !l.unsure && whole(&l),
 	  "split: 100001 commands: %d", l.n);
-	guardsplitfree(&l);
+	shsplitfree(&l);
 	buffree(&b);
 }
 
@@ -287,20 +289,19 @@ static const Rule rules[] = {
 };
 
 /* What guardcall says of call (tool, args): 'A' run unasked, 'D' denied
- * by a rule, 'Q' asked (refused: there is no terminal), '?' else. */
+ * by a rule, 'Q' asked (call.c puts the question), '?' else. */
 static int
 decide(Guard *g, const Tool *t, const char *args)
 {
 	Json j;
 	Buf res = { 0 };
-	int ok, r;
+	int v, r, rule;
 
 	if (jsonparse(&j, args, strlen(args)) < 0)
 		return '?';
-	ok = guardcall(g, t, 0, &j, "x", NULL, &res);
-	r = ok ? 'A' : !strncmp(bstr(&res), "Denied by rule", 14) ? 'D' :
-	    !strncmp(bstr(&res), "Not run: there is no terminal", 29) ? 'Q' :
-	    '?';
+	v = guardcall(g, t, &j, &res, &rule);
+	r = v == ALLOW ? 'A' : v == ASK ? 'Q' :
+	    !strncmp(bstr(&res), "Denied by rule", 14) ? 'D' : '?';
 	buffree(&res);
 	jsonfree(&j);
 	return r;
@@ -345,8 +346,9 @@ testcalls(void)
 		{ "bash", NULL, 1, "", "{}" }, { "read", NULL, 0, "", "{}" }
 	};
 	Toolenv e;
+	Sandbox box;
 	Guard g;
-	int always[2] = { 0, 0 }, st;
+	int st;
 	size_t i;
 	pid_t pid;
 
@@ -362,14 +364,15 @@ testcalls(void)
 	}
 	setsid();
 	memset(&e, 0, sizeof(e));
+	memset(&box, 0, sizeof(box));
 	memset(&g, 0, sizeof(g));
 	e.lim = &lim;
-	e.write = WALL;
+	box.write = WALL;
+	e.box = &box;
 	g.prof = &prof;
 	g.rules = rules;
 	g.hooks = hooks;
 	g.tenv = &e;
-	g.always = always;
 	for (i = 0; i < LEN(calls); i++) {
 		st = decide(&g, calls[i].tool[0] == 'b' ? &tools[0] :
 		            &tools[1], calls[i].args);

@@ -13,7 +13,6 @@
 #include "../json.h"
 #include "../sse.h"
 #include "../wire.h"
-#include "../tools.h"
 #include "t.h"
 
 /* What the pieces said, in order: T text, H thinking, C a call's
@@ -376,8 +375,8 @@ testlate(void)
 	buffree(&log);
 }
 
-static const Tool rtool = {
-	"read", NULL, 0, "Read a file",
+static const Wiretool rtool = {
+	"read", "Read a file",
 	"{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}"
 };
 

@@ -16,7 +16,9 @@
 #include "../util.h"
 #include "../json.h"
 #include "../tools.h"
+#include "../search.h"
 #include "../sandbox.h"
+#include "../proc.h"
 #include "t.h"
 
 static volatile sig_atomic_t intr, pgid, seenpgid;
@@ -29,18 +31,27 @@ static Toollimits lim = {
 	.bashtimeout = 0, .killgrace = 500, .maxedit = 16 << 20,
 	.maxlog = 64 << 20, .maximage = 5 << 20, .ignorebytes = 256 << 10,
 	.ignorelines = 10000, .maxrules = 10000, .rulebytes = 32 << 10,
-	.searchtime = 0, .shells = shells, .scrubenv = scrub
+	.searchtime = 0
 };
-static Toolenv env = { .lim = &lim, .intr = &intr, .pgid = &pgid,
-                       .write = WALL, .stay = 1 };
-static Buf out;
+static Proclimits plim = {
+	.maxlines = 2000, .maxbytes = 51200, .killgrace = 500,
+	.maxlog = 64 << 20, .shells = shells, .scrubenv = scrub
+};
+static Sandbox box = { .write = WALL };
+static Procs procs = { .lim = &plim, .box = &box, .intr = &intr,
+                       .pgid = &pgid, .stay = 1 };
+static Toolenv env = { .lim = &lim, .intr = &intr, .box = &box,
+                       .procs = &procs };
+static Buf out, image;
 static int root;
 
-/* Run a tool on a JSON text of arguments; the result is in out. */
+/* Run a tool on a JSON text of arguments; the result is in out, its
+ * image in image. */
 static int
 run(Toolfn fn, const char *args)
 {
 	Json j;
+	Toolres res;
 	int rc;
 
 	bufreset(&out);
@@ -50,7 +61,13 @@ run(Toolfn fn, const char *args)
 		tfail++;
 		return -2;
 	}
-	rc = fn(&env, &j, 0, &out);
+	memset(&res, 0, sizeof(res));
+	res.text = out;
+	rc = fn(&env, &j, 0, &res);
+	out = res.text;
+	buffree(&image);
+	image = res.image;
+	buffree(&res.details);
 	jsonfree(&j);
 	return rc;
 }
@@ -215,39 +232,39 @@ testimages(void)
 	put("shot.txt", png, sizeof(png) - 1);
 	T(run(toolread, "{\"path\":\"shot.txt\"}") == 0 &&
 	  is("Read image file [image/png]") &&
-	  !strcmp(bstr(&env.image), ",{\"type\":\"image\",\"data\":"
+	  !strcmp(bstr(&image), ",{\"type\":\"image\",\"data\":"
 	  "\"iVBORw0KGgoAAAANSUhEUg==\",\"mimeType\":\"image/png\"}"),
 	  "read: a png by its magic, not its name, as pi's image block: %s",
-	  bstr(&env.image));
+	  bstr(&image));
 	for (i = 0; i < LEN(magic); i++) {
 		put("img", magic[i][0], 12);
 		bufreset(&want);
 		bufaddf(&want, "\"mimeType\":\"%s\"}", magic[i][1]);
 		good &= run(toolread, "{\"path\":\"img\"}") == 0 &&
-		        has(magic[i][1]) && strstr(bstr(&env.image), want.p);
+		        has(magic[i][1]) && strstr(bstr(&image), want.p);
 	}
 	T(good, "read: jpeg, gif (87a, 89a) and webp by their magic");
 	put("fake.png", "RIFF\x24\0\0\0WAVEfmt ", 16);
-	bufreset(&env.image);
+	bufreset(&image);
 	T(run(toolread, "{\"path\":\"fake.png\"}") == 1 && has("binary") &&
-	  !env.image.len, "read: a .png that is a WAVE is refused");
+	  !image.len, "read: a .png that is a WAVE is refused");
 	big = xcalloc(1, 1 << 20);
 	memcpy(big, png, sizeof(png) - 1);
 	put("big.png", big, 1 << 20);
 	lim.maximage = 1 << 19;
 	T(run(toolread, "{\"path\":\"big.png\"}") == 1 &&
-	  has("over the 512.0KB limit") && !env.image.len,
+	  has("over the 512.0KB limit") && !image.len,
 	  "read: an image over the bound refused: %s", out.p);
 	lim.maximage = 5 << 20;
 	T(run(toolread, "{\"path\":\"big.png\"}") == 0 &&
-	  env.image.len > ((1 << 20) + 2) / 3 * 4,
+	  image.len > ((1 << 20) + 2) / 3 * 4,
 	  "read: an image within the bound, whole");
 	big[0] = 'x';
 	big[10] = '\0';
 	put("big.bin", big, 1 << 20);
-	bufreset(&env.image);
+	bufreset(&image);
 	T(run(toolread, "{\"path\":\"big.bin\"}") == 1 && has("binary") &&
-	  !env.image.len, "read: a 1 MB binary that is no image refused");
+	  !image.len, "read: a 1 MB binary that is no image refused");
 	T(!toolimage("big.bin", 2 << 20, &b, &why) &&
 	  strstr(bstr(&why), "not a png, jpeg, gif or webp image") && !b.len,
 	  "toolimage: no image refused");
@@ -255,7 +272,7 @@ testimages(void)
 	buffree(&b);
 	buffree(&why);
 	buffree(&want);
-	buffree(&env.image);
+	buffree(&image);
 }
 
 static void
@@ -739,7 +756,7 @@ testbashlong(void)
 	if ((bg = atol(out.p)) > 0)
 		kill(bg, SIGKILL);
 
-	env.stay = 0;	/* no subreaper here: the call's group alone */
+	procs.stay = 0;	/* no subreaper here: the call's group alone */
 	t0 = ms();
 	T(run(toolbash, "{\"command\":\"echo $$; sleep 30.432 >/dev/null "
 	  "2>&1 &\"}") == 0 && has("Processes left in the background were "
@@ -750,7 +767,7 @@ testbashlong(void)
 	  g);
 	T(run(toolbash, "{\"command\":\"echo hi\"}") == 0 && is("hi"),
 	  "bash: stay 0: nothing said when nothing was left");
-	env.stay = 1;
+	procs.stay = 1;
 
 	signal(SIGALRM, onalarm);
 	alarm(1);
@@ -786,9 +803,9 @@ testbashlong(void)
 	T(lines == 200000 && b.len > 7 &&
 	  !strcmp(b.p + b.len - 7, "200000\n") && modeof(file) == 0600,
 	  "bash: the log holds all of it, mode 0600 (%d lines)", lines);
-	T(env.logdir && !strncmp(file, env.logdir, strlen(env.logdir)) &&
-	  !strcmp(file + strlen(env.logdir), "/bash-1.log") &&
-	  modeof(env.logdir) == 0700 && env.logkept,
+	T(procs.logdir && !strncmp(file, procs.logdir, strlen(procs.logdir)) &&
+	  !strcmp(file + strlen(procs.logdir), "/bash-1.log") &&
+	  modeof(procs.logdir) == 0700 && procs.logkept,
 	  "bash: the log in the run's directory, mode 0700");
 	unlink(file);
 	buffree(&b);
@@ -836,7 +853,7 @@ testbashlog(void)
 	Buf b, want = { 0 };
 	int fd, save, rc;
 
-	lim.maxlog = 100000;
+	plim.maxlog = 100000;
 	T(run(toolbash, "{\"command\":\"seq 1 200000\"}") == 0 &&
 	  has("\n200000\n\n[Showing lines 198001-200000 of 200000. Full "
 	  "output: ") && has(" (cut at 100000 bytes)]"),
@@ -854,9 +871,9 @@ testbashlog(void)
 	T(rc == 1 && has("(cut at 100000 bytes)]") && has("timed out") &&
 	  stat(file, &st) == 0 && st.st_size == 100000,
 	  "bash: endless output: the log stops at maxlog");
-	lim.maxlog = 64 << 20;
+	plim.maxlog = 64 << 20;
 
-	dir = xstrdup(env.logdir ? env.logdir : "");
+	dir = xstrdup(procs.logdir ? procs.logdir : "");
 	bufaddf(&want, "agent: bash output kept in %s\n", dir);
 	save = dup(2);
 	fd = open("cleanup.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -866,7 +883,7 @@ testbashlog(void)
 	dup2(save, 2);
 	close(save);
 	b = get("cleanup.err");
-	T(!strcmp(b.p, want.p) && access(file, F_OK) == 0 && !env.logdir,
+	T(!strcmp(b.p, want.p) && access(file, F_OK) == 0 && !procs.logdir,
 	  "bash: the model was told of a log: it is kept, and said so");
 	buffree(&b);
 	buffree(&want);
@@ -875,14 +892,14 @@ testbashlog(void)
 
 	T(run(toolbash, "{\"command\":\"head -c 51200 /dev/zero | "
 	  "tr '\\\\0' a; echo\"}") == 0 && out.len == 51200 &&
-	  !has("Full output") && env.logdir && !env.logkept,
+	  !has("Full output") && procs.logdir && !procs.logkept,
 	  "bash: output saved early that fits after all: not named");
-	dir = xstrdup(env.logdir ? env.logdir : "/");
+	dir = xstrdup(procs.logdir ? procs.logdir : "/");
 	toolcleanup(&env);
-	T(access(dir, F_OK) < 0 && errno == ENOENT && !env.logdir,
+	T(access(dir, F_OK) < 0 && errno == ENOENT && !procs.logdir,
 	  "bash: no log named: the directory goes at the end");
 	toolcleanup(&env);
-	T(!env.logdir, "bash: toolcleanup twice is harmless");
+	T(!procs.logdir, "bash: toolcleanup twice is harmless");
 	free(dir);
 }
 
@@ -1019,7 +1036,7 @@ static void
 testgrep(void)
 {
 	grepsetup();
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\"}") == 0 &&
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\"}") == 0 &&
 	  has("a.txt:2: foo\n") && has("keep.log:1: foo\n") &&
 	  has("sub/b.c:1: int foo;\nsub/b.c:2: foo bar") &&
 	  has("sub/top.txt:1: foo top"), "grep: matches, sorted");
@@ -1031,47 +1048,47 @@ testgrep(void)
 	  has("Some lines truncated to 500 bytes") &&
 	  utf8valid(out.p, out.len) == out.len,
 	  "grep: a long line cut at a character");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g/sub\"}") == 0 &&
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g/sub\"}") == 0 &&
 	  is("b.c:1: int foo;\nb.c:2: foo bar\ntop.txt:1: foo top"),
 	  "grep: .gitignore above the searched directory");
-	T(run(toolgrep, "{\"pattern\":\"hello\",\"path\":\"g\","
+	T(run(searchgrep, "{\"pattern\":\"hello\",\"path\":\"g\","
 	  "\"ignoreCase\":\"true\"}") == 0 && has("a.txt:1: hello world\n"
 	  "a.txt:3: Hello again"), "grep: ignoreCase as a string");
-	T(run(toolgrep, "{\"pattern\":\"o.*a\",\"path\":\"g/a.txt\","
+	T(run(searchgrep, "{\"pattern\":\"o.*a\",\"path\":\"g/a.txt\","
 	  "\"literal\":true}") == 0 && is("a.txt:4: x1 o.*a"),
 	  "grep: literal, a single file");
-	T(run(toolgrep, "{\"pattern\":\"x\\\\d\",\"path\":\"g\"}") == 0 &&
+	T(run(searchgrep, "{\"pattern\":\"x\\\\d\",\"path\":\"g\"}") == 0 &&
 	  is("a.txt:4: x1 o.*a"), "grep: \\d understood");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"glob\":"
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"glob\":"
 	  "\"*.c\"}") == 0 && is("sub/b.c:1: int foo;\nsub/b.c:2: foo bar"),
 	  "grep: glob on the name");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"glob\":"
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"glob\":"
 	  "\"sub/*.{c,txt}\"}") == 0 && has("sub/b.c:1:") &&
 	  has("sub/top.txt:1:") && !has("a.txt"), "grep: glob with a path");
-	T(run(toolgrep, "{\"pattern\":\"^foo$\",\"path\":\"g/a.txt\","
+	T(run(searchgrep, "{\"pattern\":\"^foo$\",\"path\":\"g/a.txt\","
 	  "\"context\":\"1\"}") == 0 && is("a.txt-1- hello world\n"
 	  "a.txt:2: foo\na.txt-3- Hello again"), "grep: context lines");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"limit\":1}")
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"limit\":1}")
 	  == 0 && is("a.txt:2: foo\n\n[1 matches limit reached. Use limit=2 "
 	  "for more, or refine pattern]"), "grep: limit");
-	T(run(toolgrep, "{\"pattern\":\"zzz\",\"path\":\"g\"}") == 0 &&
+	T(run(searchgrep, "{\"pattern\":\"zzz\",\"path\":\"g\"}") == 0 &&
 	  is("No matches found"), "grep: no matches");
-	T(run(toolgrep, "{\"pattern\":\"(\",\"path\":\"g\"}") == 1 &&
+	T(run(searchgrep, "{\"pattern\":\"(\",\"path\":\"g\"}") == 1 &&
 	  has("invalid regular expression"), "grep: invalid regex");
-	T(run(toolgrep, "{\"pattern\":\"x\",\"path\":\"nope\"}") == 1 &&
+	T(run(searchgrep, "{\"pattern\":\"x\",\"path\":\"nope\"}") == 1 &&
 	  is("Path not found: nope"), "grep: missing path");
-	T(run(toolgrep, "{\"path\":\"g\"}") == 1 &&
+	T(run(searchgrep, "{\"path\":\"g\"}") == 1 &&
 	  has("missing required parameter \"pattern\""),
 	  "grep: missing pattern named");
-	T(run(toolgrep, "{\"pattern\":\"x\",\"literal\":\"maybe\"}") == 1 &&
+	T(run(searchgrep, "{\"pattern\":\"x\",\"literal\":\"maybe\"}") == 1 &&
 	  has("\"literal\" must be true or false"), "grep: mistyped boolean");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"context\":"
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\",\"context\":"
 	  "1e300}") == 1 && has("\"context\" is out of range"),
 	  "grep: an absurd context refused");
 	intr = 1;
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g\"}") == 1 &&
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g\"}") == 1 &&
 	  is("Interrupted"), "grep: interrupted: the walk stops");
-	T(run(toolgrep, "{\"pattern\":\"foo\",\"path\":\"g/a.txt\"}") == 1
+	T(run(searchgrep, "{\"pattern\":\"foo\",\"path\":\"g/a.txt\"}") == 1
 	  && is("Interrupted"), "grep: interrupted: a file not read");
 	intr = 0;
 }
@@ -1095,58 +1112,58 @@ testunseen(void)
 	puts0("u/.env", "SECRET=hunter2\n");
 	puts0("u/ok.txt", "SECRET=public\n");
 	env.unseen = envunseen;
-	T(run(toolgrep, "{\"pattern\":\"SECRET\",\"path\":\"u\"}") == 0 &&
+	T(run(searchgrep, "{\"pattern\":\"SECRET\",\"path\":\"u\"}") == 0 &&
 	  !has("hunter2") && has("ok.txt:1: SECRET=public") &&
 	  has("1 path left out: denied by read rule of config.h (rule 3)"),
 	  "grep: a file the read rules deny is not read, the model told");
-	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"u\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"*\",\"path\":\"u\"}") == 0 &&
 	  !has(".env") && has("ok.txt") && has("1 path left out"),
 	  "find: a file the read rules deny is not listed");
-	T(run(toolls, "{\"path\":\"u\"}") == 0 && !has(".env") &&
+	T(run(searchls, "{\"path\":\"u\"}") == 0 && !has(".env") &&
 	  has("ok.txt") && has("1 path left out"),
 	  "ls: a file the read rules deny is not listed");
 	env.unseen = NULL;
-	T(run(toolls, "{\"path\":\"u\"}") == 0 && has(".env") &&
+	T(run(searchls, "{\"path\":\"u\"}") == 0 && has(".env") &&
 	  !has("left out"), "ls: with no rule, every file");
 }
 
 static void
 testfind(void)
 {
-	T(run(toolfind, "{\"pattern\":\"*.c\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"*.c\",\"path\":\"g\"}") == 0 &&
 	  is("sub/b.c"), "find: by name");
-	T(run(toolfind, "{\"pattern\":\"*.txt\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"*.txt\",\"path\":\"g\"}") == 0 &&
 	  is("a.txt\nlong.txt\nsub/top.txt"), "find: .gitignore honoured");
-	T(run(toolfind, "{\"pattern\":\"s*\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"s*\",\"path\":\"g\"}") == 0 &&
 	  is("sub/"), "find: directories marked");
-	T(run(toolfind, "{\"pattern\":\"**/sub/*.{c,h}\",\"path\":\"g\"}") ==
+	T(run(searchfind, "{\"pattern\":\"**/sub/*.{c,h}\",\"path\":\"g\"}") ==
 	  0 && is("sub/b.c"), "find: ** and braces");
-	T(run(toolfind, "{\"pattern\":\"sub/*.c\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"sub/*.c\",\"path\":\"g\"}") == 0 &&
 	  is("sub/b.c"), "find: a pattern with a path");
-	T(run(toolfind, "{\"pattern\":\"sub/**\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"sub/**\",\"path\":\"g\"}") == 0 &&
 	  is("sub/.gitignore\nsub/b.c\nsub/gen/\nsub/top.txt"),
 	  "find: a last ** is what is inside, not the directory");
-	T(run(toolfind, "{\"pattern\":\"**/**/sub/**/b.c\",\"path\":"
+	T(run(searchfind, "{\"pattern\":\"**/**/sub/**/b.c\",\"path\":"
 	  "\"g\"}") == 0 && is("sub/b.c"), "find: ** may match nothing");
-	T(run(toolfind, "{\"pattern\":\"g/sub/**/*\",\"path\":\".\"}") ==
+	T(run(searchfind, "{\"pattern\":\"g/sub/**/*\",\"path\":\".\"}") ==
 	  0 && !has("g/sub\n") && has("g/sub/gen/") && !has("z.txt"),
 	  "find: ** and * then, .gitignore from below the root");
-	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\","
+	T(run(searchfind, "{\"pattern\":\"*\",\"path\":\"g\","
 	  "\"limit\":\"2\"}") == 0 && is(".gitignore\na.txt\n\n[2 results "
 	  "limit reached. Use limit=4 for more, or refine pattern]"),
 	  "find: limit");
-	T(run(toolfind, "{\"pattern\":\"*.zz\",\"path\":\"g\"}") == 0 &&
+	T(run(searchfind, "{\"pattern\":\"*.zz\",\"path\":\"g\"}") == 0 &&
 	  is("No files found matching pattern"), "find: nothing");
-	T(run(toolfind, "{\"path\":\"g\"}") == 1 &&
+	T(run(searchfind, "{\"path\":\"g\"}") == 1 &&
 	  has("missing required parameter \"pattern\""),
 	  "find: missing pattern named");
-	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"nope\"}") == 1 &&
+	T(run(searchfind, "{\"pattern\":\"*\",\"path\":\"nope\"}") == 1 &&
 	  is("Path not found: nope"), "find: missing path");
-	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\",\"limit\":"
+	T(run(searchfind, "{\"pattern\":\"*\",\"path\":\"g\",\"limit\":"
 	  "\"1e10\"}") == 1 && has("\"limit\" is out of range"),
 	  "find: an absurd limit refused");
 	intr = 1;
-	T(run(toolfind, "{\"pattern\":\"*\",\"path\":\"g\"}") == 1 &&
+	T(run(searchfind, "{\"pattern\":\"*\",\"path\":\"g\"}") == 1 &&
 	  is("Interrupted"), "find: interrupted: the walk stops");
 	intr = 0;
 }
@@ -1161,21 +1178,21 @@ testls(void)
 	puts0("l/a", "");
 	puts0("l/.hidden", "");
 	puts0("l/b", "");
-	T(run(toolls, "{\"path\":\"l\"}") == 0 &&
+	T(run(searchls, "{\"path\":\"l\"}") == 0 &&
 	  is(".hidden\na\nB\nb\nc/\nempty/"),
 	  "ls: sorted, dotfiles, directories marked");
-	T(run(toolls, "{\"path\":\"l\",\"limit\":\"2\"}") == 0 &&
+	T(run(searchls, "{\"path\":\"l\",\"limit\":\"2\"}") == 0 &&
 	  is(".hidden\na\n\n[2 entries limit reached. Use limit=4 for more]"),
 	  "ls: limit as a string");
-	T(run(toolls, "{\"path\":\"l/empty\"}") == 0 &&
+	T(run(searchls, "{\"path\":\"l/empty\"}") == 0 &&
 	  is("(empty directory)"), "ls: empty directory");
-	T(run(toolls, "{\"path\":\"l/a\"}") == 1 && is("Not a directory: l/a"),
+	T(run(searchls, "{\"path\":\"l/a\"}") == 1 && is("Not a directory: l/a"),
 	  "ls: not a directory");
-	T(run(toolls, "{\"path\":\"nope\"}") == 1 &&
+	T(run(searchls, "{\"path\":\"nope\"}") == 1 &&
 	  is("Path not found: nope"), "ls: missing path");
-	T(run(toolls, "{\"path\":\"l\",\"limit\":\"many\"}") == 1 &&
+	T(run(searchls, "{\"path\":\"l\",\"limit\":\"many\"}") == 1 &&
 	  has("\"limit\" must be a number"), "ls: mistyped limit");
-	T(run(toolls, "{}") == 0 && has("l/\n"), "ls: . by default");
+	T(run(searchls, "{}") == 0 && has("l/\n"), "ls: . by default");
 }
 
 /* A hang fails the test rather than running for ever. */
@@ -1213,28 +1230,28 @@ testglobs(void)
 	puts0(b.p, "needle\n");
 	signal(SIGALRM, onhang);
 	alarm(10);
-	T(run(toolgrep, "{\"pattern\":\"needle\",\"path\":\"deep\"}")
+	T(run(searchgrep, "{\"pattern\":\"needle\",\"path\":\"deep\"}")
 	  == 0 && !strncmp(out.p, want.p, want.len) &&
 	  !strcmp(out.p + want.len, ":1: needle"),
 	  "globs: grep under a \"**/**/...\" .gitignore line, 30 deep");
 	bufaddf(&args, "{\"pattern\":\"%snomatch\",\"path\":\"deep\"}",
 	        stars);
-	T(run(toolfind, args.p) == 0 &&
+	T(run(searchfind, args.p) == 0 &&
 	  is("No files found matching pattern"),
 	  "globs: find \"**/**/.../nomatch\", 30 deep");
 	bufreset(&args);
 	bufaddf(&args, "{\"pattern\":\"%sx.txt\",\"path\":\"deep\"}",
 	        stars);
-	T(run(toolfind, args.p) == 0 && is(want.p),
+	T(run(searchfind, args.p) == 0 && is(want.p),
 	  "globs: find \"**/**/.../x.txt\", 30 deep");
 	bufreset(&args);
 	bufadds(&args, "{\"pattern\":\"");
 	for (i = 0; i < 30; i++)
 		bufadds(&args, "{a,b}");
 	bufadds(&args, "\",\"path\":\"deep\"}");
-	T(run(toolfind, args.p) == 1 && is("find: glob has more than 256 "
+	T(run(searchfind, args.p) == 1 && is("find: glob has more than 256 "
 	  "{a,b} alternatives"), "globs: 2^30 alternatives refused");
-	T(run(toolgrep, "{\"pattern\":\"x\",\"glob\":\"{a,b}{a,b}{a,b}"
+	T(run(searchgrep, "{\"pattern\":\"x\",\"glob\":\"{a,b}{a,b}{a,b}"
 	  "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}\"}") == 1 && has("more than 256"),
 	  "globs: and in grep");
 	alarm(0);
@@ -1242,7 +1259,7 @@ testglobs(void)
 	mkdir("br", 0755);
 	puts0("br/abbabaab", "");
 	puts0("br/abbabaa", "");
-	T(run(toolfind, "{\"pattern\":\"{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
+	T(run(searchfind, "{\"pattern\":\"{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
 	  "{a,b}{a,b}\",\"path\":\"br\"}") == 0 && is("abbabaab"),
 	  "globs: 256 alternatives are fine");
 	buffree(&b);
@@ -1283,8 +1300,8 @@ sandboxpass(const char *mode)
 	char args[512];
 	char *tmp;
 
-	env.write = WTREE;
-	if (sandboxinit(&env, &why) < 0) {
+	box.write = WTREE;
+	if (sandboxinit(&box, &why) < 0) {
 		T(0, "sandbox (%s): made: %s", mode, strerror(errno));
 		return;
 	}
@@ -1315,15 +1332,15 @@ sandboxpass(const char *mode)
 	  "\"newText\":\"y\"}") == 0 && content("in/a.txt", "y"),
 	  "sandbox (%s): edit inside", mode);
 	snprintf(args, sizeof(args), "{\"path\":\"%s/t\",\"content\":\"x\"}",
-	         env.tmpdir);
+	         box.tmpdir);
 	T(run(toolwrite, args) == 0, "sandbox (%s): write in the run's TMPDIR",
 	  mode);
-	tmp = xstrdup(env.tmpdir);
+	tmp = xstrdup(box.tmpdir);
 	toolcleanup(&env);
-	T(access(tmp, F_OK) < 0 && !env.tmpdir,
+	T(access(tmp, F_OK) < 0 && !box.tmpdir,
 	  "sandbox (%s): the run's TMPDIR removed", mode);
 	free(tmp);
-	env.write = WALL;
+	box.write = WALL;
 }
 
 /* A plan file whose directory is a link to one outside: the plan
@@ -1333,26 +1350,26 @@ planpass(void)
 {
 	Buf why = { 0 };
 
-	env.write = WPLAN;
-	env.plan = "pd/PLAN.md";
+	box.write = WPLAN;
+	box.plan = "pd/PLAN.md";
 	if (symlink("../outside", "pd") < 0)
 		T(0, "plan: a link");
-	T(sandboxinit(&env, &why) < 0 && strstr(bstr(&why), "pd/PLAN.md: a "
+	T(sandboxinit(&box, &why) < 0 && strstr(bstr(&why), "pd/PLAN.md: a "
 	  "directory on its way is a symbolic link"), "plan: a link on the "
 	  "way refused: %s", bstr(&why));
 	toolcleanup(&env);
 	buffree(&why);
 	if (unlink("pd") < 0 || mkdir("pd", 0777) < 0)
 		T(0, "plan: a directory");
-	T(sandboxinit(&env, &why) == 0, "plan: a directory taken: %s",
+	T(sandboxinit(&box, &why) == 0, "plan: a directory taken: %s",
 	  bstr(&why));
 	T(run(toolwrite, "{\"path\":\"pd/PLAN.md\",\"content\":\"p\"}") ==
 	  0 && content("pd/PLAN.md", "p") && access("../outside/PLAN.md",
 	  F_OK) < 0, "plan: written in its directory");
 	toolcleanup(&env);
 	buffree(&why);
-	env.write = WALL;
-	env.plan = NULL;
+	box.write = WALL;
+	box.plan = NULL;
 }
 
 static void
@@ -1444,7 +1461,7 @@ testbounds(void)
 		puts0(b.p, "x\n");
 	}
 	t0 = ms();
-	n = run(toolfind, "{\"pattern\":\"*\",\"path\":\"hostile\"}");
+	n = run(searchfind, "{\"pattern\":\"*\",\"path\":\"hostile\"}");
 	for (i = 0, b.len = 0; out.p[b.len]; b.len++)
 		i += out.p[b.len] == '\n';
 	T(n == 0 && i == 200 && ms() - t0 < 5000, "find: 200 names under a "
@@ -1460,7 +1477,7 @@ testbounds(void)
 	signal(SIGALRM, onalarm);
 	alarm(1);
 	t0 = ms();
-	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":\"slow\"}")
+	T(run(searchgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":\"slow\"}")
 	  == 1 && is("Interrupted") && ms() - t0 < 3000,
 	  "grep: an interrupt stops a 4 MB line's match: %lld ms",
 	  ms() - t0);
@@ -1468,13 +1485,13 @@ testbounds(void)
 	intr = 0;
 	lim.searchtime = 1;
 	t0 = ms();
-	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "|needle\",\"path\":"
+	T(run(searchgrep, "{\"pattern\":\"" SLOWRE "|needle\",\"path\":"
 	  "\"slow\"}") == 0 && is("a.txt:1: needle aaaa\n\n[Search stopped "
 	  "after 1 s, its time limit: results are incomplete; narrow the "
 	  "path, glob or pattern]") && ms() - t0 < 3000,
 	  "grep: the time limit: what it found, and a note: %lld ms",
 	  ms() - t0);
-	T(run(toolgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":"
+	T(run(searchgrep, "{\"pattern\":\"" SLOWRE "\",\"path\":"
 	  "\"slow\"}") == 0 && has("No matches found\n\n[Search stopped"),
 	  "grep: the time limit, nothing found");
 	lim.searchtime = 0;

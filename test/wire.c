@@ -12,7 +12,6 @@
 #include "../json.h"
 #include "../sse.h"
 #include "../wire.h"
-#include "../tools.h"
 #include "t.h"
 
 /* Streams */
@@ -414,8 +413,8 @@ count(const Json *j, const char *path)
 	return i < 0 ? -1 : j->t[i].size;
 }
 
-static const Tool tool = {
-	"read", NULL, 0, "Read a file",
+static const Wiretool tool = {
+	"read", "Read a file",
 	"{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}"
 };
 
@@ -1298,9 +1297,9 @@ testcache(void)
 {
 	static const char mark[] = "{\"type\":\"ephemeral\"}";
 	static const char hour[] = "{\"type\":\"ephemeral\",\"ttl\":\"1h\"}";
-	static const Tool two[] = {
-		{ "read", NULL, 0, "Read a file", "{\"type\":\"object\"}" },
-		{ "ls", NULL, 0, "List", "{\"type\":\"object\"}" },
+	static const Wiretool two[] = {
+		{ "read", "Read a file", "{\"type\":\"object\"}" },
+		{ "ls", "List", "{\"type\":\"object\"}" },
 	};
 	Wirereq q;
 	Buf b = { 0 };
