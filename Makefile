@@ -13,24 +13,24 @@ TOOLSRC = tools.c search.c proc.c edit.c diff.c file.c gitguard.c regex.c \
 	sandbox.c walk.c undo.c
 TOOLOBJ = tools.o search.o proc.o edit.o diff.o file.o gitguard.o regex.o \
 	sandbox.o walk.o undo.o
-HDR = anthropic.h ask.h budget.h call.h context.h diff.h edit.h entry.h \
-	events.h export.h file.h gauth.h gemini.h gitguard.h guard.h http.h \
-	json.h line.h mcp.h md.h openai.h proc.h prompt.h record.h regex.h \
-	responses.h rpc.h sandbox.h schema.h scratch.h search.h sessdir.h \
-	session.h shsplit.h sse.h task.h tls.h tools.h tree.h undo.h util.h \
-	walk.h wire.h eventstream.h sigv4.h
-SRC = agent.c ask.c budget.c call.c context.c diff.c edit.c entry.c \
+HDR = agent.h anthropic.h ask.h budget.h call.h context.h diff.h edit.h \
+	entry.h events.h export.h file.h gauth.h gemini.h gitguard.h guard.h \
+	http.h json.h line.h mcp.h md.h openai.h proc.h prompt.h record.h \
+	regex.h responses.h rpc.h sandbox.h schema.h scratch.h search.h \
+	sessdir.h session.h shsplit.h sse.h task.h tls.h tools.h tree.h \
+	undo.h util.h walk.h wire.h eventstream.h sigv4.h
+SRC = agent.c ask.c budget.c call.c chat.c context.c diff.c edit.c entry.c \
 	events.c export.c file.c gauth.c gitguard.c guard.c http.c json.c \
 	line.c mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c \
-	schema.c scratch.c search.c sessdir.c session.c shsplit.c sse.c task.c \
-	tls.c tools.c tree.c undo.c util.c walk.c eventstream.c sigv4.c \
-	$(WIRESRC)
-OBJ = agent.o ask.o budget.o call.o context.o diff.o edit.o entry.o \
+	schema.c scratch.c search.c serve.c sessdir.c session.c shsplit.c \
+	sse.c task.c tls.c tools.c tree.c undo.c util.c walk.c eventstream.c \
+	sigv4.c $(WIRESRC)
+OBJ = agent.o ask.o budget.o call.o chat.o context.o diff.o edit.o entry.o \
 	events.o export.o file.o gauth.o gitguard.o guard.o http.o json.o \
 	line.o mcp.o md.o proc.o prompt.o record.o regex.o rpc.o sandbox.o \
-	schema.o scratch.o search.o sessdir.o session.o shsplit.o sse.o task.o \
-	tls.o tools.o tree.o undo.o util.o walk.o eventstream.o sigv4.o \
-	$(WIREOBJ)
+	schema.o scratch.o search.o serve.o sessdir.o session.o shsplit.o \
+	sse.o task.o tls.o tools.o tree.o undo.o util.o walk.o eventstream.o \
+	sigv4.o $(WIREOBJ)
 # the stubs that stand in for rooms in make tiny (config.mk's TINYIN)
 STUBSRC = nomcp.c notask.c noexport.c norpc.c noschema.c norecord.c \
 	noline.c
@@ -62,17 +62,21 @@ norpc.o: norpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
 noschema.o: noschema.c util.h json.h regex.h schema.h
 norecord.o: norecord.c util.h json.h http.h record.h
 noline.o: noline.c util.h line.h
-agent.o: agent.c util.h json.h sse.h http.h record.h gauth.h wire.h entry.h \
-	session.h sessdir.h tree.h tools.h search.h undo.h sandbox.h proc.h \
-	gitguard.h guard.h events.h ask.h context.h rpc.h export.h prompt.h \
-	mcp.h call.h task.h budget.h schema.h scratch.h line.h config.h \
-	eventstream.h sigv4.h
+agent.o: agent.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h \
+	gauth.h wire.h entry.h session.h sessdir.h tools.h search.h undo.h \
+	sandbox.h proc.h gitguard.h guard.h events.h ask.h context.h rpc.h \
+	export.h prompt.h mcp.h call.h task.h budget.h schema.h scratch.h \
+	agent.h config.h
 anthropic.o: anthropic.c util.h json.h wire.h anthropic.h
 ask.o: ask.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h gauth.h \
 	wire.h events.h ask.h
 budget.o: budget.c util.h json.h entry.h budget.h
 call.o: call.c util.h json.h wire.h entry.h tools.h sandbox.h gitguard.h \
 	guard.h events.h mcp.h task.h line.h call.h
+chat.o: chat.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h \
+	gauth.h wire.h entry.h session.h tree.h tools.h undo.h sandbox.h \
+	proc.h gitguard.h guard.h events.h ask.h context.h rpc.h prompt.h \
+	mcp.h call.h task.h budget.h schema.h line.h agent.h
 context.o: context.c util.h json.h wire.h entry.h session.h tree.h context.h
 diff.o: diff.c util.h diff.h
 edit.o: edit.c util.h edit.h
@@ -103,6 +107,10 @@ rpc.o: rpc.c util.h json.h wire.h entry.h session.h tools.h proc.h \
 sandbox.o: sandbox.c util.h sandbox.h
 schema.o: schema.c util.h json.h regex.h schema.h
 scratch.o: scratch.c util.h walk.h diff.h scratch.h
+serve.o: serve.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h \
+	gauth.h wire.h entry.h session.h sessdir.h tree.h tools.h undo.h \
+	sandbox.h proc.h gitguard.h guard.h events.h ask.h context.h rpc.h \
+	export.h prompt.h mcp.h call.h task.h budget.h schema.h agent.h
 sessdir.o: sessdir.c util.h json.h entry.h session.h sessdir.h
 session.o: session.c util.h json.h entry.h session.h
 shsplit.o: shsplit.c util.h shsplit.h

@@ -1,6 +1,8 @@
 /* See LICENSE file for copyright and license details. */
-/* agent.c: main, flags and setup, the line interface and -r's loop,
- * the turn loop with its budget and -o's check of the answer.  The
+/* agent.c: main, flags and setup from config.h (the one file that
+ * includes it), the turn loop with its budget and -o's check of the
+ * answer, and the moves line mode (chat.c) and -r (serve.c) ask of the
+ * run's state (agent.h): model, level, branch, session.  The
  * context is context.c's, asking the model ask.c's, a tool call's life
  * (approval, guard, run, trace) call.c's, what the answer shows
  * events.c's, what the run spent budget.c's. */
@@ -27,7 +29,6 @@
 #include "entry.h"
 #include "session.h"
 #include "sessdir.h"
-#include "tree.h"
 #include "tools.h"
 #include "search.h"
 #include "undo.h"
@@ -47,98 +48,9 @@
 #include "budget.h"
 #include "schema.h"
 #include "scratch.h"
-#include "line.h"
-
-typedef struct {
-	const char *name;
-	int wire;
-	const char *url;	/* base URL, without the endpoint */
-	const char *keyenv;	/* variable holding the key; NULL: none needed */
-	const char *model;	/* default model; NULL: -m is required */
-	long context;		/* context window, tokens */
-	long maxout;		/* output tokens asked for */
-	const char *maxfield;	/* the request field naming maxout */
-	const char *thinking;	/* default thinking level */
-	int think;		/* how it takes one: THNONE, ... */
-	int images;		/* its models take images */
-	int schema;		/* it takes a JSON Schema for the answer */
-	const char *headers;	/* extra header lines, '\n' between, {key}
-				 * the key; or NULL */
-	const char *query;	/* added to every request's URL, or NULL */
-	int auth;		/* AUTHKEY, or AUTHGOOGLE: else Google's
-				 * service account */
-} Provider;
-
-/* Where a provider's key comes from: its variable (or AGENT_API_KEY,
- * -K); or, with none of them set, a Google service account's key file
- * (GOOGLE_APPLICATION_CREDENTIALS) exchanged for an access token. */
-enum { AUTHKEY, AUTHGOOGLE };
-
+#include "agent.h"
 #include "config.h"
 
-typedef struct {
-	const Provider *prov;
-	char *model;		/* -m's, else the session's, else a default */
-	const char *url;
-	char *urlmade;		/* url, when made here (Vertex's, Bedrock's), or
-				 * NULL */
-	Gauth gauth;		/* the service account whose token is the
-				 * key (AUTHGOOGLE, no key set) */
-	int modelset;		/* -m was given */
-	Buf attach;		/* -i's images, for the first message */
-	char *key;
-	int json;		/* -j: events on stdout instead of text */
-	Events ev;		/* what the run shows, text or events */
-	Calls calls;		/* the tools offered, a call of one */
-	Mcpconf mcpconf;	/* config.h's, for the MCP servers */
-	Guard guard;
-	Httpclient *http;
-	Ask ask;		/* how the model is asked */
-	Rec rec;		/* AGENT_RECORD's or AGENT_REPLAY's */
-	Toolenv tenv;		/* what the tools take: pointers to the */
-	Sandbox box;		/* rooms' own state below */
-	Procs procs;
-	Gitguard git;
-	Undo undo;
-	const char **scrub;
-	char *desc[LEN(tools)];	/* the tools' descriptions and schemas, */
-	char *schema[LEN(tools)];	/* their numbers filled in (calls') */
-	Ctx ctx;		/* the context: the session's branch */
-	Session sess;
-	int modelnoted;		/* a model_change is on the branch */
-	int level, levelset;	/* thinking level; named by -T or the env */
-	int branchlevel;	/* the level the branch says, or -1 */
-	int ioerr;		/* the session file could not be written */
-	char *system;
-	int nids;		/* ids made up for calls that came without */
-	long long turnin, turnout, turncached;
-	double turncost;
-	Rpc *rpc;		/* -r, or NULL */
-	Buf sid;		/* the session's id, a request's cache key */
-	Buf env;		/* the date and directory the first message
-				 * is sent with (ctxenv) */
-	Promptconf pc;		/* config.h's, for skills, templates, @files */
-	Task task;		/* what the task tool starts children with */
-	char *taskkey;		/* the key of the task row's provider */
-	char *taskcreds[4];	/* Task's creds: the AWS keys or Google's key
-				 * file, NAME=value */
-	Httpproxy proxy;	/* as the environment named them at start */
-	int keyin;		/* -K: the key is stdin's first line */
-	Budget budget;		/* -b, AGENT_BUDGET or config.h's */
-	Spent spent;		/* what the run spent, for it and -j's
-				 * summary */
-	const char *ledger;	/* AGENT_LEDGER, or NULL */
-	char runid[37];		/* the run's, in the ledger */
-	Buf stopped;		/* why the run stopped early, or empty */
-	Buf taskbudget;		/* what is left of it, for a task's child */
-	Schema answer;		/* -o's; its text NULL without */
-	Sigv4 aws;		/* Bedrock without a key: the credentials,
-				 * copies of the environment's (prochide
-				 * blanks it) */
-	char *awsown[4];	/* those copies: id, secret, token, region */
-} Agent;
-
-/* What config.h's models[] says of the model, or NULL. */
 static const Model *
 modelof(const Agent *a)
 {
@@ -148,8 +60,8 @@ modelof(const Agent *a)
 /* The model, m, in place of the one before; the context is told its
  * window, the output tokens asked of it (its own, or the provider's) and
  * its tokens for one estimated token of text. */
-static void
-usemodel(Agent *a, char *m)
+void
+agentusemodel(Agent *a, char *m)
 {
 	const Model *mo;
 
@@ -237,8 +149,8 @@ lastmsg(const Agent *a)
 }
 
 /* The session says which model answered, as pi's do, when it changes. */
-static void
-notemodel(Agent *a)
+void
+agentnotemodel(Agent *a)
 {
 	Buf f = { 0 };
 
@@ -255,8 +167,8 @@ notemodel(Agent *a)
 }
 
 /* A change of thinking level, as pi notes it. */
-static void
-notelevel(Agent *a)
+void
+agentnotelevel(Agent *a)
 {
 	Buf f = { 0 };
 
@@ -374,8 +286,8 @@ branchsettings(Agent *a, const Entry **path, size_t n, size_t start)
 /* The context of the session's branch, in place of the one before, and
  * the model and thinking level it says; the model the session was
  * switched to, unless -m says. */
-static void
-loadbranch(Agent *a)
+void
+agentloadbranch(Agent *a)
 {
 	const Entry **path;
 	size_t n, start;
@@ -383,7 +295,7 @@ loadbranch(Agent *a)
 
 	n = sesscontext(&a->sess, &path);
 	if (!a->modelset && (m = entrymodel(path, n, a->prov->name)))
-		usemodel(a, m);
+		agentusemodel(a, m);
 	start = ctxload(&a->ctx, path, n);
 	branchsettings(a, path, n, start);
 	sessdone(&a->sess, path);
@@ -391,8 +303,8 @@ loadbranch(Agent *a)
 
 /* Ask the model for the summary k plans, silently, with the summariser's
  * prompt and no tools; the summary goes to out. */
-static int
-summarize(Agent *a, const Ctxcut *k, Buf *out)
+int
+agentsummarize(Agent *a, const Ctxcut *k, Buf *out)
 {
 	Wirereq q;
 	Reply r;
@@ -422,8 +334,8 @@ summarize(Agent *a, const Ctxcut *k, Buf *out)
 /* Replace the older part of the conversation by a summary: a compaction
  * entry, as pi writes them; nothing is deleted.  The last keeptokens stay
  * as they are.  0 done, -1 not. */
-static int
-compact(Agent *a, const char *why, const char *focus)
+int
+agentcompact(Agent *a, const char *why, const char *focus)
 {
 	Ctxcut k;
 	Buf sum = { 0 }, f = { 0 };
@@ -439,7 +351,7 @@ compact(Agent *a, const char *why, const char *focus)
 		     k.tokensbefore);
 	bufaddf(&f, "\"reason\":\"%s\"", why);
 	evemit(&a->ev, "compaction_start", f.p);
-	if (summarize(a, &k, &sum) < 0) {
+	if (agentsummarize(a, &k, &sum) < 0) {
 		warn("compaction failed: the conversation is kept whole");
 		evcompacted(&a->ev, why, NULL, NULL, k.tokensbefore,
 		            intr ? NULL : "Compaction failed: no summary",
@@ -448,7 +360,7 @@ compact(Agent *a, const char *why, const char *focus)
 	}
 	if (ctxcompact(&a->ctx, &k, &sum) < 0)
 		a->ioerr = 1;
-	loadbranch(a);
+	agentloadbranch(a);
 	evcompacted(&a->ev, why, &sum, k.firstkept, k.tokensbefore, NULL,
 	            0);
 	rc = 0;
@@ -473,11 +385,11 @@ beginturn(Agent *a)
 		a->task.model = a->model;
 	a->task.level = wirelevelname(a->level);
 	a->task.quiet = a->ev.quiet;	/* -j's is set after setup */
-	notemodel(a);
-	notelevel(a);
+	agentnotemodel(a);
+	agentnotelevel(a);
 	evemit(&a->ev, "agent_start", NULL);
 	if (autocompact && ctxfull(&a->ctx))
-		compact(a, "threshold", NULL);
+		agentcompact(a, "threshold", NULL);
 }
 
 /* An answer's spending, msg its message: in the run's, and in the
@@ -668,8 +580,8 @@ runcalls(Agent *a, Reply *r)
 
 /* One user message and the model rounds it sets off: 0 done, 1 failed,
  * 130 interrupted. */
-static int
-turn(Agent *a, const char *text, size_t len)
+int
+agentturn(Agent *a, const char *text, size_t len)
 {
 	Reply r;
 	Http h;
@@ -698,7 +610,7 @@ turn(Agent *a, const char *text, size_t len)
 			recordfailed(a, &r);
 			evemit(&a->ev, "turn_end", NULL);
 			if (r.overflow && autocompact && !compacted &&
-			    compact(a, "overflow", NULL) == 0) {
+			    agentcompact(a, "overflow", NULL) == 0) {
 				/* once: the same question on a shorter context */
 				askfree(&r);
 				compacted = 1;
@@ -788,7 +700,7 @@ oneshot(Agent *a, char **prompt)
 		warn("no prompt");
 		rc = -1;
 	}
-	rc = rc < 0 ? 1 : turn(a, msg.p, msg.len);
+	rc = rc < 0 ? 1 : agentturn(a, msg.p, msg.len);
 	buffree(&msg);
 	buffree(&in);
 	return rc;
@@ -796,8 +708,8 @@ oneshot(Agent *a, char **prompt)
 
 /* Set the thinking level by name: -1 if there is none such.  A provider
  * that takes none is said to once. */
-static int
-setlevel(Agent *a, const char *name)
+int
+agentsetlevel(Agent *a, const char *name)
 {
 	int l = wirelevel(name);
 
@@ -813,438 +725,27 @@ setlevel(Agent *a, const char *name)
 	return 0;
 }
 
-/* Where /branch to entry i goes: to a user's message, its parent (-1:
- * before the first entry), its text into offer to be sent again or
- * edited, as pi's tree does; to any other message, itself. */
-static long
-branchplace(Agent *a, long i, Buf *offer)
-{
-	const Entry *e = &a->sess.e[i];
-
-	if (!treeuser(&a->sess, i, offer))
-		return i;
-	return e->parent ? sessfind(&a->sess, e->parent) : -1;
-}
-
-/* /branch ID [summarize]: the leaf moved to message ID (before it, for a
- * user's message, whose text goes into offer), the context made again
- * from the path to it; with summarize, the branch left is summarised
- * first and the summary stored as pi's branch_summary on the new
- * branch, which its context then carries.  Nothing is rewritten. */
-static void
-branchto(Agent *a, const char *arg, Buf *offer)
-{
-	Buf why = { 0 }, id = { 0 }, sum = { 0 };
-	const char *sp = strchr(arg, ' ');
-	Ctxcut k;
-	long i = -1, to = -1;
-	int go = 0;
-
-	bufadd(&id, arg, sp ? (size_t)(sp - arg) : strlen(arg));
-	if ((sp && strcmp(sp + 1, "summarize")) || !id.len)
-		warn("usage: /branch ID [summarize]");
-	else if ((i = treefind(&a->sess, id.p, &why)) < 0)
-		warn("%s", why.p);
-	else if (strcmp(a->sess.e[i].type, "message")) {
-		safetext(&why, a->sess.e[i].type, strlen(a->sess.e[i].type), 1);
-		warn("%.8s is a %s entry, not a message: /branch moves only "
-		     "to messages", a->sess.e[i].id, why.p);
-	} else {
-		go = 1;
-		to = branchplace(a, i, offer);
-	}
-	if (go && sp && ctxbranchplan(&a->ctx, to, &k) < 0) {
-		warn("nothing to summarise: the branch left is empty");
-		sp = NULL;
-	} else if (go && sp) {
-		go = summarize(a, &k, &sum) == 0 && !intr;
-		if (!go)
-			warn("no summary: the branch is not moved");
-		ctxcutfree(&k);
-	}
-	if (go) {
-		a->ioerr = 0;
-		treemove(&a->sess, to, sp ? &sum : NULL, &a->ioerr);
-		if (a->ioerr)
-			warn("the branch summary is not in the session file");
-		a->modelnoted = 0;
-		loadbranch(a);
-		if (to == i)
-			fprintf(stderr, "on the branch to %.8s\n", a->sess.e[i].id);
-		else
-			fprintf(stderr, "on the branch before %.8s: its message "
-			        "is yours to send again or change\n",
-			        a->sess.e[i].id);
-	} else {
-		bufreset(offer);
-	}
-	buffree(&why);
-	buffree(&id);
-	buffree(&sum);
-}
-
 /* The run goes on in session s, in place of the one before. */
-static void
-usesession(Agent *a, Session *s)
+void
+agentusesession(Agent *a, Session *s)
 {
 	sessfree(&a->sess);
 	a->sess = *s;
 	a->modelnoted = 0;
-	loadbranch(a);
+	agentloadbranch(a);
 }
 
 /* The run goes on in a new session holding the path to entry at (NULL:
  * the leaf; an id of none: nothing); the file forked from is only read.
  * 0, or -1. */
-static int
-forkto(Agent *a, const char *at)
+int
+agentforkto(Agent *a, const char *at)
 {
 	Session s;
 
 	if (sessdirnext(&s, &a->sess, 1, at) < 0)
 		return -1;
-	usesession(a, &s);
-	return 0;
-}
-
-/* /fork [ID]: a new session holding the path to entry ID, or to the
- * leaf. */
-static void
-forkat(Agent *a, const char *arg)
-{
-	Buf why = { 0 };
-	long i = -1;
-
-	if (*arg && (i = treefind(&a->sess, arg, &why)) < 0)
-		warn("%s", why.p);
-	else if (forkto(a, i >= 0 ? a->sess.e[i].id : NULL) < 0)
-		warn("the fork failed: the session goes on as it was");
-	else
-		fprintf(stderr, "forked: %s\n", a->sess.path ? a->sess.path :
-		        "a new session in memory (-n)");
-	buffree(&why);
-}
-
-/* A /command typed in line mode: 1 to go on, 0 to quit, -1 none such.
- * A text for the next line to start with goes into offer. */
-static int
-slashcommand(Agent *a, const char *line, Buf *offer)
-{
-	if (!strcmp(line, "/quit") || !strcmp(line, "/exit"))
-		return 0;
-	if (!strcmp(line, "/help")) {
-		fputs("/help     this list\n"
-		      "/session  the session file, its tokens and cost\n"
-		      "/model [name]  the model, or switch to another\n"
-		      "/compact [focus]  summarise the older conversation\n"
-		      "/tree     the session's tree of messages\n"
-		      "/branch ID [summarize]  go on from message ID (before\n"
-		      "          it, its text to edit, if it is yours)\n"
-		      "/fork [ID]  a new session holding the path to ID\n"
-		      "/thinking [level]  the thinking level, or set it\n"
-		      "/undo     undo the last turn's writes and edits\n"
-		      "/quit     leave (also /exit, Ctrl-D)\n", stderr);
-		prompthelp(&a->pc, stderr);
-		return 1;
-	}
-	if (!strncmp(line, "/compact", 8) && (!line[8] || line[8] == ' ')) {
-		a->ioerr = 0;
-		compact(a, "manual", line[8] ? line + 9 : NULL);
-		if (sesssync(&a->sess) < 0 || a->ioerr)
-			warn("the compaction is not saved in the session file");
-		return 1;
-	}
-	if (!strncmp(line, "/thinking", 9) && (!line[9] || line[9] == ' ')) {
-		if (!line[9])
-			fprintf(stderr, "%s\n", wirelevelname(a->level));
-		else if (setlevel(a, line + 10) == 0) {
-			notelevel(a);
-			fprintf(stderr, "thinking: %s\n",
-			        wirelevelname(a->level));
-		}
-		return 1;
-	}
-	if (!strcmp(line, "/tree"))
-		return treeshow(&a->sess, stderr, termcols()) + 1;
-	if (!strncmp(line, "/branch", 7) && (!line[7] || line[7] == ' ')) {
-		branchto(a, line[7] ? line + 8 : "", offer);
-		return 1;
-	}
-	if (!strncmp(line, "/fork", 5) && (!line[5] || line[5] == ' ')) {
-		forkat(a, line[5] ? line + 6 : "");
-		return 1;
-	}
-	if (!strcmp(line, "/undo")) {
-		ctxnote(&a->ctx, "undo", undorun(&a->undo));
-		return 1;
-	}
-	if (!strcmp(line, "/session"))
-		return treesay(&a->sess, stderr) + 1;
-	if (!strncmp(line, "/model ", 7) && line[7]) {
-		usemodel(a, xstrdup(line + 7));
-		a->modelnoted = a->ioerr = 0;
-		notemodel(a);	/* saved now, as pi does */
-		if (sesssync(&a->sess) < 0 || a->ioerr)
-			warn("the model change is not in the session file");
-	}
-	if (!strncmp(line, "/model", 6) && (!line[6] || line[6] == ' ')) {
-		fprintf(stderr, "%s/%s\n", a->prov->name, a->model);
-		return 1;
-	}
-	return -1;	/* a template's, or an unknown command */
-}
-
-/* The next line of stdin into b, its line end taken off: 1, or 0 at
- * the end, *rc set when it is not a clean one.  At a terminal the
- * editor (line.c) reads it and keeps it in its history; else getline,
- * into *gl. */
-static int
-readmsgline(Line *ed, const char *prompt, Buf *b, char **gl, size_t *cap,
-            int *rc)
-{
-	ssize_t n;
-
-	if (ed) {
-		if ((n = lineread(ed, prompt, b)) > 0)
-			lineadd(ed, b->p, b->len);
-	} else if ((n = getline(gl, cap, stdin)) >= 0) {
-		bufreset(b);
-		bufadd(b, *gl, n);
-		if (b->len && b->p[b->len - 1] == '\n')
-			b->p[--b->len] = '\0';
-		if (b->len && b->p[b->len - 1] == '\r')
-			b->p[--b->len] = '\0';
-		n = 1;
-	}
-	if (n >= 0)
-		return n;
-	if (errno == EINTR && intr) {
-		*rc = 130;
-	} else if (ed || ferror(stdin)) {	/* a terminal hung up: EIO */
-		warn("read stdin:");
-		*rc = 1;
-	}
-	return 0;
-}
-
-/* Line mode at a terminal starts by saying what it runs with. */
-static void
-banner(const Agent *a)
-{
-	fprintf(stderr, "agent %s: %s on %s, %s%s; /help for commands\n",
-	        VERSION, a->model, a->prov->name, a->sess.path ? "session " :
-	        "", a->sess.path ? a->sess.path : "no session");
-}
-
-/* A text a command gave back (/branch's user message): on the next line
- * to edit, at a terminal; else said, for the next line to replace. */
-static void
-offerline(Line *ed, Buf *text)
-{
-	Buf b = { 0 };
-
-	if (!text->len)
-		return;
-	if (ed) {
-		lineoffer(ed, text->p, text->len);
-	} else {
-		safetext(&b, text->p, text->len, 0);
-		fprintf(stderr, "its text, which the next line takes the place "
-		        "of:\n%s\n", b.p);
-		buffree(&b);
-	}
-	bufreset(text);
-}
-
-/* Each line of stdin is a message; a line ending in \ goes on.  At a
- * terminal, the line editor (line.c) draws on stderr, or on the
- * terminal itself when stderr is not one. */
-static int
-linemode(Agent *a)
-{
-	Buf msg = { 0 }, text = { 0 }, in = { 0 };
-	Line ed, *edp = NULL;
-	char *gl = NULL;
-	const char *pr;
-	size_t cap = 0;
-	int rc = 0, r;
-
-	if (isatty(0)) {
-		lineopen(&ed, 0, isatty(2) ? 2 : 0, histmax);
-		edp = &ed;
-		if (!a->ev.quiet)
-			banner(a);
-	}
-	for (;;) {
-		pr = msg.len ? ". " : "> ";
-		if (!edp && isatty(0))
-			fputs(pr, stderr);
-		intr = quitsig != 0;	/* outoftime is a quit */
-		if (!readmsgline(edp, pr, &in, &gl, &cap, &rc))
-			break;	/* to the cleanup at main's end */
-		if (in.len && in.p[in.len - 1] == '\\') {
-			bufadd(&msg, in.p, in.len - 1);
-			bufaddc(&msg, '\n');
-			continue;
-		}
-		bufadd(&msg, in.p, in.len);
-		if (!msg.len)
-			continue;
-		if (msg.p[0] == '/' && !memchr(msg.p, '\n', msg.len) &&
-		    (r = slashcommand(a, msg.p, &text)) >= 0) {
-			bufreset(&msg);
-			if (!r)
-				break;
-			offerline(edp, &text);
-			continue;
-		}
-		r = promptline(&a->pc, &text, &a->attach, msg.p) < 0 ? 0 :
-		    turn(a, text.p, text.len);
-		if (r)
-			rc = r == 130 ? rc : 1;
-		bufreset(&msg);
-		if (quitsig)
-			break;
-	}
-	if (edp)
-		lineclose(edp);
-	free(gl);
-	buffree(&in);
-	buffree(&msg);
-	buffree(&text);
-	return rc;
-}
-
-/* -r's fork, as pi's: at a user message, a new session holding the path
- * before it; the message's text is the response's.  NULL, or why not. */
-static const char *
-rpcfork(Agent *a, Rpccmd *c)
-{
-	Buf t = { 0 }, d = { 0 };
-	long i = c->arg ? sessfind(&a->sess, c->arg) : -1;
-
-	if (i < 0 || !treeuser(&a->sess, i, &t))
-		return "Invalid entry ID for forking";
-	if (forkto(a, a->sess.e[i].parent ? a->sess.e[i].parent : "") < 0) {
-		buffree(&t);
-		return "the fork failed";
-	}
-	bufadds(&d, "{\"text\":");
-	jsonesc(&d, t.p, t.len);
-	bufadds(&d, ",\"cancelled\":false}");
-	c->data = bufdetach(&d);
-	buffree(&t);
-	return NULL;
-}
-
-/* -r's switch_session: the run goes on in that session.  NULL, or why
- * not. */
-static const char *
-rpcswitch(Agent *a, const char *path)
-{
-	Session s;
-
-	if (!path || !*path)
-		return "sessionPath must be a string";
-	if (sessload(&s, path) < 0)
-		return errno == ENOENT ? "no such session file" :
-		       "the session could not be loaded";
-	usesession(a, &s);
-	return NULL;
-}
-
-/* -r's export_html: the branch as a page, named as -e names it unless
- * outputPath says.  NULL, or why not. */
-static const char *
-rpcexport(Agent *a, Rpccmd *c)
-{
-	Buf d = { 0 };
-	char *out;
-
-	if (!a->sess.path)
-		return "no session file (-n): nothing to export";
-	out = c->arg && *c->arg ? xstrdup(c->arg) : exportdefault(a->sess.path);
-	if (exportsession(a->sess.path, a->sess.leaf, out) == 0) {
-		bufadds(&d, "{\"path\":");
-		jsonescs(&d, out);
-		bufaddc(&d, '}');
-		c->data = bufdetach(&d);
-	}
-	free(out);
-	return c->data ? NULL : "the export failed";
-}
-
-/* Do what rpc.c read: NULL, or why it failed. */
-static const char *
-rpcdo(Agent *a, Rpccmd *c)
-{
-	Session s;
-	int ok = 1;
-
-	if (c->kind == RPCFORK)
-		return rpcfork(a, c);
-	if (c->kind == RPCSWITCH)
-		return rpcswitch(a, c->arg);
-	if (c->kind == RPCEXPORT)
-		return rpcexport(a, c);
-	if (c->kind == RPCPROMPT) {
-		turn(a, c->arg, strlen(c->arg));
-	} else if (c->kind == RPCCOMPACT) {
-		ok = compact(a, "manual", c->arg) == 0;
-	} else if (c->kind == RPCMODEL) {	/* saved now, as /model */
-		usemodel(a, xstrdup(c->arg));
-		a->modelnoted = 0;
-		notemodel(a);
-	} else if (c->kind == RPCLEVEL) {	/* and as /thinking */
-		ok = setlevel(a, c->arg) == 0;
-		notelevel(a);
-	} else if (c->kind == RPCNEW) {	/* in memory, as this one, or not */
-		if (sessdirnext(&s, &a->sess, 0, NULL) < 0)
-			return "getcwd failed";
-		usesession(a, &s);
-	} else {	/* a message in this one */
-		if (ctxappend(&a->ctx, c->arg) < 0)
-			warn("the bash command is not saved in the session "
-			     "file");
-		a->modelnoted = 0;
-		loadbranch(a);
-	}
-	if (!ok || sesssync(&a->sess) < 0 || a->ioerr)
-		return c->kind == RPCCOMPACT ? "compaction failed" :
-		       "the session file could not be written";
-	return NULL;
-}
-
-static long
-ctxused(const void *ctx)
-{
-	return ctxtokens(ctx);
-}
-
-/* -r: what rpc.c reads from stdin, till it ends or a signal says quit */
-static int
-rpcmode(Agent *a)
-{
-	Rpc r = { .provider = a->prov->name, .model = &a->model,
-	          .level = &a->level,
-	          .wire = a->prov->wire, .context = &a->ctx.window,
-	          .maxout = &a->ctx.maxout, .used = ctxused,
-	          .usedarg = &a->ctx, .autocompact = autocompact,
-	          .sess = &a->sess, .msgs = &a->ctx.msgs.v,
-	          .nmsgs = &a->ctx.msgs.n,
-	          .tenv = &a->tenv, .intr = &intr, .quit = &quitsig, .out = 1 };
-	Rpccmd c;
-
-	a->rpc = &r;
-	httpwatch(a->http, 0, rpcwatch, &r);
-	a->procs.watch = rpcwatch;
-	a->procs.watcharg = &r;	/* and watchfd 0 */
-	while (rpcnext(&r, &c)) {
-		intr = quitsig != 0;	/* outoftime is a quit */
-		a->ioerr = 0;
-		rpcdone(&r, &c, rpcdo(a, &c));
-	}
-	rpcfree(&r);
+	agentusesession(a, &s);
 	return 0;
 }
 
@@ -1341,6 +842,8 @@ checkconfig(Agent *a)
 	Buf why = { 0 };
 	size_t i, k;
 
+	a->desc = xcalloc(LEN(tools), sizeof(*a->desc));
+	a->schema = xcalloc(LEN(tools), sizeof(*a->schema));
 	for (i = 0; i < LEN(tools); i++) {
 		if (!tools[i].name || !toolgoodname(tools[i].name))
 			badconfig("tool %zu: a name of 1 to 64 letters, digits, "
@@ -1566,7 +1069,7 @@ setthinking(Agent *a, const char *name)
 		name = getenv("AGENT_THINKING");
 	a->levelset = name && *name;
 	a->branchlevel = wirelevel(def);	/* a branch that says none */
-	if (setlevel(a, a->levelset ? name : def) < 0)
+	if (agentsetlevel(a, a->levelset ? name : def) < 0)
 		usage();
 }
 
@@ -1688,7 +1191,7 @@ setprovider(Agent *a, const char *pname, const char *model)
 		model = getenv("AGENT_MODEL");
 	if (!(model && *model) && !(model = a->prov->model))
 		diecfg("%s: no model: use -m or AGENT_MODEL", a->prov->name);
-	usemodel(a, xstrdup(model));
+	agentusemodel(a, xstrdup(model));
 	v = getenv("AGENT_BASE_URL");
 	if (!(a->url = v && *v ? v : a->prov->url))
 		diecfg("%s: no base URL: set AGENT_BASE_URL (Azure's: "
@@ -1858,6 +1361,8 @@ setup(Agent *a, const Flags *f)
 	offertools(a, f->toollist);
 	settask(a);
 	prochide(a->procs.lim);
+	a->intr = &intr;
+	a->quit = &quitsig;
 	a->tenv.intr = &intr;
 	a->procs.intr = &intr;
 	a->procs.pgid = &toolpg;
@@ -2021,7 +1526,9 @@ agentfree(Agent *a)
 	ctxfree(&a->ctx);
 	free(a->system);
 	free(a->scrub);
-	callfree(&a->calls);
+	callfree(&a->calls);	/* the texts; their arrays are ours */
+	free(a->desc);
+	free(a->schema);
 	free(a->task.tools);
 	free(a->taskkey);
 	for (i = 0; a->taskcreds[i]; i++)
@@ -2079,7 +1586,7 @@ main(int argc, char *argv[])
 	setthinking(&a, f.level);
 	if ((rc = sessdiropen(&a.sess, f.mode, f.file, !f.nosave)) != 0)
 		exit(rc);
-	loadbranch(&a);
+	agentloadbranch(&a);
 	if (intr)	/* during a long load */
 		exit(exitstatus(130));
 	if (f.diff)
@@ -2093,10 +1600,10 @@ main(int argc, char *argv[])
 	if (a.json)
 		showevents(&a, f.rpc);
 	if (f.rpc)
-		rc = ind < argc ? (usage(), 2) : rpcmode(&a);
+		rc = ind < argc ? (usage(), 2) : servemode(&a, autocompact);
 	else
 		rc = ind < argc || a.keyin ? oneshot(&a, argv + ind) :
-		     linemode(&a);
+		     chatmode(&a, histmax);
 	rc = a.ev.failed ? 1 : exitstatus(rc);
 	agentfree(&a);	/* the tools gone before the diff */
 	if (f.diff && scratchdiff(&sc) < 0 && rc == 0)
