@@ -795,43 +795,25 @@ badheaders(const char *h)
 }
 
 /* config.h's limits, for the tools: set once, before they are named in
- * the tools' texts. */
+ * the tools' texts.  bash's are a part of them. */
 static void
 setlimits(Agent *a)
 {
-	static Toollimits lim;
 	static Proclimits plim;
+	const Toollimits *lim = &toollimits;
 
-	lim.maxlines = maxlines;
-	lim.maxbytes = maxbytes;
-	lim.greplinemax = greplinemax;
-	lim.greplimit = greplimit;
-	lim.findlimit = findlimit;
-	lim.lslimit = lslimit;
-	lim.bashtimeout = bashtimeout;
-	lim.killgrace = killgrace;
-	lim.maxedit = maxedit;
-	lim.maxlog = maxlog;
-	lim.maximage = maximage;
-	lim.maxundo = maxundo;
-	lim.diffcontext = diffcontext;
-	lim.searchtime = searchtime;
-	lim.ignorebytes = ignorebytes;
-	lim.ignorelines = ignorelines;
-	lim.maxrules = maxrules;
-	lim.rulebytes = rulebytes;
-	a->tenv.lim = &lim;
-	plim.maxlines = maxlines;
-	plim.maxbytes = maxbytes;
-	plim.maxlog = maxlog;
-	plim.killgrace = killgrace;
+	a->tenv.lim = lim;
+	plim.maxlines = lim->maxlines;
+	plim.maxbytes = lim->maxbytes;
+	plim.maxlog = lim->maxlog;
+	plim.killgrace = lim->killgrace;
 	plim.shells = shells;
 	plim.secretwords = secretwords;
 	plim.keepenv = keepenv;
 	plim.scrubenv = a->scrub;	/* buildscrub's */
 	a->procs.lim = &plim;
-	a->undo.max = maxundo;
-	a->undo.maxedit = maxedit;
+	a->undo.max = lim->maxundo;
+	a->undo.maxedit = lim->maxedit;
 }
 
 /* config.h's tables checked, before any request; the tools' texts with
@@ -927,7 +909,7 @@ buildsystem(Agent *a)
 		read |= !strcmp(a->calls.offer[k].name, "read");
 	guardprompt(&a->guard, &b);
 	a->pc = (Promptconf){ skilldirs, promptdirs, maxskill, maxattach,
-	                      maximage, guarddenied, &a->guard };
+	                      toollimits.maximage, guarddenied, &a->guard };
 	if (read)	/* as pi: skills are read */
 		promptskills(&sk, &a->pc);
 	ctxsystem(&b, contextfiles, maxcontext, &sk);
@@ -1374,7 +1356,7 @@ setup(Agent *a, const Flags *f)
 	a->ev.ttyout = a->ev.ttyesc || samefile(1, 2);
 	a->ev.lastc = -1;
 	a->ev.maxhold = maxhold;
-	a->ev.maxtail = maxbytes;
+	a->ev.maxtail = toollimits.maxbytes;
 	setask(a);
 	srand(time(NULL) ^ getpid());
 	catchsignals();
@@ -1425,7 +1407,8 @@ readflags(Agent *a, char **argv, Flags *f)
 		case 'j': a->json = 1; break;
 		case 'K': a->keyin = 1; break;
 		case 'i':
-			if (!toolimage(arg, maximage, &a->attach, &why))
+			if (!toolimage(arg, toollimits.maximage, &a->attach,
+			    &why))
 				diecfg("-i: %s", why.p);
 			break;
 		case 'r': f->rpc = a->json = 1; break;
@@ -1448,9 +1431,11 @@ static void
 startscratch(Scratch *s, Scratchconf *c)
 {
 	Buf why = { 0 };
+	const Toollimits *l = &toollimits;
 
-	*c = (Scratchconf){ maxscratch, maxscratchfiles, diffcontext,
-	                    ignorebytes, ignorelines, maxrules, rulebytes };
+	*c = (Scratchconf){ maxscratch, maxscratchfiles, l->diffcontext,
+	                    l->ignorebytes, l->ignorelines, l->maxrules,
+	                    l->rulebytes };
 	if (scratchmake(s, c, &why) < 0) {
 		fprintf(stderr, "agent: %s\n", why.p);
 		exit(2);

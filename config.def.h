@@ -275,8 +275,6 @@ static const size_t maxhold = 64 << 10;	/* bytes of a message held
 					 * while stdout, no terminal,
 					 * waits to know if it is the
 					 * final answer */
-static const size_t maximage = 5 << 20;	/* bytes of an image file read or
-					 * -i sends (Anthropic takes 5 MB) */
 static const int maxrounds = 100;	/* model calls in one turn; then the
 					 * run stops as a budget does (exit 3) */
 /* The run's budget when neither -b nor AGENT_BUDGET names one, as -b
@@ -339,54 +337,61 @@ static const Ctxconf ctxconf = {
 	.branchask = branchask,
 };
 
-/* Tool output limits (what the model sees).  The tools' descriptions and
- * schemas below name them as ${maxlines}, ${maxkb} (maxbytes in KB),
- * ${greplimit}, ${greplinemax}, ${findlimit}, ${lslimit}, ${maxlogmb} and
- * ${maxeditmb} (in MB): the numbers are filled in at start. */
-static const int maxlines = 2000;	/* lines of output */
-static const size_t maxbytes = 50 * 1024;	/* bytes of output */
-static const int greplinemax = 500;	/* bytes of one matched line */
-static const int greplimit = 100;	/* default grep matches */
-static const int findlimit = 1000;	/* default find results */
-static const int lslimit = 500;	/* default ls entries */
-static const int bashtimeout = 0;	/* default bash timeout in seconds, 0 none */
-static const int searchtime = 10;	/* seconds grep, find and ls search:
-					 * then they return what they found,
-					 * with a note; 0 for no limit */
-/* .gitignore files come with the repository, and each path grep and
- * find meet is matched against every pattern in force (those of the
- * files from the top of the work tree down to its directory), at a
- * cost of up to the pattern's bytes times the name's: */
-static const size_t ignorebytes = 256 << 10;	/* bytes read of one file */
-static const int ignorelines = 10000;	/* lines read of one file */
-static const int maxrules = 10000;	/* patterns in force, past which
-					 * the rest are not read */
-static const size_t rulebytes = 32 << 10;	/* and their bytes */
 /* -d: the working tree is copied (what .gitignore ignores and .git left
  * out) for the run to work in; a bigger one does not start (exit 2).
  * The diff holds each file whole in memory, up to maxscratch. */
 static const unsigned long long maxscratch = 256ULL << 20;	/* bytes */
 static const long maxscratchfiles = 20000;	/* files, links, dirs */
-static const int diffcontext = 3;	/* lines around a change, in -d's
-					 * diff, in the diff shown before a
-					 * write or an edit is allowed, and
-					 * in the one edit's result keeps */
 /* Before a call is allowed, on the terminal: write's and edit's change
  * (a new file's content), cut to its first and last showlines lines,
  * and an MCP call's arguments, cut to showbytes.  bash's command is
  * shown whole: a line left out could be the one that matters. */
 static const int showlines = 20;	/* lines, at each end */
 static const size_t showbytes = 2048;	/* bytes of MCP arguments */
-static const int killgrace = 2000;	/* milliseconds from TERM to KILL */
-static const size_t maxedit = 16 << 20;	/* bytes of a file edit changes, of
-					 * the content write writes: both are
-					 * held whole in memory */
-static const size_t maxundo = 8 << 20;	/* bytes of files' content kept in
-					 * memory in a turn, before write and
-					 * edit first change each, for /undo;
-					 * a file past it is not put back */
-static const size_t maxlog = 64 << 20;	/* bytes of one bash command's output
-					 * saved to a file once it is cut */
+
+/* The tools' limits (tools.h's Toollimits): first what the model sees.
+ * The tools' descriptions and schemas below name them as ${maxlines},
+ * ${maxkb} (maxbytes in KB), ${greplimit}, ${greplinemax},
+ * ${findlimit}, ${lslimit}, ${maxlogmb} and ${maxeditmb} (in MB): the
+ * numbers are filled in at start. */
+static const Toollimits toollimits = {
+	.maxlines = 2000,	/* lines of output */
+	.maxbytes = 50 * 1024,	/* bytes of output */
+	.greplinemax = 500,	/* bytes of one matched line */
+	.greplimit = 100,	/* default grep matches */
+	.findlimit = 1000,	/* default find results */
+	.lslimit = 500,		/* default ls entries */
+	.bashtimeout = 0,	/* default bash timeout in seconds, 0 none */
+	.searchtime = 10,	/* seconds grep, find and ls search: then
+				 * they return what they found, with a
+				 * note; 0 for no limit */
+	/* .gitignore files come with the repository, and each path grep
+	 * and find meet is matched against every pattern in force (those
+	 * of the files from the top of the work tree down to its
+	 * directory), at a cost of up to the pattern's bytes times the
+	 * name's: */
+	.ignorebytes = 256 << 10,	/* bytes read of one file */
+	.ignorelines = 10000,	/* lines read of one file */
+	.maxrules = 10000,	/* patterns in force, past which the rest
+				 * are not read */
+	.rulebytes = 32 << 10,	/* and their bytes */
+	.diffcontext = 3,	/* lines around a change, in -d's diff, in
+				 * the diff shown before a write or an
+				 * edit is allowed, and in the one edit's
+				 * result keeps */
+	.killgrace = 2000,	/* milliseconds from TERM to KILL */
+	.maxedit = 16 << 20,	/* bytes of a file edit changes, of the
+				 * content write writes: both are held
+				 * whole in memory */
+	.maxundo = 8 << 20,	/* bytes of files' content kept in memory
+				 * in a turn, before write and edit first
+				 * change each, for /undo; a file past it
+				 * is not put back */
+	.maxlog = 64 << 20,	/* bytes of one bash command's output
+				 * saved to a file once it is cut */
+	.maximage = 5 << 20,	/* bytes of an image file read or -i
+				 * sends (Anthropic takes 5 MB) */
+};
 
 /* Tools.  approve: ask on the terminal first, unless -y. */
 static const Tool tools[] = {
