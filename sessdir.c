@@ -19,6 +19,17 @@
 #include "session.h"
 #include "sessdir.h"
 
+/* A session of a directory, as a list shows it. */
+typedef struct {
+	char *path;
+	char *id;		/* the header's session id ("" if none) */
+	long long mtime;	/* when the file was last written: seconds, */
+	long mnsec;		/* and nanoseconds */
+	size_t entries;		/* its lines after the header */
+	char *prompt;		/* its first user message's text, or NULL */
+	char *name;		/* pi's session_info name before it, or NULL */
+} Sessinfo;
+
 enum {
 	HEADMAX = 65536,	/* sessdirlatest reads no more of a header line */
 	PROMPTMAX = 1 << 20,	/* a list looks for the first prompt in lines
@@ -28,7 +39,7 @@ enum {
 };
 
 /* Where sessions live: AGENT_SESSION_DIR, or under the XDG data home. */
-char *
+static char *
 sessdirbase(void)
 {
 	Buf b = { 0 };
@@ -296,7 +307,9 @@ bynewest(const void *a, const void *b)
 	return strcmp(y->path, x->path);
 }
 
-size_t
+/* The sessions in dir worked on in cwd (their headers say), newest
+ * first, into *list, to be freed with sessdirfree; how many. */
+static size_t
 sessdirlist(const char *dir, const char *cwd, Sessinfo **list)
 {
 	DIR *d;
@@ -339,7 +352,7 @@ sessdirlist(const char *dir, const char *cwd, Sessinfo **list)
 	return n;
 }
 
-void
+static void
 sessdirfree(Sessinfo *v, size_t n)
 {
 	size_t i;
@@ -355,7 +368,7 @@ sessdirfree(Sessinfo *v, size_t n)
 
 /* Whether -s's word names a file rather than the start of an id: pi's
  * rule, a / in it or .jsonl at its end. */
-int
+static int
 sessdirispath(const char *word)
 {
 	size_t n = strlen(word);
@@ -363,7 +376,9 @@ sessdirispath(const char *word)
 	return strchr(word, '/') || (n >= 6 && !strcmp(word + n - 6, ".jsonl"));
 }
 
-char *
+/* The file of the session of dir worked on in cwd whose id begins with
+ * prefix, to be freed; NULL with why: none does, or the candidates. */
+static char *
 sessdirpick(const char *dir, const char *cwd, const char *prefix, Buf *why)
 {
 	Sessinfo *v;

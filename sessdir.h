@@ -1,32 +1,11 @@
 /* See LICENSE file for copyright and license details. */
 /* sessdir.h: where sessions live, the latest of a directory, and the
- * list of them */
+ * list of them (-l) */
 #include <stddef.h>
 #include <stdio.h>
 
-/* A session of a directory, as a list shows it. */
-typedef struct {
-	char *path;
-	char *id;		/* the header's session id ("" if none) */
-	long long mtime;	/* when the file was last written: seconds, */
-	long mnsec;		/* and nanoseconds */
-	size_t entries;		/* its lines after the header */
-	char *prompt;		/* its first user message's text, or NULL */
-	char *name;		/* pi's session_info name before it, or NULL */
-} Sessinfo;
-
-char *sessdirbase(void);
 char *sessdirfor(const char *base, const char *cwd);
 char *sessdirlatest(const char *dir, const char *cwd);
-/* The sessions in dir worked on in cwd (their headers say), newest
- * first, into *list, to be freed with sessdirfree; how many. */
-size_t sessdirlist(const char *dir, const char *cwd, Sessinfo **list);
-void sessdirfree(Sessinfo *v, size_t n);
-int sessdirispath(const char *word);
-/* The file of the session of dir worked on in cwd whose id begins with
- * prefix, to be freed; NULL with why: none does, or the candidates. */
-char *sessdirpick(const char *dir, const char *cwd, const char *prefix,
-                  Buf *why);
 /* -l: the sessions of the working directory to f, newest first, a line
  * each: its id's start, when it was last written (UTC), its entries, its
  * name in brackets (a task's: "task N of ID"), its first prompt; cut to
