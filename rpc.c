@@ -1,10 +1,10 @@
 /* See LICENSE file for copyright and license details. */
 /* rpc.c: -r, pi's rpc mode: one JSON command a line on stdin, the
- * responses with agent.c's events on stdout.  Lines are framed and parsed
- * here and answered from what agent.c shows of its state; what needs the
- * agent itself or changes its state (a prompt, a compaction, a new
+ * responses with the agent's events on stdout.  Lines are framed and
+ * parsed here and answered from what serve.c shows of the run's state;
+ * what needs the agent itself or changes its state (a prompt, a compaction, a new
  * session, another model or thinking level, the bash command's result to
- * record) goes back to it through rpcnext, and agent.c does it. */
+ * record) goes back to it through rpcnext, and serve.c does it. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -477,7 +477,7 @@ lastnote(Buf *out)
 }
 
 /* The user's bash command: pi's result, and the bashExecution message
- * for agent.c to record in the session, in c. */
+ * for serve.c to record in the session, in c. */
 static void
 userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 {
@@ -538,7 +538,7 @@ userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	buffree(&m);
 }
 
-/* A held command, now that the agent is idle: 1 if c is for agent.c, 0
+/* A held command, now that the agent is idle: 1 if c is for serve.c, 0
  * if it is answered. */
 static int
 startheld(Rpc *r, const char *line, Rpccmd *c)
@@ -593,7 +593,7 @@ startheld(Rpc *r, const char *line, Rpccmd *c)
 	free(p);
 	jsonfree(&j);
 	if (c->kind && (c->kind != RPCPROMPT || c->arg)) {
-		/* agent.c does it; recording the bash command's message
+		/* serve.c does it; recording the bash command's message
 		 * is no turn */
 		r->busy = c->kind == RPCRECORD ? RPCIDLE : RPCTURN;
 		return 1;
@@ -604,7 +604,7 @@ startheld(Rpc *r, const char *line, Rpccmd *c)
 	return 0;
 }
 
-/* The next thing for agent.c to do, read from stdin or held from before:
+/* The next thing for serve.c to do, read from stdin or held from before:
  * 1, or 0 when stdin has ended or a signal asks us to quit.  Commands
  * that need nothing of the agent are answered on the way. */
 int
@@ -677,7 +677,7 @@ compactiondata(Rpc *r, Buf *d)
 	bufaddc(d, '}');
 }
 
-/* agent.c has done c: err is NULL, or why it failed.  Its response, and
+/* serve.c has done c: err is NULL, or why it failed.  Its response, and
  * c is freed. */
 void
 rpcdone(Rpc *r, Rpccmd *c, const char *err)

@@ -2,7 +2,7 @@
 /* rpc.h: -r, pi's rpc mode: one JSON command a line on stdin */
 #include <signal.h>
 
-/* What agent.c is to do: a prompt, a compaction, a new session, another
+/* What serve.c is to do: a prompt, a compaction, a new session, another
  * model, another thinking level, a message to record (the user's bash
  * command's), a fork at a user message, another session, an export. */
 enum {
@@ -16,7 +16,7 @@ typedef struct {
 	char *arg;		/* the prompt, the focus, the model, the level,
 				 * the message (JSON), the entry's id or the
 				 * path; or NULL */
-	char *data;		/* the response's data that agent.c made
+	char *data;		/* the response's data that serve.c made
 				 * (JSON), or NULL */
 	char *id;		/* the request's id as JSON, or NULL */
 	char *type;		/* the command's name */
@@ -28,8 +28,8 @@ typedef struct {
 } Rpcq;
 
 typedef struct {
-	/* agent.c's state, shown to the commands that ask about it; what
-	 * changes it goes back to agent.c through rpcnext */
+	/* serve.c's state, shown to the commands that ask about it; what
+	 * changes it goes back to serve.c through rpcnext */
 	const char *provider;
 	char *const *model;	/* the model */
 	const int *level;	/* the thinking level */
