@@ -2,9 +2,10 @@
 /* rpc.c: -r, pi's rpc mode: one JSON command a line on stdin, the
  * responses with the agent's events on stdout.  Lines are framed and
  * parsed here and answered from what serve.c shows of the run's state;
- * what needs the agent itself or changes its state (a prompt, a compaction, a new
- * session, another model or thinking level, the bash command's result to
- * record) goes back to it through rpcnext, and serve.c does it. */
+ * what needs the agent itself or changes its state (a prompt, a
+ * compaction, a new session, another model or thinking level, the bash
+ * command's result to record) goes back to it through rpcnext, and
+ * serve.c does it. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
