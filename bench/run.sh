@@ -15,7 +15,7 @@ B=$(mktemp -d "${TMPDIR:-/tmp}/agent-bench.XXXXXX") || exit 1
 ${CC:-cc} -O2 -o "$B/peak" bench/peak.c || exit 1
 # built as agent is (config.mk's flags)
 ${CC:-cc} -std=c99 -Os -D_POSIX_C_SOURCE=200809L -o "$B/sse" bench/sse.c \
-    sse.c wire.c openai.c anthropic.c responses.c json.c util.c || exit 1
+    sse.c wire.c openai.c anthropic.c responses.c gemini.c json.c util.c || exit 1
 trap 'kill $FAKE $SOCAT $RELAY 2>/dev/null; rm -rf "$B"' EXIT INT TERM
 unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
 # the fake's scripts here are chat completions (bench/responses.sh has
@@ -187,6 +187,15 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	socat "OPENSSL-LISTEN:$sport,bind=127.0.0.1,reuseaddr,fork,cert=$B/cert.pem,key=$B/key.pem,verify=0" \
 	    "TCP:127.0.0.1:$(cat "$B/port")" 2>/dev/null &
 	SOCAT=$!
+	# socat listens a moment after it starts: a connection before that
+	# is refused, and the row failed now and then
+	python3 -c 'import socket, sys, time
+for i in range(250):
+	try:
+		socket.create_connection(("127.0.0.1", int(sys.argv[1]))).close()
+		break
+	except OSError:
+		time.sleep(0.02)' "$sport"
 	"$ROOT/test/relay" -d 25 -p "$B/rport" -c "$B/conns" localhost "$sport" &
 	RELAY=$!
 	while [ ! -s "$B/rport" ]; do sleep 0.02; done
