@@ -822,10 +822,20 @@ wireblank(const Json *j, int i)
 static int
 plain(const Json *j, int i)
 {
+	const unsigned long one = ~0UL / 0xff, high = one * 0x80;
 	const char *p = j->s + j->t[i].start, *e = j->s + j->t[i].end;
+	unsigned long w, b;
 	size_t k;
 
 	while (p < e) {
+		/* a word at a time while it is ASCII without a backslash:
+		 * big tool results are looked at here on every resume */
+		for (; e - p >= (long)sizeof(w); p += sizeof(w)) {
+			memcpy(&w, p, sizeof(w));
+			b = w ^ one * '\\';
+			if ((w | ((b - one) & ~b)) & high)
+				break;
+		}
 		while (p < e && (unsigned char)*p < 0x80 && *p != '\\')
 			p++;
 		if (p == e)
