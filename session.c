@@ -132,27 +132,48 @@ parentof(const Session *s, size_t i)
 	return findid(s, id);
 }
 
-/* Add an entry, taking the strings. */
+/* Add an entry: its strings copied into one allocation, e->id's (a big
+ * session has tens of thousands of entries, and four allocations each
+ * cost it megabytes); the line taken over. */
 static void
-addentry(Session *s, char *id, char *parent, char *type, char *line)
+addentry(Session *s, const char *id, const char *parent, const char *type,
+         const char *role, char *line)
 {
+	const char *v[4];
+	size_t len[4], n = 0;
+	char *p;
 	Entry *e;
+	int k;
 
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 16;
 		s->e = xrealloc(s->e, s->cap * sizeof(*s->e));
 	}
+	v[0] = id, v[1] = parent, v[2] = type, v[3] = role;
+	for (k = 0; k < 4; k++)
+		n += len[k] = v[k] ? strlen(v[k]) + 1 : 0;
+	p = xmalloc(n);
 	e = &s->e[s->n++];
-	e->id = id;
-	e->parent = parent;
-	e->type = type;
+	e->id = p;
+	e->parent = e->type = e->role = NULL;
+	for (k = 0; k < 4; k++) {
+		if (!v[k])
+			continue;
+		memcpy(p, v[k], len[k]);
+		if (k == 1)
+			e->parent = p;
+		else if (k == 2)
+			e->type = p;
+		else if (k == 3)
+			e->role = p;
+		p += len[k];
+	}
 	e->line = line;
 	e->off = -1;	/* not at a known offset: never dropped */
 	e->len = line ? strlen(line) : 0;
 	e->msgat = e->msglen = 0;
-	e->role = NULL;
 	e->shared = e->hidden = 0;
-	s->leaf = id;
+	s->leaf = e->id;
 }
 
 enum { LINEOK, LINEBLANK, LINEJUNK, LINENOTENTRY, LINENOID };
@@ -188,8 +209,10 @@ addline(Session *s, const char *p, size_t n, off_t off)
 		{ "parentId", -1, 0, 0 }, { "message", -1, 0, 0 },
 		{ "role", MESSAGE, 0, 0 }
 	};
+	char *v[4];
 	Entry *e;
 	size_t i;
+	int msg, ok;
 
 	for (i = 0; i < n && p[i] && strchr(" \t\r", p[i]); i++)
 		;
@@ -204,16 +227,28 @@ addline(Session *s, const char *p, size_t n, off_t off)
 	if (m[PARENT].at && p[m[PARENT].at] != '"' &&
 	    (m[PARENT].len != 4 || memcmp(p + m[PARENT].at, "null", 4)))
 		return LINENOTENTRY;
-	addentry(s, str(p + m[ID].at, m[ID].len),
-	         m[PARENT].at ? str(p + m[PARENT].at, m[PARENT].len) : NULL,
-	         str(p + m[TYPE].at, m[TYPE].len), NULL);
+	v[0] = str(p + m[ID].at, m[ID].len);
+	v[1] = m[PARENT].at ? str(p + m[PARENT].at, m[PARENT].len) : NULL;
+	v[2] = str(p + m[TYPE].at, m[TYPE].len);
+	v[3] = NULL;
+	msg = m[MESSAGE].at && p[m[MESSAGE].at] == '{';
+	if (msg && m[ROLE].at)
+		v[3] = str(p + m[ROLE].at, m[ROLE].len);
+	/* an id or type that does not unescape is none */
+	ok = v[0] && v[2] && (v[1] || !m[PARENT].at ||
+	                      p[m[PARENT].at] != '"');
+	if (ok)
+		addentry(s, v[0], v[1], v[2], v[3], NULL);
+	for (i = 0; i < LEN(v); i++)
+		free(v[i]);
+	if (!ok)
+		return LINENOTENTRY;
 	e = &s->e[s->n - 1];
 	e->off = off;
 	e->len = n;
-	if (m[MESSAGE].at && p[m[MESSAGE].at] == '{') {
+	if (msg) {
 		e->msgat = m[MESSAGE].at;
 		e->msglen = m[MESSAGE].len;
-		e->role = m[ROLE].at ? str(p + m[ROLE].at, m[ROLE].len) : NULL;
 	}
 	return LINEOK;
 }
@@ -225,12 +260,9 @@ sessfree(Session *s)
 	size_t i;
 
 	for (i = 0; i < s->n; i++) {
-		free(s->e[i].id);
-		free(s->e[i].parent);
-		free(s->e[i].type);
+		free(s->e[i].id);	/* and its other strings */
 		if (!s->e[i].shared)
 			free(s->e[i].line);
-		free(s->e[i].role);
 	}
 	free(s->block);
 	free(s->e);
@@ -1091,10 +1123,8 @@ copybranch(Session *s, Session *from, const char *at)
 		if (!path[i]->line)
 			r = -1;
 		else
-			addentry(s, xstrdup(path[i]->id), path[i]->parent ?
-			         xstrdup(path[i]->parent) : NULL,
-			         xstrdup(path[i]->type),
-			         xstrdup(path[i]->line));
+			addentry(s, path[i]->id, path[i]->parent,
+			         path[i]->type, NULL, xstrdup(path[i]->line));
 	from->leaf = leaf;
 	if (n && from->fd >= 0)
 		sessdone(from, path);	/* the lines go back to the file */
@@ -1369,8 +1399,7 @@ sessappend(Session *s, const char *type, const char *fields)
 		warn("session: %s entry is not valid JSON: not kept", type);
 		return -1;
 	}
-	addentry(s, xstrdup(id), s->leaf ? xstrdup(s->leaf) : NULL,
-	         xstrdup(type), line);
+	addentry(s, id, s->leaf, type, NULL, line);
 	indexnew(s);
 	if (!s->path)
 		return 0;
