@@ -29,15 +29,22 @@ blockadd(Ctxmsgs *m, char *p)
 	m->block[m->nblock++] = p;
 }
 
+/* Room in the list for k more messages at least. */
+static void
+msgsroom(Ctxmsgs *m, size_t k)
+{
+	if (m->n + k <= m->cap)
+		return;
+	m->cap = MAX(m->n + k, m->cap * 2);
+	m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
+	m->form = xrealloc(m->form, m->cap * sizeof(*m->form));
+}
+
 /* A message whose text lies in one of the list's blocks. */
 static void
 msginblock(Ctxmsgs *m, char *json)
 {
-	if (m->n == m->cap) {
-		m->cap = m->cap ? m->cap * 2 : 16;
-		m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
-		m->form = xrealloc(m->form, m->cap * sizeof(*m->form));
-	}
+	msgsroom(m, 1);
 	memset(&m->form[m->n], 0, sizeof(*m->form));
 	m->v[m->n++] = json;
 }
@@ -138,6 +145,8 @@ ctxload(Ctx *c, const Entry **path, size_t n)
 	char *sum, *m;
 
 	msgsfree(&c->msgs);
+	/* a long branch's list made at its size, not doubled up to it */
+	msgsroom(&c->msgs, n + 2);
 	if ((comp = entrycompaction(path, n, &start, &sum)) >= 0) {
 		msgadd(&c->msgs, summaryjson("The conversation history before "
 		       "this point was compacted into the following summary:"

@@ -795,6 +795,12 @@ loadlines(Session *s, Lines *l, const char *text, int fd,
 	/* indexed at once, in a table of its size: grown line by line,
 	 * it was made twice over */
 	if ((r = parselines(s, l, name, &noid, v == 3)) == 0) {
+		/* the entries at their number, before the context is read:
+		 * the array's doubling left up to half of it unused */
+		if (s->n) {
+			s->e = xrealloc(s->e, s->n * sizeof(*s->e));
+			s->cap = s->n;
+		}
 		indexall(s, s->n);
 		rootleaf(s, name);
 	}

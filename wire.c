@@ -1029,7 +1029,8 @@ formfor(const Wirereq *q, const char *msg, Wireform *f, int env)
 		jsonfree(&j);
 	}
 	f->len = b.len;
-	f->text = b.p ? bufdetach(&b) : xstrdup("");
+	/* kept as long as the message: at its size, not the buffer's */
+	f->text = b.p ? xrealloc(bufdetach(&b), f->len + 1) : xstrdup("");
 }
 
 void
