@@ -40,7 +40,7 @@ TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff \
 	test/eventstream test/sigv4
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
-	test/pty test/agent-ca test/oldkernel
+	test/pty test/agent-ca test/oldkernel test/maxrss
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 all: agent
@@ -211,6 +211,8 @@ test/pty: test/pty.c
 	$(CC) $(ACFLAGS) -o $@ test/pty.c $(LDFLAGS)
 test/oldkernel: test/oldkernel.c
 	$(CC) $(ACFLAGS) -o $@ test/oldkernel.c $(LDFLAGS)
+test/maxrss: test/maxrss.c
+	$(CC) $(ACFLAGS) -o $@ test/maxrss.c $(LDFLAGS)
 # agent with test/data/anchor.pem compiled in (test/anchors.sh): its tls.c
 # built apart, in test/ca with that ca.h
 test/agent-ca: $(OBJ) cagen test/data/anchor.pem

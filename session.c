@@ -795,12 +795,11 @@ loadlines(Session *s, Lines *l, const char *text, int fd,
 	/* indexed at once, in a table of its size: grown line by line,
 	 * it was made twice over */
 	if ((r = parselines(s, l, name, &noid, v == 3)) == 0) {
-		/* the entries at their number, before the context is read:
-		 * the array's doubling left up to half of it unused */
-		if (s->n) {
-			s->e = xrealloc(s->e, s->n * sizeof(*s->e));
-			s->cap = s->n;
-		}
+		/* the entries at their number, and room for a run's
+		 * appends, before the context is read: the array's
+		 * doubling left up to half of it unused */
+		s->cap = s->n + 256;
+		s->e = xrealloc(s->e, s->cap * sizeof(*s->e));
 		indexall(s, s->n);
 		rootleaf(s, name);
 	}

@@ -817,7 +817,8 @@ wireblank(const Json *j, int i)
 }
 
 /* Whether string token i, as it stands, is what jsonesc writes of its
- * text: valid UTF-8, and only the escapes jsonesc uses (no \u, no \/).
+ * text: valid UTF-8, and only the escapes jsonesc uses (no \/, \u only
+ * for a control character, in lower case).
  * Then it goes on the wire as it is, not unescaped and escaped again. */
 static int
 plain(const Json *j, int i)
@@ -850,6 +851,16 @@ plain(const Json *j, int i)
 		case '"': case '\\': case 'b': case 'f': case 'n': case 'r':
 		case 't':
 			p += 2;
+			break;
+		case 'u':
+			/* a control character as jsonesc writes it (and pi):
+			 * terminal colours in a tool's output are \u001b */
+			if (p[2] != '0' || p[3] != '0' ||
+			    (p[4] != '0' && p[4] != '1') ||
+			    !strchr("0123456789abcdef", p[5]) ||
+			    (p[4] == '0' && strchr("89acd", p[5])))
+				return 0;	/* \n and such go short */
+			p += 6;
 			break;
 		default:
 			return 0;

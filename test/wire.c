@@ -766,7 +766,9 @@ testrefs(void)
 		{ "del\x7f", 1 }, { "a\\/b", 0 }, { "\\u00e9", 0 },
 		{ "\\ud800 lone high", 0 }, { "lone low \\udc00", 0 },
 		{ "\\ud83d\\ude00 a pair", 0 }, { "\\ud83d split \\ude00", 0 },
-		{ "\\u0001 control", 0 }, { "\\u001f\\u007f", 0 },
+		{ "\\u0001 control", 1 }, { "\\u001f\\u007f", 0 },
+		{ "\\u001b[31mred\\u001b[0m", 1 }, { "\\u001B", 0 },
+		{ "\\u000a", 0 }, { "\\u0000 nul", 1 },
 		{ "bad \xff byte", 0 }, { "\xed\xa0\x80 surrogate", 0 },
 		{ "cut \xe2\x98", 0 },
 	};
