@@ -116,23 +116,55 @@ p=
 row "1M deltas to a pipe" "$a" "$p"
 echo "    agent's CPU (and cat's): $c ms; the fake writes an event a write"
 
-# Big sessions, made here (bench/session.awk): 20 MB resumed with one
-# prompt, all of it sent; 100 MB with a compaction near its end, of which
-# about 20 KB is sent.  Only the lines that the context uses are held.
+# Big sessions, made here (bench/session.awk): 20 and 60 MB resumed with
+# one prompt, all of it sent; 100 MB with a compaction near its end, of
+# which about 20 KB is sent.  Only the lines that the context uses are
+# held, and the big texts of the request are sent from where the
+# messages are held.  Per MB: CPU over the file's size, and the marginal
+# cost, 20 to 60 MB, start-up left out; the request is the body the fake
+# received, and the agent's peak is given over it.
 awk -v mb=20 -f bench/session.awk >"$B/s20.jsonl"
+awk -v mb=60 -f bench/session.awk >"$B/s60.jsonl"
 awk -v mb=100 -v compact=1 -f bench/session.awk >"$B/c100.jsonl"
-for s in s20 c100; do
+for s in s20 s60 c100; do
 	cp "$B/$s.jsonl" "$B/a$s.jsonl"
 	cp "$B/$s.jsonl" "$B/p$s.jsonl"
-	fake 4 "$B/t4"
-	a=$(measure 3 env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
+	rm -rf "$B/req"
+	mkdir "$B/req"
+	FAKEFLAGS="-r $B/req" fake 4 "$B/t4"
+	set -- $("$B/peak" 3 env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
 	    "$ROOT/agent" -q -s "$B/a$s.jsonl" go)
+	a="$1 $2"
+	eval "acpu$s=$3 akb$s=$2"
 	p=
-	[ -n "$PI" ] && p=$(measure 1 env HOME="$B/home" "$PI" --provider fake \
-	    --model fake-model --session "$B/p$s.jsonl" -p go)
-	[ $s = s20 ] && n="resume 20 MB + prompt" || n="resume 100 MB compacted"
+	eval "pcpu$s="
+	if [ -n "$PI" ]; then
+		set -- $("$B/peak" 1 env HOME="$B/home" "$PI" --provider fake \
+		    --model fake-model --session "$B/p$s.jsonl" -p go)
+		p="$1 $2"
+		eval "pcpu$s=$3"
+	fi
+	case $s in
+	s20) n="resume 20 MB + prompt" ;;
+	s60) n="resume 60 MB + prompt" ;;
+	*) n="resume 100 MB compacted" ;;
+	esac
 	row "$n" "$a" "$p"
+	eval "mb$s=$(wc -c <"$B/$s.jsonl")"
+	eval "req$s=$(wc -c <"$B/req/1.json")"
+	eval "echo \$mb$s \$req$s \$akb$s \$acpu$s \$pcpu$s" | awk '{
+	    printf "    request %.1f MB, agent'"'"'s peak %.1f MB: the request + %.1f MB\n", $2 / 1e6, $3 * 1024 / 1e6, $3 * 1024 / 1e6 - $2 / 1e6
+	    printf "    CPU per MB: agent %.2f ms", $4 / ($1 / 1e6)
+	    if ($5 != "")
+		printf ", pi %.1f ms: %.0fx", $5 / ($1 / 1e6), $5 / $4
+	    print "" }'
 done
+echo "$mbs20 $mbs60 $acpus20 $acpus60 $pcpus20 $pcpus60" | awk '{
+    mb = ($2 - $1) / 1e6
+    printf "    20 to 60 MB, CPU per MB more: agent %.2f ms", ($4 - $3) / mb
+    if ($6 != "")
+	printf ", pi %.1f ms: %.0fx", ($6 - $5) / mb, ($6 - $5) / ($4 - $3)
+    print "" }'
 
 # SSE+JSON: an OpenAI stream through sse.c and wire.c, MB per CPU second.
 printf '%-26s %9s MB/s  (bench/sse.c; pi has no such part)\n' \
