@@ -616,6 +616,10 @@ testbranch(void)
 	free(p);
 	s.leaf = NULL;
 	T(sessbranch(&s, &p) == 0 && !p, "branch: no leaf, nothing");
+	/* an entry's strings are one allocation, its id's: this one is
+	 * the test's own */
+	free(s.e[0].parent);
+	s.e[0].parent = NULL;
 	sessfree(&s);
 	free(dir);
 }
