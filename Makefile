@@ -18,7 +18,7 @@ HDR = agent.h anthropic.h ask.h budget.h call.h context.h diff.h edit.h \
 	http.h json.h line.h mcp.h md.h openai.h proc.h prompt.h record.h \
 	regex.h responses.h rpc.h sandbox.h schema.h scratch.h search.h \
 	sessdir.h session.h shsplit.h sse.h task.h tls.h tools.h tree.h \
-	undo.h util.h walk.h wire.h eventstream.h sigv4.h
+	undo.h util.h walk.h wire.h eventstream.h sigv4.h fmt.h
 SRC = agent.c ask.c budget.c call.c chat.c context.c diff.c edit.c entry.c \
 	events.c export.c file.c gauth.c gitguard.c guard.c http.c json.c \
 	line.c mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c \
@@ -38,7 +38,7 @@ STUBOBJ = nomcp.o notask.o noexport.o norpc.o noschema.o norecord.o \
 	noline.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff \
-	test/eventstream test/sigv4
+	test/eventstream test/sigv4 test/fmt
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
 	test/pty test/agent-ca test/oldkernel
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
@@ -62,6 +62,9 @@ norpc.o: norpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
 noschema.o: noschema.c util.h json.h regex.h schema.h
 norecord.o: norecord.c util.h json.h http.h record.h
 noline.o: noline.c util.h line.h
+# the static builds' printf (fortify.c gives it the C library's names)
+fmt.o: fmt.c fmt.h
+fortify.o: fortify.c fmt.h
 agent.o: agent.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h \
 	gauth.h wire.h entry.h session.h sessdir.h tools.h search.h undo.h \
 	sandbox.h proc.h gitguard.h guard.h events.h ask.h context.h rpc.h \
@@ -186,6 +189,8 @@ test/schema: test/schema.c test/t.h schema.o regex.o json.o util.o
 	    $(LDFLAGS)
 test/diff: test/diff.c test/t.h test/patch.h diff.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/diff.c diff.o util.o $(LDFLAGS) $(LIBS)
+test/fmt: test/fmt.c test/t.h fmt.o
+	$(CC) $(ACFLAGS) -o $@ test/fmt.c fmt.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o sessdir.o tree.o entry.o \
@@ -236,7 +241,7 @@ ASANFLAGS = -std=c99 -g -O1 -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 test-asan: config.h
 	rm -rf asan && mkdir -p asan/test
-	cp -p $(SRC) $(STUBSRC) *.h config.mk Makefile fortify.c cagen.c asan
+	cp -p $(SRC) $(STUBSRC) *.h config.mk Makefile fortify.c fmt.c cagen.c asan
 	cp -p test/*.c test/*.h test/*.sh asan/test
 	cp -R test/corpus test/data asan/test
 	cd asan && $(MAKE) CC=clang CFLAGS='$(ASANFLAGS)' \
@@ -403,7 +408,7 @@ CROSSARCH = A='$(ARCH)'; [ -n "$$A" ] || { A=$$(uname -m); \
 CROSSMAKE = $(MAKE) CC="$$xcc" CPPFLAGS='$(CPPFLAGS) -Iinclude -DSMALL' \
 	CFLAGS='$(CFLAGS) $(STATICCFLAGS)' \
 	LDFLAGS='-Llib $(LDFLAGS) $(STATICCFLAGS) $(STATICLDFLAGS)' \
-	LIBS="fortify.o $$lib" CAFILE="$$c"
+	LIBS="fortify.o fmt.o $$lib" CAFILE="$$c"
 
 cross: config.h
 	@$(CROSSARCH); \
@@ -423,12 +428,13 @@ cross: config.h
 	    --set-section-alignment ".text*=$$a" /usr/lib/$$m/libc.a \
 	    $$b/lib/libc.a && \
 	ln -s $(HOSTINC)/bearssl* $(HOSTINC)/jsmn.h $$b/include && \
-	cp -p $(SRC) $(STUBSRC) *.h config.mk Makefile fortify.c cagen.c \
+	cp -p $(SRC) $(STUBSRC) *.h config.mk Makefile fortify.c fmt.c cagen.c \
 	    $$b && \
 	cp -p test/*.c test/*.h $$b/test && mkdir -p $$b/test/data && \
 	cp -p test/data/anchor.pem $$b/test/data && \
 	c='$(CAFILE)'; case $$c in ''|/*) ;; *) c=$$(pwd)/$$c ;; esac; \
-	cd $$b && $(CROSSMAKE) fortify.o && $(CROSSMAKE) $(CROSSGOALS) && \
+	cd $$b && $(CROSSMAKE) fortify.o fmt.o && rm -f agent agent-tiny && \
+	$(CROSSMAKE) $(CROSSGOALS) && \
 	for p in agent agent-tiny; do [ ! -f $$p ] || \
 	    $$t-strip -R .eh_frame -R .comment $$p || exit 1; done
 
@@ -481,14 +487,15 @@ test-static: static tiny test/fake
 
 clean:
 	rm -f agent agent-static agent-tiny agent-ca-static $(OBJ) \
-	    $(STUBOBJ) $(TESTPROGS) $(FUZZ) cagen ca.h \
+	    $(STUBOBJ) fmt.o $(TESTPROGS) $(FUZZ) cagen ca.h \
 	    agent-$(VERSION).tar.gz
 	rm -rf .fuzz cross asan test/ca
 
 dist: clean
 	mkdir -p agent-$(VERSION)/test agent-$(VERSION)/bench
 	cp -R LICENSE Makefile README config.mk config.def.h agent.1 $(HDR) \
-	    $(SRC) $(STUBSRC) fortify.c cagen.c agent-$(VERSION)
+	    $(SRC) $(STUBSRC) fortify.c fmt.c cagen.c \
+	    agent-$(VERSION)
 	cp test/*.c test/*.h test/*.sh agent-$(VERSION)/test
 	cp -R test/corpus test/data agent-$(VERSION)/test
 	cp bench/*.c bench/*.sh bench/*.awk agent-$(VERSION)/bench
