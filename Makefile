@@ -33,9 +33,9 @@ OBJ = agent.o ask.o budget.o call.o chat.o context.o diff.o edit.o entry.o \
 	sigv4.o $(WIREOBJ)
 # the stubs that stand in for rooms in make tiny (config.mk's TINYIN)
 STUBSRC = nomcp.c notask.c noexport.c norpc.c noschema.c norecord.c \
-	noline.c
+	noline.c noscratch.c nogauth.c nosigv4.c noeventstream.c
 STUBOBJ = nomcp.o notask.o noexport.o norpc.o noschema.o norecord.o \
-	noline.o
+	noline.o noscratch.o nogauth.o nosigv4.o noeventstream.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff \
 	test/eventstream test/sigv4 test/fmt
@@ -62,6 +62,10 @@ norpc.o: norpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
 noschema.o: noschema.c util.h json.h regex.h schema.h
 norecord.o: norecord.c util.h json.h http.h record.h
 noline.o: noline.c util.h line.h
+noscratch.o: noscratch.c util.h scratch.h
+nogauth.o: nogauth.c util.h json.h http.h gauth.h
+nosigv4.o: nosigv4.c util.h sigv4.h
+noeventstream.o: noeventstream.c util.h eventstream.h
 # the static builds' printf (fortify.c gives it the C library's names)
 fmt.o: fmt.c fmt.h
 fortify.o: fortify.c fmt.h
