@@ -38,7 +38,7 @@ STUBOBJ = nomcp.o notask.o noexport.o norpc.o noschema.o norecord.o \
 	noline.o noscratch.o nogauth.o nosigv4.o noeventstream.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff \
-	test/eventstream test/sigv4 test/fmt
+	test/eventstream test/sigv4 test/fmt test/qsort
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
 	test/pty test/agent-ca test/oldkernel
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
@@ -195,6 +195,9 @@ test/diff: test/diff.c test/t.h test/patch.h diff.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/diff.c diff.o util.o $(LDFLAGS) $(LIBS)
 test/fmt: test/fmt.c test/t.h fmt.o
 	$(CC) $(ACFLAGS) -o $@ test/fmt.c fmt.o $(LDFLAGS)
+# fortify.c in place of the C library's qsort (and printf: fmt.o)
+test/qsort: test/qsort.c test/t.h fortify.o fmt.o
+	$(CC) $(ACFLAGS) -o $@ test/qsort.c fortify.o fmt.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o sessdir.o tree.o entry.o \
@@ -491,7 +494,7 @@ test-static: static tiny test/fake
 
 clean:
 	rm -f agent agent-static agent-tiny agent-ca-static $(OBJ) \
-	    $(STUBOBJ) fmt.o $(TESTPROGS) $(FUZZ) cagen ca.h \
+	    $(STUBOBJ) fmt.o fortify.o $(TESTPROGS) $(FUZZ) cagen ca.h \
 	    agent-$(VERSION).tar.gz
 	rm -rf .fuzz cross asan test/ca
 
