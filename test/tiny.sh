@@ -2,8 +2,9 @@
 # tiny.sh: make tiny's stubs, in the native agent-tiny that make test
 # builds (test/static.sh runs the static one): a tool round still works,
 # and each room left out says, where it is asked for, that it is not in
-# this build: -d (noscratch.c), Google Cloud's rows (nogauth.c), Bedrock
-# signed with AWS keys (nosigv4.c) and its event stream (noeventstream.c).
+# this build: -d (noscratch.c), /undo (noundo.c), -r (noserve.c), Google
+# Cloud's rows (nogauth.c), Bedrock signed with AWS keys (nosigv4.c) and
+# its event stream (noeventstream.c).
 . test/lib.sh
 ROOT=$PWD
 TINY=$ROOT/agent-tiny
@@ -48,6 +49,29 @@ tiny -- -n -d 'change it'
 [ "$RC" -eq 2 ] && grep -q '^agent: -d: diff mode is not in this build$' "$T/err" &&
     ok "tiny: -d says it is not in this build" ||
     fail "tiny: -d" "rc $RC: $(cat "$T/err")"
+
+# /undo after a write: the file stays as the write left it
+script u1 <<'X'
+tool call_1 write {"path": "new.txt", "content": "written\n"}
+finish tool_calls
+X
+script u2 <<'X'
+text Wrote it.
+finish stop
+X
+startfake -x "$T/u1" "$T/u2"
+(cd "$W" && printf 'write new.txt\n/undo\n' |
+    agentexec timeout 30 "$TINY" -n -y) >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" -eq 0 ] && grep -q '^agent: /undo is not in this build$' "$T/err" &&
+    [ "$(cat "$W/new.txt")" = written ] &&
+    ok "tiny: /undo says it is not in this build" ||
+    fail "tiny: /undo" "rc $RC: $(cat "$T/err")"
+
+tiny -- -r
+[ "$RC" -eq 2 ] && grep -q '^agent: -r: rpc mode is not in this build$' "$T/err" &&
+    ok "tiny: -r says it is not in this build" ||
+    fail "tiny: -r" "rc $RC: $(cat "$T/err")"
 
 # Google Cloud: with a token (the URL is the first thing asked), and with
 # a service account's key file; no request either way
