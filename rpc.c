@@ -321,11 +321,8 @@ queuemsg(Rpc *r, const Json *j, const char *type, const char **err)
 static int
 needsidle(const char *type)
 {
-	return !strcmp(type, "compact") || !strcmp(type, "new_session") ||
-	       !strcmp(type, "set_model") || !strcmp(type, "bash") ||
-	       !strcmp(type, "set_thinking_level") || !strcmp(type, "fork") ||
-	       !strcmp(type, "switch_session") ||
-	       !strcmp(type, "export_html");
+	return wordin(type, "compact new_session set_model bash "
+	              "set_thinking_level fork switch_session export_html");
 }
 
 /* Answer one command as it arrives, or hold it for rpcnext. */
@@ -340,8 +337,7 @@ answercommand(Rpc *r, const Json *j, const char *type, const char *id,
 		qpush(&r->later, xstrndup(line, n));
 		return;
 	}
-	if (!strcmp(type, "prompt") || !strcmp(type, "steer") ||
-	    !strcmp(type, "follow_up")) {
+	if (wordin(type, "prompt steer follow_up")) {
 		queuemsg(r, j, type, &err);
 	} else if (!strcmp(type, "abort")) {
 		if (r->busy != RPCIDLE) {
@@ -572,9 +568,7 @@ startheld(Rpc *r, const char *line, Rpccmd *c)
 		c->arg = jsonstr(&j, jsonget(&j, 0, "level"));
 		if ((ok = wirelevel(c->arg) >= 0))
 			c->kind = RPCLEVEL;
-	} else if (!strcmp(c->type, "fork") ||
-	           !strcmp(c->type, "switch_session") ||
-	           !strcmp(c->type, "export_html")) {
+	} else if (wordin(c->type, "fork switch_session export_html")) {
 		c->kind = *c->type == 'f' ? RPCFORK : *c->type == 's' ?
 		          RPCSWITCH : RPCEXPORT;
 		c->arg = jsonstr(&j, jsonget(&j, 0, *c->type == 'f' ?

@@ -322,6 +322,22 @@ nowms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Whether s is one of the words of list, which spaces separate:
+ * wordin("fork", "new fork") is 1, wordin("for", "new fork") and
+ * wordin("", " new ") 0.  One call for a chain of strcmp. */
+int
+wordin(const char *s, const char *list)
+{
+	size_t n = strlen(s), k;
+
+	for (; *list; list += k + !!list[k]) {
+		k = strcspn(list, " ");
+		if (k && k == n && !memcmp(list, s, n))
+			return 1;
+	}
+	return 0;
+}
+
 /* The value of a hex digit, or -1. */
 int
 hexval(int c)
