@@ -199,12 +199,12 @@ F=$(find "$T/sessions" -name '*.jsonl' | head -1)
     ok "tools: no AWS credential in a tool's environment" || fail "tools: no AWS credential in a tool's environment" "rc $RC: $(grep -o 'AWS[A-Z_]*=[^\\]*' "$F")"
 
 # against AWS's own code: its signer checks ours, its codec frames
-NM=$ROOT/test/aws/node_modules
+NM=$ROOT/npm/aws/node_modules
 if ! command -v node >/dev/null 2>&1; then
 	skip "AWS's SDK: SigV4 and the frames" "no node"
 elif [ ! -d "$NM/@smithy/signature-v4" ] || [ ! -d "$NM/@smithy/eventstream-codec" ] ||
     [ ! -d "$NM/@aws-crypto/sha256-js" ] || [ ! -d "$NM/@smithy/util-utf8" ]; then
-	skip "AWS's SDK: SigV4 and the frames" "no @smithy packages in test/aws (.ci/run installs them)"
+	skip "AWS's SDK: SigV4 and the frames" "no @smithy packages in npm/aws (.ci/run installs them)"
 else
 	stopfake
 	rm -f "$T/port"

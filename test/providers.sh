@@ -3,7 +3,7 @@
 # against the fake: Azure's api-key header and deployment URLs (a row's
 # extra headers and query), Vertex's Claude (streamRawPredict) and
 # Gemini with a token given or made from a service account's key file:
-# the JWT checked by openssl and by jose from npm (test/node, where it
+# the JWT checked by openssl and by jose from npm (npm/node, where it
 # is installed), the token kept until it expires, a refusal said; no
 # key, token or key file reaches a tool or the session.
 . test/lib.sh
@@ -157,9 +157,9 @@ assert r.returncode == 0, r.stdout + r.stderr
 EOF
 [ $? -eq 0 ] && ok "key file: the JWT's claims, its RS256 signature checked by openssl" ||
     fail "key file: the JWT's claims, its RS256 signature checked by openssl" "$(cat "$T/py")"
-JOSE=$ROOT/test/node/node_modules/jose
+JOSE=$ROOT/npm/node/node_modules/jose
 if ! command -v node >/dev/null 2>&1 || [ ! -d "$JOSE" ]; then
-	skip "key file: the JWT checked by jose" "no node, or no jose in test/node (.ci/run installs it)"
+	skip "key file: the JWT checked by jose" "no node, or no jose in npm/node (.ci/run installs it)"
 else
 	cat >"$T/verify.mjs" <<EOF
 import { readFileSync } from "node:fs";
