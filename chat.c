@@ -128,25 +128,11 @@ chatfork(Agent *a, const char *arg)
 	buffree(&why);
 }
 
-/* The argument of command name when line is it ("" when none), else
- * NULL: "/fork abc" is /fork's with abc, "/forked" none's. */
-static const char *
-chatarg(const char *line, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(line, name, n) || (line[n] && line[n] != ' '))
-		return NULL;
-	return line[n] ? line + n + 1 : line + n;
-}
-
 /* A /command typed in line mode: 1 to go on, 0 to quit, -1 none such.
  * A text for the next line to start with goes into offer. */
 static int
 chatcommand(Agent *a, const char *line, Buf *offer)
 {
-	const char *arg;
-
 	if (!strcmp(line, "/quit") || !strcmp(line, "/exit"))
 		return 0;
 	if (!strcmp(line, "/help")) {
@@ -164,17 +150,17 @@ chatcommand(Agent *a, const char *line, Buf *offer)
 		prompthelp(&a->pc, stderr);
 		return 1;
 	}
-	if ((arg = chatarg(line, "/compact"))) {
+	if (!strncmp(line, "/compact", 8) && (!line[8] || line[8] == ' ')) {
 		a->ioerr = 0;
-		agentcompact(a, "manual", arg);
+		agentcompact(a, "manual", line[8] ? line + 9 : NULL);
 		if (sesssync(&a->sess) < 0 || a->ioerr)
 			warn("the compaction is not saved in the session file");
 		return 1;
 	}
-	if ((arg = chatarg(line, "/thinking"))) {
-		if (!*arg)
+	if (!strncmp(line, "/thinking", 9) && (!line[9] || line[9] == ' ')) {
+		if (!line[9])
 			fprintf(stderr, "%s\n", wirelevelname(a->level));
-		else if (agentsetlevel(a, arg) == 0) {
+		else if (agentsetlevel(a, line + 10) == 0) {
 			agentnotelevel(a);
 			fprintf(stderr, "thinking: %s\n",
 			        wirelevelname(a->level));
@@ -183,12 +169,12 @@ chatcommand(Agent *a, const char *line, Buf *offer)
 	}
 	if (!strcmp(line, "/tree"))
 		return treeshow(&a->sess, stderr, termcols()) + 1;
-	if ((arg = chatarg(line, "/branch"))) {
-		chatbranch(a, arg, offer);
+	if (!strncmp(line, "/branch", 7) && (!line[7] || line[7] == ' ')) {
+		chatbranch(a, line[7] ? line + 8 : "", offer);
 		return 1;
 	}
-	if ((arg = chatarg(line, "/fork"))) {
-		chatfork(a, arg);
+	if (!strncmp(line, "/fork", 5) && (!line[5] || line[5] == ' ')) {
+		chatfork(a, line[5] ? line + 6 : "");
 		return 1;
 	}
 	if (!strcmp(line, "/undo")) {
@@ -197,17 +183,18 @@ chatcommand(Agent *a, const char *line, Buf *offer)
 	}
 	if (!strcmp(line, "/session"))
 		return treesay(&a->sess, stderr) + 1;
-	if (!(arg = chatarg(line, "/model")))
-		return -1;	/* a template's, or an unknown command */
-	if (*arg) {
-		agentusemodel(a, xstrdup(arg));
+	if (!strncmp(line, "/model ", 7) && line[7]) {
+		agentusemodel(a, xstrdup(line + 7));
 		a->modelnoted = a->ioerr = 0;
 		agentnotemodel(a);	/* saved now, as pi does */
 		if (sesssync(&a->sess) < 0 || a->ioerr)
 			warn("the model change is not in the session file");
 	}
-	fprintf(stderr, "%s/%s\n", a->prov->name, a->model);
-	return 1;
+	if (!strncmp(line, "/model", 6) && (!line[6] || line[6] == ' ')) {
+		fprintf(stderr, "%s/%s\n", a->prov->name, a->model);
+		return 1;
+	}
+	return -1;	/* a template's, or an unknown command */
 }
 
 /* The next line of stdin into b, its line end taken off: 1, or 0 at
