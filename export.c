@@ -874,8 +874,7 @@ exportcmd(const char *in, const char *out)
 	int rc = 0;
 
 	if (exportformat(page) < 0) {
-		fprintf(stderr, "agent: %s: the page's name must end in .html "
-		        "or .md\n", page);
+		warn("%s: the page's name must end in .html or .md", page);
 		rc = 2;
 	} else if (exportsession(in, NULL, page) < 0) {
 		rc = 1;

@@ -1240,7 +1240,7 @@ flagnext(char **argv, const char *spec, int *ind, int *pos,
 	}
 	c = (unsigned char)w[*pos];
 	if (c == ':' || !(s = strchr(spec, c))) {
-		fprintf(stderr, "agent: unknown flag -%c\n", c);
+		warn("unknown flag -%c", c);
 		return '?';
 	}
 	if (s[1] != ':') {
@@ -1250,7 +1250,7 @@ flagnext(char **argv, const char *spec, int *ind, int *pos,
 	}
 	*arg = w[*pos + 1] ? w + *pos + 1 : argv[++*ind];
 	if (!*arg) {
-		fprintf(stderr, "agent: -%c needs an argument\n", c);
+		warn("-%c needs an argument", c);
 		return '?';
 	}
 	++*ind, *pos = 1;
