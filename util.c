@@ -330,10 +330,11 @@ wordin(const char *s, const char *list)
 {
 	size_t n = strlen(s), k;
 
-	for (; *list; list += k + !!list[k]) {
+	while (*list) {
 		k = strcspn(list, " ");
 		if (k && k == n && !memcmp(list, s, n))
 			return 1;
+		list += list[k] ? k + 1 : k;
 	}
 	return 0;
 }
