@@ -1437,7 +1437,7 @@ startscratch(Scratch *s, Scratchconf *c)
 	                    l->ignorebytes, l->ignorelines, l->maxrules,
 	                    l->rulebytes };
 	if (scratchmake(s, c, &why) < 0) {
-		fprintf(stderr, "agent: %s\n", why.p);
+		warn("%s", why.p);
 		exit(2);
 	}
 }
@@ -1453,7 +1453,7 @@ startsandbox(Agent *a)
 		die("cannot make the sandbox:");
 	if (why.len || gitinit(&a->git, maxgitbytes, maxgitfiles, &why) < 0) {
 		toolcleanup(&a->tenv);
-		fprintf(stderr, "agent: %s\n", why.p);
+		warn("%s", why.p);
 		return 2;
 	}
 	a->undo.root = a->box.root;
