@@ -380,6 +380,7 @@ beginturn(Agent *a)
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
+	bufreset(&a->stopped);	/* each turn's summary gives its own reason */
 	undobegin(&a->undo);	/* only the last turn is undone */
 	if (!taskconf.model && a->task.samewire)	/* /model moves it */
 		a->task.model = a->model;
