@@ -18,7 +18,7 @@ HDR = agent.h anthropic.h ask.h budget.h call.h context.h diff.h edit.h \
 	http.h json.h line.h mcp.h md.h openai.h proc.h prompt.h record.h \
 	regex.h responses.h rpc.h sandbox.h schema.h scratch.h search.h \
 	sessdir.h session.h shsplit.h sse.h task.h tls.h tools.h tree.h \
-	undo.h util.h walk.h wire.h eventstream.h sigv4.h
+	undo.h util.h walk.h wire.h eventstream.h sigv4.h fmt.h
 SRC = agent.c ask.c budget.c call.c chat.c context.c diff.c edit.c entry.c \
 	events.c export.c file.c gauth.c gitguard.c guard.c http.c json.c \
 	line.c mcp.c md.c proc.c prompt.c record.c regex.c rpc.c sandbox.c \
@@ -33,12 +33,14 @@ OBJ = agent.o ask.o budget.o call.o chat.o context.o diff.o edit.o entry.o \
 	sigv4.o $(WIREOBJ)
 # the stubs that stand in for rooms in make tiny (config.mk's TINYIN)
 STUBSRC = nomcp.c notask.c noexport.c norpc.c noschema.c norecord.c \
-	noline.c
+	noline.c noscratch.c nogauth.c nosigv4.c noeventstream.c noundo.c \
+	noserve.c
 STUBOBJ = nomcp.o notask.o noexport.o norpc.o noschema.o norecord.o \
-	noline.o
+	noline.o noscratch.o nogauth.o nosigv4.o noeventstream.o noundo.o \
+	noserve.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff \
-	test/eventstream test/sigv4
+	test/eventstream test/sigv4 test/fmt test/qsort
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
 	test/pty test/agent-ca test/oldkernel test/maxrss
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
@@ -62,6 +64,18 @@ norpc.o: norpc.c util.h json.h wire.h entry.h session.h tools.h gitguard.h \
 noschema.o: noschema.c util.h json.h regex.h schema.h
 norecord.o: norecord.c util.h json.h http.h record.h
 noline.o: noline.c util.h line.h
+noscratch.o: noscratch.c util.h scratch.h
+nogauth.o: nogauth.c util.h json.h http.h gauth.h
+nosigv4.o: nosigv4.c util.h sigv4.h
+noeventstream.o: noeventstream.c util.h eventstream.h
+noundo.o: noundo.c util.h undo.h
+noserve.o: noserve.c util.h json.h sse.h eventstream.h sigv4.h http.h \
+	record.h gauth.h wire.h entry.h session.h sessdir.h tree.h tools.h \
+	undo.h sandbox.h proc.h gitguard.h guard.h events.h ask.h context.h \
+	rpc.h export.h prompt.h mcp.h call.h task.h budget.h schema.h agent.h
+# the static builds' printf (fortify.c gives it the C library's names)
+fmt.o: fmt.c fmt.h
+fortify.o: fortify.c fmt.h
 agent.o: agent.c util.h json.h sse.h eventstream.h sigv4.h http.h record.h \
 	gauth.h wire.h entry.h session.h sessdir.h tools.h search.h undo.h \
 	sandbox.h proc.h gitguard.h guard.h events.h ask.h context.h rpc.h \
@@ -186,6 +200,11 @@ test/schema: test/schema.c test/t.h schema.o regex.o json.o util.o
 	    $(LDFLAGS)
 test/diff: test/diff.c test/t.h test/patch.h diff.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/diff.c diff.o util.o $(LDFLAGS) $(LIBS)
+test/fmt: test/fmt.c test/t.h fmt.o
+	$(CC) $(ACFLAGS) -o $@ test/fmt.c fmt.o $(LDFLAGS)
+# fortify.c in place of the C library's qsort (and printf: fmt.o)
+test/qsort: test/qsort.c test/t.h fortify.o fmt.o
+	$(CC) $(ACFLAGS) -o $@ test/qsort.c fortify.o fmt.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o sessdir.o tree.o entry.o \
@@ -238,7 +257,7 @@ ASANFLAGS = -std=c99 -g -O1 -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 test-asan: config.h
 	rm -rf asan && mkdir -p asan/test
-	cp -p $(SRC) $(STUBSRC) *.h config.mk Makefile fortify.c cagen.c asan
+	cp -p $(SRC) $(STUBSRC) *.h config.mk Makefile fortify.c fmt.c cagen.c asan
 	cp -p test/*.c test/*.h test/*.sh asan/test
 	cp -R test/corpus test/data asan/test
 	cd asan && $(MAKE) CC=clang CFLAGS='$(ASANFLAGS)' \
@@ -342,9 +361,16 @@ fuzz: $(FUZZ)
 # libbearssl.a, built for glibc with _FORTIFY_SOURCE: fortify.c supplies
 # the three checked copies it calls, rather than a build of BearSSL from
 # its source package here (a download, its own build system, a minute
-# more each time) for three small functions.  Debian 12 has no riscv64
-# packages (no libbearssl-dev:riscv64, no musl-dev:riscv64): that ARCH
-# says so and stops, and builds where they exist, as on Debian 13.
+# more each time) for three small functions.  fortify.c also gives the
+# static builds fmt.c's printf and a heapsort for qsort, by the C
+# library's names, so that musl's (12.7 KB, its printf's long double
+# arithmetic most of it) are not linked: 8.7 and 1.9 KB less; test/fmt
+# and test/qsort check them natively.  The binaries are linked again
+# each time: the strip after the link leaves them newer than their
+# objects, and fortify.o is none of their prerequisites.  Debian 12 has
+# no riscv64 packages (no libbearssl-dev:riscv64, no musl-dev:riscv64):
+# that ARCH says so and stops, and builds where they exist, as on
+# Debian 13.
 ARCH =
 CROSSGOALS = agent
 HOSTINC = /usr/include
@@ -405,7 +431,7 @@ CROSSARCH = A='$(ARCH)'; [ -n "$$A" ] || { A=$$(uname -m); \
 CROSSMAKE = $(MAKE) CC="$$xcc" CPPFLAGS='$(CPPFLAGS) -Iinclude -DSMALL' \
 	CFLAGS='$(CFLAGS) $(STATICCFLAGS)' \
 	LDFLAGS='-Llib $(LDFLAGS) $(STATICCFLAGS) $(STATICLDFLAGS)' \
-	LIBS="fortify.o $$lib" CAFILE="$$c"
+	LIBS="fortify.o fmt.o $$lib" CAFILE="$$c"
 
 cross: config.h
 	@$(CROSSARCH); \
@@ -425,12 +451,13 @@ cross: config.h
 	    --set-section-alignment ".text*=$$a" /usr/lib/$$m/libc.a \
 	    $$b/lib/libc.a && \
 	ln -s $(HOSTINC)/bearssl* $(HOSTINC)/jsmn.h $$b/include && \
-	cp -p $(SRC) $(STUBSRC) *.h config.mk Makefile fortify.c cagen.c \
+	cp -p $(SRC) $(STUBSRC) *.h config.mk Makefile fortify.c fmt.c cagen.c \
 	    $$b && \
 	cp -p test/*.c test/*.h $$b/test && mkdir -p $$b/test/data && \
 	cp -p test/data/anchor.pem $$b/test/data && \
 	c='$(CAFILE)'; case $$c in ''|/*) ;; *) c=$$(pwd)/$$c ;; esac; \
-	cd $$b && $(CROSSMAKE) fortify.o && $(CROSSMAKE) $(CROSSGOALS) && \
+	cd $$b && $(CROSSMAKE) fortify.o fmt.o && rm -f agent agent-tiny && \
+	$(CROSSMAKE) $(CROSSGOALS) && \
 	for p in agent agent-tiny; do [ ! -f $$p ] || \
 	    $$t-strip -R .eh_frame -R .comment $$p || exit 1; done
 
@@ -483,14 +510,15 @@ test-static: static tiny test/fake
 
 clean:
 	rm -f agent agent-static agent-tiny agent-ca-static $(OBJ) \
-	    $(STUBOBJ) $(TESTPROGS) $(FUZZ) cagen ca.h \
+	    $(STUBOBJ) fmt.o fortify.o $(TESTPROGS) $(FUZZ) cagen ca.h \
 	    agent-$(VERSION).tar.gz
 	rm -rf .fuzz cross asan test/ca
 
 dist: clean
 	mkdir -p agent-$(VERSION)/test agent-$(VERSION)/bench
 	cp -R LICENSE Makefile README config.mk config.def.h agent.1 $(HDR) \
-	    $(SRC) $(STUBSRC) fortify.c cagen.c agent-$(VERSION)
+	    $(SRC) $(STUBSRC) fortify.c fmt.c cagen.c \
+	    agent-$(VERSION)
 	cp test/*.c test/*.h test/*.sh agent-$(VERSION)/test
 	cp -R test/corpus test/data agent-$(VERSION)/test
 	cp bench/*.c bench/*.sh bench/*.awk agent-$(VERSION)/bench

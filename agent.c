@@ -380,6 +380,7 @@ beginturn(Agent *a)
 	a->ioerr = 0;
 	a->turnin = a->turnout = a->turncached = 0;
 	a->turncost = 0;
+	bufreset(&a->stopped);	/* each turn's summary gives its own reason */
 	undobegin(&a->undo);	/* only the last turn is undone */
 	if (!taskconf.model && a->task.samewire)	/* /model moves it */
 		a->task.model = a->model;
@@ -1437,7 +1438,7 @@ startscratch(Scratch *s, Scratchconf *c)
 	                    l->ignorebytes, l->ignorelines, l->maxrules,
 	                    l->rulebytes };
 	if (scratchmake(s, c, &why) < 0) {
-		fprintf(stderr, "agent: %s\n", why.p);
+		warn("%s", why.p);
 		exit(2);
 	}
 }
@@ -1453,7 +1454,7 @@ startsandbox(Agent *a)
 		die("cannot make the sandbox:");
 	if (why.len || gitinit(&a->git, maxgitbytes, maxgitfiles, &why) < 0) {
 		toolcleanup(&a->tenv);
-		fprintf(stderr, "agent: %s\n", why.p);
+		warn("%s", why.p);
 		return 2;
 	}
 	a->undo.root = a->box.root;

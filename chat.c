@@ -199,31 +199,33 @@ chatcommand(Agent *a, const char *line, Buf *offer)
 
 /* The next line of stdin into b, its line end taken off: 1, or 0 at
  * the end, *rc set when it is not a clean one.  At a terminal the
- * editor (line.c) reads it and keeps it in its history; else getline,
- * into *gl; intr is agent.c's flag. */
+ * editor (line.c) reads it and keeps it in its history; else a byte at
+ * a time, as fdline reads, rather than stdio's getline, which brought
+ * the static build 1 KB for this; intr is agent.c's flag. */
 static int
-chatread(Line *ed, const char *prompt, Buf *b, char **gl, size_t *cap,
-         int *rc, volatile sig_atomic_t *intr)
+chatread(Line *ed, const char *prompt, Buf *b, int *rc,
+         volatile sig_atomic_t *intr)
 {
 	ssize_t n;
+	char c;
 
 	if (ed) {
 		if ((n = lineread(ed, prompt, b)) > 0)
 			lineadd(ed, b->p, b->len);
-	} else if ((n = getline(gl, cap, stdin)) >= 0) {
+	} else {
 		bufreset(b);
-		bufadd(b, *gl, n);
-		if (b->len && b->p[b->len - 1] == '\n')
-			b->p[--b->len] = '\0';
+		while ((n = read(0, &c, 1)) == 1 && c != '\n')
+			bufaddc(b, c);
 		if (b->len && b->p[b->len - 1] == '\r')
 			b->p[--b->len] = '\0';
-		n = 1;
+		if (n > 0 || (n == 0 && b->len))
+			n = 1;
 	}
 	if (n >= 0)
 		return n;
 	if (errno == EINTR && *intr) {
 		*rc = 130;
-	} else if (ed || ferror(stdin)) {	/* a terminal hung up: EIO */
+	} else {	/* a terminal hung up: EIO */
 		warn("read stdin:");
 		*rc = 1;
 	}
@@ -267,9 +269,7 @@ chatmode(Agent *a, size_t histmax)
 {
 	Buf msg = { 0 }, text = { 0 }, in = { 0 };
 	Line ed, *edp = NULL;
-	char *gl = NULL;
 	const char *pr;
-	size_t cap = 0;
 	int rc = 0, r;
 
 	if (isatty(0)) {
@@ -283,7 +283,7 @@ chatmode(Agent *a, size_t histmax)
 		if (!edp && isatty(0))
 			fputs(pr, stderr);
 		*a->intr = *a->quit != 0;	/* outoftime is a quit */
-		if (!chatread(edp, pr, &in, &gl, &cap, &rc, a->intr))
+		if (!chatread(edp, pr, &in, &rc, a->intr))
 			break;	/* to the cleanup at main's end */
 		if (in.len && in.p[in.len - 1] == '\\') {
 			bufadd(&msg, in.p, in.len - 1);
@@ -311,7 +311,6 @@ chatmode(Agent *a, size_t histmax)
 	}
 	if (edp)
 		lineclose(edp);
-	free(gl);
 	buffree(&in);
 	buffree(&msg);
 	buffree(&text);

@@ -32,7 +32,8 @@ enum { ESCHTML, ESCQUOTE, ESCLINE, ESCCODE };
 /* What the branch holds, for the page's head. */
 typedef struct {
 	long msgs, user, answers, results, calls;
-	double tok[4], cost;
+	long long tok[4];	/* as entryusage counts them */
+	double cost;
 	Buf models;		/* "\nprovider/model\n" each, in order */
 	int nmodels;
 	Buf end;		/* the last entry's time */
@@ -681,14 +682,9 @@ pageentry(Page *p, const Entry *e)
 static void
 pagecount(Totals *to, const Entry *e)
 {
-	static const char *const keys[] = {
-		"input", "output", "cacheRead", "cacheWrite"
-	};
 	Buf t = { 0 };
 	Json j;
-	double v;
-	int m, role, u, blk;
-	size_t k;
+	int m, role, blk;
 
 	if (!e->line || jsonparse(&j, e->line, strlen(e->line)) < 0)
 		return;
@@ -701,13 +697,7 @@ pagecount(Totals *to, const Entry *e)
 	to->results += jsoneq(&j, role, "toolResult");
 	if (m >= 0 && jsoneq(&j, role, "assistant")) {
 		to->answers++;
-		u = jsonget(&j, m, "usage");
-		for (k = 0; k < LEN(keys); k++)
-			if (jsonnum(&j, jsonget(&j, u, keys[k]), &v) == 0)
-				to->tok[k] += v;
-		if (!jsonnum(&j, jsonget(&j, jsonget(&j, u, "cost"), "total"),
-		             &v))
-			to->cost += v;
+		to->cost += entryusage(&j, m, to->tok);
 		blk = jsonat(&j, jsonget(&j, m, "content"), 0);
 		for (; blk >= 0; blk = jsonnext(&j, blk))
 			to->calls += jsoneq(&j, jsonget(&j, blk, "type"),
@@ -750,8 +740,8 @@ pagetotals(Page *p, const Entry **path, size_t n)
 	        to.results, to.calls);
 	pagenote(p, t.p, t.len);
 	bufreset(&t);
-	bufaddf(&t, "Tokens: in %.0f, out %.0f, cache read %.0f, cache "
-	        "write %.0f; cost $%.4f", to.tok[0], to.tok[1], to.tok[2],
+	bufaddf(&t, "Tokens: in %lld, out %lld, cache read %lld, cache "
+	        "write %lld; cost $%.4f", to.tok[0], to.tok[1], to.tok[2],
 	        to.tok[3], to.cost);
 	pagenote(p, t.p, t.len);
 	for (i = 0; i + 1 < to.models.len; i++)
@@ -884,8 +874,7 @@ exportcmd(const char *in, const char *out)
 	int rc = 0;
 
 	if (exportformat(page) < 0) {
-		fprintf(stderr, "agent: %s: the page's name must end in .html "
-		        "or .md\n", page);
+		warn("%s: the page's name must end in .html or .md", page);
 		rc = 2;
 	} else if (exportsession(in, NULL, page) < 0) {
 		rc = 1;

@@ -388,8 +388,7 @@ pathforms(const char *path, const char *root, char *f[5])
 static int
 readstoo(const char *tool)
 {
-	return !strcmp(tool, "grep") || !strcmp(tool, "find") ||
-	       !strcmp(tool, "ls");
+	return wordin(tool, "grep find ls");
 }
 
 /* The rules of a tool that takes a path: DENY or ASK if any form of it

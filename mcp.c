@@ -75,6 +75,14 @@ static const char *const imagetypes[] = {
 	"image/png", "image/jpeg", "image/gif", "image/webp", NULL
 };
 
+/* Member key of object obj of j, a string, appended to b: 0, or -1 if
+ * it is none. */
+static int
+mcpmember(const Json *j, int obj, const char *key, Buf *b)
+{
+	return jsonstrbuf(j, jsonget(j, obj, key), b);
+}
+
 /* A line of ours on stderr begins a line: a call's trace open there is
  * ended, to begin again after (events.c). */
 static void
@@ -253,7 +261,7 @@ mcpnotice(Mcp *m, Srv *v, const Json *j, int meth)
 		}
 		mcpsay(m, v, "progress ", bstr(&b), b.len);
 	} else if (jsoneq(j, meth, "notifications/message")) {
-		jsonstrbuf(j, jsonget(j, par, "level"), &b);
+		mcpmember(j, par, "level", &b);
 		bufadds(&b, ": ");
 		if ((k = jsonget(j, par, "data")) >= 0 && j->t[k].type == JSTR)
 			jsonstrbuf(j, k, &b);
@@ -627,7 +635,7 @@ addtool(Mcp *m, Srv *v, const Json *j, int t)
 	Buf desc = { 0 };
 	Tool *o;
 
-	jsonstrbuf(j, jsonget(j, t, "name"), &name);
+	mcpmember(j, t, "name", &name);
 	bufaddf(&full, "%s__%s", v->s->name, bstr(&name));
 	if (jsonget(j, t, "inputSchema") >= 0)
 		jsonraw(&schema, j, jsonget(j, t, "inputSchema"));
@@ -646,7 +654,7 @@ addtool(Mcp *m, Srv *v, const Json *j, int t)
 		     why.p);
 	goto out;
 keep:
-	jsonstrbuf(j, jsonget(j, t, "description"), &desc);
+	mcpmember(j, t, "description", &desc);
 	v->tools = xrealloc(v->tools, (v->ntools + 1) * sizeof(*v->tools));
 	v->orig = xrealloc(v->orig, (v->ntools + 1) * sizeof(*v->orig));
 	o = &v->tools[v->ntools];
@@ -889,7 +897,7 @@ mcpresult(const char *s, size_t n, Buf *out, Buf *image)
 	}
 	if ((r = jsonget(&j, 0, "error")) >= 0) {
 		bufadds(out, "MCP error: ");
-		if (jsonstrbuf(&j, jsonget(&j, r, "message"), out) < 0)
+		if (mcpmember(&j, r, "message", out) < 0)
 			jsonraw(out, &j, r);
 		jsonfree(&j);
 		return 1;
@@ -902,15 +910,15 @@ mcpresult(const char *s, size_t n, Buf *out, Buf *image)
 	for (k = c >= 0 ? jsonat(&j, c, 0) : -1; k >= 0; k = jsonnext(&j, k)) {
 		bufreset(&ty);
 		bufreset(&v);
-		jsonstrbuf(&j, jsonget(&j, k, "type"), &ty);
+		mcpmember(&j, k, "type", &ty);
 		if (out->len && out->p[out->len - 1] != '\n')
 			bufaddc(out, '\n');
 		if (!strcmp(bstr(&ty), "text")) {
-			jsonstrbuf(&j, jsonget(&j, k, "text"), out);
+			mcpmember(&j, k, "text", out);
 		} else if (!strcmp(bstr(&ty), "image")) {
 			bufreset(&mime);
-			jsonstrbuf(&j, jsonget(&j, k, "mimeType"), &mime);
-			jsonstrbuf(&j, jsonget(&j, k, "data"), &v);
+			mcpmember(&j, k, "mimeType", &mime);
+			mcpmember(&j, k, "data", &v);
 			for (i = bad = 0; i < v.len; i++)
 				bad |= b64val((unsigned char)v.p[i]) < 0 &&
 				       v.p[i] != '=';
@@ -935,9 +943,9 @@ mcpresult(const char *s, size_t n, Buf *out, Buf *image)
 			bufaddf(out, "[image %s]", imagetypes[t]);
 		} else if (!strcmp(bstr(&ty), "resource_link")) {
 			bufadds(out, "Resource link: ");
-			jsonstrbuf(&j, jsonget(&j, k, "name"), out);
+			mcpmember(&j, k, "name", out);
 			bufadds(out, " ");
-			jsonstrbuf(&j, jsonget(&j, k, "uri"), out);
+			mcpmember(&j, k, "uri", out);
 		} else if (!strcmp(bstr(&ty), "resource") &&
 		           (x = jsonget(&j, k, "resource")) >= 0 &&
 		           (t = jsonget(&j, x, "text")) >= 0) {

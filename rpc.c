@@ -96,6 +96,14 @@ respond(Rpc *r, Buf *later, const char *id, const char *cmd, int ok,
 	buffree(&b);
 }
 
+/* Member key of j's top object (a command, the session's head) as a
+ * string, unescaped; NULL if it is none. */
+static char *
+rpcmember(const Json *j, const char *key)
+{
+	return jsonstr(j, jsonget(j, 0, key));
+}
+
 /* The request's id as JSON (a string or a number), or NULL. */
 static char *
 idof(const Json *j)
@@ -119,7 +127,7 @@ sessionids(Rpc *r, Buf *d)
 
 	if (r->sess->head &&
 	    jsonparse(&j, r->sess->head, strlen(r->sess->head)) == 0) {
-		sid = jsonstr(&j, jsonget(&j, 0, "id"));
+		sid = rpcmember(&j, "id");
 		jsonfree(&j);
 	}
 	if (r->sess->path) {
@@ -296,12 +304,12 @@ queuemsg(Rpc *r, const Json *j, const char *type, const char **err)
 	char *msg, *how = NULL;
 	int follow = !strcmp(type, "follow_up");
 
-	if (!(msg = jsonstr(j, jsonget(j, 0, "message")))) {
+	if (!(msg = rpcmember(j, "message"))) {
 		*err = "message must be a string";
 		return -1;
 	}
 	if (!strcmp(type, "prompt")) {
-		how = jsonstr(j, jsonget(j, 0, "streamingBehavior"));
+		how = rpcmember(j, "streamingBehavior");
 		follow = how && !strcmp(how, "followUp");
 		if (!how || (!follow && strcmp(how, "steer"))) {
 			*err = "Agent is already processing. Specify "
@@ -321,11 +329,8 @@ queuemsg(Rpc *r, const Json *j, const char *type, const char **err)
 static int
 needsidle(const char *type)
 {
-	return !strcmp(type, "compact") || !strcmp(type, "new_session") ||
-	       !strcmp(type, "set_model") || !strcmp(type, "bash") ||
-	       !strcmp(type, "set_thinking_level") || !strcmp(type, "fork") ||
-	       !strcmp(type, "switch_session") ||
-	       !strcmp(type, "export_html");
+	return wordin(type, "compact new_session set_model bash "
+	              "set_thinking_level fork switch_session export_html");
 }
 
 /* Answer one command as it arrives, or hold it for rpcnext. */
@@ -340,8 +345,7 @@ answercommand(Rpc *r, const Json *j, const char *type, const char *id,
 		qpush(&r->later, xstrndup(line, n));
 		return;
 	}
-	if (!strcmp(type, "prompt") || !strcmp(type, "steer") ||
-	    !strcmp(type, "follow_up")) {
+	if (wordin(type, "prompt steer follow_up")) {
 		queuemsg(r, j, type, &err);
 	} else if (!strcmp(type, "abort")) {
 		if (r->busy != RPCIDLE) {
@@ -392,7 +396,7 @@ inputline(Rpc *r, const char *p, size_t n)
 		return;
 	}
 	id = idof(&j);
-	type = jsonstr(&j, jsonget(&j, 0, "type"));
+	type = rpcmember(&j, "type");
 	answercommand(r, &j, type ? type : "undefined", id, p, n);
 	free(type);
 	free(id);
@@ -489,7 +493,7 @@ userbash(Rpc *r, const Json *j, const char *id, Rpccmd *c)
 	int code = 0, cancelled, exited, trunc;
 	size_t len;
 
-	if (!(cmd = jsonstr(j, jsonget(j, 0, "command")))) {
+	if (!(cmd = rpcmember(j, "command"))) {
 		respond(r, NULL, id, "bash", 0, NULL,
 		        "command must be a string");
 		return;
@@ -552,34 +556,32 @@ startheld(Rpc *r, const char *line, Rpccmd *c)
 	if (jsonparse(&j, line, strlen(line)) < 0)
 		return 0;	/* it was parsed once */
 	c->id = idof(&j);
-	c->type = jsonstr(&j, jsonget(&j, 0, "type"));
+	c->type = rpcmember(&j, "type");
 	if (!strcmp(c->type, "prompt")) {
 		c->kind = RPCPROMPT;
-		if ((c->arg = jsonstr(&j, jsonget(&j, 0, "message"))))
+		if ((c->arg = rpcmember(&j, "message")))
 			respond(r, NULL, c->id, c->type, 1, NULL, NULL);
 	} else if (!strcmp(c->type, "compact")) {
 		c->kind = RPCCOMPACT;
-		c->arg = jsonstr(&j, jsonget(&j, 0, "customInstructions"));
+		c->arg = rpcmember(&j, "customInstructions");
 	} else if (!strcmp(c->type, "new_session")) {
 		c->kind = RPCNEW;
 	} else if (!strcmp(c->type, "set_model")) {
-		p = jsonstr(&j, jsonget(&j, 0, "provider"));
-		c->arg = jsonstr(&j, jsonget(&j, 0, "modelId"));
+		p = rpcmember(&j, "provider");
+		c->arg = rpcmember(&j, "modelId");
 		/* another provider would need its key: not here */
 		if ((ok = p && c->arg && *c->arg && !strcmp(p, r->provider)))
 			c->kind = RPCMODEL;
 	} else if (!strcmp(c->type, "set_thinking_level")) {
-		c->arg = jsonstr(&j, jsonget(&j, 0, "level"));
+		c->arg = rpcmember(&j, "level");
 		if ((ok = wirelevel(c->arg) >= 0))
 			c->kind = RPCLEVEL;
-	} else if (!strcmp(c->type, "fork") ||
-	           !strcmp(c->type, "switch_session") ||
-	           !strcmp(c->type, "export_html")) {
+	} else if (wordin(c->type, "fork switch_session export_html")) {
 		c->kind = *c->type == 'f' ? RPCFORK : *c->type == 's' ?
 		          RPCSWITCH : RPCEXPORT;
-		c->arg = jsonstr(&j, jsonget(&j, 0, *c->type == 'f' ?
-		                 "entryId" : *c->type == 's' ? "sessionPath" :
-		                 "outputPath"));
+		c->arg = rpcmember(&j, *c->type == 'f' ? "entryId" :
+		                   *c->type == 's' ? "sessionPath" :
+		                   "outputPath");
 	} else {
 		userbash(r, &j, c->id, c);
 	}

@@ -204,22 +204,6 @@ static const char longargs[] = " --unset --chdir --split-string --signal "
 static const char gitargs[] = " -C -c --git-dir --work-tree --namespace "
 	"--config-env --super-prefix --attr-source ";
 
-/* Whether the word w is one of the list's, a space before and after
- * each. */
-static int
-spacelisted(const char *list, const char *w)
-{
-	const char *p;
-	size_t n = strlen(w);
-
-	if (!n || strchr(w, ' '))
-		return 0;
-	for (p = list; (p = strstr(p, w)); p += n)
-		if (p > list && p[-1] == ' ' && p[n] == ' ')
-			return 1;
-	return 0;
-}
-
 static void
 shnested(Shctx *x, const char *s, int depth)
 {
@@ -246,15 +230,14 @@ shunwrap(Shctx *x, char **v, int nw, int m, int w, int depth)
 			shnested(x, o + 2, depth);
 		else if (env && !strncmp(o, "--split-string=", 15))
 			shnested(x, o + 15, depth);
-		else if (env && m < nw && (!strcmp(o, "-S") ||
-		         !strcmp(o, "--split-string")))
+		else if (env && m < nw && wordin(o, "-S --split-string"))
 			shnested(x, v[m], depth);
 		if (env && (o[1] == 'S' || !strncmp(o, "--split", 7)))
 			shunsure(x, "env -S");
 		if (o[1] != '-' && !o[2] && strchr(wrappers[w].argopts, o[1]))
 			m++;
 		else if (o[1] == '-' && !strchr(o, '=') &&
-		         spacelisted(longargs, o))
+		         wordin(o, longargs))
 			m++;
 	}
 	if (env && m < nw && !strcmp(v[m], "-"))
@@ -294,7 +277,7 @@ shinner(Shctx *x, char **v, int nw, int m, int depth)
 		buffree(&line);
 		return;
 	}
-	if (!spacelisted(shells, b))
+	if (!wordin(b, shells))
 		return;
 	for (k = m + 1; k < nw && (v[k][0] == '-' || v[k][0] == '+') &&
 	     v[k][1]; k++) {
@@ -304,8 +287,8 @@ shinner(Shctx *x, char **v, int nw, int m, int depth)
 		}
 		if (v[k][1] != '-' && strchr(v[k] + 1, 'c'))
 			c = 1;
-		if (!strcmp(v[k] + 1, "o") || !strcmp(v[k] + 1, "O") ||
-		    !strcmp(v[k], "--rcfile") || !strcmp(v[k], "--init-file"))
+		if (wordin(v[k] + 1, "o O") ||
+		    wordin(v[k], "--rcfile --init-file"))
 			k++;
 	}
 	if (c && k < nw)
@@ -350,10 +333,9 @@ shforms(Shctx *x, char **v, int *fl, int nw, const Buf *redir, int depth)
 	for (; k + 1 < nw; k++) {
 		if (!strcmp(v[k], "time") && !strcmp(v[k + 1], "-p"))
 			k++;
-		else if (v[k + 1][0] == '-' || (strcmp(v[k], "command") &&
-		         strcmp(v[k], "builtin") && strcmp(v[k], "exec") &&
-		         strcmp(v[k], "nohup") && strcmp(v[k], "time") &&
-		         (strcmp(v[k], "env") || shassign(v[k + 1]))))
+		else if (v[k + 1][0] == '-' || (!wordin(v[k], "command "
+		         "builtin exec nohup time") && (strcmp(v[k], "env") ||
+		         shassign(v[k + 1]))))
 			break;
 	}
 	shjoin(&a, NULL, v, k, nw, redir);
@@ -366,13 +348,12 @@ shforms(Shctx *x, char **v, int *fl, int nw, const Buf *redir, int depth)
 	}
 	if (m < nw && (fl[m] & WWILD))
 		shunsure(x, "a command name the shell expands");
-	if (m < nw && (!strcmp(v[m], "cd") || !strcmp(v[m], "pushd") ||
-	    !strcmp(v[m], "popd")))
+	if (m < nw && wordin(v[m], "cd pushd popd"))
 		x->moved = 1;
 	if (m < nw && !strcmp(shbase(v[m]), "git")) {
 		for (k = m + 1; k < nw && v[k][0] == '-' &&
 		     strcmp(v[k], "--"); k++)
-			k += spacelisted(gitargs, v[k]);
+			k += wordin(v[k], gitargs);
 		shjoin(&b, "git", v, MIN(k, nw), nw, redir);
 	} else if (m < nw) {
 		shjoin(&b, shbase(v[m]), v, m + 1, nw, redir);

@@ -322,6 +322,23 @@ nowms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Whether s is one of the words of list, which spaces separate:
+ * wordin("fork", "new fork") is 1, wordin("for", "new fork") and
+ * wordin("", " new ") 0.  One call for a chain of strcmp. */
+int
+wordin(const char *s, const char *list)
+{
+	size_t n = strlen(s), k;
+
+	while (*list) {
+		k = strcspn(list, " ");
+		if (k && k == n && !memcmp(list, s, n))
+			return 1;
+		list += list[k] ? k + 1 : k;
+	}
+	return 0;
+}
+
 /* The value of a hex digit, or -1. */
 int
 hexval(int c)
@@ -1224,7 +1241,7 @@ flagnext(char **argv, const char *spec, int *ind, int *pos,
 	}
 	c = (unsigned char)w[*pos];
 	if (c == ':' || !(s = strchr(spec, c))) {
-		fprintf(stderr, "agent: unknown flag -%c\n", c);
+		warn("unknown flag -%c", c);
 		return '?';
 	}
 	if (s[1] != ':') {
@@ -1234,7 +1251,7 @@ flagnext(char **argv, const char *spec, int *ind, int *pos,
 	}
 	*arg = w[*pos + 1] ? w + *pos + 1 : argv[++*ind];
 	if (!*arg) {
-		fprintf(stderr, "agent: -%c needs an argument\n", c);
+		warn("-%c needs an argument", c);
 		return '?';
 	}
 	++*ind, *pos = 1;

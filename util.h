@@ -41,6 +41,7 @@ int flagnext(char **argv, const char *spec, int *ind, int *pos,
 long long nowms(void);
 long long monoms(void);
 int hexval(int c);
+int wordin(const char *s, const char *list);
 int writeall(int fd, const char *p, size_t n);
 void b64enc(Buf *b, const void *p, size_t n);
 int b64val(int c);

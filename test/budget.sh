@@ -162,6 +162,43 @@ jsontest "-j: a budget's stop in the summary" "$T/last.json" \
     'd["summary"]["exitStatus"] == 3 and d["summary"]["sessionFile"] is None
      and "1 model calls" in d["summary"]["reason"]'
 
+# -r: each prompt's summary gives its own turn's reason, not one left
+# over from an earlier turn (a cut-short answer, then a finished one).
+script c1 <<'X'
+text cut
+finish length
+X
+script c2 <<'X'
+text whole
+finish stop
+X
+startfake "$T/c1" "$T/c2"
+cat >"$T/two.py" <<'X'
+import json, subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, bufsize=0)
+ends = []
+for k, m in (("1", "first"), ("2", "second")):
+    p.stdin.write((json.dumps({"id": k, "type": "prompt", "message": m})
+                   + "\n").encode())
+    while True:
+        l = p.stdout.readline()
+        if not l:
+            raise SystemExit("stdout ended early")
+        e = json.loads(l)
+        if e["type"] == "agent_end":
+            ends.append(e["summary"]["reason"])
+            break
+p.stdin.close()
+p.wait()
+open(sys.argv[1], "w").write(json.dumps(ends))
+X
+(cd "$W" && agentexec setsid -w timeout 30 python3 "$T/two.py" "$T/ends" \
+    "$ROOT/agent" -y -n -r) </dev/null >"$T/out" 2>"$T/err"
+jsontest "-r: a turn's summary does not keep an earlier turn's reason" \
+    "$T/ends" 'd[0].startswith("the answer was cut short") and
+     d[1] == "the model finished"'
+
 # The ledger: 8 runs at once add their costs whole; the total is exact.
 rm -f "$T/ledger"
 L8=

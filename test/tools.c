@@ -1428,6 +1428,22 @@ testglobprep(void)
 	buffree(&b);
 }
 
+/* wordin: a word of the list, whole, never a part of one or the empty
+ * word between two spaces; the lists of shsplit.c start and end with
+ * one. */
+static void
+testwordin(void)
+{
+	T(wordin("ls", "grep find ls"), "wordin: the last word");
+	T(wordin("grep", "grep find ls"), "wordin: the first word");
+	T(wordin("sh", " sh bash "), "wordin: spaces around the list");
+	T(!wordin("l", "grep find ls"), "wordin: not a word's start");
+	T(!wordin("ind", "grep find ls"), "wordin: nor its end");
+	T(!wordin("find ls", "grep find ls"), "wordin: nor two words");
+	T(!wordin("", " sh  bash "), "wordin: nor the empty word");
+	T(!wordin("ls", ""), "wordin: an empty list holds none");
+}
+
 /* A pattern that keeps every NFA thread alive over a line of "a"s: a
  * 4 MB line takes it many seconds. */
 #define SLOWRE "(a*a*a*a*a*a*a*a*a*a*){50}b"
@@ -1530,6 +1546,7 @@ main(int argc, char *argv[])
 	testunseen();
 	testglobs();
 	testglobprep();
+	testwordin();
 	testbounds();
 	testsandbox();
 	buffree(&out);
