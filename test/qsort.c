@@ -62,14 +62,14 @@ odds(size_t n)
 
 	for (i = 0; i < n; i++) {
 		v[i].key = (unsigned char)(rnd() % 7);
-		memcpy(v[i].tag, &i, sizeof(v[i].tag) < sizeof(i) ?
-		    sizeof(v[i].tag) : sizeof(i));
+		/* the index in two bytes, low first, on any byte order */
+		v[i].tag[0] = (unsigned char)(i & 0xff);
+		v[i].tag[1] = (unsigned char)(i >> 8);
 		v[i].tag[3] = v[i].key;
 	}
 	qsort(v, n, sizeof(v[0]), oddcmp);
 	for (i = 0; i < n; i++) {
-		k = 0;
-		memcpy(&k, v[i].tag, 2);
+		k = v[i].tag[0] | (size_t)v[i].tag[1] << 8;
 		if ((i && v[i - 1].key > v[i].key) || v[i].tag[3] != v[i].key ||
 		    k >= n || seen[k]++)
 			return 0;
