@@ -140,8 +140,8 @@ addentry(Session *s, const char *id, const char *parent, const char *type,
          const char *role, char *line)
 {
 	const char *v[4];
+	char **to[4], *p;
 	size_t len[4], n = 0;
-	char *p;
 	Entry *e;
 	int k;
 
@@ -149,23 +149,14 @@ addentry(Session *s, const char *id, const char *parent, const char *type,
 		s->cap = s->cap ? 2 * s->cap : 16;
 		s->e = xrealloc(s->e, s->cap * sizeof(*s->e));
 	}
+	e = &s->e[s->n++];
 	v[0] = id, v[1] = parent, v[2] = type, v[3] = role;
+	to[0] = &e->id, to[1] = &e->parent, to[2] = &e->type, to[3] = &e->role;
 	for (k = 0; k < 4; k++)
 		n += len[k] = v[k] ? strlen(v[k]) + 1 : 0;
-	p = xmalloc(n);
-	e = &s->e[s->n++];
-	e->id = p;
-	e->parent = e->type = e->role = NULL;
+	p = xmalloc(n);		/* id first: e->id owns it */
 	for (k = 0; k < 4; k++) {
-		if (!v[k])
-			continue;
-		memcpy(p, v[k], len[k]);
-		if (k == 1)
-			e->parent = p;
-		else if (k == 2)
-			e->type = p;
-		else if (k == 3)
-			e->role = p;
+		*to[k] = v[k] ? memcpy(p, v[k], len[k]) : NULL;
 		p += len[k];
 	}
 	e->line = line;

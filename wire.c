@@ -855,7 +855,7 @@ plain(const Json *j, int i)
 		case 'u':
 			/* a control character as jsonesc writes it (and pi):
 			 * terminal colours in a tool's output are \u001b */
-			if (p[2] != '0' || p[3] != '0' ||
+			if (e - p < 6 || p[2] != '0' || p[3] != '0' ||
 			    (p[4] != '0' && p[4] != '1') ||
 			    !strchr("0123456789abcdef", p[5]) ||
 			    (p[4] == '0' && strchr("89acd", p[5])))
