@@ -199,27 +199,21 @@ chatcommand(Agent *a, const char *line, Buf *offer)
 
 /* The next line of stdin into b, its line end taken off: 1, or 0 at
  * the end, *rc set when it is not a clean one.  At a terminal the
- * editor (line.c) reads it and keeps it in its history; else a byte at
- * a time, as fdline reads, rather than stdio's getline, which brought
- * the static build 1 KB for this; intr is agent.c's flag. */
+ * editor (line.c) reads it and keeps it in its history; else fdgetline,
+ * not stdio's getline, which brought the static build 1 KB for this;
+ * intr is agent.c's flag. */
 static int
 chatread(Line *ed, const char *prompt, Buf *b, int *rc,
          volatile sig_atomic_t *intr)
 {
 	ssize_t n;
-	char c;
 
 	if (ed) {
 		if ((n = lineread(ed, prompt, b)) > 0)
 			lineadd(ed, b->p, b->len);
 	} else {
 		bufreset(b);
-		while ((n = read(0, &c, 1)) == 1 && c != '\n')
-			bufaddc(b, c);
-		if (b->len && b->p[b->len - 1] == '\r')
-			b->p[--b->len] = '\0';
-		if (n > 0 || (n == 0 && b->len))
-			n = 1;
+		n = fdgetline(0, b, (size_t)-1);
 	}
 	if (n >= 0)
 		return n;

@@ -580,23 +580,35 @@ safetext(Buf *b, const char *s, size_t n, int oneline)
 	buffree(&v);
 }
 
-/* A line of fd, read a byte at a time so that what follows is left
- * unread, without its line end, cut to max bytes; NULL if it is empty
- * (-K's key). */
+/* A line of fd added to b, read a byte at a time so that what follows
+ * is left unread, without its line end (\n, or \r\n), cut to max bytes:
+ * 1, or 0 at the end with nothing read, or -1 with errno (EINTR too: the
+ * caller says whether to go on, adding to b). */
+int
+fdgetline(int fd, Buf *b, size_t max)
+{
+	char c;
+	ssize_t n;
+
+	while ((n = read(fd, &c, 1)) == 1 && c != '\n')
+		if (b->len < max)
+			bufaddc(b, c);
+	if (n < 0)
+		return -1;
+	if (b->len && b->p[b->len - 1] == '\r')
+		b->p[--b->len] = '\0';
+	return n == 1 || b->len ? 1 : 0;
+}
+
+/* A line of fd as fdgetline reads it, through interrupts; NULL if it is
+ * empty (-K's key). */
 char *
 fdline(int fd, size_t max)
 {
 	Buf b = { 0 };
-	char c;
-	ssize_t n;
 
-	while ((n = read(fd, &c, 1)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0 && c == '\n')
-			break;
-		else if (n > 0 && b.len < max)
-			bufaddc(&b, c);
-	if (b.len && b.p[b.len - 1] == '\r')
-		b.p[--b.len] = '\0';
+	while (fdgetline(fd, &b, max) < 0 && errno == EINTR)
+		;
 	if (!b.len)
 		buffree(&b);
 	return b.p;

@@ -53,6 +53,7 @@ int mkdirs(const char *dir, int mode, char **bad);
 int syncdir(const char *dir);
 int rmtree(const char *dir);
 int rmtreeat(int dir, const char *name);
+int fdgetline(int fd, Buf *b, size_t max);
 char *fdline(int fd, size_t max);
 int samefile(int fd1, int fd2);
 int pathmatch(const char *pattern, const char *path);
