@@ -107,6 +107,20 @@ onsignal(int sig)
 	intr = 1;
 }
 
+/* SIGBUS: the session file was cut short under us, where session.c had
+ * mapped the context's lines: said, and not a crash. */
+static void
+onbus(int sig)
+{
+	static const char msg[] = "agent: the session file was cut short "
+	                          "while in use\n";
+	ssize_t r = write(2, msg, sizeof(msg) - 1);
+
+	(void)sig;
+	(void)r;
+	_exit(1);
+}
+
 /* The exit status: 3 when the budget's time ran out, 0 when the reader
  * of stdout went away (events.c's SIGPIPE), 128 and the signal when one
  * asked us to quit. */
@@ -204,6 +218,7 @@ makerequest(Agent *a, Wirereq *q)
 	q->provider = a->prov->name;
 	q->system = a->system;
 	q->msgs = a->ctx.msgs.v;
+	q->msglens = a->ctx.msgs.len;
 	q->nmsgs = a->ctx.msgs.n;
 	q->forms = a->ctx.msgs.form;
 	callmcp(&a->calls);	/* MCP servers start here, when first asked */
@@ -263,7 +278,7 @@ branchsettings(Agent *a, const Entry **path, size_t n, size_t start)
 		if (strcmp(path[i]->type, "thinking_level_change") &&
 		    (i < start || strcmp(path[i]->type, "model_change")))
 			continue;
-		if (jsonparse(&j, path[i]->line, strlen(path[i]->line)) < 0)
+		if (jsonparse(&j, path[i]->line, path[i]->len) < 0)
 			continue;
 		if (!strcmp(path[i]->type, "thinking_level_change")) {
 			v = jsonstr(&j, jsonget(&j, 0, "thinkingLevel"));
@@ -314,6 +329,7 @@ agentsummarize(Agent *a, const Ctxcut *k, Buf *out)
 	makerequest(a, &q);
 	q.system = k->system;
 	q.msgs = &k->ask;
+	q.msglens = NULL;
 	q.nmsgs = 1;
 	q.forms = NULL;
 	q.tools = NULL;
@@ -605,9 +621,18 @@ agentturn(Agent *a, const char *text, size_t len)
 			evmsg(&a->ev, lastmsg(a), 1);
 			free(s);
 		}
+		/* the context's lines lie in the file, mapped */
+		if (sessshort(&a->sess)) {
+			warn("the session file was cut short while in use");
+			bufadds(&a->stopped, "the session file was cut short");
+			return endturn(a, 1);
+		}
 		evstart(&a->ev, a->prov->wire, a->prov->name, a->model);
 		makerequest(a, &q);
-		if (askmodel(&a->ask, &q, &r, &h, 0) < 0) {
+		ctxforms(&a->ctx, &q);
+		i = askmodel(&a->ask, &q, &r, &h, 0);
+		ctxsent(&a->ctx);
+		if (i < 0) {
 			recordfailed(a, &r);
 			evemit(&a->ev, "turn_end", NULL);
 			if (r.overflow && autocompact && !compacted &&
@@ -1214,6 +1239,8 @@ setask(Agent *a)
 	a->ask.json = a->json;
 	a->ask.intr = &intr;
 	a->ask.conf = &askconf;
+	a->ask.sent = ctxsentupto;
+	a->ask.sentarg = &a->ctx;
 }
 
 /* What the context takes of config.h, and the session it is of. */
@@ -1239,7 +1266,7 @@ envtimeout(void)
 }
 
 /* SIGINT, SIGTERM, SIGHUP and the budget's SIGALRM stop the turn
- * (onsignal); SIGPIPE is ignored. */
+ * (onsignal); SIGBUS ends the run (onbus); SIGPIPE is ignored. */
 static void
 catchsignals(void)
 {
@@ -1252,6 +1279,8 @@ catchsignals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
+	sa.sa_handler = onbus;
+	sigaction(SIGBUS, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 }

@@ -356,6 +356,8 @@ askmodel(const Ask *k, const Wirereq *q, Reply *r, Http *h, int silent)
 		h->headers = headers;
 		h->spans = body.v;
 		h->nspans = body.n;
+		h->sent = k->sent;
+		h->sentarg = k->sentarg;
 		h->bodylen = body.len;
 		h->fn = onbody;
 		h->arg = r;

@@ -34,6 +34,8 @@ typedef struct {
 	int json;		/* -j: the pieces as events */
 	volatile sig_atomic_t *intr;	/* set: stop at once */
 	const Askconf *conf;	/* config.h's askconf */
+	void (*sent)(void *arg, const char *end);	/* Http's: the body */
+	void *sentarg;		/* as it goes, or NULL */
 } Ask;
 
 /* One model call: its exchange, and what streamed back. */

@@ -37,15 +37,18 @@ msgsroom(Ctxmsgs *m, size_t k)
 		return;
 	m->cap = MAX(m->n + k, m->cap * 2);
 	m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
+	m->len = xrealloc(m->len, m->cap * sizeof(*m->len));
 	m->form = xrealloc(m->form, m->cap * sizeof(*m->form));
 }
 
-/* A message whose text lies in one of the list's blocks. */
+/* A message of len bytes whose text lies in one of the list's blocks,
+ * or in its map. */
 static void
-msginblock(Ctxmsgs *m, char *json)
+msginblock(Ctxmsgs *m, char *json, size_t len)
 {
 	msgsroom(m, 1);
 	memset(&m->form[m->n], 0, sizeof(*m->form));
+	m->len[m->n] = len;
 	m->v[m->n++] = json;
 }
 
@@ -54,7 +57,7 @@ static void
 msgadd(Ctxmsgs *m, char *json)
 {
 	blockadd(m, json);
-	msginblock(m, json);
+	msginblock(m, json, strlen(json));
 }
 
 static void
@@ -66,7 +69,9 @@ msgsfree(Ctxmsgs *m)
 		wireformfree(&m->form[i]);
 	for (i = 0; i < m->nblock; i++)
 		free(m->block[i]);
+	sessmapfree(&m->map);
 	free(m->v);
+	free(m->len);
 	free(m->form);
 	free(m->block);
 	memset(m, 0, sizeof(*m));
@@ -95,20 +100,20 @@ entrymsg(Ctx *c, const Entry *e)
 	Json j;
 	Buf b = { 0 };
 	char *v;
-	int k = -1, inblock;
+	size_t len;
+	int k = -1, inmap;
 
 	/* most are taken from their lines as they stand, without a parse;
-	 * in the block of lines, when they were read into one */
+	 * in place in the map of lines, when they were mapped */
 	if (!strcmp(e->type, "message") && e->role &&
 	    strcmp(e->role, "bashExecution") &&
-	    (v = sessmessage(c->sess, e, &inblock))) {
-		if (inblock)
-			msginblock(&c->msgs, v);
-		else
-			msgadd(&c->msgs, v);
+	    (v = sessmessage(c->sess, e, &inmap, &len))) {
+		if (!inmap)
+			blockadd(&c->msgs, v);
+		msginblock(&c->msgs, v, len);
 		return;
 	}
-	if (!entryincontext(e) || jsonparse(&j, e->line, strlen(e->line)) < 0)
+	if (!entryincontext(e) || jsonparse(&j, e->line, e->len) < 0)
 		return;
 	if (!strcmp(e->type, "message") &&
 	    (k = jsonget(&j, 0, "message")) >= 0 &&
@@ -142,7 +147,7 @@ ctxload(Ctx *c, const Entry **path, size_t n)
 {
 	size_t i, start = 0;
 	long comp;
-	char *sum, *m;
+	char *sum;
 
 	msgsfree(&c->msgs);
 	/* a long branch's list made at its size, not doubled up to it */
@@ -158,10 +163,12 @@ ctxload(Ctx *c, const Entry **path, size_t n)
 			c->compactat = c->msgs.n;
 		else
 			entrymsg(c, path[i]);
+		if (path[i]->line)
+			sessmapdrop(&c->sess->map, path[i]->line);
 	}
-	/* the block the messages may lie in is the list's now */
-	if ((m = sessblock(c->sess)))
-		blockadd(&c->msgs, m);
+	sessmapdrop(&c->sess->map, NULL);
+	/* the map the messages may lie in is the list's now */
+	sessmap(c->sess, &c->msgs.map);
 	return start;
 }
 
@@ -221,6 +228,34 @@ ctxfree(Ctx *c)
 	msgsfree(&c->msgs);
 }
 
+/* The forms of q made, message by message, the mapped lines behind
+ * them let go as it goes (session.c's sessmapdrop). */
+void
+ctxforms(Ctx *c, const Wirereq *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nmsgs; i++) {
+		wireforms(q, i, i + 1);
+		sessmapdrop(&c->msgs.map, c->msgs.v[i]);
+	}
+	sessmapdrop(&c->msgs.map, NULL);
+}
+
+/* Ask's sent: the request has gone up to end, which may lie in the map
+ * of lines. */
+void
+ctxsentupto(void *c, const char *end)
+{
+	sessmapdrop(&((Ctx *)c)->msgs.map, end);
+}
+
+void
+ctxsent(Ctx *c)
+{
+	sessmapdrop(&c->msgs.map, NULL);
+}
+
 /* The tokens kept free for the answer, and those of recent conversation
  * kept whole: config.h's, made to fit a small window. */
 static long
@@ -244,13 +279,13 @@ ctxtokens(const Ctx *c)
 	Json j;
 	double v;
 	long tail = 0, got = -1;
-	size_t i;
+	size_t i, *len = c->msgs.len;
 	int stop;
 	char **msg = c->msgs.v;
 
 	for (i = c->msgs.n; i-- > 0 && got < 0; ) {
 		if (i >= c->compactat &&
-		    jsonparse(&j, msg[i], strlen(msg[i])) == 0) {
+		    jsonparse(&j, msg[i], len[i]) == 0) {
 			stop = jsonget(&j, 0, "stopReason");
 			if (jsoneq(&j, jsonget(&j, 0, "role"), "assistant") &&
 			    !jsoneq(&j, stop, "error") &&
@@ -262,7 +297,7 @@ ctxtokens(const Ctx *c)
 			jsonfree(&j);
 		}
 		if (got < 0)
-			tail += entrytokens(msg[i]);
+			tail += entrytokens(msg[i], len[i]);
 	}
 	return (got < 0 ? 0 : got) + (long)(tail * c->tokens);
 }
@@ -341,7 +376,7 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 	for (i = (long)from; i < cut; i++)
 		if (i != last && entryincontext(path[i]))
 			entryserialize(&conv, path[i]->type, path[i]->line,
-			               c->conf->maxresult);
+			               path[i]->len, c->conf->maxresult);
 	if (cut < 0 || !conv.len)
 		goto done;
 	k->firstkept = xstrdup(path[cut]->id);
@@ -371,7 +406,7 @@ ctxbranchplan(Ctx *c, long to, Ctxcut *k)
 		if (left[i]->line && (entryincontext(left[i]) ||
 		    !strcmp(left[i]->type, "compaction")))
 			entryserialize(&conv, left[i]->type, left[i]->line,
-			               c->conf->maxresult);
+			               left[i]->len, c->conf->maxresult);
 	free(left);
 	sessdone(c->sess, path);
 	if (conv.len)

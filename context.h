@@ -15,15 +15,18 @@ typedef struct {
 
 /* The messages.  Their texts lie in blocks that the list owns and frees
  * together: a message made in this run is a block of its own; those
- * loaded from the session lie in place in the block its lines were read
- * into, taken over whole, for make bench's "resume 20 MB + prompt": a
- * long session's messages are not copied one by one. */
+ * loaded from the session lie in place in its lines, mapped (session.c's
+ * Sessmap): a long session's messages are neither copied nor read into
+ * memory of the process's own, and only the pages at hand are held. */
 typedef struct {
-	char **v;		/* messages as pi stores them: JSON texts */
+	char **v;		/* messages as pi stores them: JSON texts, */
+	size_t *len;		/* of these lengths: those in map do not
+				 * end in a NUL */
 	Wireform *form;		/* each one's wire form, once made */
 	size_t n, cap;
 	char **block;		/* the blocks the texts lie in */
 	size_t nblock, blockcap;
+	Sessmap map;		/* and the session's lines */
 } Ctxmsgs;
 
 typedef struct {
@@ -53,6 +56,12 @@ int ctxappend(Ctx *c, const char *json);
 int ctxrecord(Ctx *c, char *json);
 int ctxnote(Ctx *c, const char *type, char *text);
 void ctxfree(Ctx *c);
+/* Make the forms of request q, which is of c's messages, letting go as
+ * it goes of the mapped lines it has made them of; and, once q is sent,
+ * of those it sent. */
+void ctxforms(Ctx *c, const Wirereq *q);
+void ctxsentupto(void *c, const char *end);
+void ctxsent(Ctx *c);
 /* Whether compaction is due: the context's tokens (the last answer's
  * count, plus an estimate of what came after) past the window less what
  * is kept for the answer (Ctxconf's reservetokens, or the model's output

@@ -32,7 +32,7 @@ entrycompaction(const Entry **path, size_t n, size_t *from, char **summary)
 	if (last < 0)
 		return -1;
 	*from = last + 1;
-	if (jsonparse(&j, path[last]->line, strlen(path[last]->line)) < 0)
+	if (jsonparse(&j, path[last]->line, path[last]->len) < 0)
 		return last;
 	if (summary)
 		*summary = jsonstr(&j, jsonget(&j, 0, "summary"));
@@ -67,7 +67,7 @@ cutpoint(const Entry *e)
 	    !strcmp(e->type, "branch_summary"))
 		return 1;
 	if (strcmp(e->type, "message") ||
-	    jsonparse(&j, e->line, strlen(e->line)) < 0)
+	    jsonparse(&j, e->line, e->len) < 0)
 		return 0;
 	role = jsonget(&j, jsonget(&j, 0, "message"), "role");
 	ok = jsoneq(&j, role, "user") || jsoneq(&j, role, "assistant") ||
@@ -158,14 +158,14 @@ entrybash(const Json *j, int m)
 /* A session entry (its type and line) as text for the summariser; a
  * tool result is cut after maxresult bytes. */
 void
-entryserialize(Buf *b, const char *type, const char *line,
+entryserialize(Buf *b, const char *type, const char *line, size_t len,
                size_t maxresult)
 {
 	Json j;
 	Buf t = { 0 }, calls = { 0 };
 	int m, c, blk, ty;
 
-	if (jsonparse(&j, line, strlen(line)) < 0)
+	if (jsonparse(&j, line, len) < 0)
 		return;
 	m = jsonget(&j, 0, "message");
 	c = jsonget(&j, m, "content");
@@ -229,13 +229,13 @@ entryserialize(Buf *b, const char *type, const char *line,
 /* The tokens an entry or a message holds, estimated from its bytes; an
  * image's data counts as pi counts an image, 4800 bytes. */
 long
-entrytokens(const char *json)
+entrytokens(const char *json, size_t n)
 {
 	Json j;
-	size_t n = strlen(json), skip = 0;
+	size_t skip = 0;
 	int i, d;
 
-	if (!strstr(json, "\"image\"") || jsonparse(&j, json, n) < 0)
+	if (!memfind(json, n, "\"image\"") || jsonparse(&j, json, n) < 0)
 		return tokensof(n);
 	for (i = 0; i < j.n; i++) {
 		if (j.t[i].type != JOBJ ||
@@ -261,7 +261,7 @@ entrycut(const Entry **path, size_t n, size_t from, long keep)
 
 	for (k = (long)n - 1; k > (long)from; k--) {
 		if (entryincontext(path[k]))
-			acc += entrytokens(path[k]->line);
+			acc += entrytokens(path[k]->line, path[k]->len);
 		if (acc >= keep)
 			break;
 	}
@@ -288,7 +288,7 @@ entrymodel(const Entry **path, size_t n, const char *provider)
 
 	for (k = n; k-- > 0; ) {
 		if (strcmp(path[k]->type, "model_change") || !path[k]->line ||
-		    jsonparse(&j, path[k]->line, strlen(path[k]->line)) < 0)
+		    jsonparse(&j, path[k]->line, path[k]->len) < 0)
 			continue;
 		p = jsonstr(&j, jsonget(&j, 0, "provider"));
 		if (p && !strcmp(p, provider))
@@ -358,13 +358,13 @@ assistantbrief(Buf *b, const Json *j, int content)
  * an answer's tool calls, a tool's name and result, a summary.  The
  * text is raw: the caller makes it safe to show. */
 const char *
-entrybrief(Buf *b, const char *type, const char *line)
+entrybrief(Buf *b, const char *type, const char *line, size_t len)
 {
 	const char *kind = type;
 	Json j;
 	int m, c;
 
-	if (!line || jsonparse(&j, line, strlen(line)) < 0)
+	if (!line || jsonparse(&j, line, len) < 0)
 		return kind;
 	m = jsonget(&j, 0, "message");
 	c = jsonget(&j, m, "content");

@@ -643,7 +643,7 @@ pageentry(Page *p, const Entry *e)
 	double v;
 	int ts, c;
 
-	if (!e->line || jsonparse(&j, e->line, strlen(e->line)) < 0) {
+	if (!e->line || jsonparse(&j, e->line, e->len) < 0) {
 		safetext(&t, e->id, strlen(e->id), 1);
 		warn("%s: entry %s cannot be read: left out", p->name, t.p);
 		buffree(&t);
@@ -686,7 +686,7 @@ pagecount(Totals *to, const Entry *e)
 	Json j;
 	int m, role, blk;
 
-	if (!e->line || jsonparse(&j, e->line, strlen(e->line)) < 0)
+	if (!e->line || jsonparse(&j, e->line, e->len) < 0)
 		return;
 	bufreset(&to->end);
 	pagekey(&j, 0, "timestamp", &to->end);

@@ -1277,8 +1277,10 @@ connclose(Conn *cn)
  * they are, as many a write as the system takes, so that no byte of a
  * long history is copied before the kernel copies it. */
 static int
-sendspans(Conn *cn, const Span *v, size_t n)
+sendspans(Conn *cn, const Http *h)
 {
+	const Span *v = h->spans;
+	size_t n = h->nspans;
 	struct iovec iov[IOVMAX];
 #ifdef IOV_MAX	/* known at build time: no sysconf in a static build */
 	long max = IOV_MAX;
@@ -1293,9 +1295,13 @@ sendspans(Conn *cn, const Span *v, size_t n)
 	for (i = 0; !cn->tls && i < n; i++) {
 		iov[k].iov_base = (void *)v[i].p;
 		iov[k++].iov_len = v[i].len;
-		if ((k == max || i + 1 == n) && rawwritev(cn, iov, k) < 0)
+		if (k < max && i + 1 < n)
+			continue;
+		if (rawwritev(cn, iov, k) < 0)
 			return -1;
-		k %= max;
+		for (; h->sent && k > 0; k--)
+			h->sent(h->sentarg, v[i + 1 - k].p + v[i + 1 - k].len);
+		k = 0;
 	}
 	for (i = 0; cn->tls && i < n; i++) {
 		if (b.len + v[i].len <= ONEWRITE) {
@@ -1309,6 +1315,8 @@ sendspans(Conn *cn, const Span *v, size_t n)
 			bufadd(&b, v[i].p, v[i].len);
 		else if (connwrite(cn, v[i].p, v[i].len) < 0)
 			goto out;
+		else if (h->sent)
+			h->sent(h->sentarg, v[i].p + v[i].len);
 	}
 	ret = b.len ? connwrite(cn, b.p, b.len) : 0;
 out:
@@ -1337,7 +1345,7 @@ exchange(Conn *cn, Http *h, Httpresp *r, const Url *u, int via)
 		goto out;
 	cn->inbody = 1;
 	if ((n && connwrite(cn, body, n) < 0) ||
-	    (h->spans && sendspans(cn, h->spans, h->nspans) < 0) ||
+	    (h->spans && sendspans(cn, h) < 0) ||
 	    connflush(cn) < 0)
 		goto out;
 	for (;;) {

@@ -72,6 +72,10 @@ typedef struct {
 	size_t bodylen;
 	const Span *spans;	/* or the body in pieces, bodylen in all */
 	size_t nspans;
+	/* told, as the spans go, the end of the last one gone: what lies
+	 * before it is the caller's to let go of; or NULL */
+	void (*sent)(void *arg, const char *end);
+	void *sentarg;
 	Httpfn fn;		/* body bytes as they arrive, any status */
 	void *arg;
 	long long deadline;	/* monoms() by which the whole exchange

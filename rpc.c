@@ -170,12 +170,12 @@ typedef struct {
 } Stats;
 
 static void
-countmsg(Stats *st, const char *msg)
+countmsg(Stats *st, const char *msg, size_t len)
 {
 	Json j;
 	int c, k;
 
-	if (jsonparse(&j, msg, strlen(msg)) < 0)
+	if (jsonparse(&j, msg, len) < 0)
 		return;
 	c = jsonget(&j, 0, "content");
 	if (jsoneq(&j, jsonget(&j, 0, "role"), "user"))
@@ -192,6 +192,13 @@ countmsg(Stats *st, const char *msg)
 	jsonfree(&j);
 }
 
+/* The length of the context's message i. */
+static size_t
+msglen(const Rpc *r, size_t i)
+{
+	return r->lens ? (*r->lens)[i] : strlen((*r->msgs)[i]);
+}
+
 /* pi's get_session_stats, of the context's messages. */
 static void
 sessionstats(Rpc *r, Buf *d)
@@ -202,7 +209,7 @@ sessionstats(Rpc *r, Buf *d)
 
 	memset(&st, 0, sizeof(st));
 	for (i = 0; i < *r->nmsgs; i++)
-		countmsg(&st, (*r->msgs)[i]);
+		countmsg(&st, (*r->msgs)[i], msglen(r, i));
 	bufaddc(d, '{');
 	sessionids(r, d);
 	bufaddf(d, ",\"userMessages\":%zu,\"assistantMessages\":%zu,"
@@ -228,7 +235,7 @@ forkmessage(const Entry *e, void *arg)
 	Buf *d = arg, t = { 0 };
 
 	if (e->hidden || (e->role && strcmp(e->role, "user")) ||
-	    strcmp(entrybrief(&t, e->type, e->line), "user") || !t.len) {
+	    strcmp(entrybrief(&t, e->type, e->line, e->len), "user") || !t.len) {
 		buffree(&t);
 		return;
 	}
@@ -260,7 +267,7 @@ getmessages(Rpc *r, Buf *d)
 	for (i = 0; i < *r->nmsgs; i++) {
 		if (i)
 			bufaddc(d, ',');
-		bufadds(d, (*r->msgs)[i]);
+		bufadd(d, (*r->msgs)[i], msglen(r, i));
 	}
 	bufadds(d, "]}");
 }
@@ -276,7 +283,7 @@ lasttext(Rpc *r, Buf *d)
 	int c, k, n;
 
 	while (i-- > 0 && !t.len) {
-		if (jsonparse(&j, (*r->msgs)[i], strlen((*r->msgs)[i])) < 0)
+		if (jsonparse(&j, (*r->msgs)[i], msglen(r, i)) < 0)
 			continue;
 		c = jsonget(&j, 0, "content");
 		if (jsoneq(&j, jsonget(&j, 0, "role"), "assistant") &&
@@ -667,7 +674,7 @@ compactiondata(Rpc *r, Buf *d)
 
 	bufaddc(d, '{');
 	if (e && !strcmp(e->type, "compaction") &&
-	    jsonparse(&j, e->line, strlen(e->line)) == 0) {
+	    jsonparse(&j, e->line, e->len) == 0) {
 		for (k = 0; k < LEN(keys); k++) {
 			if ((i = jsonget(&j, 0, keys[k])) < 0)
 				continue;

@@ -40,6 +40,8 @@ typedef struct {
 	int autocompact;
 	Session *sess;		/* only read: lines from its file too */
 	char **const *msgs;	/* the context's messages, */
+	size_t *const *lens;	/* their lengths (NULL: each ends in a
+				 * NUL), */
 	const size_t *nmsgs;	/* and how many */
 	Toolenv *tenv;		/* where the bash command runs */
 	volatile sig_atomic_t *intr;	/* abort sets it */

@@ -155,6 +155,7 @@ servemode(Agent *a, int autocompact)
 	          .maxout = &a->ctx.maxout, .used = serveused,
 	          .usedarg = &a->ctx, .autocompact = autocompact,
 	          .sess = &a->sess, .msgs = &a->ctx.msgs.v,
+	          .lens = &a->ctx.msgs.len,
 	          .nmsgs = &a->ctx.msgs.n,
 	          .tenv = &a->tenv, .intr = a->intr, .quit = a->quit, .out = 1 };
 	Rpccmd c;

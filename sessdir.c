@@ -228,7 +228,6 @@ scanentry(const char *p, size_t n, Sessinfo *si)
 {
 	Jmember m[] = { { "type", -1, 0, 0 }, { "name", -1, 0, 0 } };
 	Buf t = { 0 };
-	char *line = xstrndup(p, n);
 	Json j;
 
 	if (jsonmembers(p, n, m, 2) == 0 && m[1].at && m[0].len == 14 &&
@@ -237,11 +236,10 @@ scanentry(const char *p, size_t n, Sessinfo *si)
 		free(si->name);
 		si->name = jsonstr(&j, 0);
 		jsonfree(&j);
-	} else if (!strcmp(entrybrief(&t, "message", line), "user") && t.len) {
+	} else if (!strcmp(entrybrief(&t, "message", p, n), "user") && t.len) {
 		si->prompt = bufdetach(&t);
 	}
 	buffree(&t);
-	free(line);
 }
 
 /* Read a session file for a list: its id, entries, first prompt; its

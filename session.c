@@ -3,13 +3,14 @@
  * (only the lines the context uses), append under a lock, fork; the
  * branch from the leaf.  What the entries say is entry.c's. */
 #ifdef __linux__
-#define _DEFAULT_SOURCE	/* madvise(2), for huge pages */
-#include <sys/mman.h>
+#define _DEFAULT_SOURCE	/* madvise(2), to let mapped pages go */
 #endif
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,8 @@
 
 enum {
 	IDTRIES = 100,		/* then a whole UUID, as pi does */
-	WINDOW = 1 << 20	/* and the lines it keeps, this much */
+	WINDOW = 1 << 20,	/* and the lines it keeps, this much */
+	MAPSTEP = 4 << 20	/* bytes of mapped lines held at most */
 };
 
 /* The entries are found by id through a hash table, so that a branch is
@@ -237,6 +239,8 @@ addline(Session *s, const char *p, size_t n, off_t off)
 	e = &s->e[s->n - 1];
 	e->off = off;
 	e->len = n;
+	if (off >= 0 && off + (off_t)n > s->end)
+		s->end = off + n;
 	if (msg) {
 		e->msgat = m[MESSAGE].at;
 		e->msglen = m[MESSAGE].len;
@@ -255,7 +259,7 @@ sessfree(Session *s)
 		if (!s->e[i].shared)
 			free(s->e[i].line);
 	}
-	free(s->block);
+	sessmapfree(&s->map);
 	free(s->e);
 	free(s->ids);
 	free(s->head);
@@ -458,14 +462,14 @@ windowfill(Window *w, int fd, off_t off, size_t want)
 /* Whether line is that of entry id: a quick look, then a sure one (an
  * id may be written with escapes). */
 static int
-isline(const char *line, const char *id)
+isline(const char *line, size_t len, const char *id)
 {
 	Json j;
 	int ok;
 
-	if (strstr(line, id))
+	if (memfind(line, len, id))
 		return 1;
-	if (jsonparse(&j, line, strlen(line)) < 0)
+	if (jsonparse(&j, line, len) < 0)
 		return 0;
 	ok = jsoneq(&j, jsonget(&j, 0, "id"), id);
 	jsonfree(&j);
@@ -498,7 +502,7 @@ fetch(Entry *e, const char *text, int fd, Window *w, const char *name)
 	}
 	e->line = xstrndup(p, e->len);
 	/* read again after a load, the file may have been rewritten */
-	if (!text && !isline(e->line, e->id)) {
+	if (!text && !isline(e->line, e->len, e->id)) {
 		warn("%s: changed since it was loaded", name);
 		free(e->line);
 		e->line = NULL;
@@ -507,112 +511,62 @@ fetch(Entry *e, const char *text, int fd, Window *w, const char *name)
 	return 0;
 }
 
-/* Room for n bytes of lines, read at once: where the system has them,
- * in huge pages, as a big context is read whole, once, and thousands of
- * page faults on fresh memory took a third of a resume's time. */
-static char *
-bigblock(size_t n)
+/* Let go of want[k]'s lines, and of the map they lie in. */
+static void
+unmaplines(Session *s, Entry **want, size_t k)
 {
-#if defined(MADV_HUGEPAGE) && !defined(SMALL)	/* speed, not size */
-	enum { HUGE = 2 << 20 };
-	void *p;
+	size_t i;
 
-	if (n >= 4 * HUGE && posix_memalign(&p, HUGE, n) == 0) {
-		madvise(p, n, MADV_HUGEPAGE);	/* a hint: if refused, as is */
-		return p;
-	}
-#endif
-	return xmalloc(n);
-}
-
-/* The end of the run of want[k] from i: lines that follow each other in
- * the file, a newline (or CRLF) between each two. */
-static size_t
-linerun(Entry **want, size_t k, size_t i)
-{
-	off_t end;
-
-	for (; i + 1 < k; i++) {
-		end = want[i]->off + (off_t)want[i]->len;
-		if (want[i + 1]->off < end || want[i + 1]->off - end > 2)
-			break;
-	}
-	return i + 1;
-}
-
-/* Read all of fd's n bytes at off into p: 0, or -1 (errno 0: cut
- * short). */
-static int
-readat(int fd, char *p, size_t n, off_t off)
-{
-	ssize_t r;
-
-	while (n) {
-		if ((r = pread(fd, p, n, off)) < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = 0;
-			return -1;
-		}
-		p += r, n -= r, off += r;
-	}
-	return 0;
-}
-
-/* Read the lines of want[k] (in file order) into one block, s->block:
- * each run of lines that follow each other in the file with one read,
- * straight into place, each line's newline made its NUL.  0, or -1.
- * The block, and the messages made in place in it (sessmessage), are
- * for speed alone: in make bench, "resume 20 MB + prompt" took 134 ms
- * with them and 198 without (a compacted context, a few KB, gains
- * nothing measurable). */
-static int
-readblock(Session *s, Entry **want, size_t k, int fd, const char *name)
-{
-	size_t i, j, m, n, size = 0, at = 0;
-	int r = 0;
-
-	for (i = 0; i < k; i = j) {
-		j = linerun(want, k, i);
-		size += want[j - 1]->off + want[j - 1]->len - want[i]->off + 1;
-	}
-	s->block = bigblock(size);
-	for (i = 0; i < k && r == 0; i = j) {
-		j = linerun(want, k, i);
-		n = want[j - 1]->off + want[j - 1]->len - want[i]->off;
-		if (readat(fd, s->block + at, n, want[i]->off) < 0) {
-			if (errno)
-				warn("read %s:", name);
-			else
-				warn("%s: cut short while read", name);
-			r = -1;
-			break;
-		}
-		for (m = i; m < j; m++) {
-			want[m]->line = s->block + at + (want[m]->off -
-			                                 want[i]->off);
-			want[m]->line[want[m]->len] = '\0';
-			want[m]->shared = 1;
-			/* read again after a load, the file may have been
-			 * rewritten */
-			if (r == 0 && !isline(want[m]->line, want[m]->id)) {
-				warn("%s: changed since it was loaded", name);
-				r = -1;
-			}
-		}
-		at += n + 1;
-	}
-	for (i = 0; i < k && r < 0; i++)
+	for (i = 0; i < k; i++)
 		if (want[i]->shared) {
 			want[i]->line = NULL;
 			want[i]->shared = 0;
 		}
-	if (r < 0) {
-		free(s->block);
-		s->block = NULL;
+	sessmapfree(&s->map);
+}
+
+/* Map the lines of want[k] (in file order) read only, as the file has
+ * them, from the first one's to the last one's end: a context's
+ * messages lie in place there and are sent from there.  Read into
+ * memory of the process's own, they cost a big resume half its time
+ * (the kernel zeroing fresh pages) and its memory twice over (the lines
+ * and the request made of them).  0; -1 if the file changed since it
+ * was loaded; 1 if it cannot be mapped: the lines are read one by
+ * one. */
+static int
+mapcontext(Session *s, Entry **want, size_t k, int fd, const char *name)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	off_t lo, hi = want[k - 1]->off + (off_t)want[k - 1]->len;
+	struct stat st;
+	size_t i;
+	void *p;
+
+	if (page <= 0 || fstat(fd, &st) < 0 || st.st_size < hi)
+		return 1;
+	lo = want[0]->off - want[0]->off % page;
+	if ((unsigned long long)(hi - lo) > (size_t)-1 / 2 ||
+	    (p = mmap(NULL, hi - lo, PROT_READ, MAP_PRIVATE, fd, lo)) ==
+	    MAP_FAILED)
+		return 1;
+	s->map.p = p;
+	s->map.len = hi - lo;
+	s->map.kept = 0;
+	for (i = 0; i < k; i++) {
+		want[i]->line = s->map.p + (want[i]->off - lo);
+		want[i]->shared = 1;
 	}
-	return r;
+	/* looked at again after a load: the file may have been rewritten */
+	for (i = 0; i < k; i++) {
+		if (!isline(want[i]->line, want[i]->len, want[i]->id)) {
+			warn("%s: changed since it was loaded", name);
+			unmaplines(s, want, k);
+			return -1;
+		}
+		sessmapdrop(&s->map, want[i]->line);
+	}
+	sessmapdrop(&s->map, NULL);
+	return 0;
 }
 
 /* Read the lines that the branch's context uses: those from the first
@@ -626,7 +580,7 @@ readcontext(Session *s, const char *text, int fd, const char *name,
 	const Entry **path;
 	Entry **want;
 	Window w = { { 0 }, 0 };
-	unsigned char *on;	/* 1: read apart, 2: in the block */
+	unsigned char *on;	/* 1: read apart, 2: maybe mapped */
 	size_t n, i, k = 0, from = 0;
 	int r = 0;
 
@@ -654,9 +608,10 @@ readcontext(Session *s, const char *text, int fd, const char *name,
 			r = fetch(&s->e[i], text, fd, &w, name);
 		else if (on[i] == 2 && !s->e[i].line)
 			want[k++] = &s->e[i];
-	/* a big context is read at once, into a block of its own */
-	if (r == 0 && k && !text && !all && !s->block)
-		r = readblock(s, want, k, fd, name);
+	/* a big context is mapped at once */
+	if (r == 0 && k && !text && !all && !s->map.p &&
+	    (r = mapcontext(s, want, k, fd, name)) > 0)
+		r = 0;
 	for (i = 0; i < k && r == 0; i++)
 		r = fetch(want[i], text, fd, &w, name);
 	buffree(&w.b);
@@ -701,38 +656,84 @@ sessdone(Session *s, const Entry **path)
 			s->e[i].line = NULL;
 			s->e[i].shared = 0;
 		}
-	free(s->block);
-	s->block = NULL;
+	sessmapfree(&s->map);
 }
 
-/* The block the context's lines were read into, for the caller to free
- * once done with the messages sessmessage made in it. */
-char *
-sessblock(Session *s)
+/* The map the context's lines lie in, handed to the caller with the
+ * messages sessmessage found there: sessmapfree's when done with them. */
+void
+sessmap(Session *s, Sessmap *to)
 {
-	char *b = s->block;
-
-	s->block = NULL;
-	return b;
+	*to = s->map;
+	s->map.p = NULL;
+	s->map.len = 0;
 }
 
-/* The message of entry e, made from its line: in place when sessdone
- * would let the line go (the line is the session's no more), so that
- * lines and messages never both hold a big file; a copy else.  Made in
- * the block of lines, *shared is set: the text lies in the block that
- * sessblock hands over, to be taken before sessdone.  NULL when the
- * line or the message's place in it is not at hand, or the message's
- * strings need mending (invalid UTF-8): the caller then parses the line
- * itself. */
+/* The pages of m before upto are let go once MAPSTEP bytes of them
+ * have been looked at, all of them with upto NULL, if the system can:
+ * what lies there is read from the file again when next looked at.  A
+ * pass over a big context's lines (a check, its messages made, its
+ * request sent) holds a few MB of them at a time, never them all. */
+void
+sessmapdrop(Sessmap *m, const char *upto)
+{
+#ifdef MADV_DONTNEED
+	long page = sysconf(_SC_PAGESIZE);
+	size_t at, to;
+
+	if (!m->p || page <= 0)
+		return;
+	at = m->kept;
+	to = upto ? (uintptr_t)upto - (uintptr_t)m->p : m->len;
+	if (upto && ((uintptr_t)upto < (uintptr_t)m->p || to > m->len ||
+	    to < at || to - at < MAPSTEP))
+		return;
+	to -= to % page;
+	if (to > at)
+		madvise(m->p + at, to - at, MADV_DONTNEED);
+	m->kept = upto ? to : 0;
+#else
+	(void)m;
+	(void)upto;
+#endif
+}
+
+/* Whether the file the lines were loaded from is shorter now than they
+ * are: cut short while in use, the context's mapped lines are gone. */
+int
+sessshort(const Session *s)
+{
+	struct stat st;
+
+	return s->fd >= 0 && s->end > 0 && fstat(linefd(s), &st) == 0 &&
+	       st.st_size < s->end;
+}
+
+void
+sessmapfree(Sessmap *m)
+{
+	if (m->p)
+		munmap(m->p, m->len);
+	m->p = NULL;
+	m->len = 0;
+}
+
+/* The message of entry e, its length into *len: where it lies in the
+ * map of lines (*inmap set: it does not end in a NUL, and lives as long
+ * as the map that sessmap hands over); else made from its line, in
+ * place when sessdone would let the line go (the line is the session's
+ * no more), a copy else.  NULL when the line or the message's place in
+ * it is not at hand, or the message's strings need mending (invalid
+ * UTF-8): the caller then parses the line itself. */
 char *
-sessmessage(Session *s, const Entry *e, int *shared)
+sessmessage(Session *s, const Entry *e, int *inmap, size_t *len)
 {
 	Entry *w = &s->e[e - s->e];
 	const char *m;
 	char *p;
 	size_t i;
 
-	*shared = 0;
+	*inmap = 0;
 	if (!e->line || !e->msgat || e->msglen < 2 ||
 	    e->msgat + e->msglen > e->len)
 		return NULL;
@@ -746,17 +747,17 @@ sessmessage(Session *s, const Entry *e, int *shared)
 		return NULL;
 	if (utf8valid(m, e->msglen) != e->msglen)
 		return NULL;
-	if (!w->shared && (s->fd < 0 || e->off < 0))
+	*len = e->msglen;
+	if (w->shared) {
+		*inmap = 1;
+		return (char *)m;
+	}
+	if (s->fd < 0 || e->off < 0)
 		return xstrndup(m, e->msglen);
 	p = w->line;
 	w->line = NULL;
 	memmove(p, m, e->msglen);
 	p[e->msglen] = '\0';
-	if (w->shared) {
-		w->shared = 0;
-		*shared = 1;
-		return p;
-	}
 	return xrealloc(p, e->msglen + 1);
 }
 
@@ -1288,6 +1289,11 @@ appendlocked(Session *s)
 		warn("fstat %s:", s->path);
 		return -1;
 	}
+	/* what was cut from under the lines loaded is not made up for */
+	if (s->oldfd < 0 && st.st_size < s->end) {
+		warn("%s: cut short while in use: not written", s->path);
+		return -1;
+	}
 	if ((pre = lacksnewline(s->fd, st.st_size)))
 		bufaddc(&b, '\n');
 	for (i = s->saved; i < s->n; i++) {
@@ -1482,7 +1488,7 @@ sessline(Session *s, size_t i)
 	char *line;
 
 	if (e->line)
-		return xstrdup(e->line);
+		return xstrndup(e->line, e->len);
 	if (s->fd < 0 || fetch(e, NULL, linefd(s), &w, s->path) < 0) {
 		buffree(&w.b);
 		return NULL;

@@ -2,6 +2,14 @@
 /* session.h: the JSONL session file, pi's format version 3 */
 #include <sys/types.h>
 
+/* Lines of a session file mapped read only, as the file has them: a
+ * context's messages lie there in place (sesscontext, sessmessage). */
+typedef struct {
+	char *p;		/* page-aligned, or NULL: none */
+	size_t len;
+	size_t kept;		/* from here on its pages may be held */
+} Sessmap;
+
 typedef struct Session {
 	char *path;		/* NULL: in memory only (-n) */
 	int fd;			/* open O_APPEND once the file exists, or -1 */
@@ -15,8 +23,9 @@ typedef struct Session {
 	const char *leaf;	/* id of the current leaf (an e[].id), or NULL */
 	size_t saved;		/* e[0..saved) are in the file: a failed
 				 * append is retried by the next one */
-	char *block;		/* the context's lines, read at once, or
-				 * NULL */
+	Sessmap map;		/* the context's lines, mapped at once */
+	off_t end;		/* where the lines indexed from the file
+				 * end: cut shorter, the map loses them */
 	size_t *ids;		/* the entries by id: a hash table of
 				 * indexes + 1, 0 a free slot */
 	size_t nids;		/* its slots, a power of two, or 0 */
@@ -38,8 +47,11 @@ int sesssync(Session *s);
 size_t sessbranch(const Session *s, const Entry ***path);
 size_t sesscontext(Session *s, const Entry ***path);
 void sessdone(Session *s, const Entry **path);
-char *sessmessage(Session *s, const Entry *e, int *shared);
-char *sessblock(Session *s);
+char *sessmessage(Session *s, const Entry *e, int *inmap, size_t *len);
+void sessmap(Session *s, Sessmap *to);
+void sessmapdrop(Sessmap *m, const char *upto);
+void sessmapfree(Sessmap *m);
+int sessshort(const Session *s);
 void sesseach(Session *s, const char *type,
               void (*fn)(const Entry *, void *), void *arg);
 long sessfind(const Session *s, const char *id);

@@ -75,7 +75,7 @@ briefof(const Entry *e, void *arg)
 
 	if (e->hidden || !shown(e->type))
 		return;
-	kind = entrybrief(&raw, e->type, e->line);
+	kind = entrybrief(&raw, e->type, e->line, e->len);
 	bufaddf(&t, "%.8s %s", e->id, kind);
 	if (raw.len)
 		bufadds(&t, ": ");
@@ -242,7 +242,7 @@ treeuser(Session *s, long i, Buf *t)
 	if (e->hidden || strcmp(e->type, "message") ||
 	    (e->role && strcmp(e->role, "user")) || !(line = sessline(s, i)))
 		return 0;
-	if (!(user = !strcmp(entrybrief(t, e->type, line), "user")))
+	if (!(user = !strcmp(entrybrief(t, e->type, line, strlen(line)), "user")))
 		bufreset(t);
 	free(line);
 	return user;
@@ -268,12 +268,12 @@ treemove(Session *s, long i, const Buf *summary, int *ioerr)
 
 /* Add the usage of answer line to tok, as pi stores it; its cost. */
 static double
-addusage(const char *line, long long tok[4])
+addusage(const char *line, size_t len, long long tok[4])
 {
 	Json j;
 	double cost;
 
-	if (jsonparse(&j, line, strlen(line)) < 0)
+	if (jsonparse(&j, line, len) < 0)
 		return 0;
 	cost = entryusage(&j, jsonget(&j, 0, "message"), tok);
 	jsonfree(&j);
@@ -292,7 +292,7 @@ usageof(const Entry *e, void *arg)
 	Usage *u = arg;
 
 	if (e->line)
-		u->cost += addusage(e->line, u->tok);
+		u->cost += addusage(e->line, e->len, u->tok);
 }
 
 double

@@ -339,6 +339,23 @@ wordin(const char *s, const char *list)
 	return 0;
 }
 
+/* Where s first is in the n bytes at p (which need no NUL), or NULL:
+ * strstr within bounds, for a message that lies in place in its line. */
+const char *
+memfind(const char *p, size_t n, const char *s)
+{
+	size_t k = strlen(s);
+	const char *e = p + n, *q;
+
+	if (!k)
+		return p;
+	for (; (size_t)(e - p) >= k && (q = memchr(p, *s, e - p - k + 1));
+	     p = q + 1)
+		if (!memcmp(q, s, k))
+			return q;
+	return NULL;
+}
+
 /* The value of a hex digit, or -1. */
 int
 hexval(int c)

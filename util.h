@@ -42,6 +42,7 @@ long long nowms(void);
 long long monoms(void);
 int hexval(int c);
 int wordin(const char *s, const char *list);
+const char *memfind(const char *p, size_t n, const char *s);
 int writeall(int fd, const char *p, size_t n);
 void b64enc(Buf *b, const void *p, size_t n);
 int b64val(int c);

@@ -960,18 +960,18 @@ wireformfree(Wireform *f)
 /* Stored user message msg with the text env as a block of its own
  * before its content, a string or a list. */
 static char *
-withenv(const char *msg, const char *env)
+withenv(const char *msg, size_t len, const char *env)
 {
 	Json j = { 0 };
 	Buf b = { 0 };
 	int c;
 	size_t at, end;
 
-	if (jsonparseknown(&j, msg, strlen(msg)) < 0 ||
+	if (jsonparseknown(&j, msg, len) < 0 ||
 	    (c = jsonget(&j, 0, "content")) < 0 ||
 	    (j.t[c].type != JSTR && j.t[c].type != JARR)) {
 		jsonfree(&j);
-		return xstrdup(msg);
+		return xstrndup(msg, len);
 	}
 	at = j.t[c].start - (j.t[c].type == JSTR);
 	end = j.t[c].end + (j.t[c].type == JSTR);
@@ -988,9 +988,16 @@ withenv(const char *msg, const char *env)
 			bufaddc(&b, ',');
 		bufadd(&b, msg + at + 1, end - at - 1);	/* after its [ */
 	}
-	bufadds(&b, msg + end);
+	bufadd(&b, msg + end, len - end);
 	jsonfree(&j);
 	return bufdetach(&b);
+}
+
+/* The length of message i of q. */
+static size_t
+msglen(const Wirereq *q, size_t i)
+{
+	return q->msglens ? q->msglens[i] : strlen(q->msgs[i]);
 }
 
 /* The index of the first user message, which env goes before; nmsgs if
@@ -1004,7 +1011,7 @@ firstuser(const Wirereq *q)
 
 	for (i = 0; q->env && i < q->nmsgs; i++) {
 		s = q->msgs[i];
-		if (jsonmembers(s, strlen(s), &m, 1) == 0 && m.at &&
+		if (jsonmembers(s, msglen(q, i), &m, 1) == 0 && m.at &&
 		    m.len == 6 && !memcmp(s + m.at, "\"user\"", 6))
 			return i;
 	}
@@ -1017,7 +1024,7 @@ firstuser(const Wirereq *q)
  * of CPU with them and 476 without (each request would parse and write
  * out the whole history again). */
 static void
-formfor(const Wirereq *q, const char *msg, Wireform *f, int env)
+formfor(const Wirereq *q, const char *msg, size_t len, Wireform *f, int env)
 {
 	Json j;
 	Buf b = { 0 };
@@ -1028,14 +1035,16 @@ formfor(const Wirereq *q, const char *msg, Wireform *f, int env)
 	    !f->env == !env)
 		return;
 	wireformfree(f);
-	if (env)
-		msg = f->env = withenv(msg, q->env);
+	if (env) {
+		msg = f->env = withenv(msg, len, q->env);
+		len = strlen(msg);
+	}
 	f->wire = q->wire;
 	f->model = xstrdup(q->model);
 	f->provider = q->provider ? xstrdup(q->provider) : NULL;
 	f->kind = FORMNONE;
 	/* each was made from parsed JSON, or checked when it was read */
-	if (jsonparseknown(&j, msg, strlen(msg)) == 0) {
+	if (jsonparseknown(&j, msg, len) == 0) {
 		wireops(q->wire)->form(f, &b, &j, q);
 		jsonfree(&j);
 	}
@@ -1112,6 +1121,15 @@ wireputform(Wirebody *wb, Buf *b, const Wireform *f)
 	putformtext(wb, b, f->text + at, f->len - at);
 }
 
+void
+wireforms(const Wirereq *q, size_t from, size_t to)
+{
+	size_t i, env = firstuser(q);
+
+	for (i = from; q->forms && i < to && i < q->nmsgs; i++)
+		formfor(q, q->msgs[i], msglen(q, i), &q->forms[i], i == env);
+}
+
 /* The request's JSON body, appended to b.  The forms of q->forms are
  * made where missing and kept for the next request; without them, they
  * are made for this one alone. */
@@ -1124,7 +1142,7 @@ makebody(const Wirereq *q, Buf *b, Wirebody *wb)
 	int k;
 
 	for (i = 0; i < q->nmsgs; i++) {
-		formfor(q, q->msgs[i], &f[i], i == env);
+		formfor(q, q->msgs[i], msglen(q, i), &f[i], i == env);
 		n += f[i].len + 1;
 		for (k = 0; k < f[i].nrefs; k++)
 			n += f[i].refs[k].len;

@@ -96,7 +96,8 @@ typedef struct {
 	const char *provider;	/* or NULL: any stored answer's model of
 				 * that name is the same */
 	const char *system;
-	char *const *msgs;
+	char *const *msgs;	/* which need not end in a NUL, with */
+	const size_t *msglens;	/* their lengths; NULL: each ends in one */
 	size_t nmsgs;
 	Wireform *forms;	/* one a message, kept by the caller; or NULL */
 	const Wiretool *tools;
@@ -189,6 +190,9 @@ const char *wirelevelname(int level);
 const Model *wiremodel(const Model *m, size_t n, const char *model);
 void wirebody(const Wirereq *q, Buf *b);
 void wirespans(const Wirereq *q, Wirebody *wb);
+/* The forms of q->forms[from..to) made, as the body would make them: the
+ * caller may then let go of what they were made from. */
+void wireforms(const Wirereq *q, size_t from, size_t to);
 void wirebodyfree(Wirebody *wb);
 const char *wirebeta(const Wirereq *q);
 int wireheaders(const Wirereq *q, const char *key, const char *extra,

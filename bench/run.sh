@@ -118,11 +118,11 @@ echo "    agent's CPU (and cat's): $c ms; the fake writes an event a write"
 
 # Big sessions, made here (bench/session.awk): 20 and 60 MB resumed with
 # one prompt, all of it sent; 100 MB with a compaction near its end, of
-# which about 20 KB is sent.  Only the lines that the context uses are
-# held, and the big texts of the request are sent from where the
-# messages are held.  Per MB: CPU over the file's size, and the marginal
-# cost, 20 to 60 MB, start-up left out; the request is the body the fake
-# received, and the agent's peak is given over it.
+# which about 20 KB is sent.  The lines that the context uses are mapped
+# from the file, a few MB of them held at a time, and the big texts of
+# the request are sent from there.  Per MB: CPU over the file's size,
+# and the marginal cost, 20 to 60 MB, start-up left out; the request is
+# the body the fake received, and the agent's peak is set beside it.
 awk -v mb=20 -f bench/session.awk >"$B/s20.jsonl"
 awk -v mb=60 -f bench/session.awk >"$B/s60.jsonl"
 awk -v mb=100 -v compact=1 -f bench/session.awk >"$B/c100.jsonl"
@@ -153,7 +153,8 @@ for s in s20 s60 c100; do
 	eval "mb$s=$(wc -c <"$B/$s.jsonl")"
 	eval "req$s=$(wc -c <"$B/req/1.json")"
 	eval "echo \$mb$s \$req$s \$akb$s \$acpu$s \$pcpu$s" | awk '{
-	    printf "    request %.1f MB, agent'"'"'s peak %.1f MB: the request + %.1f MB\n", $2 / 1e6, $3 * 1024 / 1e6, $3 * 1024 / 1e6 - $2 / 1e6
+	    d = $3 * 1024 / 1e6 - $2 / 1e6
+	    printf "    request %.1f MB, agent'"'"'s peak %.1f MB: %.1f MB %s the request\n", $2 / 1e6, $3 * 1024 / 1e6, d < 0 ? -d : d, d < 0 ? "under" : "over"
 	    printf "    CPU per MB: agent %.2f ms", $4 / ($1 / 1e6)
 	    if ($5 != "")
 		printf ", pi %.1f ms: %.0fx", $5 / ($1 / 1e6), $5 / $4

@@ -221,7 +221,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    tok[3] < 0)
 		abort();
 	for (i = 0; i < s.n; i++)
-		if (s.e[i].line && entrytokens(s.e[i].line) < 0)
+		if (s.e[i].line && entrytokens(s.e[i].line, s.e[i].len) < 0)
 			abort();
 	/* the lines the context uses are loaded */
 	entrycompaction(path, n, &from, NULL);

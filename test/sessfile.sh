@@ -1,8 +1,8 @@
 #!/bin/sh
 # sessfile.sh: session files that a hostile hand or a careless tool made:
 # parentIds that loop, parents after their children, a file replaced by
-# mv while it is in use, and two directories whose session directories
-# have the same name.
+# mv while it is in use or cut short under the agent, and two directories
+# whose session directories have the same name.
 . test/lib.sh
 ROOT=$PWD
 
@@ -217,4 +217,28 @@ runindir "$A" -c 'again from a-b'
 jsontest "colliding directories: -c continues this directory's own" \
     "$REQ/3.json" '"secret of a-b" in json.dumps(d) and
      "hello from b-c" not in json.dumps(d)'
+stopfake
+
+# Cut short while in use: the context's lines are mapped from the file,
+# and the model's bash call empties it.  Nothing more is written to it,
+# and the next request, which they were to be sent from, is not made:
+# the run ends with a word (exit 1), not with SIGBUS (135) or a request
+# of whatever the file holds now.
+{
+	headline
+	ent c1 null user "the first question"
+	ent c2 c1 assistant "the first answer"
+} >"$T/cut.jsonl"
+script cutcall <<'X'
+tool call_1 bash {"command": ": > cut.jsonl"}
+finish tool_calls
+X
+startfake "$T/cutcall" "$T/a1"
+(cd "$T" && agentexec timeout 30 "$ROOT/agent" -y -s cut.jsonl 'go on') \
+    </dev/null >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" -eq 1 ] && grep -q 'session file was cut short while in use' \
+    "$T/err" && [ ! -e "$REQ/2.json" ] && [ ! -s "$T/cut.jsonl" ] &&
+    ok "cut short in use: said, exit 1" ||
+    fail "cut short in use: said, exit 1" "rc $RC: $(cat "$T/err")"
 stopfake

@@ -136,6 +136,13 @@ alljson(const char *path, size_t *nlines)
 	return ok;
 }
 
+/* entrytokens of a string */
+static long
+tokens(const char *json)
+{
+	return entrytokens(json, strlen(json));
+}
+
 static int
 ishex8(const char *s)
 {
@@ -263,7 +270,8 @@ testnew(void)
 	T(r.n == s.n && !strcmp(r.leaf, s.leaf) && !strcmp(r.head, s.head),
 	  "reload: same entries and leaf");
 	for (i = 0; i < r.n && i < s.n; i++)
-		T(!strcmp(r.e[i].line, s.e[i].line) &&
+		T(r.e[i].len == s.e[i].len &&
+		  !memcmp(r.e[i].line, s.e[i].line, s.e[i].len) &&
 		  !strcmp(r.e[i].id, s.e[i].id) &&
 		  !strcmp(r.e[i].type, s.e[i].type), "reload: entry %zu", i);
 	T(!strcmp(r.cwd, s.cwd), "reload: cwd");
@@ -378,7 +386,8 @@ testbadlines(void)
 	  strstr(err, "bad.jsonl:6: not a valid entry: skipped") &&
 	  !strstr(err, ":3:") && !strstr(err, ":4:"),
 	  "bad lines: warned by number, blank lines silent");
-	T(!strcmp(s.e[0].line, e1) && !strchr(s.head, '\r'),
+	T(s.e[0].len == strlen(e1) && !memcmp(s.e[0].line, e1, s.e[0].len) &&
+	  !strchr(s.head, '\r'),
 	  "CRLF: lines without CR");
 	free(err);
 	sessfree(&s);
@@ -411,8 +420,8 @@ testbadlines(void)
 	  "unknown types load");
 	T(s.n == 2 && !strcmp(s.e[0].type, "future") &&
 	  !strcmp(s.e[0].id, "deadbeef") &&
-	  !strncmp(s.e[0].line, b.p + strlen(head), strlen(s.e[0].line)) &&
-	  b.p[strlen(head) + strlen(s.e[0].line)] == '\n',
+	  !memcmp(s.e[0].line, b.p + strlen(head), s.e[0].len) &&
+	  b.p[strlen(head) + s.e[0].len] == '\n',
 	  "unknown type kept verbatim");
 	free(err);
 	sessfree(&s);
@@ -492,7 +501,7 @@ testkept(void)
 	/* before the kept entry only the model and level, which hold */
 	for (i = 0; i < n; i++)
 		if (i < 9 && i > 1 ? p[i]->line != NULL : !p[i]->line ||
-		    strlen(p[i]->line) != p[i]->len ||
+		    memchr(p[i]->line, '\n', p[i]->len) ||
 		    memcmp(p[i]->line, text + p[i]->off, p[i]->len))
 			same = 0;
 	T(n == 15 && same && !strcmp(p[0]->type, "model_change") &&
@@ -1694,13 +1703,16 @@ testmodelusage(void)
 	free(m);
 	free(path);
 	sessfree(&s);
-	T(entrytokens("{\"content\":\"12345678\"}") == 22 / 4,
+	T(tokens("{\"content\":\"12345678\"}") == 22 / 4,
 	  "tokens: four bytes a token");
-	T(entrytokens("{\"content\":[{\"type\":\"image\",\"data\":\""
+	T(tokens("{\"content\":[{\"type\":\"image\",\"data\":\""
 	  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\","
 	  "\"mimeType\":\"image/png\"},{\"mimeType\":\"image/gif\","
 	  "\"type\":\"image\",\"data\":\"AAAA\"}]}") == (177 - 64 + 9600) / 4,
 	  "tokens: an image counts as pi counts one, its data not");
+	/* a message in place in its line: what follows is not its */
+	T(entrytokens("{\"content\":\"12345678\"}\"image\"", 22) == 22 / 4,
+	  "tokens: only the bytes given are looked at");
 }
 
 /* util.c's stand-ins for fnmatch(3) and gmtime(3), which a static build
@@ -1771,11 +1783,14 @@ testmessage(void)
 	static const char l3b[] = "{\"type\":\"message\",\"id\":\"00000003\","
 		"\"parentId\":\"00000002\",\"message\": {\"role\":"
 		"\"bash\\u0045xecution\",\"command\":\"l\"}}";
+	static const char want[] = "{\"role\":\"user\","
+		"\"content\":\"a \\\"b\\\"\"}";
 	Session s;
+	Sessmap map;
 	Buf b = { 0 };
 	const Entry **p;
-	char *err, *m, *blk, *path = pathf("msg.jsonl");
-	size_t n;
+	char *err, *m, *path = pathf("msg.jsonl");
+	size_t n, len = 0;
 	int shared;
 
 	bufaddf(&b, "%s%s\n%s\n%s\n", head, l1, l2, l3);
@@ -1790,30 +1805,36 @@ testmessage(void)
 	T(s.e[2].role && !strcmp(s.e[2].role, "bashExecution"),
 	  "message: its role unescaped");
 	n = sesscontext(&s, &p);
-	m = n == 3 ? sessmessage(&s, p[0], &shared) : NULL;
-	T(m && !strcmp(m, "{\"role\":\"user\",\"content\":\"a \\\"b\\\"\"}") &&
-	  shared && !p[0]->line && p[1]->shared && s.block,
-	  "message: made in place in the block the lines were read into");
-	T(n == 3 && !sessmessage(&s, p[1], &shared),
+	m = n == 3 ? sessmessage(&s, p[0], &shared, &len) : NULL;
+	T(m && len == sizeof(want) - 1 && !memcmp(m, want, len) &&
+	  m[len] == ' ' && shared && p[0]->line && p[1]->shared && s.map.p &&
+	  m >= s.map.p && m + len <= s.map.p + s.map.len,
+	  "message: in place in the map of the lines, no NUL after it");
+	T(n == 3 && !sessmessage(&s, p[1], &shared, &len),
 	  "message: none in a custom entry");
-	blk = sessblock(&s);
+	sessmap(&s, &map);
 	sessdone(&s, p);
-	T(blk && blk == m && !s.block && !s.e[1].line,
-	  "message: the block is the caller's, the lines are let go");
-	free(blk);
+	T(map.p && !s.map.p && !s.e[0].line && !s.e[1].line &&
+	  !memcmp(m, want, len),
+	  "message: the map is the caller's, the lines are let go");
+	sessmapdrop(&map, NULL);
+	T(!memcmp(m, want, len),
+	  "message: read again from the file once its pages were let go");
+	sessmapfree(&map);
 	/* rewritten under us, as like the old as can be */
 	bufreset(&b);
 	bufaddf(&b, "%s%s\n%s\n%s\n", head, l1, l2, l3b);
 	writefile(path, b.p, 0);
 	n = sesscontext(&s, &p);
-	T(n == 3 && p[2]->line && !sessmessage(&s, p[2], &shared),
+	T(n == 3 && p[2]->line && !sessmessage(&s, p[2], &shared, &len),
 	  "message: a line that changed under us is not cut blindly");
 	sessdone(&s, p);
 	sessfree(&s);
 	/* in memory, a copy */
 	T(sessparse(&s, b.p, b.len, "msg") == 0 && (n = sesscontext(&s, &p))
-	  == 3 && (m = sessmessage(&s, p[0], &shared)) && !shared &&
-	  p[0]->line, "message: from a text, a copy");
+	  == 3 && (m = sessmessage(&s, p[0], &shared, &len)) && !shared &&
+	  p[0]->line && !strcmp(m, want) && len == strlen(want),
+	  "message: from a text, a copy");
 	free(m);
 	free(p);
 	sessfree(&s);

@@ -1444,6 +1444,20 @@ testwordin(void)
 	T(!wordin("ls", ""), "wordin: an empty list holds none");
 }
 
+/* memfind: strstr within n bytes, which need not end in a NUL */
+static void
+testmemfind(void)
+{
+	const char *p = "abcabd\"image\"";
+
+	T(memfind(p, 6, "abd") == p + 3, "memfind: found at the end");
+	T(!memfind(p, 5, "abd"), "memfind: not past n");
+	T(!memfind(p, 6, "\"image\""), "memfind: nor what follows n");
+	T(memfind(p, 13, "\"image\"") == p + 6, "memfind: within n");
+	T(memfind(p, 0, "") == p, "memfind: the empty string, at once");
+	T(!memfind(p, 2, "abc"), "memfind: longer than n");
+}
+
 /* A pattern that keeps every NFA thread alive over a line of "a"s: a
  * 4 MB line takes it many seconds. */
 #define SLOWRE "(a*a*a*a*a*a*a*a*a*a*){50}b"
@@ -1547,6 +1561,7 @@ main(int argc, char *argv[])
 	testglobs();
 	testglobprep();
 	testwordin();
+	testmemfind();
 	testbounds();
 	testsandbox();
 	buffree(&out);
