@@ -40,7 +40,7 @@ STUBOBJ = nomcp.o notask.o noexport.o norpc.o noschema.o norecord.o \
 	noserve.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff \
-	test/eventstream test/sigv4 test/fmt test/qsort
+	test/eventstream test/sigv4 test/fmt test/qsort test/strtol
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
 	test/pty test/agent-ca test/oldkernel test/maxrss
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
@@ -205,6 +205,9 @@ test/fmt: test/fmt.c test/t.h fmt.o
 # fortify.c in place of the C library's qsort (and printf: fmt.o)
 test/qsort: test/qsort.c test/t.h fortify.o fmt.o
 	$(CC) $(ACFLAGS) -o $@ test/qsort.c fortify.o fmt.o $(LDFLAGS)
+# and its strtol family
+test/strtol: test/strtol.c test/t.h fortify.o fmt.o
+	$(CC) $(ACFLAGS) -o $@ test/strtol.c fortify.o fmt.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o sessdir.o tree.o entry.o \
