@@ -3,8 +3,10 @@
  * from us rather than from musl, linked only into them: the checked
  * copies that Debian's libbearssl.a calls, built as it is with glibc's
  * _FORTIFY_SOURCE (musl has none); the printf family, by fmt.c, so
- * that musl's vfprintf is not linked; qsort, smaller than musl's; and
- * strtol and its kin, smaller than musl's (which read through a FILE). */
+ * that musl's vfprintf is not linked; qsort, smaller than musl's;
+ * strtol and its kin, smaller than musl's (which read through a FILE);
+ * and ioctl, without musl's translation of 32-bit time requests. */
+#define _DEFAULT_SOURCE	/* syscall(2) */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -12,9 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 
 #include "fmt.h"
 
+int ioctl(int, int, ...);	/* not <sys/ioctl.h>: glibc's takes a long */
 void *__memcpy_chk(void *, const void *, size_t, size_t);
 void *__memmove_chk(void *, const void *, size_t, size_t);
 void *__memset_chk(void *, int, size_t, size_t);
@@ -262,4 +267,22 @@ strtoull(const char *s, char **end, int base)
 	int f = scanint(s, end, base, &v);
 
 	return scanunsigned(v, f, ULLONG_MAX);
+}
+
+/* The request passed to the kernel as it is.  musl's ioctl, on a 32-bit
+ * machine, retries the requests that carry a time (SIOCGSTAMP, sound and
+ * video buffers) in their 32-bit form when an old kernel refuses their
+ * 64-bit one: a table and a translator (0.8 KB on armhf) for requests
+ * that neither agent (TIOCGWINSZ) nor musl's resolver (SIOCGIFINDEX)
+ * makes. */
+int
+ioctl(int fd, int req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return (int)syscall(SYS_ioctl, fd, req, arg);
 }
