@@ -272,7 +272,7 @@ FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
 	test/fuzz_responses test/fuzz_guard test/fuzz_export test/fuzz_mcp \
 	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp test/fuzz_eventstream \
-	test/fuzz_gauth test/fuzz_cagen
+	test/fuzz_gauth test/fuzz_cagen test/fuzz_strtol
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -318,6 +318,9 @@ test/fuzz_diff: test/fuzz_diff.c test/patch.h diff.c util.c $(HDR)
 # cagen reads the build's CAFILE: its PEM reader
 test/fuzz_cagen: test/fuzz_cagen.c cagen.c
 	clang $(FUZZFLAGS) -o $@ test/fuzz_cagen.c
+# fortify.c's printf (fmt.c) is libFuzzer's too
+test/fuzz_strtol: test/fuzz_strtol.c fortify.c fmt.c fmt.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_strtol.c fortify.c fmt.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 test/fuzz_guard: test/fuzz_guard.c shsplit.c util.c $(HDR)
