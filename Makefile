@@ -40,7 +40,7 @@ STUBOBJ = nomcp.o notask.o noexport.o norpc.o noschema.o norecord.o \
 	noserve.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff \
-	test/eventstream test/sigv4 test/fmt test/qsort
+	test/eventstream test/sigv4 test/fmt test/qsort test/strtol
 TESTPROGS = $(TESTS) test/fake test/httpget test/relay test/mcpsrv \
 	test/pty test/agent-ca test/oldkernel test/maxrss
 ACFLAGS = $(ACPPFLAGS) $(CPPFLAGS) $(CFLAGS)
@@ -205,6 +205,9 @@ test/fmt: test/fmt.c test/t.h fmt.o
 # fortify.c in place of the C library's qsort (and printf: fmt.o)
 test/qsort: test/qsort.c test/t.h fortify.o fmt.o
 	$(CC) $(ACFLAGS) -o $@ test/qsort.c fortify.o fmt.o $(LDFLAGS)
+# and its strtol family
+test/strtol: test/strtol.c test/t.h fortify.o fmt.o
+	$(CC) $(ACFLAGS) -o $@ test/strtol.c fortify.o fmt.o $(LDFLAGS)
 test/regex: test/regex.c test/t.h regex.o util.o
 	$(CC) $(ACFLAGS) -o $@ test/regex.c regex.o util.o $(LDFLAGS)
 test/session: test/session.c test/t.h session.o sessdir.o tree.o entry.o \
@@ -269,7 +272,7 @@ FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
 	test/fuzz_responses test/fuzz_guard test/fuzz_export test/fuzz_mcp \
 	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp test/fuzz_eventstream \
-	test/fuzz_gauth test/fuzz_cagen
+	test/fuzz_gauth test/fuzz_cagen test/fuzz_strtol
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -315,6 +318,9 @@ test/fuzz_diff: test/fuzz_diff.c test/patch.h diff.c util.c $(HDR)
 # cagen reads the build's CAFILE: its PEM reader
 test/fuzz_cagen: test/fuzz_cagen.c cagen.c
 	clang $(FUZZFLAGS) -o $@ test/fuzz_cagen.c
+# fortify.c's printf (fmt.c) is libFuzzer's too
+test/fuzz_strtol: test/fuzz_strtol.c fortify.c fmt.c fmt.h
+	clang $(FUZZFLAGS) -o $@ test/fuzz_strtol.c fortify.c fmt.c
 test/fuzz_regex: test/fuzz_regex.c regex.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_regex.c regex.c util.c
 test/fuzz_guard: test/fuzz_guard.c shsplit.c util.c $(HDR)
@@ -494,14 +500,17 @@ test-cross:
 	done; \
 	cd $$b/run && EMULATOR=$$q SMALL=1 sh test/run.sh $(TESTS)
 
-# The static binaries: static, in their size budgets, and one tool round;
-# and one with test/data/anchor.pem compiled in, in a busybox chroot.
+# The static binaries: static, in their size budgets (ARCH's), and one
+# tool round; and one with test/data/anchor.pem compiled in, in a busybox
+# chroot.  Another machine's (ARCH=armhf on x86_64) run through qemu-user.
 test-static: static tiny test/fake
-	@a='$(ARCH)'; [ -n "$$a" ] || { a=$$(uname -m); \
-	case $$a in arm*) a=armhf ;; esac; }; \
-	$(MAKE) cross ARCH=$$a CROSSGOALS=test/agent-ca >/dev/null && \
-	cp cross/$$a/test/agent-ca agent-ca-static
-	@rc=0; sh test/static.sh agent-static >static.log 2>&1 || rc=$$?; \
+	@$(CROSSARCH); \
+	$(MAKE) cross ARCH=$$A CROSSGOALS=test/agent-ca >/dev/null && \
+	cp cross/$$A/test/agent-ca agent-ca-static
+	@$(CROSSARCH); h=$$(uname -m); case $$h in arm*) h=armhf ;; esac; \
+	[ $$h != $$A ] || q=; \
+	rc=0; ARCH=$$A EMULATOR=$$q sh test/static.sh agent-static \
+	    >static.log 2>&1 || rc=$$?; \
 	cat static.log; p=$$(grep -c '^ok - ' static.log || :); \
 	f=$$(grep -c '^FAIL - ' static.log || :); \
 	k=$$(grep -c '^skip - ' static.log || :); \
