@@ -581,20 +581,25 @@ anthropicform(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 
 /* Anthropic's messages, from the forms: the results of one round go back
  * as tool_result blocks of a single user message, and a user message may
- * hold several blocks, so one stays open for more. */
+ * hold several blocks, so one stays open for more.  Written straight
+ * into the body, the big texts in spans (wb): the cache mark goes after
+ * the last user block, whose number is counted first (anthropiclast). */
 typedef struct {
+	const Wirereq *q;
 	Buf *b;
 	int nmsg;		/* messages written */
 	int open;		/* a user message is open */
 	int nblk;		/* blocks in it */
-	size_t cachepos;	/* where the last user block ends, or 0 */
+	size_t blocks;		/* user blocks written, */
+	size_t last;		/* of which the last, cache marked */
 	Wireowed o;
 } Anthropic;
 
 /* A block of the open user message, opening one if need be; f's text
- * is the block but its closing brace. */
+ * is the block but its closing brace, its big texts sent from where they
+ * are with wb. */
 static void
-anthropicblock(Anthropic *a, const Wireform *f)
+anthropicblock(Anthropic *a, const Wireform *f, Wirebody *wb)
 {
 	if (!a->open) {
 		bufadds(a->b, a->nmsg++ ? "," : "");
@@ -603,9 +608,34 @@ anthropicblock(Anthropic *a, const Wireform *f)
 		a->nblk = 0;
 	}
 	bufadds(a->b, a->nblk++ ? "," : "");
-	wireputform(NULL, a->b, f);
-	a->cachepos = a->b->len;
+	wireputform(wb, a->b, f);
+	if (++a->blocks == a->last)
+		wirecache(a->q, a->b);
 	bufaddc(a->b, '}');
+}
+
+/* How many user blocks anthropicbody writes: its own, and one for each
+ * call left without a result, before the next message and at the end. */
+static size_t
+anthropiclast(const Wirereq *q, const Wireform *f)
+{
+	Wireowed o = { 0 };
+	size_t i, n = 0;
+
+	for (i = 0; i < q->nmsgs; i++) {
+		if (f[i].kind == FORMUSER || f[i].kind == FORMANSWER) {
+			n += o.n;
+			o.n = 0;
+		}
+		if (f[i].kind == FORMANSWER)
+			wireowedadd(&o, &f[i]);
+		if (f[i].kind == FORMRESULT)
+			wireowedpaid(&o, f[i].result);
+		n += f[i].kind == FORMUSER || f[i].kind == FORMRESULT;
+	}
+	n += o.n;
+	free(o.id);
+	return n;
 }
 
 static void
@@ -630,7 +660,7 @@ anthropicowed(Anthropic *a)
 		bufadds(&r, "\"No result provided\",\"is_error\":true");
 		f.text = r.p;
 		f.len = r.len;
-		anthropicblock(a, &f);
+		anthropicblock(a, &f, NULL);	/* r is reused */
 	}
 	a->o.n = 0;
 	buffree(&r);
@@ -639,32 +669,9 @@ anthropicowed(Anthropic *a)
 void
 anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 {
-	Buf msgs = { 0 };
 	Anthropic a = { 0 };
 	size_t i;
 
-	(void)wb;	/* copied whole, for now */
-	a.b = &msgs;
-	for (i = 0; i < q->nmsgs; i++) {
-		if (f[i].kind == FORMUSER) {
-			anthropicowed(&a);
-			anthropicblock(&a, &f[i]);
-		} else if (f[i].kind == FORMANSWER) {
-			anthropicowed(&a);
-			anthropicclose(&a);
-			if (f[i].len) {
-				bufadds(&msgs, a.nmsg++ ? "," : "");
-				wireputform(NULL, &msgs, &f[i]);
-			}
-			wireowedadd(&a.o, &f[i]);
-		} else if (f[i].kind == FORMRESULT) {
-			anthropicblock(&a, &f[i]);
-			wireowedpaid(&a.o, f[i].result);
-		}
-	}
-	anthropicowed(&a);
-	anthropicclose(&a);
-	free(a.o.id);
 	/* Bedrock and Vertex: the model is in the URL, the version in the
 	 * body; Bedrock's stream is its endpoint, its beta in the body */
 	if (q->wire == BEDROCK) {
@@ -691,14 +698,29 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	bufadds(b, "}]");
 	wiretools(q, b, "{", "input_schema", "}", 1);
 	bufadds(b, ",\"messages\":[");
-	if (a.cachepos) {
-		bufadd(b, msgs.p, a.cachepos);
-		wirecache(q, b);
-		bufadd(b, msgs.p + a.cachepos, msgs.len - a.cachepos);
-	} else {
-		bufadd(b, bstr(&msgs), msgs.len);
+	a.q = q;
+	a.b = b;
+	a.last = anthropiclast(q, f);
+	for (i = 0; i < q->nmsgs; i++) {
+		if (f[i].kind == FORMUSER) {
+			anthropicowed(&a);
+			anthropicblock(&a, &f[i], wb);
+		} else if (f[i].kind == FORMANSWER) {
+			anthropicowed(&a);
+			anthropicclose(&a);
+			if (f[i].len) {
+				bufadds(b, a.nmsg++ ? "," : "");
+				wireputform(wb, b, &f[i]);
+			}
+			wireowedadd(&a.o, &f[i]);
+		} else if (f[i].kind == FORMRESULT) {
+			anthropicblock(&a, &f[i], wb);
+			wireowedpaid(&a.o, f[i].result);
+		}
 	}
+	anthropicowed(&a);
+	anthropicclose(&a);
+	free(a.o.id);
 	bufadds(b, "]}");
-	buffree(&msgs);
 }
 

@@ -532,24 +532,32 @@ static void
 geminiresult(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 {
 	Buf text = { 0 }, im = { 0 };
-	int content = jsonget(j, 0, "content"), blk, err, img;
+	int content = jsonget(j, 0, "content"), blk, err, img, n = 0;
 
 	f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
-	if (jsonstrbuf(j, content, &text) < 0)
-		for (blk = jsonat(j, content, 0); blk >= 0;
-		     blk = jsonnext(j, blk)) {
-			if (!jsoneq(j, jsonget(j, blk, "type"), "text"))
-				continue;
-			bufadds(&text, blk == jsonat(j, content, 0) ? "" : "\n");
-			jsonstrbuf(j, jsonget(j, blk, "text"), &text);
-		}
+	for (blk = jsonat(j, content, 0); blk >= 0; blk = jsonnext(j, blk))
+		n += jsoneq(j, jsonget(j, blk, "type"), "text");
 	img = q->images && wirehasimage(j, content);
 	if (jsonbool(j, jsonget(j, 0, "isError"), &err) < 0)
 		err = 0;
 	bufadds(b, "{\"functionResponse\":{\"name\":");
 	jsonraw(b, j, jsonget(j, 0, "toolName"));
 	bufaddf(b, ",\"response\":{\"%s\":", err ? "error" : "output");
-	jsonescs(b, text.len || !img ? bstr(&text) : "(see attached image)");
+	/* one text is sent from the message itself, as it stands there;
+	 * several go joined by newlines */
+	if (img || n > 1 || !wirerefer(f, b, j, content)) {
+		if (jsonstrbuf(j, content, &text) < 0)
+			for (blk = jsonat(j, content, 0); blk >= 0;
+			     blk = jsonnext(j, blk)) {
+				if (!jsoneq(j, jsonget(j, blk, "type"), "text"))
+					continue;
+				bufadds(&text, blk == jsonat(j, content, 0) ?
+				        "" : "\n");
+				jsonstrbuf(j, jsonget(j, blk, "text"), &text);
+			}
+		jsonescs(b, text.len || !img ? bstr(&text) :
+		         "(see attached image)");
+	}
 	bufaddc(b, '}');
 	if (img && geminimultimodal(q->model)) {
 		bufadds(b, ",\"parts\":[");
@@ -659,7 +667,6 @@ geminibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	Buf t = { 0 };
 	size_t i;
 
-	(void)wb;	/* copied whole */
 	g.b = b;
 	bufadds(b, "{\"contents\":[");
 	for (i = 0; i < q->nmsgs; i++) {
@@ -671,7 +678,7 @@ geminibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 				wireowedadd(&g.o, &f[i]);
 		} else if (f[i].kind == FORMRESULT) {
 			geminiopen(&g);
-			wireputform(NULL, b, &f[i]);
+			wireputform(wb, b, &f[i]);
 			wireowedpaid(&g.o, f[i].result);
 			if (f[i].imgs)
 				geminicontent(&g, f[i].imgs, f[i].imglen);

@@ -610,7 +610,7 @@ respresult(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 	bufadds(b, ",\"output\":");
 	if (wirehasimage(j, content) && q->images) {
 		respparts(b, j, content, 1);
-	} else {
+	} else if (wirehasimage(j, content) || !wirerefer(f, b, j, content)) {
 		jsontext(&text, j, content);
 		if (wirehasimage(j, content))
 			bufadds(&text, "\n(tool image omitted: model does not "

@@ -49,7 +49,7 @@ static const Wireops wires[] = {
 	[ANTHROPIC] = { "anthropic-messages", "messages", "x-api-key: %s",
 	                "anthropic-version: 2023-06-01",
 	                anthropicevent, anthropicform, anthropicbody,
-	                anthropicbeta, anthropicstore, 0, 0 },
+	                anthropicbeta, anthropicstore, 1, 0 },
 	[RESPONSES] = { "openai-responses", "responses",
 	                "Authorization: Bearer %s", NULL,
 	                respevent, respform, respbody, NULL, respstore, 1, 0 },
@@ -58,7 +58,7 @@ static const Wireops wires[] = {
 	             "models/%s:streamGenerateContent?alt=sse",
 	             "x-goog-api-key: %s", NULL,
 	             geminievent, geminiform, geminibody, NULL, geministore,
-	             0, 1 },
+	             1, 1 },
 	/* Anthropic's messages through Bedrock's
 	 * InvokeModelWithResponseStream: each event in a chunk of AWS's
 	 * event-stream, the version and beta in the body; the key, when
@@ -67,14 +67,14 @@ static const Wireops wires[] = {
 	              "model/%s/invoke-with-response-stream",
 	              "Authorization: Bearer %s", NULL,
 	              anthropicbedrock, anthropicform, anthropicbody, NULL,
-	              anthropicstore, 0, 0 },
+	              anthropicstore, 1, 0 },
 	/* Anthropic's messages, streamed as Anthropic streams them, but the
 	 * model in the URL and the version in the body (anthropicbody):
 	 * Vertex's streamRawPredict */
 	[VERTEX] = { "anthropic-messages", "%s:streamRawPredict",
 	             "Authorization: Bearer %s", NULL,
 	             anthropicevent, anthropicform, anthropicbody,
-	             anthropicbeta, anthropicstore, 0, 0 },
+	             anthropicbeta, anthropicstore, 1, 0 },
 };
 
 /* The row of a wire kind; an unknown one is OpenAI's, as it was. */
@@ -1168,7 +1168,7 @@ wirebody(const Wirereq *q, Buf *b)
 }
 
 /* The body as wirebody makes it, in spans for one write after another:
- * the big forms of q->forms are not copied (Anthropic's are, for now).
+ * the big forms of q->forms are not copied.
  * Without q->forms, the forms die with the call: the body is joined. */
 void
 wirespans(const Wirereq *q, Wirebody *wb)

@@ -885,10 +885,80 @@ testspans(void)
 			wireformfree(&forms[i]);
 	}
 	T(same, "spans: joined, they are the body, on both wires");
-	T(kept == 2, "spans: OpenAI's big forms are sent from where they "
-	  "are kept");
+	T(kept == 4, "spans: the big forms are sent from where they are "
+	  "kept, on both wires (%d of 4)", kept);
 	buffree(&big);
 	buffree(&joined);
+	buffree(&whole);
+}
+
+/* A big tool result is sent from the message itself, as it stands
+ * there, on every wire: a resumed session's results from its mapped
+ * lines.  Gemini joins several texts with newlines: those are copied. */
+static void
+testresultrefs(void)
+{
+	static const int wires[] = { OPENAI, ANTHROPIC, RESPONSES, GEMINI };
+	static const char *names[] = { "OpenAI", "Anthropic", "Responses",
+	                               "Gemini" };
+	Buf one = { 0 }, two = { 0 }, whole = { 0 };
+	Wireform forms[3];
+	Wirebody wb;
+	Wirereq q;
+	char *msgs[3];
+	size_t i, k;
+	int w, from, joined;
+
+	msgs[0] = "{\"role\":\"user\",\"content\":\"read it\"}";
+	msgs[1] = "{\"role\":\"assistant\",\"content\":[{\"type\":"
+	          "\"toolCall\",\"id\":\"c1\",\"name\":\"read\","
+	          "\"arguments\":{\"path\":\"a.c\"}}],\"stopReason\":"
+	          "\"toolUse\"}";
+	bufadds(&one, "{\"role\":\"toolResult\",\"toolCallId\":\"c1\","
+	        "\"toolName\":\"read\",\"content\":[{\"type\":\"text\","
+	        "\"text\":\"");
+	bufadds(&two, one.p);
+	for (k = 0; k < 200; k++)
+		bufadds(&one, "\\tsum += v[i];\\n");
+	bufadds(&two, "first\"},{\"type\":\"text\",\"text\":\"second");
+	for (k = 0; k < 200; k++)
+		bufadds(&two, " line");
+	bufadds(&one, "\"}],\"isError\":false}");
+	bufadds(&two, "\"}],\"isError\":false}");
+	for (w = 0; w < (int)LEN(wires); w++) {
+		for (k = 0; k < 2; k++) {
+			msgs[2] = k ? two.p : one.p;
+			memset(forms, 0, sizeof(forms));
+			memset(&q, 0, sizeof(q));
+			q.wire = wires[w];
+			q.model = "m";
+			q.system = "be brief";
+			q.msgs = msgs;
+			q.nmsgs = 3;
+			q.forms = forms;
+			q.maxout = 100;
+			wirespans(&q, &wb);
+			bufreset(&whole);
+			for (from = 0, i = 0; i < wb.n; i++) {
+				bufadd(&whole, wb.v[i].p, wb.v[i].len);
+				from |= wb.v[i].p > msgs[2] &&
+				        wb.v[i].p < msgs[2] + strlen(msgs[2]);
+			}
+			joined = memfind(whole.p, whole.len,
+			                 "first\\nsecond line") != NULL;
+			if (!k)
+				T(from, "result refs: %s sends a big result "
+				  "from the message", names[w]);
+			else if (wires[w] == GEMINI)
+				T(!from && joined, "result refs: Gemini "
+				  "joins two texts with a newline");
+			wirebodyfree(&wb);
+			for (i = 0; i < 3; i++)
+				wireformfree(&forms[i]);
+		}
+	}
+	buffree(&one);
+	buffree(&two);
 	buffree(&whole);
 }
 
@@ -1814,6 +1884,7 @@ main(void)
 	testanthropicbody();
 	testforms();
 	testspans();
+	testresultrefs();
 	testrefs();
 	testimagebody();
 	testcost();
