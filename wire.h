@@ -52,9 +52,9 @@ typedef struct {
 } Wireref;
 
 typedef struct {
-	int wire;		/* made for this wire, */
-	char *model;		/* and model (whose thinking goes back) */
-	char *provider;		/* and provider, or NULL */
+	unsigned long long key;	/* the wire, model (whose thinking goes
+				 * back) and provider it was made for, in
+				 * one number (wire.c's formkey) */
 	int kind;		/* what it is in the conversation */
 	char *text;		/* NULL until made */
 	size_t len;
@@ -198,6 +198,7 @@ const char *wirebeta(const Wirereq *q);
 int wireheaders(const Wirereq *q, const char *key, const char *extra,
                 Buf *b, const char **h);
 void wireformfree(Wireform *f);
+int wireformfor(const Wireform *f, const Wirereq *q);
 void wireinit(Wire *w, int wire, Wirefn fn, void *arg);
 int wireevent(void *w, const char *event, const char *data, size_t len);
 int wirecomplete(const Wire *w);

@@ -109,9 +109,10 @@ message(Session *s, const Entry *e)
 	Json j;
 	Buf b = { 0 };
 	char *m, *role;
+	size_t len = 0;
 	int k;
 
-	if (!e->line || jsonparse(&j, e->line, strlen(e->line)) < 0)
+	if (!e->line || jsonparse(&j, e->line, e->len) < 0)
 		return;
 	k = jsonget(&j, 0, "message");
 	role = jsonstr(&j, jsonget(&j, k, "role"));
@@ -119,7 +120,9 @@ message(Session *s, const Entry *e)
 	    !e->role != !role || (role && strcmp(role, e->role)))
 		abort();
 	jsonraw(&b, &j, k);
-	if ((m = sessmessage(s, e, &k)) && strcmp(m, b.p))
+	/* in the map of lines a message has no NUL after it */
+	if ((m = sessmessage(s, e, &k, &len)) &&
+	    (len != b.len || memcmp(m, b.p, len) || (!k && m[len])))
 		abort();
 	if (!k)
 		free(m);
@@ -156,16 +159,17 @@ fromfile(const Session *s, const uint8_t *data, size_t size)
 		    (f.e[i].parent && strcmp(f.e[i].parent, s->e[i].parent)) ||
 		    f.e[i].off != s->e[i].off || f.e[i].len != s->e[i].len ||
 		    !f.e[i].line != !s->e[i].line ||
-		    (f.e[i].line && strcmp(f.e[i].line, s->e[i].line)))
+		    (f.e[i].line && memcmp(f.e[i].line, s->e[i].line,
+		                           f.e[i].len)))
 			abort();
 	n = sesscontext(&f, &p);
 	sessdone(&f, p);
 	n = sesscontext(&f, &p);
 	for (i = 0; i < n; i++)
-		if (p[i]->line && strcmp(p[i]->line, s->e[p[i] - f.e].line ?
-		    s->e[p[i] - f.e].line : p[i]->line))
+		if (p[i]->line && s->e[p[i] - f.e].line &&
+		    memcmp(p[i]->line, s->e[p[i] - f.e].line, p[i]->len))
 			abort();
-	/* the messages made in place in the block of lines */
+	/* the messages found in place in the map of lines */
 	for (i = 0; i < n; i++)
 		message(&f, p[i]);
 	free(p);
@@ -195,7 +199,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	for (i = 0; i < s.n; i++)
 		if (!s.e[i].id || !s.e[i].type || (s.e[i].line &&
-		    (strchr(s.e[i].line, '\n') ||
+		    (memchr(s.e[i].line, '\n', s.e[i].len) ||
 		     memcmp(s.e[i].line, data + s.e[i].off, s.e[i].len))))
 			abort();
 	for (i = 0; i < s.n; i++)
