@@ -530,11 +530,12 @@ unmaplines(Session *s, Entry **want, size_t k)
  * messages lie in place there and are sent from there.  Read into
  * memory of the process's own, they cost a big resume half its time
  * (the kernel zeroing fresh pages) and its memory twice over (the lines
- * and the request made of them).  0; -1 if the file changed since it
- * was loaded; 1 if it cannot be mapped: the lines are read one by
- * one. */
+ * and the request made of them).  0; -1 if, with check, the file
+ * changed since it was loaded; 1 if it cannot be mapped: the lines are
+ * read one by one. */
 static int
-mapcontext(Session *s, Entry **want, size_t k, int fd, const char *name)
+mapcontext(Session *s, Entry **want, size_t k, int fd, const char *name,
+           int check)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	off_t lo, hi = want[k - 1]->off + (off_t)want[k - 1]->len;
@@ -557,7 +558,7 @@ mapcontext(Session *s, Entry **want, size_t k, int fd, const char *name)
 		want[i]->shared = 1;
 	}
 	/* looked at again after a load: the file may have been rewritten */
-	for (i = 0; i < k; i++) {
+	for (i = 0; check && i < k; i++) {
 		if (!isline(want[i]->line, want[i]->len, want[i]->id)) {
 			warn("%s: changed since it was loaded", name);
 			unmaplines(s, want, k);
@@ -565,17 +566,19 @@ mapcontext(Session *s, Entry **want, size_t k, int fd, const char *name)
 		}
 		sessmapdrop(&s->map, want[i]->line);
 	}
-	sessmapdrop(&s->map, NULL);
+	if (check)
+		sessmapdrop(&s->map, NULL);
 	return 0;
 }
 
 /* Read the lines that the branch's context uses: those from the first
  * entry the last compaction kept, and the compaction itself; with all,
  * every line on the branch (a fork copies them).  The rest of the file
- * stays on disk: only its index is in memory.  0, or -1. */
+ * stays on disk: only its index is in memory.  fresh: fd was indexed
+ * just now, and its lines need no second look.  0, or -1. */
 static int
 readcontext(Session *s, const char *text, int fd, const char *name,
-            int all)
+            int all, int fresh)
 {
 	const Entry **path;
 	Entry **want;
@@ -610,7 +613,7 @@ readcontext(Session *s, const char *text, int fd, const char *name,
 			want[k++] = &s->e[i];
 	/* a big context is mapped at once */
 	if (r == 0 && k && !text && !all && !s->map.p &&
-	    (r = mapcontext(s, want, k, fd, name)) > 0)
+	    (r = mapcontext(s, want, k, fd, name, !fresh)) > 0)
 		r = 0;
 	for (i = 0; i < k && r == 0; i++)
 		r = fetch(want[i], text, fd, &w, name);
@@ -634,7 +637,7 @@ size_t
 sesscontext(Session *s, const Entry ***path)
 {
 	if (s->fd >= 0 && readcontext(s, NULL, linefd(s), s->path ? s->path :
-	                       "session", 0) < 0) {
+	                       "session", 0, 0) < 0) {
 		*path = NULL;
 		return 0;
 	}
@@ -795,7 +798,7 @@ loadlines(Session *s, Lines *l, const char *text, int fd,
 		indexall(s, s->n);
 		rootleaf(s, name);
 	}
-	if (r < 0 || readcontext(s, text, fd, name, all) < 0) {
+	if (r < 0 || readcontext(s, text, fd, name, all, 1) < 0) {
 		sessfree(s);
 		return -1;
 	}
@@ -1113,7 +1116,7 @@ copybranch(Session *s, Session *from, const char *at)
 	if (at)
 		from->leaf = (k = findid(from, at)) >= 0 ? from->e[k].id : NULL;
 	if (from->fd >= 0 && readcontext(from, NULL, linefd(from),
-	                                 from->path, 1) < 0)
+	                                 from->path, 1, 0) < 0)
 		r = -1;
 	n = r < 0 ? 0 : sessbranch(from, &path);
 	for (i = 0; i < n && r == 0; i++)
