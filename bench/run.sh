@@ -131,15 +131,17 @@ for s in s20 s60 c100; do
 	cp "$B/$s.jsonl" "$B/p$s.jsonl"
 	rm -rf "$B/req"
 	mkdir "$B/req"
-	FAKEFLAGS="-r $B/req" fake 4 "$B/t4"
+	FAKEFLAGS="-r $B/req" fake 6 "$B/t4"
 	set -- $("$B/peak" 3 env AGENT_BASE_URL=$URL AGENT_API_KEY=bench \
 	    "$ROOT/agent" -q -s "$B/a$s.jsonl" go)
 	a="$1 $2"
 	eval "acpu$s=$3 akb$s=$2"
 	p=
 	eval "pcpu$s="
+	# pi's CPU here varies by half from one run to the next: the
+	# median of three, as agent's
 	if [ -n "$PI" ]; then
-		set -- $("$B/peak" 1 env HOME="$B/home" "$PI" --provider fake \
+		set -- $("$B/peak" 3 env HOME="$B/home" "$PI" --provider fake \
 		    --model fake-model --session "$B/p$s.jsonl" -p go)
 		p="$1 $2"
 		eval "pcpu$s=$3"
