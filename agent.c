@@ -219,6 +219,7 @@ makerequest(Agent *a, Wirereq *q)
 	q->system = a->system;
 	q->msgs = a->ctx.msgs.v;
 	q->msglens = a->ctx.msgs.len;
+	q->msgplain = a->ctx.msgs.plain;
 	q->nmsgs = a->ctx.msgs.n;
 	q->forms = a->ctx.msgs.form;
 	callmcp(&a->calls);	/* MCP servers start here, when first asked */
@@ -330,6 +331,7 @@ agentsummarize(Agent *a, const Ctxcut *k, Buf *out)
 	q.system = k->system;
 	q.msgs = &k->ask;
 	q.msglens = NULL;
+	q.msgplain = NULL;
 	q.nmsgs = 1;
 	q.forms = NULL;
 	q.tools = NULL;

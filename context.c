@@ -38,6 +38,7 @@ msgsroom(Ctxmsgs *m, size_t k)
 	m->cap = MAX(m->n + k, m->cap * 2);
 	m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
 	m->len = xrealloc(m->len, m->cap * sizeof(*m->len));
+	m->plain = xrealloc(m->plain, m->cap * sizeof(*m->plain));
 	m->form = xrealloc(m->form, m->cap * sizeof(*m->form));
 }
 
@@ -49,6 +50,7 @@ msginblock(Ctxmsgs *m, char *json, size_t len)
 	msgsroom(m, 1);
 	memset(&m->form[m->n], 0, sizeof(*m->form));
 	m->len[m->n] = len;
+	m->plain[m->n] = 0;
 	m->v[m->n++] = json;
 }
 
@@ -72,6 +74,7 @@ msgsfree(Ctxmsgs *m)
 	sessmapfree(&m->map);
 	free(m->v);
 	free(m->len);
+	free(m->plain);
 	free(m->form);
 	free(m->block);
 	memset(m, 0, sizeof(*m));
@@ -111,6 +114,7 @@ entrymsg(Ctx *c, const Entry *e)
 		if (!inmap)
 			blockadd(&c->msgs, v);
 		msginblock(&c->msgs, v, len);
+		c->msgs.plain[c->msgs.n - 1] = e->plain;
 		return;
 	}
 	if (!entryincontext(e) || jsonparse(&j, e->line, e->len) < 0)

@@ -22,6 +22,8 @@ typedef struct {
 	char **v;		/* messages as pi stores them: JSON texts, */
 	size_t *len;		/* of these lengths: those in map do not
 				 * end in a NUL */
+	unsigned char *plain;	/* 1: its strings are as jsonesc writes
+				 * them, as its line's index found */
 	Wireform *form;		/* each one's wire form, once made */
 	size_t n, cap;
 	char **block;		/* the blocks the texts lie in */

@@ -18,6 +18,10 @@ typedef struct {
 				 * msgat 0 if it has none or is not known */
 	char *role;		/* that message's role, or NULL */
 	int shared;		/* line lies in the session's map */
+	int plain;		/* its strings are ASCII, escaped as jsonesc
+				 * does (json.h's JSONNOTPLAIN not seen):
+				 * its message goes on the wire as it
+				 * stands */
 	int hidden;		/* a later entry has the same id */
 } Entry;
 

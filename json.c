@@ -72,25 +72,45 @@ hasstop(const char *p)
 	        ((x - one * 0x20) & ~x)) & high ? 1 : 0;
 }
 
-/* Length of the string starting at s[i] == '"', or 0 if it is invalid. */
-static size_t
-vstring(const char *s, size_t n, size_t i)
+/* Whether the \u escape at p (p[0] the u, four hex digits after it) is
+ * one jsonesc writes: a control character, in lower case, that has no
+ * short form (\n and such go short). */
+static int
+plainu(const char *p)
 {
+	return p[1] == '0' && p[2] == '0' && (p[3] == '0' || p[3] == '1') &&
+	       strchr("0123456789abcdef", p[4]) &&
+	       !(p[3] == '0' && strchr("89acd", p[4]));
+}
+
+/* Length of the string starting at s[i] == '"', or 0 if it is invalid;
+ * JSONNOTPLAIN into *fl if it has a byte past ASCII or an escape that
+ * jsonesc does not write (\/, most \u). */
+static size_t
+vstring(const char *s, size_t n, size_t i, unsigned *fl)
+{
+	const uint64_t high = 0x0101010101010101ULL << 7;
 	size_t k = i + 1;
+	uint64_t seen = 0, x;
 	int c;
 
 	for (;;) {
 		/* eight bytes at a time over the plain run, then one by
 		 * one up to the byte that stops it */
-		while (n - k >= 8 && !hasstop(s + k))
-			k += 8;
-		while (k < n && !stop[(unsigned char)s[k]])
-			k++;
+		for (; n - k >= 8 && !hasstop(s + k); k += 8) {
+			memcpy(&x, s + k, 8);
+			seen |= x;
+		}
+		for (; k < n && !stop[(unsigned char)s[k]]; k++)
+			seen |= (unsigned char)s[k];
 		if (k >= n)
 			return 0;
 		c = (unsigned char)s[k];
-		if (c == '"')
+		if (c == '"') {
+			if (seen & high)
+				*fl |= JSONNOTPLAIN;
 			return k + 1 - i;
+		}
 		if (c < 0x20 || ++k >= n)
 			return 0;
 		if (s[k] == 'u') {
@@ -98,8 +118,12 @@ vstring(const char *s, size_t n, size_t i)
 			    hexval(s[k + 2]) < 0 || hexval(s[k + 3]) < 0 ||
 			    hexval(s[k + 4]) < 0)
 				return 0;
+			if (!plainu(s + k))
+				*fl |= JSONNOTPLAIN;
 			k += 5;
 		} else if (escaped(s[k])) {
+			if (s[k] == '/')
+				*fl |= JSONNOTPLAIN;
 			k++;
 		} else {
 			return 0;
@@ -186,7 +210,7 @@ closed(Jmember *m, int *open, int depth, size_t i)
  * text once into an array of the right size.  The count, or -1.  With
  * m, where the values of the members m names lie, as jsonmembers. */
 static long
-validate(const char *s, size_t n, Jmember *m, int nm)
+validate(const char *s, size_t n, Jmember *m, int nm, unsigned *fl)
 {
 	char stack[DEPTHMAX];
 	int depth = 0, key = -1, open[3] = { -1, -1, -1 }, top = -1;
@@ -219,7 +243,7 @@ validate(const char *s, size_t n, Jmember *m, int nm)
 				i++, want = AFTER;
 				continue;
 			}
-			if (s[i] != '"' || !(k = vstring(s, n, i)))
+			if (s[i] != '"' || !(k = vstring(s, n, i, fl)))
 				return -1;
 			if (m && depth == 1)
 				key = top = member(m, nm, -1, s + i, k);
@@ -254,7 +278,7 @@ validate(const char *s, size_t n, Jmember *m, int nm)
 			i++;
 			continue;
 		}
-		k = s[i] == '"' ? vstring(s, n, i) : vprim(s, n, i);
+		k = s[i] == '"' ? vstring(s, n, i, fl) : vprim(s, n, i);
 		if (!k)
 			return -1;
 		if (key >= 0)
@@ -274,11 +298,23 @@ validate(const char *s, size_t n, Jmember *m, int nm)
 int
 jsonmembers(const char *s, size_t n, Jmember *m, int nm)
 {
+	unsigned fl;
+
+	return jsonmembersof(s, n, m, nm, &fl);
+}
+
+/* jsonmembers, and into *fl JSONNOTPLAIN if a string of s is not as
+ * jsonesc would write it: valid ASCII JSON that is goes on the wire as
+ * it stands (wire.c's Json plain). */
+int
+jsonmembersof(const char *s, size_t n, Jmember *m, int nm, unsigned *fl)
+{
 	int k;
 
+	*fl = 0;
 	for (k = 0; k < nm; k++)
 		m[k].at = m[k].len = 0;
-	if (validate(s, n, m, nm) >= 0)
+	if (validate(s, n, m, nm, fl) >= 0)
 		return 0;
 	for (k = 0; k < nm; k++)
 		m[k].at = m[k].len = 0;
@@ -365,10 +401,11 @@ parse(Json *j, const char *s, size_t len)
 	jsmn_parser p;
 	jsmntok_t small[64], *t;
 	long n;
+	unsigned fl;
 	int i;
 
 	j->n = 0;
-	if (len >= INT_MAX || (n = validate(s, len, NULL, 0)) < 0)
+	if (len >= INT_MAX || (n = validate(s, len, NULL, 0, &fl)) < 0)
 		return -1;
 	for (i = 0; isws(s[i]); i++)
 		;

@@ -19,7 +19,12 @@ typedef struct {
 	int cap;	/* tokens t has room for */
 	struct Jpre *pre;	/* json.c's, for jsonreparse: what jsmn read
 				 * of the last document */
+	int plain;		/* set by the caller: every string of s is
+				 * as jsonesc writes it (JSONNOTPLAIN) */
 } Json;
+
+/* A string past ASCII, or with an escape jsonesc does not write. */
+enum { JSONNOTPLAIN = 1 };
 
 /* A member that jsonmembers looks for, and where its value lies. */
 typedef struct {
@@ -30,6 +35,7 @@ typedef struct {
 
 int jsonparse(Json *j, const char *s, size_t len);
 int jsonmembers(const char *s, size_t n, Jmember *m, int nm);
+int jsonmembersof(const char *s, size_t n, Jmember *m, int nm, unsigned *fl);
 int jsonreparse(Json *j, const char *s, size_t len);
 int jsonparseknown(Json *j, const char *s, size_t len);
 void jsonfree(Json *j);

@@ -165,7 +165,7 @@ addentry(Session *s, const char *id, const char *parent, const char *type,
 	e->off = -1;	/* not at a known offset: never dropped */
 	e->len = line ? strlen(line) : 0;
 	e->msgat = e->msglen = 0;
-	e->shared = e->hidden = 0;
+	e->shared = e->hidden = e->plain = 0;
 	s->leaf = e->id;
 }
 
@@ -205,13 +205,14 @@ addline(Session *s, const char *p, size_t n, off_t off)
 	char *v[4];
 	Entry *e;
 	size_t i;
+	unsigned fl;
 	int msg, ok;
 
 	for (i = 0; i < n && p[i] && strchr(" \t\r", p[i]); i++)
 		;
 	if (i == n)
 		return LINEBLANK;
-	if (jsonmembers(p, n, m, LEN(m)) < 0)
+	if (jsonmembersof(p, n, m, LEN(m), &fl) < 0)
 		return LINEJUNK;
 	if (p[i] != '{' || !m[TYPE].at || p[m[TYPE].at] != '"')
 		return LINENOTENTRY;
@@ -239,6 +240,7 @@ addline(Session *s, const char *p, size_t n, off_t off)
 	e = &s->e[s->n - 1];
 	e->off = off;
 	e->len = n;
+	e->plain = !(fl & JSONNOTPLAIN);
 	if (off >= 0 && off + (off_t)n > s->end)
 		s->end = off + n;
 	if (msg) {
@@ -611,6 +613,10 @@ readcontext(Session *s, const char *text, int fd, const char *name,
 			r = fetch(&s->e[i], text, fd, &w, name);
 		else if (on[i] == 2 && !s->e[i].line)
 			want[k++] = &s->e[i];
+	/* read again later, a line may not be the one indexed: what the
+	 * index saw of its strings no longer holds */
+	for (i = 0; !fresh && i < k; i++)
+		want[i]->plain = 0;
 	/* a big context is mapped at once */
 	if (r == 0 && k && !text && !all && !s->map.p &&
 	    (r = mapcontext(s, want, k, fd, name, !fresh)) > 0)
@@ -748,7 +754,7 @@ sessmessage(Session *s, const Entry *e, int *inmap, size_t *len)
 	if (i >= e->msgat || e->line[i] != ':' || m[0] != '{' ||
 	    m[e->msglen - 1] != '}')
 		return NULL;
-	if (utf8valid(m, e->msglen) != e->msglen)
+	if (!e->plain && utf8valid(m, e->msglen) != e->msglen)
 		return NULL;
 	*len = e->msglen;
 	if (w->shared) {

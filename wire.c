@@ -907,7 +907,7 @@ wirerefer(Wireform *f, Buf *b, const Json *j, int content)
 		len += j->t[str[k]].end - j->t[str[k]].start;
 	if (len < SPANMIN)
 		return 0;
-	for (k = 0; k < n; k++)
+	for (k = 0; !j->plain && k < n; k++)
 		if (!plain(j, str[k]))
 			return 0;
 	for (k = 0; k < n && mayblank(j->s + j->t[str[k]].start,
@@ -1052,9 +1052,11 @@ wireformfor(const Wireform *f, const Wirereq *q)
  * of CPU with them and 476 without (each request would parse and write
  * out the whole history again). */
 static void
-formfor(const Wirereq *q, const char *msg, size_t len, Wireform *f, int env,
+formfor(const Wirereq *q, size_t i, Wireform *f, int env,
         unsigned long long key)
 {
+	const char *msg = q->msgs[i];
+	size_t len = msglen(q, i);
 	Json j;
 	Buf b = { 0 };
 
@@ -1069,6 +1071,7 @@ formfor(const Wirereq *q, const char *msg, size_t len, Wireform *f, int env,
 	f->kind = FORMNONE;
 	/* each was made from parsed JSON, or checked when it was read */
 	if (jsonparseknown(&j, msg, len) == 0) {
+		j.plain = !env && q->msgplain && q->msgplain[i];
 		wireops(q->wire)->form(f, &b, &j, q);
 		jsonfree(&j);
 	}
@@ -1152,8 +1155,7 @@ wireforms(const Wirereq *q, size_t from, size_t to)
 	unsigned long long key = formkey(q);
 
 	for (i = from; q->forms && i < to && i < q->nmsgs; i++)
-		formfor(q, q->msgs[i], msglen(q, i), &q->forms[i], i == env,
-		        key);
+		formfor(q, i, &q->forms[i], i == env, key);
 }
 
 /* The request's JSON body, appended to b.  The forms of q->forms are
@@ -1169,7 +1171,7 @@ makebody(const Wirereq *q, Buf *b, Wirebody *wb)
 	int k;
 
 	for (i = 0; i < q->nmsgs; i++) {
-		formfor(q, q->msgs[i], msglen(q, i), &f[i], i == env, key);
+		formfor(q, i, &f[i], i == env, key);
 		n += f[i].len + 1;
 		for (k = 0; k < f[i].nrefs; k++)
 			n += f[i].refs[k].len;

@@ -98,6 +98,8 @@ typedef struct {
 	const char *system;
 	char *const *msgs;	/* which need not end in a NUL, with */
 	const size_t *msglens;	/* their lengths; NULL: each ends in one */
+	const unsigned char *msgplain;	/* 1: its strings are as jsonesc
+					 * writes them, known; or NULL */
 	size_t nmsgs;
 	Wireform *forms;	/* one a message, kept by the caller; or NULL */
 	const Wiretool *tools;

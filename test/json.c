@@ -570,11 +570,39 @@ testknown(void)
 	buffree(&big);
 }
 
+/* jsonmembersof: whether every string is as jsonesc writes it: ASCII,
+ * with \u only for the control characters that have no short form, in
+ * lower case, and no \/ */
+static void
+testplain(void)
+{
+	static const struct { const char *s; int plain; } c[] = {
+		{ "{\"a\":\"x\\n\\t\\\"\\\\y\"}", 1 },
+		{ "{\"a\":\"\\u001b[0m\",\"b\":[\"\\u0000\"]}", 1 },
+		{ "{\"a\":\"\\u000a\"}", 0 },
+		{ "{\"a\":\"\\u001B\"}", 0 },
+		{ "{\"a\":\"\\u00e9\"}", 0 },
+		{ "{\"a\":\"a\\/b\"}", 0 },
+		{ "{\"a\":\"caf\xc3\xa9 au lait, long enough\"}", 0 },
+		{ "{\"\xc3\xa9\":1}", 0 },
+		{ "{\"a\":1,\"b\":[true,null,\"plain text of some length\"]}", 1 },
+	};
+	Jmember m[] = { { "a", -1, 0, 0 } };
+	unsigned fl;
+	size_t i;
+
+	for (i = 0; i < LEN(c); i++)
+		T(jsonmembersof(c[i].s, strlen(c[i].s), m, 1, &fl) == 0 &&
+		  (!(fl & JSONNOTPLAIN)) == c[i].plain,
+		  "plain: %s %s", c[i].s, c[i].plain ? "is" : "is not");
+}
+
 int
 main(void)
 {
 	testknown();
 	testmembers();
+	testplain();
 	testvalid();
 	testlookup();
 	testscan();

@@ -1804,6 +1804,9 @@ testmessage(void)
 	  "message: one inside another member is not the entry's");
 	T(s.e[2].role && !strcmp(s.e[2].role, "bashExecution"),
 	  "message: its role unescaped");
+	T(s.e[0].plain && !s.e[2].plain,
+	  "message: the index notes the lines whose strings are as jsonesc "
+	  "writes them (\\\" is, \\u0045 not)");
 	n = sesscontext(&s, &p);
 	m = n == 3 ? sessmessage(&s, p[0], &shared, &len) : NULL;
 	T(m && len == sizeof(want) - 1 && !memcmp(m, want, len) &&
@@ -1828,6 +1831,8 @@ testmessage(void)
 	n = sesscontext(&s, &p);
 	T(n == 3 && p[2]->line && !sessmessage(&s, p[2], &shared, &len),
 	  "message: a line that changed under us is not cut blindly");
+	T(n == 3 && !p[0]->plain,
+	  "message: read again, a line is not taken as its index found it");
 	sessdone(&s, p);
 	sessfree(&s);
 	/* in memory, a copy */

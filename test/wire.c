@@ -891,6 +891,29 @@ testspans(void)
 	buffree(&whole);
 }
 
+/* Whether q's body, its messages known plain (Wirereq's msgplain), is
+ * body, made without. */
+static int
+sameplain(const Wirereq *q, const Buf *body)
+{
+	static const unsigned char plain[] = { 1, 1, 1 };
+	Wireform forms[3];
+	Wirereq p = *q;
+	Buf b = { 0 };
+	size_t i;
+	int same;
+
+	memset(forms, 0, sizeof(forms));
+	p.forms = forms;
+	p.msgplain = plain;
+	wirebody(&p, &b);
+	same = b.len == body->len && !memcmp(b.p, body->p, b.len);
+	for (i = 0; i < LEN(forms); i++)
+		wireformfree(&forms[i]);
+	buffree(&b);
+	return same;
+}
+
 /* A big tool result is sent from the message itself, as it stands
  * there, on every wire: a resumed session's results from its mapped
  * lines.  Gemini joins several texts with newlines: those are copied. */
@@ -948,6 +971,10 @@ testresultrefs(void)
 			if (!k)
 				T(from, "result refs: %s sends a big result "
 				  "from the message", names[w]);
+			if (!k)
+				T(sameplain(&q, &whole), "result refs: %s's "
+				  "body the same when the message is known "
+				  "plain", names[w]);
 			else if (wires[w] == GEMINI)
 				T(!from && joined, "result refs: Gemini "
 				  "joins two texts with a newline");
