@@ -194,7 +194,7 @@ countmsg(Stats *st, const char *msg, size_t len)
 
 /* The length of the context's message i. */
 static size_t
-msglen(const Rpc *r, size_t i)
+rpcmsglen(const Rpc *r, size_t i)
 {
 	return r->lens ? (*r->lens)[i] : strlen((*r->msgs)[i]);
 }
@@ -209,7 +209,7 @@ sessionstats(Rpc *r, Buf *d)
 
 	memset(&st, 0, sizeof(st));
 	for (i = 0; i < *r->nmsgs; i++)
-		countmsg(&st, (*r->msgs)[i], msglen(r, i));
+		countmsg(&st, (*r->msgs)[i], rpcmsglen(r, i));
 	bufaddc(d, '{');
 	sessionids(r, d);
 	bufaddf(d, ",\"userMessages\":%zu,\"assistantMessages\":%zu,"
@@ -267,7 +267,7 @@ getmessages(Rpc *r, Buf *d)
 	for (i = 0; i < *r->nmsgs; i++) {
 		if (i)
 			bufaddc(d, ',');
-		bufadd(d, (*r->msgs)[i], msglen(r, i));
+		bufadd(d, (*r->msgs)[i], rpcmsglen(r, i));
 	}
 	bufadds(d, "]}");
 }
@@ -283,7 +283,7 @@ lasttext(Rpc *r, Buf *d)
 	int c, k, n;
 
 	while (i-- > 0 && !t.len) {
-		if (jsonparse(&j, (*r->msgs)[i], msglen(r, i)) < 0)
+		if (jsonparse(&j, (*r->msgs)[i], rpcmsglen(r, i)) < 0)
 			continue;
 		c = jsonget(&j, 0, "content");
 		if (jsoneq(&j, jsonget(&j, 0, "role"), "assistant") &&
