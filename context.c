@@ -43,14 +43,14 @@ msgsroom(Ctxmsgs *m, size_t k)
 }
 
 /* A message of len bytes whose text lies in one of the list's blocks,
- * or in its map. */
+ * or in its map; plain as Ctxmsgs says. */
 static void
-msginblock(Ctxmsgs *m, char *json, size_t len)
+msginblock(Ctxmsgs *m, char *json, size_t len, int plain)
 {
 	msgsroom(m, 1);
 	memset(&m->form[m->n], 0, sizeof(*m->form));
 	m->len[m->n] = len;
-	m->plain[m->n] = 0;
+	m->plain[m->n] = plain;
 	m->v[m->n++] = json;
 }
 
@@ -59,7 +59,7 @@ static void
 msgadd(Ctxmsgs *m, char *json)
 {
 	blockadd(m, json);
-	msginblock(m, json, strlen(json));
+	msginblock(m, json, strlen(json), 0);
 }
 
 static void
@@ -113,8 +113,7 @@ entrymsg(Ctx *c, const Entry *e)
 	    (v = sessmessage(c->sess, e, &inmap, &len))) {
 		if (!inmap)
 			blockadd(&c->msgs, v);
-		msginblock(&c->msgs, v, len);
-		c->msgs.plain[c->msgs.n - 1] = e->plain;
+		msginblock(&c->msgs, v, len, e->plain);
 		return;
 	}
 	if (!entryincontext(e) || jsonparse(&j, e->line, e->len) < 0)
