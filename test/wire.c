@@ -836,6 +836,22 @@ testrefs(void)
 	buffree(&m2);
 }
 
+/* A request of the three messages msgs, their forms kept in forms (made
+ * empty). */
+static void
+threemsgs(Wirereq *q, int wire, char **msgs, Wireform *forms)
+{
+	memset(forms, 0, 3 * sizeof(*forms));
+	memset(q, 0, sizeof(*q));
+	q->wire = wire;
+	q->model = "m";
+	q->system = "be brief";
+	q->msgs = msgs;
+	q->nmsgs = 3;
+	q->forms = forms;
+	q->maxout = 100;
+}
+
 /* A body in spans is the body joined, its big forms not copied but
  * pointed at, on both wires. */
 static void
@@ -856,15 +872,7 @@ testspans(void)
 	msgs[0] = msgs[2] = big.p;
 	msgs[1] = "{\"role\":\"user\",\"content\":\"short\"}";
 	for (w = 0; w < 2; w++) {
-		memset(forms, 0, sizeof(forms));
-		memset(&q, 0, sizeof(q));
-		q.wire = w ? ANTHROPIC : OPENAI;
-		q.model = "m";
-		q.system = "be brief";
-		q.msgs = msgs;
-		q.nmsgs = 3;
-		q.forms = forms;
-		q.maxout = 100;
+		threemsgs(&q, w ? ANTHROPIC : OPENAI, msgs, forms);
 		bufreset(&whole);
 		wirebody(&q, &whole);
 		wirespans(&q, &wb);
@@ -950,15 +958,7 @@ testresultrefs(void)
 	for (w = 0; w < (int)LEN(wires); w++) {
 		for (k = 0; k < 2; k++) {
 			msgs[2] = k ? two.p : one.p;
-			memset(forms, 0, sizeof(forms));
-			memset(&q, 0, sizeof(q));
-			q.wire = wires[w];
-			q.model = "m";
-			q.system = "be brief";
-			q.msgs = msgs;
-			q.nmsgs = 3;
-			q.forms = forms;
-			q.maxout = 100;
+			threemsgs(&q, wires[w], msgs, forms);
 			wirespans(&q, &wb);
 			bufreset(&whole);
 			for (from = 0, i = 0; i < wb.n; i++) {
