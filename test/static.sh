@@ -85,14 +85,19 @@ elif readelf -lW "$BIN" | grep -q INTERP; then
 else
 	ok "static: no interpreter"
 fi
-size=$(wc -c <"$BIN")
-if [ -z "$max" ]; then
-	echo "skip - static: $size bytes, no budget for $ARCH (x86_64 and armhf have one)"
-elif [ "$size" -le "$max" ]; then
-	ok "static: $size bytes, at most $max ($ARCH)"
-else
-	fail "static: at most $max bytes ($ARCH)" "$size bytes"
-fi
+# inbudget NAME FILE MAX: FILE's size at most MAX bytes; no MAX, a skip
+inbudget() {
+	_size=$(wc -c <"$2")
+	if [ -z "$3" ]; then
+		echo "skip - $1: $_size bytes, no budget for $ARCH (x86_64 and armhf have one)"
+	elif [ "$_size" -le "$3" ]; then
+		ok "$1: $_size bytes, at most $3 ($ARCH)"
+	else
+		fail "$1: at most $3 bytes ($ARCH)" "$_size bytes"
+	fi
+}
+
+inbudget static "$BIN" "$max"
 
 mkdir -p "$W"
 printf 'hello from a small machine\n' >"$W/notes.txt"
@@ -148,14 +153,7 @@ if [ ! -f "$TINY" ]; then
 	echo "skip - tiny: no agent-tiny (make tiny)"
 	TINY=
 else
-	size=$(wc -c <"$TINY")
-	if [ -z "$tinymax" ]; then
-		echo "skip - tiny: $size bytes, no budget for $ARCH (x86_64 and armhf have one)"
-	elif [ "$size" -le "$tinymax" ]; then
-		ok "tiny: $size bytes, at most $tinymax ($ARCH)"
-	else
-		fail "tiny: at most $tinymax bytes ($ARCH)" "$size bytes"
-	fi
+	inbudget tiny "$TINY" "$tinymax"
 fi
 if [ -n "$TINY" ] && [ "$RUN" = none ]; then
 	echo "skip - tiny: tool round and -r: no $EMULATOR to run $ARCH's binary"
