@@ -772,8 +772,17 @@ schemaanswer(const Schema *s, const char *text, size_t len, Buf *doc,
 		bufadds(why, "the answer is not a JSON document");
 		return -1;
 	}
-	if ((rc = schemacheck(s, &d, 0, why)) == 0)
-		jsoncanon(doc, &d, 0);
+	/* What is checked is what is printed: the compact form, where a
+	 * byte that is not UTF-8 has become U+FFFD, which a pattern may
+	 * take otherwise than the byte. */
+	jsoncanon(doc, &d, 0);
+	jsonfree(&d);
+	if (jsonparse(&d, doc->p, doc->len) < 0) {
+		bufadds(why, "the answer is not a JSON document");
+		return -1;
+	}
+	if ((rc = schemacheck(s, &d, 0, why)) < 0)
+		bufreset(doc);
 	jsonfree(&d);
 	return rc;
 }

@@ -296,6 +296,17 @@ answers(void)
 	T(schemaanswer(&s, "{}", 2, &doc, &why) < 0 && !strcmp(why.p,
 	  "/: the required property \"ok\" is missing"), "checked: %s",
 	  why.p);
+	T(!doc.len, "a mismatch leaves no document: %s", bstr(&doc));
+	schemafree(&s);
+	/* a byte that is not UTF-8 is printed as U+FFFD: it is that
+	 * character the pattern must take (found by fuzz_schema) */
+	sc = "{\"pattern\":\"^[^\xef\xbf\xbd]+$\"}";
+	schemaload(&s, sc, strlen(sc), &why);
+	T(schemaanswer(&s, "\"ab\xe3\"", 5, &doc, &why) < 0 &&
+	  strstr(why.p, "does not match the pattern"), "bad UTF-8: %s",
+	  why.len ? why.p : bstr(&doc));
+	T(schemaanswer(&s, "\"ab\"", 4, &doc, &why) == 0, "plain: %s",
+	  why.p);
 	schemafree(&s);
 	buffree(&doc);
 }
