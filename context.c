@@ -231,17 +231,22 @@ ctxfree(Ctx *c)
 	msgsfree(&c->msgs);
 }
 
-/* The forms of q made, message by message, the mapped lines behind
- * them let go as it goes (session.c's sessmapdrop). */
+/* Wireforms' made: message i has its form, the mapped lines up to it
+ * may go (session.c's sessmapdrop). */
+static void
+formmade(void *c, size_t i)
+{
+	Ctxmsgs *m = &((Ctx *)c)->msgs;
+
+	sessmapdrop(&m->map, m->v[i]);
+}
+
+/* The forms of q made in one pass, the mapped lines behind them let go
+ * as it goes. */
 void
 ctxforms(Ctx *c, const Wirereq *q)
 {
-	size_t i;
-
-	for (i = 0; i < q->nmsgs; i++) {
-		wireforms(q, i, i + 1);
-		sessmapdrop(&c->msgs.map, c->msgs.v[i]);
-	}
+	wireforms(q, formmade, c);
 	sessmapdrop(&c->msgs.map, NULL);
 }
 

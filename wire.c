@@ -1149,13 +1149,15 @@ wireputform(Wirebody *wb, Buf *b, const Wireform *f)
 }
 
 void
-wireforms(const Wirereq *q, size_t from, size_t to)
+wireforms(const Wirereq *q, void (*made)(void *arg, size_t i), void *arg)
 {
 	size_t i, env = firstuser(q);
 	unsigned long long key = formkey(q);
 
-	for (i = from; q->forms && i < to && i < q->nmsgs; i++)
+	for (i = 0; q->forms && i < q->nmsgs; i++) {
 		formfor(q, i, &q->forms[i], i == env, key);
+		made(arg, i);
+	}
 }
 
 /* The request's JSON body, appended to b.  The forms of q->forms are

@@ -192,9 +192,10 @@ const char *wirelevelname(int level);
 const Model *wiremodel(const Model *m, size_t n, const char *model);
 void wirebody(const Wirereq *q, Buf *b);
 void wirespans(const Wirereq *q, Wirebody *wb);
-/* The forms of q->forms[from..to) made, as the body would make them: the
- * caller may then let go of what they were made from. */
-void wireforms(const Wirereq *q, size_t from, size_t to);
+/* The forms of q->forms made, as the body would make them, made(arg, i)
+ * told after each: the caller may then let go of what it was made from. */
+void wireforms(const Wirereq *q, void (*made)(void *arg, size_t i),
+               void *arg);
 void wirebodyfree(Wirebody *wb);
 const char *wirebeta(const Wirereq *q);
 int wireheaders(const Wirereq *q, const char *key, const char *extra,
