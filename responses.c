@@ -603,16 +603,17 @@ respresult(Wireform *f, Buf *b, const Json *j, const Wirereq *q)
 {
 	Buf text = { 0 };
 	int content = jsonget(j, 0, "content");
+	int img = wirehasimage(j, content);
 
 	f->result = jsonstr(j, jsonget(j, 0, "toolCallId"));
 	bufadds(b, ",{\"type\":\"function_call_output\",\"call_id\":");
 	respcallpart(b, f->result ? f->result : "");
 	bufadds(b, ",\"output\":");
-	if (wirehasimage(j, content) && q->images) {
+	if (img && q->images) {
 		respparts(b, j, content, 1);
-	} else if (wirehasimage(j, content) || !wirerefer(f, b, j, content)) {
+	} else if (img || !wirerefer(f, b, j, content)) {
 		jsontext(&text, j, content);
-		if (wirehasimage(j, content))
+		if (img)
 			bufadds(&text, "\n(tool image omitted: model does not "
 			        "support images)");
 		jsonesc(b, bstr(&text), text.len);

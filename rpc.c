@@ -235,7 +235,8 @@ forkmessage(const Entry *e, void *arg)
 	Buf *d = arg, t = { 0 };
 
 	if (e->hidden || (e->role && strcmp(e->role, "user")) ||
-	    strcmp(entrybrief(&t, e->type, e->line, e->len), "user") || !t.len) {
+	    strcmp(entrybrief(&t, e->type, e->line, e->len), "user") ||
+	    !t.len) {
 		buffree(&t);
 		return;
 	}

@@ -242,7 +242,8 @@ treeuser(Session *s, long i, Buf *t)
 	if (e->hidden || strcmp(e->type, "message") ||
 	    (e->role && strcmp(e->role, "user")) || !(line = sessline(s, i)))
 		return 0;
-	if (!(user = !strcmp(entrybrief(t, e->type, line, strlen(line)), "user")))
+	user = !strcmp(entrybrief(t, e->type, line, strlen(line)), "user");
+	if (!user)
 		bufreset(t);
 	free(line);
 	return user;

@@ -97,7 +97,8 @@ typedef struct {
 				 * that name is the same */
 	const char *system;
 	char *const *msgs;	/* which need not end in a NUL, with */
-	const size_t *msglens;	/* their lengths; NULL: each ends in one */
+	const size_t *msglens;	/* their lengths; NULL: each ends in a
+				 * NUL */
 	const unsigned char *msgplain;	/* 1: its strings are as jsonesc
 					 * writes them, known; or NULL */
 	size_t nmsgs;

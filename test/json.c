@@ -585,7 +585,8 @@ testplain(void)
 		{ "{\"a\":\"a\\/b\"}", 0 },
 		{ "{\"a\":\"caf\xc3\xa9 au lait, long enough\"}", 0 },
 		{ "{\"\xc3\xa9\":1}", 0 },
-		{ "{\"a\":1,\"b\":[true,null,\"plain text of some length\"]}", 1 },
+		{ "{\"a\":1,\"b\":[true,null,\"plain text, some length\"]}",
+		  1 },
 	};
 	Jmember m[] = { { "a", -1, 0, 0 } };
 	unsigned fl;

@@ -11,50 +11,25 @@
 
 #include "t.h"
 
-/* strtol(s, base): its value v, read up to s + len, errno e (0: none) */
-static int
-l(const char *s, int base, long v, size_t len, int e)
-{
-	char *end;
-	long r;
-
-	errno = 0;
-	r = strtol(s, &end, base);
-	return r == v && end == s + len && errno == e;
+/* name(s, base, v, len, e): whether fn(s, &end, base) reads the value
+ * v, of type T, up to s + len, errno e (0: none); l for strtol, ll, ul
+ * and ull for the others */
+#define READS(name, T, fn) \
+static int \
+name(const char *s, int base, T v, size_t len, int e) \
+{ \
+	char *end; \
+	T r; \
+ \
+	errno = 0; \
+	r = fn(s, &end, base); \
+	return r == v && end == s + len && errno == e; \
 }
 
-static int
-ll(const char *s, int base, long long v, size_t len, int e)
-{
-	char *end;
-	long long r;
-
-	errno = 0;
-	r = strtoll(s, &end, base);
-	return r == v && end == s + len && errno == e;
-}
-
-static int
-ul(const char *s, int base, unsigned long v, size_t len, int e)
-{
-	char *end;
-	unsigned long r;
-
-	errno = 0;
-	r = strtoul(s, &end, base);
-	return r == v && end == s + len && errno == e;
-}
-
-static int
-ull(const char *s, int base, unsigned long long v, size_t len, int e)
-{
-	char *end;
-	unsigned long long r;
-
-	errno = 0;
-	r = strtoull(s, &end, base);
-	return r == v && end == s + len && errno == e;
-}
+READS(l, long, strtol)
+READS(ll, long long, strtoll)
+READS(ul, unsigned long, strtoul)
+READS(ull, unsigned long long, strtoull)
 
 int
 main(void)
@@ -109,7 +84,8 @@ main(void)
 		    (unsigned long long)ULONG_MAX + 1);
 	T(ul(max, 10, ULONG_MAX, strlen(max), 0) &&
 	    ul(over, 10, ULONG_MAX, strlen(over), ERANGE) &&
-	    ul("-1", 10, ULONG_MAX, 2, 0) && ul("-2", 10, ULONG_MAX - 1, 2, 0) &&
+	    ul("-1", 10, ULONG_MAX, 2, 0) &&
+	    ul("-2", 10, ULONG_MAX - 1, 2, 0) &&
 	    ul("0x8000", 0, 32768, 6, 0),
 	    "strtoul: %s exact, ERANGE past it, a minus sign negates", max);
 	T(ull("18446744073709551615", 10, ULLONG_MAX, 20, 0) &&
