@@ -395,7 +395,7 @@ readstoo(const char *tool)
  * matches one (or, for grep, find and ls, a read rule), ALLOW only if
  * where it lands does. */
 static void
-pathrules(const Guard *g, const char *tool, const char *path, Verdict *v)
+pathweigh(const Guard *g, const char *tool, const char *path, Verdict *v)
 {
 	Verdict r = { 0 };
 	char *f[5], *root = treeroot(g);
@@ -414,6 +414,27 @@ pathrules(const Guard *g, const char *tool, const char *path, Verdict *v)
 	for (k = 0; k < 5; k++)
 		free(f[k]);
 	free(root);
+}
+
+/* pathweigh for the path as written and as the tools read it ("@" and
+ * "~/" taken, as modelpath does for them), both to be allowed: "@.env"
+ * is the .env that a rule names. */
+static void
+pathrules(const Guard *g, const char *tool, const char *path, Verdict *v)
+{
+	char *read = modelpath(path);
+	Verdict w = { 0 };
+
+	pathweigh(g, tool, path, v);
+	if (!strcmp(read, path)) {
+		free(read);
+		return;
+	}
+	pathweigh(g, tool, read, &w);
+	free(read);
+	v->allow = v->allow && w.allow;
+	v->deny = v->deny ? v->deny : w.deny;
+	v->ask = v->ask ? v->ask : w.ask;
 }
 
 /* Whether path is beneath one of -w's directories. */

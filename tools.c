@@ -155,23 +155,6 @@ toolboolarg(const Json *j, int args, const char *tool, const char *key,
 	return 0;
 }
 
-/* A path as models write it: "@" in front dropped, "~/" for $HOME. */
-static char *
-expandpath(const char *p)
-{
-	const char *home = getenv("HOME");
-	Buf b = { 0 };
-
-	if (*p == '@')
-		p++;
-	if (p[0] == '~' && (p[1] == '/' || !p[1]) && home && *home) {
-		bufadds(&b, home);
-		p++;
-	}
-	bufadds(&b, p);
-	return bufdetach(&b);
-}
-
 int
 toolpatharg(const Json *j, int args, const char *tool, int need, char **path,
         Buf *out)
@@ -188,7 +171,7 @@ toolpatharg(const Json *j, int args, const char *tool, int need, char **path,
 		bufaddf(out, "%s: parameter \"path\" must not be empty", tool);
 		return -1;
 	}
-	*path = expandpath(s);
+	*path = modelpath(s);
 	free(s);
 	return 0;
 }

@@ -1140,6 +1140,24 @@ done:
 	return fd;
 }
 
+/* A path as models write it: "@" in front dropped, "~/" for $HOME.
+ * What a tool opens and what the guard's rules match, alike. */
+char *
+modelpath(const char *p)
+{
+	const char *home = getenv("HOME");
+	Buf b = { 0 };
+
+	if (*p == '@')
+		p++;
+	if (p[0] == '~' && (p[1] == '/' || !p[1]) && home && *home) {
+		bufadds(&b, home);
+		p++;
+	}
+	bufadds(&b, p);
+	return bufdetach(&b);
+}
+
 /* path made absolute, "." and ".." taken out by its letters alone */
 char *
 abspath(const char *path)

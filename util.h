@@ -65,6 +65,7 @@ void randbytes(unsigned char *p, size_t n);
 void uuid(char *u);
 void isonow(char *t);
 int trustedopen(const char *path, const char *tree);
+char *modelpath(const char *p);
 char *abspath(const char *path);
 int linktarget(const char *path, char **real);
 

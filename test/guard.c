@@ -3,6 +3,7 @@
  * (shsplit): its simple commands, their forms, the files it writes,
  * and what makes it unsure; and of what guardcall decides with rules. */
 #include <sys/wait.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -284,6 +285,7 @@ static const Rule rules[] = {
 	{ "bash", "*| sh*", DENY },
 	{ "bash", "rm *", ASK },
 	{ "read", "*.git/?*", DENY },
+	{ "read", ".env", DENY },
 	{ "read", "*.md", ALLOW },
 	{ NULL, NULL, 0 }
 };
@@ -332,6 +334,11 @@ static const struct {
 	{ "read", "{\"path\":\"a.md\"}", 'A' },
 	{ "read", "{\"path\":\"x/../.git/config\"}", 'D' },
 	{ "read", "{\"path\":\"README\"}", 'A' },
+	{ "read", "{\"path\":\".env\"}", 'D' },
+	{ "read", "{\"path\":\"@.env\"}", 'D' },
+	{ "read", "{\"path\":\"~/.env\"}", 'D' },
+	{ "read", "{\"path\":\"@x/../.git/config\"}", 'D' },
+	{ "read", "{\"path\":\"@a.md\"}", 'A' },
 };
 
 /* In a child with no terminal, so that an ASK is told apart. */
@@ -348,6 +355,7 @@ testcalls(void)
 	Toolenv e;
 	Sandbox box;
 	Guard g;
+	char cwd[PATH_MAX];
 	int st;
 	size_t i;
 	pid_t pid;
@@ -363,6 +371,8 @@ testcalls(void)
 		return;
 	}
 	setsid();
+	if (!getcwd(cwd, sizeof(cwd)) || setenv("HOME", cwd, 1) < 0)
+		exit(1);	/* "~/.env": the .env here */
 	memset(&e, 0, sizeof(e));
 	memset(&box, 0, sizeof(box));
 	memset(&g, 0, sizeof(g));
