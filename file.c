@@ -169,12 +169,16 @@ filemkparents(const char *path, Buf *out)
 static int
 tmpnear(const char *target, Buf *name)
 {
+	const char *base = strrchr(target, '/') ? strrchr(target, '/') + 1 :
+	                   target;
 	mode_t mask = umask(0);
 	int fd;
 
 	umask(mask);
+	/* the name cut short, or a long one would pass NAME_MAX */
 	bufreset(name);
-	bufaddf(name, "%s.agentXXXXXX", target);
+	bufadd(name, target, base - target);
+	bufaddf(name, "%.200s.agentXXXXXX", base);
 	if ((fd = mkstemp(name->p)) >= 0 && fchmod(fd, 0666 & ~mask) < 0) {
 		close(fd);
 		unlink(name->p);

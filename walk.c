@@ -43,6 +43,37 @@ typedef struct {
 	int stop;
 } Walk;
 
+/* The "}" that closes the "{" at lb, braces within counted, or NULL. */
+static const char *
+braceclose(const char *lb)
+{
+	int depth = 0;
+
+	for (; *lb; lb++)
+		if (*lb == '{')
+			depth++;
+		else if (*lb == '}' && !--depth)
+			return lb;
+	return NULL;
+}
+
+/* The end of the alternative at s, before rb: its "," (one within inner
+ * braces is theirs: "{c,{h,hpp}}" has two), or rb. */
+static const char *
+braceitem(const char *s, const char *rb)
+{
+	int depth = 0;
+
+	for (; s < rb; s++)
+		if (*s == '{')
+			depth++;
+		else if (*s == '}')
+			depth--;
+		else if (*s == ',' && !depth)
+			break;
+	return s;
+}
+
 /* Spell out the first "{a,b}" in g, and so on in each result, into the
  * alternatives of gl: -1 once there would be more than MAXALTS.  Each
  * step takes away a pair of braces, so the work is bounded too.  A
@@ -55,9 +86,9 @@ globadd(Glob *gl, const char *g)
 	Buf b = { 0 };
 	int rc = 0;
 
-	if ((lb = strchr(g, '{')) && (rb = strchr(lb, '}'))) {
+	if ((lb = strchr(g, '{')) && (rb = braceclose(lb))) {
 		for (s = lb + 1; !rc && s <= rb; s = e + 1) {
-			e = s + strcspn(s, ",}");
+			e = braceitem(s, rb);
 			bufreset(&b);
 			bufadd(&b, g, lb - g);
 			bufadd(&b, s, e - s);

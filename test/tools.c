@@ -448,6 +448,24 @@ testlinks(void)
 	  "write: a loop of links refused, kept");
 }
 
+/* A name of 250 bytes: its temporary file's name must fit NAME_MAX. */
+static void
+testlongname(void)
+{
+	char name[251], args[400];
+
+	memset(name, 'n', 250);
+	name[250] = '\0';
+	snprintf(args, sizeof(args), "{\"path\":\"w1/%s\",\"content\":"
+	         "\"hi\"}", name);
+	T(run(toolwrite, args) == 0, "write: a name of 250 bytes");
+	snprintf(args, sizeof(args), "{\"path\":\"w1/%s\",\"oldText\":"
+	         "\"hi\",\"newText\":\"ho\"}", name);
+	T(run(tooledit, args) == 0, "edit: a name of 250 bytes");
+	snprintf(args, sizeof(args), "w1/%s", name);
+	T(content(args, "ho"), "edit: a name of 250 bytes, its content");
+}
+
 static void
 testwrite(void)
 {
@@ -464,6 +482,7 @@ testwrite(void)
 	T(run(toolwrite, "{\"path\":\"keep\",\"content\":\"new\"}") == 0 &&
 	  content("keep", "new") && modeof("keep") == 0751,
 	  "write: replaces, keeps the mode");
+	testlongname();
 	T(run(toolwrite, "{\"path\":\"keep\",\"content\":\"\"}") == 0 &&
 	  content("keep", "") && is("Wrote 0 bytes to keep"),
 	  "write: empty content");
@@ -1138,6 +1157,8 @@ testfind(void)
 	  is("sub/"), "find: directories marked");
 	T(run(searchfind, "{\"pattern\":\"**/sub/*.{c,h}\",\"path\":\"g\"}") ==
 	  0 && is("sub/b.c"), "find: ** and braces");
+	T(run(searchfind, "{\"pattern\":\"*.{c,{h,txt}}\",\"path\":"
+	  "\"g/sub\"}") == 0 && is("b.c\ntop.txt"), "find: braces in braces");
 	T(run(searchfind, "{\"pattern\":\"sub/*.c\",\"path\":\"g\"}") == 0 &&
 	  is("sub/b.c"), "find: a pattern with a path");
 	T(run(searchfind, "{\"pattern\":\"sub/**\",\"path\":\"g\"}") == 0 &&
