@@ -232,10 +232,11 @@ static const Price prices[] = {
  * passed: AGENT_API_KEY, the key variables of the providers above and
  * the names in secretenv.  Nor is a variable whose name holds one of
  * secretwords, in any case (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
- * DB_PASSWORD, npm_config__authToken), unless keepenv names it exactly
- * (it cannot bring back the keys named before).
- * Proxy variables (names ending in proxy, any case: HTTPS_PROXY,
- * all_proxy) are passed without the user:password@ of their URL.
+ * DB_PASSWORD, npm_config__authToken, CI_JOB_JWT, SENTRY_DSN), unless
+ * keepenv names it exactly (it cannot bring back the keys named before).
+ * A URL is passed without its user:password@ (DATABASE_URL=postgres://
+ * u:pw@db/x, PIP_INDEX_URL), as are proxies (names ending in proxy, any
+ * case: HTTPS_PROXY, all_proxy), whose URL may lack its scheme.
  */
 static const char *const secretenv[] = {
 	"ANTHROPIC_OAUTH_TOKEN", "GEMINI_API_KEY", "XAI_API_KEY", "HF_TOKEN",
@@ -244,12 +245,14 @@ static const char *const secretenv[] = {
 	NULL
 };
 static const char *const secretwords[] = {
-	"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", NULL
+	"KEY", "SECRET", "TOKEN", "PASS", "CREDENTIAL", "JWT", "DSN", NULL
 };
 /* names that hold a word above but no secret: zsh's key delay, Hugging
- * Face's tokenizer threads, pass(1)'s directory */
+ * Face's tokenizer threads, pass(1)'s directory, the programs that ask
+ * for a password */
 static const char *const keepenv[] = {
-	"KEYTIMEOUT", "TOKENIZERS_PARALLELISM", "PASSWORD_STORE_DIR", NULL
+	"KEYTIMEOUT", "TOKENIZERS_PARALLELISM", "PASSWORD_STORE_DIR",
+	"SSH_ASKPASS", "GIT_ASKPASS", "SUDO_ASKPASS", NULL
 };
 
 /* CA bundles tried in order when SSL_CERT_FILE is not set. */

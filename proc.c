@@ -343,35 +343,54 @@ proxyname(const char *var)
 	return n >= 5 && !strncasecmp(var + n - 5, "proxy", 5);
 }
 
-/* Where var's URL has a "user:pass@": *auth at its start, the @ returned;
- * NULL if it has none. */
-static char *
-userinfo(const char *var, const char **auth)
+/* The authority of the next URL at s ("scheme://" found, or s itself
+ * if bare: a proxy's may lack its scheme), from *auth to *end, and its
+ * "user:pass@"'s @ (the last, as a password may hold one), or NULL;
+ * *auth NULL when there is no URL. */
+static const char *
+userat(const char *s, int bare, const char **auth, const char **end)
 {
-	const char *v, *end, *at = NULL, *p;
+	const char *sch = strstr(s, "://"), *at = NULL, *p;
 
-	if (!(v = strchr(var, '=')))
+	*auth = sch ? sch + 3 : bare ? s : NULL;
+	if (!*auth)
 		return NULL;
-	v++;
-	*auth = strstr(v, "://") ? strstr(v, "://") + 3 : v;
-	end = *auth + strcspn(*auth, "/?#");
-	for (p = *auth; p < end; p++)
+	*end = *auth + strcspn(*auth, "/?# \t\n");
+	for (p = *auth; p < *end; p++)
 		if (*p == '@')
-			at = p;	/* the last: a password may hold one */
-	return (char *)at;
+			at = p;
+	return at;
 }
 
-/* Append var to b without the "user:pass@" of its URL, with its NUL;
- * 0 if it has none (nothing appended). */
+/* Append var to b without the "user:pass@" of the URLs in its value (a
+ * proxy's, or any URL: DATABASE_URL, a list of PIP_EXTRA_INDEX_URL's),
+ * with its NUL; 0 if it has none (nothing appended). */
 static int
 stripuser(const char *var, Buf *b)
 {
-	const char *auth, *at;
+	const char *s = strchr(var, '='), *auth, *end, *at;
+	size_t start = b->len;
+	int bare = proxyname(var), n = 0;
 
-	if (!(at = userinfo(var, &auth)))
+	if (!s)
 		return 0;
-	bufadd(b, var, auth - var);
-	bufadds(b, at + 1);
+	bufadd(b, var, ++s - var);
+	for (;;) {
+		at = userat(s, bare, &auth, &end);
+		bare = 0;
+		if (!auth)
+			break;
+		bufadd(b, s, auth - s);
+		if (at)
+			n++;
+		bufadd(b, at ? at + 1 : auth, end - (at ? at + 1 : auth));
+		s = end;
+	}
+	if (!n) {
+		b->len = start;
+		return 0;
+	}
+	bufadds(b, s);
 	bufaddc(b, '\0');
 	return 1;
 }
@@ -399,7 +418,7 @@ secretvar(const Procs *e, const char *var)
 }
 
 /* The environment of tool processes: without the variables that hold
- * secrets, proxies without their credentials, and with TMPDIR the run's
+ * secrets, URLs without their credentials, and with TMPDIR the run's
  * own directory when it has one.  tmp holds the strings made here, one
  * after the other in the order of env, which points into it once tmp
  * has stopped growing. */
@@ -415,7 +434,7 @@ cleanenv(const Procs *e, Buf *tmp)
 	for (i = 0; i < n; i++) {
 		if (secretvar(e, environ[i]))
 			continue;
-		if (proxyname(environ[i]) && stripuser(environ[i], tmp))
+		if (stripuser(environ[i], tmp))
 			env[k++] = NULL;	/* in tmp: set below */
 		else
 			env[k++] = environ[i];
@@ -435,7 +454,7 @@ cleanenv(const Procs *e, Buf *tmp)
 }
 
 /* Blank in our own environment, in place, every value the tools'
- * environment leaves out and the credentials of proxies: a tool that
+ * environment leaves out and the credentials of URLs: a tool that
  * runs as root reads /proc/PID/environ, which shows the very bytes the
  * environment started in, whatever getenv now says.  What agent needs
  * of them (the keys, MCP's header values, the proxies) was copied
@@ -445,8 +464,9 @@ void
 prochide(const Proclimits *lim)
 {
 	Procs e = { 0 };
-	char **v, *eq, *at;
-	const char *auth;
+	Buf b = { 0 };
+	char **v, *eq;
+	size_t n;
 
 	e.lim = lim;
 	for (v = environ; *v; v++) {
@@ -454,11 +474,14 @@ prochide(const Proclimits *lim)
 			continue;
 		if (secretvar(&e, *v)) {
 			memset(eq + 1, 0, strlen(eq + 1));
-		} else if (proxyname(*v) && (at = userinfo(*v, &auth))) {
-			memmove((char *)auth, at + 1, strlen(at + 1) + 1);
-			memset((char *)auth + strlen(auth), 0, at + 1 - auth);
+		} else if (stripuser(*v, &b)) {	/* shorter */
+			n = strlen(*v);
+			memcpy(*v, b.p, b.len);
+			memset(*v + b.len, 0, n + 1 - b.len);
+			bufreset(&b);
 		}
 	}
+	buffree(&b);
 #ifdef __linux__
 	prctl(PR_SET_DUMPABLE, 0);
 #endif

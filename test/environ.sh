@@ -30,7 +30,7 @@ secretrun() {
 	    DB_PASSWORD=s-db HF_TOKEN=s-hf OPENAI_API_KEY=s-openai \
 	    HTTP_PROXY=http://alice:s-proxy@127.0.0.1:$PORT/ \
 	    all_proxy=http://bob:s-allp@socks.example:1080 \
-	    KEYTIMEOUT=1 &&
+	    DATABASE_URL=postgres://carol:s-url@db.example/prod KEYTIMEOUT=1 &&
 	    agentexec "$@" setsid -w timeout 30 "$ROOT/agent" -y -n \
 	    'read your environment') </dev/null >"$T/out" 2>"$T/err"
 	RC=$?
@@ -46,9 +46,9 @@ print(d["messages"][-1]["content"])' "$REQ/2.json" >"$res" 2>/dev/null ||
 		# agent blanks is that copy, not what /proc shows
 		skip "$_n: no secret in agent's /proc/PID/environ" \
 		    "/proc shows $EMULATOR's environment"
-	elif grep -q 's-gh\|s-aws\|s-db\|s-hf\|s-openai\|test-key\|s-proxy\|s-allp\|alice\|bob' "$res"; then
+	elif grep -q 's-gh\|s-aws\|s-db\|s-hf\|s-openai\|test-key\|s-proxy\|s-allp\|alice\|bob\|s-url\|carol' "$res"; then
 		fail "$_n: no secret in agent's /proc/PID/environ" \
-		    "$(grep -o 's-[a-z]*\|test-key\|alice\|bob' "$res" | sort -u)"
+		    "$(grep -o 's-[a-z]*\|test-key\|alice\|bob\|carol' "$res" | sort -u)"
 	else
 		ok "$_n: no secret in agent's /proc/PID/environ"
 	fi
@@ -74,6 +74,7 @@ elif [ "$(id -u)" -eq 0 ]; then
 	    grep -qx 'AGENT_API_KEY=' "$T/res.as root" &&
 	    grep -qx 'HTTP_PROXY=http://127.0.0.1:'"$PORT"'/' "$T/res.as root" &&
 	    grep -qx 'all_proxy=http://socks.example:1080' "$T/res.as root" &&
+	    grep -qx 'DATABASE_URL=postgres://db.example/prod' "$T/res.as root" &&
 	    grep -qx 'KEYTIMEOUT=1' "$T/res.as root" &&
 	    ok "as root: bash read agent's environ, the names left, no values" ||
 	    fail "as root: bash read agent's environ, the names left, no values" \

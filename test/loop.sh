@@ -200,28 +200,40 @@ startfake -x "$T/r1" "$T/r2"
     MY_PASSWD=s-pw GOOGLE_APPLICATION_CREDENTIALS=s-gc \
     HTTPS_PROXY=http://alice:s-proxy@proxy.example:3128/ \
     all_proxy=bob:s-allp@socks.example:1080 \
-    KEYTIMEOUT=1 TOKENIZERS_PARALLELISM=false &&
+    KEYTIMEOUT=1 TOKENIZERS_PARALLELISM=false DB_PASS=s-dbp \
+    CI_JOB_JWT=s-jwt SENTRY_DSN=https://s-dsn@sentry.example/1 \
+    DATABASE_URL=postgres://carol:s-url@db.example/prod \
+    PIP_EXTRA_INDEX_URL="https://u:s-pipa@a.example/s https://v:s-pipb@b.example/s" \
+    GIT_ASKPASS=/bin/true EMAIL=me@example.com &&
     agentexec setsid -w timeout 30 "$ROOT/agent" -y -n 'env') \
     </dev/null >"$T/out" 2>"$T/err"
 for v in GITHUB_TOKEN AWS_SECRET_ACCESS_KEY NPM_TOKEN DB_PASSWORD \
-    npm_config__authToken MY_PASSWD GOOGLE_APPLICATION_CREDENTIALS; do
+    npm_config__authToken MY_PASSWD GOOGLE_APPLICATION_CREDENTIALS \
+    DB_PASS CI_JOB_JWT; do
 	jsontest "secrets: $v not in the tool's environment" "$REQ/2.json" \
 	    '"PATH=" in d["messages"][-1]["content"] and
 	     "'$v'=" not in d["messages"][-1]["content"]'
 done
-if grep -q 's-gh\|s-aws\|s-npm\|s-db\|s-pw\|s-gc\|s-proxy\|s-allp\|alice\|bob' \
+if grep -q 's-gh\|s-aws\|s-npm\|s-db\|s-pw\|s-gc\|s-proxy\|s-allp\|alice\|bob\|s-jwt\|s-dsn\|s-url\|carol\|s-pip' \
     "$REQ/2.json"; then
 	fail "secrets: no CI secret or proxy password in the tool's environment" \
-	    "$(grep -o 's-[a-z]*\|alice\|bob' "$REQ/2.json" | sort -u)"
+	    "$(grep -o 's-[a-z]*\|alice\|bob\|carol' "$REQ/2.json" | sort -u)"
 else
 	ok "secrets: no CI secret or proxy password in the tool's environment"
 fi
 jsontest "secrets: proxies keep their host and port" "$REQ/2.json" \
     '"HTTPS_PROXY=http://proxy.example:3128/\n" in d["messages"][-1]["content"]
      and "all_proxy=socks.example:1080\n" in d["messages"][-1]["content"]'
+jsontest "secrets: URLs keep all but their user:password@" "$REQ/2.json" \
+    '"DATABASE_URL=postgres://db.example/prod\n" in d["messages"][-1]["content"]
+     and "PIP_EXTRA_INDEX_URL=https://a.example/s https://b.example/s\n" in
+     d["messages"][-1]["content"] and "SENTRY_DSN=" not in
+     d["messages"][-1]["content"] and "EMAIL=me@example.com\n" in
+     d["messages"][-1]["content"]'
 jsontest "secrets: names config.h keeps are kept" "$REQ/2.json" \
     '"KEYTIMEOUT=1\n" in d["messages"][-1]["content"] and
-     "TOKENIZERS_PARALLELISM=false\n" in d["messages"][-1]["content"]'
+     "TOKENIZERS_PARALLELISM=false\n" in d["messages"][-1]["content"] and
+     "GIT_ASKPASS=/bin/true\n" in d["messages"][-1]["content"]'
 
 # The wire examples of test/data: thinking on stderr, text on stdout, two
 # calls assembled from pieces, their results in order.
