@@ -272,7 +272,7 @@ FUZZ = test/fuzz_json test/fuzz_sse test/fuzz_http test/fuzz_session \
 	test/fuzz_wire test/fuzz_rpc test/fuzz_cert test/fuzz_regex \
 	test/fuzz_responses test/fuzz_guard test/fuzz_export test/fuzz_mcp \
 	test/fuzz_schema test/fuzz_diff test/fuzz_mcphttp test/fuzz_eventstream \
-	test/fuzz_gauth test/fuzz_cagen test/fuzz_strtol
+	test/fuzz_gauth test/fuzz_cagen test/fuzz_strtol test/fuzz_gitindex
 FUZZFLAGS = -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(ACPPFLAGS)
 
@@ -284,6 +284,9 @@ test/fuzz_eventstream: test/fuzz_eventstream.c eventstream.c util.c $(HDR)
 	clang $(FUZZFLAGS) -o $@ test/fuzz_eventstream.c eventstream.c util.c
 test/fuzz_http: test/fuzz_http.c http.c tls.c util.c $(HDR) config.h ca.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_http.c http.c tls.c util.c $(LIBS)
+# the index reader is static in gitguard.c: the target includes it
+test/fuzz_gitindex: test/fuzz_gitindex.c gitguard.c util.c $(HDR)
+	clang $(FUZZFLAGS) -o $@ test/fuzz_gitindex.c util.c
 # the certificate reader is static in tls.c: the target includes it
 test/fuzz_cert: test/fuzz_cert.c tls.c util.c $(HDR) config.h ca.h
 	clang $(FUZZFLAGS) -o $@ test/fuzz_cert.c util.c $(LIBS)

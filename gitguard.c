@@ -10,16 +10,24 @@
  * copied at start, their fingerprint checked around every tool call,
  * before every hook and at exit, and what a tool changed is put back
  * from the copy.  A submodule .git/modules did not hold at start is
- * removed: its config would be obeyed as well. */
+ * removed: its config would be obeyed as well.  git status enters a
+ * submodule by its gitlink in the index (mode 160000) and the .git in
+ * its directory, a file that names its repository or the repository
+ * itself: those of the gitlinks at start are kept too, and of a .git
+ * under a gitlink added later, a tool's, what git obeys is removed. */
 #define _XOPEN_SOURCE 700
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,9 +39,11 @@ enum {
 	GITSAY = 20,		/* paths named in a message, then "and N
 				 * more": a tool can add thousands */
 	GITTRIES = 4,		/* temporary names tried */
-	GITDEPTH = 64		/* directories deep a node may be: a
+	GITDEPTH = 64,		/* directories deep a node may be: a
 				 * submodule in a submodule in ... */
+	GITPATHMAX = 4096	/* bytes of a path in the index */
 };
+#define GITINDEXMAX ((size_t)256 << 20)	/* bytes of .git/index read */
 
 typedef struct {
 	Buf b;			/* ", path", ", path (why)" */
@@ -54,6 +64,9 @@ typedef struct {
 				 * holding submodules named a/b: what it
 				 * holds is submodules */
 	int depth;		/* directories above it, to GITDEPTH */
+	int sub;		/* a submodule's .git in its directory, or
+				 * in it: gone is as good as kept, for git
+				 * enters no repository that is not there */
 	int kind;		/* GABSENT, GFILE, GDIR, GLINK */
 	int bad;		/* could not be put back: not stamped, so
 				 * that every later check tries again */
@@ -72,6 +85,14 @@ typedef struct Gitcopy {
 	Gitlist told;		/* what was put back, not yet told the
 				 * model */
 	Gitlist nottold;	/* what could not be */
+	struct stat index;	/* .git/index as last read; st_ino 0 if
+				 * none was */
+	size_t hash;		/* its object names' size: 20, or 32 for
+				 * SHA-256 */
+	Buf links;		/* the gitlinks added since start, each
+				 * ended by a NUL */
+	int saidindex;		/* said once that it could not be read */
+	int unplanted;		/* the last check left a tool's .git */
 } Gitcopy;
 
 /* What git reads of a .git directory; modules/ holds the submodules'
@@ -83,7 +104,8 @@ static const char *const gitnames[] = {
 	NULL
 };
 
-/* A node for name in the directory of node parent. */
+/* A node for name in the directory of node parent, or for path name
+ * from the working directory (parent -1). */
 static int
 gitadd(Gitcopy *g, const char *name, int parent)
 {
@@ -100,9 +122,11 @@ gitadd(Gitcopy *g, const char *name, int parent)
 		bufaddf(&b, "%s/", g->v[parent].path);
 	bufadds(&b, name);
 	nd->path = bufdetach(&b);
-	nd->name = nd->path + strlen(nd->path) - strlen(name);
+	nd->name = strrchr(nd->path, '/') ? strrchr(nd->path, '/') + 1 :
+	           nd->path;
 	nd->parent = parent;
 	nd->depth = parent >= 0 ? g->v[parent].depth + 1 : 0;
+	nd->sub = parent >= 0 ? g->v[parent].sub : nd->name != nd->path;
 	return g->n++;
 }
 
@@ -142,8 +166,10 @@ gitkindof(Gitcopy *g, int fd, int i)
 	Gitnode *nd = &g->v[i], *up;
 	struct stat st;
 
-	if (nd->parent < 0)
+	if (nd->parent < 0) {
+		nd->part = 1;	/* .git, or a submodule's */
 		return;
+	}
 	up = &g->v[nd->parent];
 	if (up->part && !strcmp(nd->name, "modules"))
 		nd->mods = 1;
@@ -154,8 +180,9 @@ gitkindof(Gitcopy *g, int fd, int i)
 		nd->mods = 1;
 }
 
-/* Copy name in dir, the directory of node parent: what it is, its
- * mode, its content, its fingerprint.  -1 with why. */
+/* Copy name in dir, the directory of node parent (or path name, from
+ * the working directory, in dir: parent -1): what it is, its mode, its
+ * content, its fingerprint.  -1 with why. */
 static int
 gitsnap(Gitcopy *g, int dir, const char *name, int parent, Buf *why)
 {
@@ -171,7 +198,7 @@ gitsnap(Gitcopy *g, int dir, const char *name, int parent, Buf *why)
 		bufaddf(why, "deeper than %d directories", GITDEPTH);
 		return -1;
 	}
-	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fstatat(dir, nd->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return 0;	/* GABSENT: it must stay so */
 		bufaddf(why, "%s: %s", nd->path, strerror(errno));
@@ -186,7 +213,7 @@ gitsnap(Gitcopy *g, int dir, const char *name, int parent, Buf *why)
 		return -1;
 	}
 	if (nd->kind != GDIR) {
-		if (gitread(dir, name, nd->kind, g->maxbytes - g->bytes,
+		if (gitread(dir, nd->name, nd->kind, g->maxbytes - g->bytes,
 		            &nd->data) < 0) {
 			bufaddf(why, "%s: %s", nd->path, strerror(errno));
 			return -1;
@@ -197,7 +224,7 @@ gitsnap(Gitcopy *g, int dir, const char *name, int parent, Buf *why)
 		}
 		return 0;
 	}
-	if ((fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	if ((fd = openat(dir, nd->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	                 O_CLOEXEC)) < 0) {
 		bufaddf(why, "%s: %s", nd->path, strerror(errno));
 		return -1;
@@ -235,6 +262,18 @@ gitsnapdir(Gitcopy *g, int fd, int i, Buf *why)
 	return rc;
 }
 
+/* Whether a and b are the same file, unchanged. */
+static int
+gitsamestat(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_mode == b->st_mode && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 /* Whether st is node nd as last seen.  .git's own times and size change
  * with every commit: only what it is counts.  The change time is the
  * one a tool cannot set back. */
@@ -244,11 +283,7 @@ gitsame(const Gitnode *nd, const struct stat *st)
 	if (st->st_dev != nd->st.st_dev || st->st_ino != nd->st.st_ino ||
 	    st->st_mode != nd->st.st_mode)
 		return 0;
-	return nd->part || (st->st_size == nd->st.st_size &&
-	       st->st_mtim.tv_sec == nd->st.st_mtim.tv_sec &&
-	       st->st_mtim.tv_nsec == nd->st.st_mtim.tv_nsec &&
-	       st->st_ctim.tv_sec == nd->st.st_ctim.tv_sec &&
-	       st->st_ctim.tv_nsec == nd->st.st_ctim.tv_nsec);
+	return nd->part || gitsamestat(&nd->st, st);
 }
 
 /* Note path as put back, or as not, with why: the first GITSAY. */
@@ -293,6 +328,60 @@ gitsayfree(Gitlist *l)
 	l->n = l->said = 0;
 }
 
+/* The directory that path's last component is in, opened from root
+ * through directories alone, no link followed: its descriptor, and
+ * *last that component; -1 with errno. */
+static int
+gitparentat(int root, const char *path, const char **last)
+{
+	char name[NAME_MAX + 1];
+	const char *s = path, *e;
+	int fd = fcntl(root, F_DUPFD_CLOEXEC, 0), next, err;
+
+	for (; fd >= 0 && (e = strchr(s, '/')); s = e + 1) {
+		if ((size_t)(e - s) > NAME_MAX) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(name, s, e - s);
+		name[e - s] = '\0';
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		              O_CLOEXEC);
+		err = errno;
+		close(fd);
+		errno = err;
+		fd = next;
+	}
+	*last = s;
+	return fd;
+}
+
+/* Whether a path whose lstat failed with err is not there for git: no
+ * such file, or a file or link in a directory's place. */
+static int
+gitgone(int err)
+{
+	return err == ENOENT || err == ENOTDIR || err == ELOOP;
+}
+
+/* lstat of path from the working directory, no link followed on the
+ * way: a link in a directory's place is not what it leads to. */
+static int
+gitlstat(const Gitcopy *g, const char *path, struct stat *st)
+{
+	const char *last;
+	int fd, rc, err;
+
+	if ((fd = gitparentat(g->rootfd, path, &last)) < 0)
+		return -1;
+	rc = fstatat(fd, last, st, AT_SYMLINK_NOFOLLOW);
+	err = errno;
+	close(fd);
+	errno = err;
+	return rc;
+}
+
 /* Nodes not as last seen, noted in l if not NULL: a few lstat calls,
  * the price of a check around every tool call. */
 static int
@@ -302,8 +391,9 @@ gitstale(const Gitcopy *g, Gitlist *l)
 	int i, have, n = 0;
 
 	for (i = 0; i < g->n; i++) {
-		have = fstatat(g->rootfd, g->v[i].path, &st,
-		               AT_SYMLINK_NOFOLLOW) == 0;
+		have = gitlstat(g, g->v[i].path, &st) == 0;
+		if (!have && g->v[i].sub && gitgone(errno))
+			continue;
 		if (g->v[i].kind == GABSENT ? !have && errno == ENOENT :
 		    have && gitsame(&g->v[i], &st))
 			continue;
@@ -324,8 +414,7 @@ gitstamp(Gitcopy *g)
 
 	for (i = 0; i < g->n; i++)
 		if (g->v[i].kind != GABSENT && !g->v[i].bad &&
-		    fstatat(g->rootfd, g->v[i].path, &g->v[i].st,
-		            AT_SYMLINK_NOFOLLOW) < 0)
+		    gitlstat(g, g->v[i].path, &g->v[i].st) < 0)
 			memset(&g->v[i].st, 0, sizeof(g->v[i].st));
 }
 
@@ -461,6 +550,8 @@ gitfix(Gitcopy *g, int dir, int i, Gitlist *fixed, Gitlist *failed)
 		gitfailed(g, i, nd->path, failed);
 		return;
 	}
+	if (!have && nd->sub)
+		return;	/* a submodule's, gone: nothing to obey */
 	if (nd->kind == GDIR) {
 		gitfixdir(g, dir, i, fixed, failed);
 		return;
@@ -541,6 +632,355 @@ gitfixdir(Gitcopy *g, int dir, int i, Gitlist *fixed, Gitlist *failed)
 	gitsayfree(&made);
 }
 
+/* Submodules */
+
+typedef void Gitlinkfn(void *arg, const char *path, size_t n);
+
+static unsigned long
+gitbe(const unsigned char *p, int n)
+{
+	unsigned long v = 0;
+
+	while (n--)
+		v = v << 8 | *p++;
+	return v;
+}
+
+/* The number at *at (the index's version 4 writes one before each
+ * path: how much of the one before to drop), at most max: -1 if it is
+ * cut short or larger. */
+static int
+gitvarint(const unsigned char *p, size_t n, size_t *at, size_t max,
+          size_t *v)
+{
+	unsigned c;
+	size_t val;
+
+	if (*at >= n)
+		return -1;
+	c = p[(*at)++];
+	val = c & 127;
+	while (c & 128) {
+		if (*at >= n || val > max)
+			return -1;
+		c = p[(*at)++];
+		val = (val + 1) << 7 | (c & 127);
+	}
+	if (val > max)
+		return -1;
+	*v = val;
+	return 0;
+}
+
+/* Each gitlink (mode 160000) of the git index of n bytes at p, to fn;
+ * hash is the size of its object names.  -1 if the bytes are not an
+ * index of version 2, 3 or 4, as far as they are read. */
+static int
+gitlinks(const unsigned char *p, size_t n, size_t hash, Gitlinkfn *fn,
+         void *arg)
+{
+	const unsigned char *e;
+	unsigned long ver, cnt, k, mode, flags;
+	size_t off = 12, at, fixed = 40 + hash + 2, strip, len;
+	Buf path = { 0 };
+	int rc = -1;
+
+	if (n < 12 || memcmp(p, "DIRC", 4))
+		return -1;
+	ver = gitbe(p + 4, 4);
+	cnt = gitbe(p + 8, 4);
+	if (ver < 2 || ver > 4)
+		return -1;
+	for (k = 0; k < cnt; k++, off = at) {
+		if (n - off < fixed)
+			goto done;
+		mode = gitbe(p + off + 24, 4);
+		flags = gitbe(p + off + 40 + hash, 2);
+		at = off + fixed + (ver >= 3 && (flags & 0x4000) ? 2 : 0);
+		if (at > n)
+			goto done;
+		if (ver == 4 && gitvarint(p, n, &at, path.len, &strip) < 0)
+			goto done;
+		path.len = ver == 4 ? path.len - strip : 0;
+		if (!(e = memchr(p + at, '\0', n - at)) ||
+		    (len = e - (p + at)) > GITPATHMAX - path.len)
+			goto done;
+		bufadd(&path, p + at, len);
+		at += len + 1;
+		if (ver < 4)	/* 1 to 8 NULs: the entry a multiple of 8 */
+			at = off + ((at - 1 - off + 8) & ~(size_t)7);
+		if (at > n)
+			goto done;
+		if ((mode & 0170000) == 0160000)
+			fn(arg, bstr(&path), path.len);
+	}
+	rc = 0;
+done:
+	buffree(&path);
+	return rc;
+}
+
+/* Whether path is one git would enter: relative, no "", ".", ".." or
+ * ".git" in it (git refuses such paths). */
+static int
+gitsafepath(const char *path, size_t n)
+{
+	const char *s = path, *e;
+
+	if (!n || strlen(path) != n)
+		return 0;
+	for (; ; s = e + 1) {
+		e = s + strcspn(s, "/");
+		if (e == s || (e - s == 1 && s[0] == '.') ||
+		    (e - s == 2 && !strncmp(s, "..", 2)) ||
+		    (e - s == 4 && !strncasecmp(s, ".git", 4)))
+			return 0;
+		if (!*e)
+			return 1;
+	}
+}
+
+/* The size of the object names, from the config kept: 32 if it says
+ * objectformat = sha256, else 20. */
+static size_t
+githashsize(const Gitcopy *g)
+{
+	const char *s;
+	char word[13];
+	size_t k;
+	int i;
+
+	for (i = 0; i < g->n && strcmp(g->v[i].path, ".git/config"); i++)
+		;
+	if (i == g->n || g->v[i].kind != GFILE)
+		return 20;
+	for (s = bstr(&g->v[i].data); *s; s += strcspn(s, "\n") + !!s[0]) {
+		s += strspn(s, " \t");
+		for (k = 0; k < 12 && s[k]; k++)
+			word[k] = tolower((unsigned char)s[k]);
+		word[k] = '\0';
+		if (!strcmp(word, "objectformat") &&
+		    strstr(s, "sha256") && strstr(s, "sha256") <
+		    s + strcspn(s, "\n"))
+			return 32;
+	}
+	return 20;
+}
+
+/* Read .git/index (mapped, no link followed, not past GITINDEXMAX) if
+ * it is not as last read: 1 and its gitlinks to fn; 0 if it is as it
+ * was, or there is none; -1 if it cannot be read. */
+static int
+gitindex(Gitcopy *g, Gitlinkfn *fn, void *arg)
+{
+	struct stat st;
+	const char *last;
+	void *p;
+	int fd, dir, rc;
+
+	if ((dir = gitparentat(g->rootfd, ".git/index", &last)) < 0)
+		return gitgone(errno) ? 0 : -1;
+	fd = openat(dir, last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	            O_CLOEXEC);
+	close(dir);
+	if (fd < 0 && errno == ENOENT) {
+		memset(&g->index, 0, sizeof(g->index));
+		return 0;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size > GITINDEXMAX) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (gitsamestat(&g->index, &st)) {
+		close(fd);
+		return 0;
+	}
+	p = st.st_size ? mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd,
+	                      0) : NULL;
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	g->index = st;
+	rc = gitlinks(p, st.st_size, g->hash, fn, arg);
+	if (p)
+		munmap(p, st.st_size);
+	return rc < 0 ? -1 : 1;
+}
+
+/* Whether a node stands for path/.git, a gitlink's at start. */
+static int
+gitkept(const Gitcopy *g, const char *path, size_t n)
+{
+	int i;
+
+	for (i = 1; i < g->n; i++)
+		if (g->v[i].parent < 0 && !strncmp(g->v[i].path, path, n) &&
+		    !strcmp(g->v[i].path + n, "/.git"))
+			return 1;
+	return 0;
+}
+
+/* A gitlink of the index at start: its .git kept as .git is, unless a
+ * link stands on the way to it (then it is watched as one added). */
+typedef struct {
+	Gitcopy *g;
+	Buf *why;
+	int rc;
+} Gitstart;
+
+static void
+gitstartlink(void *arg, const char *path, size_t n)
+{
+	Gitstart *s = arg;
+	Gitcopy *g = s->g;
+	Buf p = { 0 };
+	const char *last;
+	int fd;
+
+	if (s->rc < 0 || !gitsafepath(path, n) || gitkept(g, path, n))
+		return;
+	bufaddf(&p, "%s/.git", path);
+	if ((fd = gitparentat(g->rootfd, p.p, &last)) >= 0) {
+		s->rc = gitsnap(g, fd, p.p, -1, s->why);
+		close(fd);
+	} else if (errno == ENOENT) {
+		gitadd(g, p.p, -1);	/* GABSENT */
+	} else if (gitgone(errno)) {
+		bufadd(&g->links, path, n + 1);
+	} else {
+		bufaddf(s->why, "%s: %s", p.p, strerror(errno));
+		s->rc = -1;
+	}
+	buffree(&p);
+}
+
+/* A gitlink of the index now: watched if it was not one at start. */
+static void
+gitnewlink(void *arg, const char *path, size_t n)
+{
+	Gitcopy *g = arg;
+
+	if (gitsafepath(path, n) && !gitkept(g, path, n) &&
+	    g->links.len < (size_t)g->maxfiles * 64)
+		bufadd(&g->links, path, n + 1);
+}
+
+/* A .git under gitlink path that was not there at start is a tool's: a
+ * file or link (it may name any repository) goes; of a directory, what
+ * git obeys (gitnames), its objects and refs staying. */
+static void
+gitunplant(Gitcopy *g, const char *path, Gitlist *fixed, Gitlist *failed)
+{
+	struct stat st;
+	Buf p = { 0 };
+	const char *last;
+	int fd, dir = -1, k;
+
+	bufaddf(&p, "%s/.git", path);
+	if ((fd = gitparentat(g->rootfd, p.p, &last)) < 0 ||
+	    fstatat(fd, last, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		goto done;	/* git enters no .git that is not there */
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(fd, last, 0) < 0)
+			gitsaid(failed, p.p, strerror(errno));
+		else
+			gitsaid(fixed, p.p, NULL);
+		goto done;
+	}
+	if ((dir = openat(fd, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	                  O_CLOEXEC)) < 0) {
+		gitsaid(failed, p.p, strerror(errno));
+		goto done;
+	}
+	for (k = 0; gitnames[k]; k++) {
+		if (fstatat(dir, gitnames[k], &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		bufreset(&p);
+		bufaddf(&p, "%s/.git/%s", path, gitnames[k]);
+		if (rmtreeat(dir, gitnames[k]) < 0)
+			gitsaid(failed, p.p, strerror(errno));
+		else
+			gitsaid(fixed, p.p, NULL);
+	}
+done:
+	if (dir >= 0)
+		close(dir);
+	if (fd >= 0)
+		close(fd);
+	buffree(&p);
+}
+
+/* The gitlinks added since start, from the index if it changed, and
+ * what a tool planted under them removed; said once if the index
+ * cannot be read. */
+static void
+gitlinkcheck(Gitcopy *g, Gitlist *fixed, Gitlist *failed)
+{
+	Buf old = g->links;
+	const char *s;
+	int rc, n = failed->n;
+
+	memset(&g->links, 0, sizeof(g->links));
+	if ((rc = gitindex(g, gitnewlink, g)) < 0 && !g->saidindex) {
+		g->saidindex = 1;
+		warn("cannot read .git/index: a repository a tool puts in "
+		     "the tree as a submodule is not looked for");
+	}
+	if (rc <= 0) {
+		buffree(&g->links);
+		g->links = old;
+	} else {
+		buffree(&old);
+	}
+	for (s = bstr(&g->links); s < bstr(&g->links) + g->links.len;
+	     s += strlen(s) + 1)
+		gitunplant(g, s, fixed, failed);
+	g->unplanted = failed->n > n;
+}
+
+/* Put top-level node i back: .git, or a submodule's .git, reached
+ * through directories alone. */
+static void
+gitfixtop(Gitcopy *g, int i, Gitlist *fixed, Gitlist *failed)
+{
+	const char *last;
+	int fd;
+
+	if (i == 0) {
+		gitfix(g, g->rootfd, 0, fixed, failed);
+		return;
+	}
+	if ((fd = gitparentat(g->rootfd, g->v[i].path, &last)) < 0) {
+		if (!gitgone(errno))
+			gitfailed(g, i, g->v[i].path, failed);
+		return;	/* no directory: no submodule to enter */
+	}
+	gitfix(g, fd, i, fixed, failed);
+	close(fd);
+}
+
+/* The submodules of the index at start, each one's .git kept; said
+ * once if the index cannot be read.  -1 with why if a .git cannot be
+ * copied. */
+static int
+gitsubinit(Gitcopy *g, Buf *why)
+{
+	Gitstart s;
+
+	s.g = g;
+	s.why = why;
+	s.rc = 0;
+	g->hash = githashsize(g);
+	if (gitindex(g, gitstartlink, &s) < 0 && s.rc == 0) {
+		g->saidindex = 1;
+		warn("cannot read .git/index: its submodules are not kept "
+		     "as they are");
+	}
+	return s.rc;
+}
+
 /* With gitwrite 0 and a .git in the working directory: copy what of it
  * git obeys.  -1 with why if it cannot be copied whole, or holds more
  * than maxfiles files or maxbytes bytes: the run does not start. */
@@ -580,6 +1020,8 @@ gitinit(Gitguard *e, size_t maxbytes, int maxfiles, Buf *why)
 		if (fd < 0)
 			bufaddf(why, ".git: %s", strerror(errno));
 	}
+	if (rc == 0 && g->v[0].kind == GDIR)
+		rc = gitsubinit(g, why);
 	if (rc < 0) {
 		/* a part copied must not be put back over the rest */
 		gitfree(e);
@@ -604,12 +1046,18 @@ gitcheck(Gitguard *e)
 	Gitlist fixed = { 0 }, failed = { 0 };
 	int i, n;
 
-	if (!g || !gitstale(g, NULL))
+	if (!g)
 		return 0;
-	for (i = 0; i < g->n; i++)
-		g->v[i].bad = 0;
-	gitfix(g, g->rootfd, 0, &fixed, &failed);
-	gitstamp(g);
+	if (gitstale(g, NULL)) {
+		for (i = 0; i < g->n; i++)
+			g->v[i].bad = 0;
+		for (i = 0; i < g->n; i++)
+			if (g->v[i].parent < 0)
+				gitfixtop(g, i, &fixed, &failed);
+		gitstamp(g);
+	}
+	if (g->v[0].kind == GDIR)
+		gitlinkcheck(g, &fixed, &failed);
 	gitsayadd(&g->told, &fixed);
 	gitsayadd(&g->nottold, &failed);
 	if (fixed.n)
@@ -654,7 +1102,8 @@ gitnote(Gitguard *e, Buf *res)
 	if (g && g->told.n)
 		bufaddf(res, "\n\nRestored %s: git's configuration and hooks "
 		        "(.git/config, config.worktree, commondir, hooks/, "
-		        "info/, and those of submodules in .git/modules) are "
+		        "info/, and those of submodules, the .git in their "
+		        "directory and theirs in .git/modules) are "
 		        "read-only for tools in this run, and were put back "
 		        "as they were.", gitsaytext(&g->told));
 	if (g && g->nottold.n)
@@ -680,7 +1129,11 @@ gitexit(Gitguard *e)
 	Gitlist l = { 0 };
 
 	gitcheck(e);
-	if (!e || !e->copy || !gitstale(e->copy, &l))
+	if (!e || !e->copy)
+		return;
+	if (e->copy->unplanted)
+		gitsaid(&l, "a submodule's .git made by a tool", NULL);
+	if (!gitstale(e->copy, &l) && !l.n)
 		return;
 	warn("WARNING: git's config or hooks differ from what they were at "
 	     "start, and could not be put back: %s.  Git may run a tool's "
@@ -702,6 +1155,7 @@ gitfree(Gitguard *e)
 		buffree(&g->v[i].data);
 	}
 	free(g->v);
+	buffree(&g->links);
 	gitsayfree(&g->told);
 	gitsayfree(&g->nottold);
 	close(g->rootfd);

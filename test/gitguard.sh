@@ -111,7 +111,7 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t \
 # repository might come; its config, hooks and info kept in $T/was.
 gitrepo() {
 	fresh
-	(cd "$W" && git init -q && echo a >a && git add a &&
+	(cd "$W" && git init -q "$@" && echo a >a && git add a &&
 	    git commit -qm one && ln -s .git g) || return 1
 	printf '#!/bin/sh\nexit 0\n' >"$W/.git/hooks/post-commit"
 	chmod 755 "$W/.git/hooks/post-commit"
@@ -282,7 +282,7 @@ plant . s "touch $O/pwned; false" >"$O/plant.sh"
 calls "tool b1 bash {\"command\": \"sh $O/plant.sh && echo planted\"}"
 runat -y 'go'
 n="git: a submodule planted"
-has "$n: the model is told" 2 "Restored .git/modules: git's configuration"
+has "$n: the model is told" 2 "Restored .git/modules, s/.git: git's configuration"
 [ ! -e "$W/.git/modules" ] && ok "$n: .git/modules removed" ||
     fail "$n: .git/modules removed" "$(ls -la "$W/.git/modules")"
 (cd "$W" && git status >/dev/null 2>&1)
@@ -304,7 +304,7 @@ n="git: a submodule at start"
 has "$n: the model is told its config was restored" 2 \
     "Restored .git/modules/s/config: git's"
 has "$n: the model is told of the one planted" 3 \
-    "Restored .git/modules/t: git's"
+    "Restored .git/modules/t, t/.git: git's"
 jsontest "$n: a commit in it restores nothing" "$REQ/4.json" \
     '"Restored" not in d["messages"][-1]["content"]'
 [ "$(cd "$W/s" && git log --format=%s | head -1)" = z ] &&
@@ -314,3 +314,70 @@ jsontest "$n: a commit in it restores nothing" "$REQ/4.json" \
 [ ! -e "$O/pwned" ] && [ ! -e "$O/pwned2" ] &&
     [ ! -e "$W/.git/modules/t" ] && ok "$n: git status is safe" ||
     fail "$n: git status is safe" "$(ls "$O")"
+
+# A repository made in the tree and added as a submodule (a gitlink in
+# the index, its .git in its directory): git status would enter it and
+# obey its config.  What git obeys of it goes; its history stays.  The
+# index of each version, and of SHA-256 object names.
+for f in 2 3 4 sha256; do
+	case $f in
+	sha256) gitrepo --object-format=sha256 ;;
+	*) gitrepo && git -C "$W" update-index --index-version $f ;;
+	esac
+	o=; [ $f = sha256 ] && o=--object-format=sha256
+	mk="mkdir e && cd e && git init -q $o && git -c user.email=a@b"
+	mk="$mk -c user.name=a commit -q --allow-empty -m x && git config"
+	mk="$mk core.fsmonitor 'touch $O/pwned; false' && cd .. && git add e"
+	printf '%s && echo planted\n' "$mk" >"$O/plant.sh"
+	calls "tool b1 bash {\"command\": \"sh $O/plant.sh\"}"
+	runat -y 'go'
+	n="git: a repository added as a submodule (index $f)"
+	[ "$RC" -eq 0 ] && ok "$n: the run ends well" ||
+	    fail "$n: the run ends well" "rc $RC: $(cat "$T/err")"
+	has "$n: the model is told" 2 "Restored e/.git/config, e/.git/hooks"
+	[ -d "$W/e/.git/objects" ] && [ ! -e "$W/e/.git/config" ] &&
+	    ok "$n: its config gone, its history kept" ||
+	    fail "$n: its config gone, its history kept" \
+	    "$(ls -la "$W/e/.git")"
+	(cd "$W" && git status >/dev/null 2>&1)
+	[ ! -e "$O/pwned" ] && ok "$n: git status is safe" ||
+	    fail "$n: git status is safe" "$(cat "$T/err")"
+done
+
+# A submodule at start: its .git file made to name another repository,
+# one whose config runs a command, is put back.
+gitrepo
+plant "$W" s : | sh || fail "git: a submodule" "cannot make it"
+(cd "$W" && git commit -qm sub) || fail "git: a submodule" "cannot commit"
+mk="git init -q ev && git -C ev config core.fsmonitor 'touch $O/pwned; false'"
+mk="$mk && echo 'gitdir: ../ev/.git' >s/.git && echo moved"
+printf '%s\n' "$mk" >"$O/plant.sh"
+calls "tool b1 bash {\"command\": \"sh $O/plant.sh\"}"
+runat -y 'go'
+n="git: a submodule's .git file made to name another repository"
+has "$n: the model is told" 2 "Restored s/.git: git's"
+[ "$(cat "$W/s/.git")" = "gitdir: ../.git/modules/s" ] &&
+    ok "$n: put back" || fail "$n: put back" "$(cat "$W/s/.git")"
+(cd "$W" && git status >/dev/null 2>&1)
+[ ! -e "$O/pwned" ] && ok "$n: git status is safe" ||
+    fail "$n: git status is safe" "$(cat "$T/err")"
+
+# A repository in the tree, a submodule at start: its config is kept as
+# .git's is; removing the submodule is no change to put back.
+gitrepo
+(cd "$W" && mkdir e && cd e && git init -q &&
+    git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x &&
+    cd .. && git add e 2>/dev/null && git commit -qm e) ||
+    fail "git: a repository in the tree" "cannot make it"
+calls "tool b1 bash {\"command\": \"git -C e config core.fsmonitor 'touch $O/pwned; false'\"}" \
+    'tool b2 bash {"command": "rm -rf e && echo gone"}'
+runat -y 'go'
+n="git: a repository in the tree, a submodule at start"
+[ "$RC" -eq 0 ] && ok "$n: the run ends well" ||
+    fail "$n: the run ends well" "rc $RC: $(cat "$T/err")"
+has "$n: the model is told its config was restored" 2 \
+    "Restored e/.git/config: git's"
+jsontest "$n: removing it restores nothing" "$REQ/3.json" \
+    '"Restored" not in d["messages"][-1]["content"]'
+[ ! -e "$W/e" ] && ok "$n: removed, it stays so" ||
+    fail "$n: removed, it stays so" "$(ls -la "$W/e")"
