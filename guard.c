@@ -384,11 +384,12 @@ pathforms(const char *path, const char *root, char *f[5])
 
 /* Whether a tool reads what lies at its path, as read does: read rules
  * hold grep, find and ls too (as Claude Code's do), or grep SECRET .env
- * would give what read .env may not. */
+ * would give what read .env may not; and edit, whose "not found" and
+ * "found 2 times" would tell it bit by bit. */
 static int
 readstoo(const char *tool)
 {
-	return wordin(tool, "grep find ls");
+	return wordin(tool, "grep find ls edit");
 }
 
 /* The rules of a tool that takes a path: DENY or ASK if any form of it

@@ -339,6 +339,8 @@ static const struct {
 	{ "read", "{\"path\":\"~/.env\"}", 'D' },
 	{ "read", "{\"path\":\"@x/../.git/config\"}", 'D' },
 	{ "read", "{\"path\":\"@a.md\"}", 'A' },
+	{ "edit", "{\"path\":\"@.env\"}", 'D' },
+	{ "edit", "{\"path\":\"a.md\"}", 'A' },
 };
 
 /* In a child with no terminal, so that an ASK is told apart. */
@@ -350,7 +352,8 @@ testcalls(void)
 	static const Hook hooks[] = { { 0, NULL, NULL, 0 } };
 	static const Toollimits lim;
 	static const Tool tools[] = {
-		{ "bash", NULL, 1, "", "{}" }, { "read", NULL, 0, "", "{}" }
+		{ "bash", NULL, 1, "", "{}" }, { "read", NULL, 0, "", "{}" },
+		{ "edit", NULL, 0, "", "{}" }
 	};
 	Toolenv e;
 	Sandbox box;
@@ -385,7 +388,8 @@ testcalls(void)
 	g.tenv = &e;
 	for (i = 0; i < LEN(calls); i++) {
 		st = decide(&g, calls[i].tool[0] == 'b' ? &tools[0] :
-		            &tools[1], calls[i].args);
+		            calls[i].tool[0] == 'r' ? &tools[1] : &tools[2],
+		            calls[i].args);
 		T(st == calls[i].want, "calls: %s %s: %c", calls[i].tool,
 		  calls[i].args, st);
 	}
