@@ -116,7 +116,8 @@ entrymsg(Ctx *c, const Entry *e)
 		msginblock(&c->msgs, v, len, e->plain);
 		return;
 	}
-	if (!entryincontext(e) || jsonparse(&j, e->line, e->len) < 0)
+	if (!entryincontext(e) || !e->line ||
+	    jsonparse(&j, e->line, e->len) < 0)
 		return;
 	if (!strcmp(e->type, "message") &&
 	    (k = jsonget(&j, 0, "message")) >= 0 &&
@@ -391,7 +392,7 @@ ctxplan(Ctx *c, const char *focus, Ctxcut *k)
 	summaryplan(c, &conv, prev, c->conf->ask, focus, k);
 	rc = 0;
 done:
-	free(path);
+	sessdone(c->sess, path);	/* the lines back to the file */
 	free(prev);
 	buffree(&conv);
 	return rc;

@@ -498,7 +498,7 @@ openfile(Session *s, const char *dir, const char *cwd, const char *word,
 
 	if (!file)
 		return 2;
-	if ((save ? sessload(s, file) : sessread(s, file)) < 0 &&
+	if ((save ? sessload(s, file) : sessreadall(s, file)) < 0 &&
 	    errno != ENOENT && errno != ENOTDIR) {
 		free(file);
 		return 1;
@@ -585,7 +585,8 @@ sessdiropen(Session *s, int mode, const char *file, int save)
 		save = 0;
 	}
 	if (mode == 'c' && (latest = sessdirlatest(dir, cwd))) {
-		rc = (save ? sessload(s, latest) : sessread(s, latest)) < 0;
+		rc = (save ? sessload(s, latest) : sessreadall(s, latest)) <
+		     0;
 		free(latest);
 	} else if (mode == 's') {
 		rc = openfile(s, dir, cwd, file, save);

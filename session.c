@@ -575,7 +575,7 @@ mapcontext(Session *s, Entry **want, size_t k, int fd, const char *name,
 
 /* Read the lines that the branch's context uses: those from the first
  * entry the last compaction kept, and the compaction itself; with all,
- * every line on the branch (a fork copies them).  The rest of the file
+ * every line on the branch (a fork copies them), all 2 every line.  The rest of the file
  * stays on disk: only its index is in memory.  fresh: fd was indexed
  * just now, and its lines need no second look.  0, or -1. */
 static int
@@ -606,6 +606,8 @@ readcontext(Session *s, const char *text, int fd, const char *name,
 			on[path[i] - s->e] = 1;
 	for (i = from; i < n; i++)
 		on[path[i] - s->e] = 2;
+	for (i = 0; all == 2 && i < s->n; i++)
+		on[i] = 1;
 	/* taken in file order, the index's: a branch may run backwards
 	 * through the file, and each line a window away from the last */
 	for (i = 0; i < s->n && r == 0; i++)
@@ -875,6 +877,14 @@ sessread(Session *s, const char *path)
 	return readpath(s, path, 1);
 }
 
+/* sessread, with every line of the file read: a session held in
+ * memory alone (-n) has no file to read another branch from. */
+int
+sessreadall(Session *s, const char *path)
+{
+	return readpath(s, path, 2);
+}
+
 /* sessread, with the branch that ends at entry leaf (NULL: the file's
  * leaf), every line of it read; an unknown leaf is said, errno EINVAL. */
 int
@@ -1130,7 +1140,8 @@ copybranch(Session *s, Session *from, const char *at)
 			r = -1;
 		else
 			addentry(s, path[i]->id, path[i]->parent,
-			         path[i]->type, NULL, xstrdup(path[i]->line));
+			         path[i]->type, NULL,
+			         xstrndup(path[i]->line, path[i]->len));
 	from->leaf = leaf;
 	if (n && from->fd >= 0)
 		sessdone(from, path);	/* the lines go back to the file */

@@ -34,6 +34,7 @@ typedef struct Session {
 
 int sessparse(Session *s, const char *text, size_t len, const char *name);
 int sessread(Session *s, const char *path);	/* read only, in memory */
+int sessreadall(Session *s, const char *path);
 int sessreadat(Session *s, const char *path, const char *leaf);
 int sessload(Session *s, const char *path);
 int sessnew(Session *s, const char *dir, const char *cwd);

@@ -136,6 +136,22 @@ printf '/compact\n' >"$T/short"
 grep -q 'nothing to compact' "$T/err" && ok "/compact: nothing to compact in a short one" ||
     fail "/compact: nothing to compact in a short one" "$(cat "$T/err")"
 
+# /fork after a /compact that found nothing: the fork holds the lines
+# whole, each once (the lines the plan read went back to the file).
+printf 'hello\n' >"$T/hello"
+startfake -x "$T/third"
+runs "$T/sf.jsonl" "$T/hello"
+printf '/compact\n/fork\n' >"$T/cf"
+runs "$T/sf.jsonl" "$T/cf"
+G=$(sed -n 's/.*forked: //p' "$T/err")
+python3 - "$T/sf.jsonl" "$G" <<'X' && ok "/fork after /compact: the lines whole" || fail "/fork after /compact: the lines whole" "$(cat "$T/err"; cat "$G")"
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+assert [e.get("id") for e in a[1:]] == [e.get("id") for e in b[1:]], b
+assert [e.get("message") for e in a[1:]] == [e.get("message") for e in b[1:]]
+X
+
 # The newest entries are big tool results of one call: the cut goes back
 # to the message that made the calls, never between a call and a result.
 for f in r1 r2 r3; do

@@ -200,6 +200,34 @@ runat -c
 grep -q "no entry has that id" "$T/err" && ok "/fork: an unknown id is said" ||
     fail "/fork: an unknown id is said" "$(cat "$T/err")"
 
+# -n: a session read into memory alone; /branch to another branch finds
+# that branch's lines there, and /tree shows their text.
+mkmsg() {
+	printf '{"type":"message","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"%s","content":[{"type":"text","text":"%s"}],"timestamp":1}}\n' "$@"
+}
+{
+	printf '{"type":"session","version":3,"id":"h","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
+	mkmsg u1 null user 'root q'
+	mkmsg a1 '"u1"' assistant 'root a'
+	mkmsg u2 '"a1"' user 'A q'
+	mkmsg a2 '"u2"' assistant 'A a'
+	mkmsg u3 '"a1"' user 'B q'
+	mkmsg a3 '"u3"' assistant 'B a'
+} >"$T/two.jsonl"
+cp "$T/two.jsonl" "$T/two.before"
+startfake -x "$T/a5"
+printf '/tree\n/branch a2\nnext\n' >"$T/in"
+runat -n -s "$T/two.jsonl"
+[ "$RC" -eq 0 ] && ok "-n: /branch to another branch: ends well" ||
+    fail "-n: /branch to another branch: ends well" "rc $RC: $(cat "$T/err")"
+jsontest "-n: /branch to another branch: its messages sent" "$REQ/1.json" \
+    '[m["content"] for m in d["messages"][1:]] ==
+     ["root q", "root a", "A q", "A a", "next"]'
+grep -q 'A q' "$T/err" && ok "-n: /tree shows the other branch's text" ||
+    fail "-n: /tree shows the other branch's text" "$(cat "$T/err")"
+cmp -s "$T/two.jsonl" "$T/two.before" && ok "-n: the file left as it was" ||
+    fail "-n: the file left as it was" "changed"
+
 # -l: this directory's sessions, newest first; -s by the start of an id.
 : >"$T/in"
 touch -d '2020-01-01' "$F"
