@@ -1268,7 +1268,9 @@ envtimeout(void)
 }
 
 /* SIGINT, SIGTERM, SIGHUP and the budget's SIGALRM stop the turn
- * (onsignal); SIGBUS ends the run (onbus); SIGPIPE is ignored. */
+ * (onsignal); SIGBUS ends the run (onbus); SIGPIPE is ignored, and so
+ * is SIGXFSZ: a session's append past ulimit -f fails (EFBIG) and is
+ * taken back whole, where the signal would end the run in mid-line. */
 static void
 catchsignals(void)
 {
@@ -1285,6 +1287,7 @@ catchsignals(void)
 	sigaction(SIGBUS, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGXFSZ, &sa, NULL);
 }
 
 /* The budget: -b's, else AGENT_BUDGET's (set, even empty: a task's

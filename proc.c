@@ -525,8 +525,8 @@ nullfd(int input)
 
 /* In the child: a session and process group of its own (the terminal's
  * ^C does not reach it; we kill the whole group instead), default signal
- * dispositions (ours, like SIGPIPE ignored, would be inherited), stdin
- * from in and stdout to out (-1: /dev/null), stderr to err; the
+ * dispositions (ours, SIGPIPE and SIGXFSZ ignored, would be inherited),
+ * stdin from in and stdout to out (-1: /dev/null), stderr to err; the
  * sandbox's ruleset rs and e's filter, if rs is not -1.  The pipes
  * given are close-on-exec: only their copies as 0, 1 and 2 are left.
  * A failure is said on err before exit status 126 or 127, as a shell
@@ -535,8 +535,8 @@ static void
 childexec(const Procs *e, char **argv, char **env, int in, int out,
           int err, int rs)
 {
-	const int sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP,
-	                     SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU };
+	const int sigs[] = { SIGPIPE, SIGXFSZ, SIGINT, SIGQUIT, SIGTERM,
+	                     SIGHUP, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU };
 	sigset_t none;
 	size_t i;
 	int fd[3] = { in, out, err }, k;
