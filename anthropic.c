@@ -629,9 +629,8 @@ anthropiclast(const Wirereq *q, const Wireform *f)
 		}
 		if (f[i].kind == FORMANSWER)
 			wireowedadd(&o, &f[i]);
-		if (f[i].kind == FORMRESULT)
-			wireowedpaid(&o, f[i].result);
-		n += f[i].kind == FORMUSER || f[i].kind == FORMRESULT;
+		n += f[i].kind == FORMUSER || (f[i].kind == FORMRESULT &&
+		     wireowedpaid(&o, f[i].result));
 	}
 	n += o.n;
 	free(o.id);
@@ -713,9 +712,9 @@ anthropicbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 				wireputform(wb, b, &f[i]);
 			}
 			wireowedadd(&a.o, &f[i]);
-		} else if (f[i].kind == FORMRESULT) {
-			anthropicblock(&a, &f[i], wb);
-			wireowedpaid(&a.o, f[i].result);
+		} else if (f[i].kind == FORMRESULT &&
+		           wireowedpaid(&a.o, f[i].result)) {
+			anthropicblock(&a, &f[i], wb);	/* else refused */
 		}
 	}
 	anthropicowed(&a);

@@ -676,10 +676,10 @@ geminibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 				geminicontent(&g, f[i].text, f[i].len);
 			if (f[i].kind == FORMANSWER)
 				wireowedadd(&g.o, &f[i]);
-		} else if (f[i].kind == FORMRESULT) {
-			geminiopen(&g);
+		} else if (f[i].kind == FORMRESULT &&
+		           wireowedpaid(&g.o, f[i].result)) {
+			geminiopen(&g);	/* else of no call before it */
 			wireputform(wb, b, &f[i]);
-			wireowedpaid(&g.o, f[i].result);
 			if (f[i].imgs)
 				geminicontent(&g, f[i].imgs, f[i].imglen);
 		}

@@ -428,6 +428,8 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 		if (f[i].mark && f[i].len)
 			last = i;
 	for (i = 0; i < q->nmsgs; i++) {
+		if (f[i].kind == FORMRESULT && !wireowedpaid(&o, f[i].result))
+			continue;	/* of no call before it: refused */
 		if (f[i].kind != FORMRESULT && f[i].kind != FORMNONE) {
 			openaiowed(b, &o);
 			openaiattach(b, &imgs);
@@ -437,8 +439,6 @@ openaibody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 		else
 			wireputform(wb, b, &f[i]);
 		wireowedadd(&o, &f[i]);
-		if (f[i].kind == FORMRESULT)
-			wireowedpaid(&o, f[i].result);
 		if (f[i].imgs)
 			bufadd(&imgs, f[i].imgs, f[i].imglen);
 	}

@@ -691,12 +691,12 @@ respbody(const Wirereq *q, Wireform *f, Buf *b, Wirebody *wb)
 	jsonescs(b, q->system);
 	bufaddc(b, '}');
 	for (i = 0; i < q->nmsgs; i++) {
+		if (f[i].kind == FORMRESULT && !wireowedpaid(&o, f[i].result))
+			continue;	/* of no call before it: refused */
 		if (f[i].kind != FORMRESULT && f[i].kind != FORMNONE)
 			respowed(b, &o);
 		wireputform(wb, b, &f[i]);
 		wireowedadd(&o, &f[i]);
-		if (f[i].kind == FORMRESULT)
-			wireowedpaid(&o, f[i].result);
 	}
 	respowed(b, &o);
 	free(o.id);

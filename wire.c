@@ -1094,7 +1094,7 @@ wireowedadd(Wireowed *o, const Wireform *f)
 	}
 }
 
-void
+int
 wireowedpaid(Wireowed *o, const char *id)
 {
 	int i;
@@ -1102,9 +1102,10 @@ wireowedpaid(Wireowed *o, const char *id)
 	for (i = 0; id && i < o->n; i++) {
 		if (!strcmp(o->id[i], id)) {
 			o->id[i] = o->id[--o->n];
-			return;
+			return 1;
 		}
 	}
+	return 0;
 }
 
 /* A span of wb: the glue up to end, or p itself. */

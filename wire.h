@@ -243,11 +243,13 @@ int wirerefer(Wireform *f, Buf *b, const Json *j, int content);
 int wireown(const Json *j, const Wirereq *q, const char *api);
 void wireputform(Wirebody *wb, Buf *b, const Wireform *f);
 
-/* The calls still owed a result, as the forms are put together. */
+/* The calls still owed a result, as the forms are put together;
+ * wireowedpaid is 0 for a result no call is owed (after a compaction
+ * kept it without its call, say), which every API refuses: left out. */
 typedef struct {
 	const char **id;
 	int n, cap;
 } Wireowed;
 
 void wireowedadd(Wireowed *o, const Wireform *f);
-void wireowedpaid(Wireowed *o, const char *id);
+int wireowedpaid(Wireowed *o, const char *id);

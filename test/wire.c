@@ -1744,6 +1744,56 @@ testsurrogates(void)
 	buffree(&log);
 }
 
+/* A result of no call before it (a compaction that kept it alone, a
+ * file put together by hand) is left out on every wire: each API
+ * refuses the request whole.  One with its call still goes. */
+static void
+testorphan(void)
+{
+	static const struct { int wire; const char *model, *res; } w[] = {
+		{ OPENAI, "gpt-4o", "\"tool_call_id\"" },
+		{ RESPONSES, "gpt-5", "function_call_output" },
+		{ ANTHROPIC, "claude-sonnet-4-5", "tool_result" },
+		{ GEMINI, "gemini-2.5-pro", "functionResponse" },
+		{ BEDROCK, "anthropic.claude-sonnet-4-5", "tool_result" },
+	};
+	char *msgs[] = {
+		"{\"role\":\"user\",\"content\":\"summary\"}",
+		"{\"role\":\"toolResult\",\"toolCallId\":\"c1\",\"toolName\":"
+		"\"read\",\"content\":[{\"type\":\"text\",\"text\":\"ORPHAN\"}]}",
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\","
+		"\"id\":\"c2\",\"name\":\"read\",\"arguments\":{}}],"
+		"\"stopReason\":\"toolUse\"}",
+		"{\"role\":\"toolResult\",\"toolCallId\":\"c2\",\"toolName\":"
+		"\"read\",\"content\":[{\"type\":\"text\",\"text\":\"PAIRED\"}]}",
+		"{\"role\":\"toolResult\",\"toolCallId\":\"c2\",\"toolName\":"
+		"\"read\",\"content\":[{\"type\":\"text\",\"text\":\"TWICE\"}]}",
+		"{\"role\":\"user\",\"content\":\"next\"}",
+	};
+	Wirereq q;
+	Buf b = { 0 };
+	Json j;
+	const char *s;
+	size_t i;
+	int n;
+
+	for (i = 0; i < LEN(w); i++) {
+		request(&q, w[i].wire, w[i].model);
+		q.msgs = msgs;
+		q.nmsgs = LEN(msgs);
+		bufreset(&b);
+		wirebody(&q, &b);
+		for (n = 0, s = b.p; (s = strstr(s, w[i].res)); s++)
+			n++;
+		T(jsonparse(&j, b.p, b.len) == 0 && !strstr(b.p, "ORPHAN") &&
+		  !strstr(b.p, "TWICE") && strstr(b.p, "PAIRED") && n == 1,
+		  "orphan result left out, the paired one sent: wire %d",
+		  w[i].wire);
+		jsonfree(&j);
+	}
+	buffree(&b);
+}
+
 /* A pi session's compound ids (OpenAI's responses API) on chat
  * completions: at most 40 bytes, call and result the same. */
 static void
@@ -1928,6 +1978,7 @@ main(void)
 	testblocks();
 	testsurrogates();
 	testids();
+	testorphan();
 	testreasoning();
 	testoverflow();
 	testfile("test/data/openai-text.sse", OPENAI, "complete=1");
