@@ -629,6 +629,11 @@ agentturn(Agent *a, const char *text, size_t len)
 			bufadds(&a->stopped, "the session file was cut short");
 			return endturn(a, 1);
 		}
+		if (ctxrewritten(&a->ctx)) {
+			warn("the session file was rewritten while in use");
+			bufadds(&a->stopped, "the session file was rewritten");
+			return endturn(a, 1);
+		}
 		evstart(&a->ev, a->prov->wire, a->prov->name, a->model);
 		makerequest(a, &q);
 		ctxforms(&a->ctx, &q);

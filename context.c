@@ -251,6 +251,15 @@ ctxforms(Ctx *c, const Wirereq *q)
 	sessmapdrop(&c->msgs.map, NULL);
 }
 
+/* Whether the session file was rewritten in place under the lines the
+ * messages lie in, since they were mapped: a request would send what
+ * it holds there now. */
+int
+ctxrewritten(Ctx *c)
+{
+	return sessrewritten(c->sess, &c->msgs.map);
+}
+
 /* Ask's sent: the request has gone up to end, which may lie in the map
  * of lines. */
 void

@@ -64,6 +64,7 @@ void ctxfree(Ctx *c);
 void ctxforms(Ctx *c, const Wirereq *q);
 void ctxsentupto(void *c, const char *end);
 void ctxsent(Ctx *c);
+int ctxrewritten(Ctx *c);
 /* Whether compaction is due: the context's tokens (the last answer's
  * count, plus an estimate of what came after) past the window less what
  * is kept for the answer (Ctxconf's reservetokens, or the model's output

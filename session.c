@@ -555,6 +555,7 @@ mapcontext(Session *s, Entry **want, size_t k, int fd, const char *name,
 	s->map.p = p;
 	s->map.len = hi - lo;
 	s->map.kept = 0;
+	s->map.off = lo;
 	for (i = 0; i < k; i++) {
 		want[i]->line = s->map.p + (want[i]->off - lo);
 		want[i]->shared = 1;
@@ -718,6 +719,72 @@ sessshort(const Session *s)
 
 	return s->fd >= 0 && s->end > 0 && fstat(linefd(s), &st) == 0 &&
 	       st.st_size < s->end;
+}
+
+/* Whether st is the file as we last left it: its change time and size
+ * (ctime: no hand can set it back). */
+static int
+sessasseen(const Session *s, const struct stat *st)
+{
+	return st->st_ctim.tv_sec == s->seenat.tv_sec &&
+	       st->st_ctim.tv_nsec == s->seenat.tv_nsec &&
+	       st->st_size == s->seensize;
+}
+
+/* The file the lines are read from, as it is now, taken as ours. */
+static void
+sessseen(Session *s)
+{
+	struct stat st;
+
+	if (linefd(s) >= 0 && fstat(linefd(s), &st) == 0) {
+		s->seenat = st.st_ctim;
+		s->seensize = st.st_size;
+	}
+}
+
+/* Whether each line within m still lies where it was indexed: its id
+ * in it, a newline on either side (within m).  A file rewritten in
+ * place under a map holds other bytes there than were checked. */
+static int
+sessmapheld(const Session *s, const Sessmap *m)
+{
+	off_t end = m->off + (off_t)m->len;
+	const Entry *e;
+	const char *l;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		e = &s->e[i];
+		if (e->off < m->off || e->off + (off_t)e->len > end)
+			continue;
+		l = m->p + (e->off - m->off);
+		if ((e->off > m->off && l[-1] != '\n') ||
+		    (e->off + (off_t)e->len < end && l[e->len] != '\n') ||
+		    !isline(l, e->len, e->id))
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether the file was rewritten in place under m, the lines a context
+ * lies in, since we last left it: then a request would send whatever
+ * the file holds there now.  Looked at only when another hand changed
+ * the file (an append of another agent's leaves m as it was). */
+int
+sessrewritten(Session *s, const Sessmap *m)
+{
+	struct stat st;
+
+	if (!m->p || linefd(s) < 0 || fstat(linefd(s), &st) < 0 ||
+	    (!s->foreign && sessasseen(s, &st)))
+		return 0;
+	if (!sessmapheld(s, m))
+		return 1;
+	s->foreign = 0;
+	s->seenat = st.st_ctim;
+	s->seensize = st.st_size;
+	return 0;
 }
 
 void
@@ -941,6 +1008,7 @@ sessload(Session *s, const char *path)
 		sessfree(s);
 		return -1;
 	}
+	sessseen(s);
 	return 0;
 }
 
@@ -1314,6 +1382,8 @@ appendlocked(Session *s)
 		warn("%s: cut short while in use: not written", s->path);
 		return -1;
 	}
+	if (s->oldfd < 0 && !sessasseen(s, &st))
+		s->foreign = 1;	/* looked into before the next request */
 	if ((pre = lacksnewline(s->fd, st.st_size)))
 		bufaddc(&b, '\n');
 	for (i = s->saved; i < s->n; i++) {
@@ -1332,6 +1402,8 @@ appendlocked(Session *s)
 	if (w == b.len) {
 		buffree(&b);
 		s->saved = s->n;
+		if (s->oldfd < 0)
+			sessseen(s);
 		return 0;
 	}
 	if (r < 0)

@@ -1,6 +1,7 @@
 /* See LICENSE file for copyright and license details. */
 /* session.h: the JSONL session file, pi's format version 3 */
 #include <sys/types.h>
+#include <time.h>
 
 /* Lines of a session file mapped read only, as the file has them: a
  * context's messages lie there in place (sesscontext, sessmessage). */
@@ -8,6 +9,7 @@ typedef struct {
 	char *p;		/* page-aligned, or NULL: none */
 	size_t len;
 	size_t kept;		/* from here on its pages may be held */
+	off_t off;		/* where p is in the file */
 } Sessmap;
 
 typedef struct Session {
@@ -26,6 +28,9 @@ typedef struct Session {
 	Sessmap map;		/* the context's lines, mapped at once */
 	off_t end;		/* where the lines indexed from the file
 				 * end: cut shorter, the map loses them */
+	struct timespec seenat;	/* the file's change time and size when */
+	off_t seensize;		/* last loaded or appended to by us */
+	int foreign;		/* another hand changed it since */
 	size_t *ids;		/* the entries by id: a hash table of
 				 * indexes + 1, 0 a free slot */
 	size_t nids;		/* its slots, a power of two, or 0 */
@@ -53,6 +58,7 @@ void sessmap(Session *s, Sessmap *to);
 void sessmapdrop(Sessmap *m, const char *upto);
 void sessmapfree(Sessmap *m);
 int sessshort(const Session *s);
+int sessrewritten(Session *s, const Sessmap *m);
 void sesseach(Session *s, const char *type,
               void (*fn)(const Entry *, void *), void *arg);
 long sessfind(const Session *s, const char *id);

@@ -241,4 +241,48 @@ RC=$?
     "$T/err" && [ ! -e "$REQ/2.json" ] && [ ! -s "$T/cut.jsonl" ] &&
     ok "cut short in use: said, exit 1" ||
     fail "cut short in use: said, exit 1" "rc $RC: $(cat "$T/err")"
+
+# Rewritten in place while in use (the same file, a line put in near its
+# top: the lines mapped are shifted under the context): the next request
+# is not made of whatever lies there now.  Another agent's appends are no
+# rewrite: its run goes on.
+{
+	headline
+	ent r1 null user "the first question"
+	ent r2 r1 assistant "the first answer"
+} >"$T/rw.jsonl"
+script rwcall <<'X'
+tool call_1 bash {"command": "{ head -1 rw.jsonl; echo '{\"type\":\"custom\",\"id\":\"zz\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\"}'; tail -n +2 rw.jsonl; } >rw.new && cat rw.new >rw.jsonl"}
+finish tool_calls
+X
+startfake "$T/rwcall" "$T/a1"
+(cd "$T" && agentexec timeout 30 "$ROOT/agent" -y -s rw.jsonl 'go on') \
+    </dev/null >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" -eq 1 ] && grep -q 'session file was rewritten while in use' \
+    "$T/err" && [ ! -e "$REQ/2.json" ] &&
+    ok "rewritten in use: said, exit 1, no request of it" ||
+    fail "rewritten in use: said, exit 1, no request of it" \
+    "rc $RC: $(cat "$T/err")"
+{
+	headline
+	ent p1 null user "the first question"
+	ent p2 p1 assistant "the first answer"
+} >"$T/ap.jsonl"
+script apcall <<'X'
+tool call_1 bash {"command": "echo '{\"type\":\"custom\",\"id\":\"zz\",\"parentId\":\"p2\",\"timestamp\":\"2026-01-01T00:00:00.000Z\"}' >>ap.jsonl"}
+finish tool_calls
+X
+startfake "$T/apcall" "$T/a1"
+(cd "$T" && agentexec timeout 30 "$ROOT/agent" -y -s ap.jsonl 'go on') \
+    </dev/null >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" -eq 0 ] && [ -e "$REQ/2.json" ] &&
+    ok "appended to by another hand in use: the run goes on" ||
+    fail "appended to by another hand in use: the run goes on" \
+    "rc $RC: $(cat "$T/err")"
+jsontest "appended to by another hand: the request as it was" \
+    "$REQ/2.json" '[m.get("content") for m in d["messages"][1:3]] ==
+     ["the first question", "the first answer"]'
+stopfake
 stopfake
