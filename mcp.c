@@ -27,6 +27,12 @@ enum { MAXPAGES = 100 };	/* pages of tools/list followed */
 enum { MAXASKS = 32 };	/* a server's requests answered in one of ours,
 			 * over HTTP: each answer is a POST of its own,
 			 * whose reply may ask again */
+enum {
+	ERRREADS = 16,		/* reads of a server's stderr (4 KB each)
+				 * at a time, past the time given: one
+				 * writing without pause holds nothing */
+	ERRLINES = 1000		/* lines of its stderr said in a run */
+};
 
 typedef struct {
 	const Mcpserver *s;
@@ -36,7 +42,8 @@ typedef struct {
 	int to, from;
 	Buf in;			/* bytes read, not yet a whole line */
 	int err;		/* its stderr, said line by line, */
-	Buf errin;		/* what came of it, not yet a whole line */
+	Buf errin;		/* what came of it, not yet a whole line, */
+	int errsaid;		/* and the lines said, to ERRLINES */
 	Httpclient *http;	/* HTTP: the connection, */
 	char *auth;		/* the row's header with its value, */
 	char sid[128];		/* the Mcp-Session-Id it gave, */
@@ -109,29 +116,44 @@ mcpsay(const Mcp *m, const Srv *v, const char *what, const char *p,
 	buffree(&b);
 }
 
+#define ERRMORE "(more on its stderr, not shown)"
+
+/* A line of a stdio server's stderr said, up to ERRLINES of them. */
+static void
+srverrsay(Mcp *m, Srv *v, const char *p, size_t n)
+{
+	if (v->errsaid < ERRLINES)
+		mcpsay(m, v, "", p, n);
+	else if (v->errsaid == ERRLINES)
+		mcpsay(m, v, "", ERRMORE, strlen(ERRMORE));
+	v->errsaid += v->errsaid <= ERRLINES;
+}
+
 /* The whole lines a stdio server wrote on its stderr, said each on its
  * own line; with all, the last one unended too. */
 static void
 srverrlines(Mcp *m, Srv *v, int all)
 {
-	char *nl;
+	char *p = v->errin.p, *end = p + v->errin.len, *nl;
 	size_t len;
 
-	while (v->errin.len && ((nl = memchr(v->errin.p, '\n',
-	       v->errin.len)) || all)) {
-		len = nl ? (size_t)(nl - v->errin.p) : v->errin.len;
-		if (len > strspn(v->errin.p, " \t\r"))
-			mcpsay(m, v, "", v->errin.p, len);
-		len += !!nl;
-		memmove(v->errin.p, v->errin.p + len, v->errin.len - len);
-		v->errin.len -= len;
-		v->errin.p[v->errin.len] = '\0';
+	if (!v->errin.len)
+		return;
+	while (p < end && ((nl = memchr(p, '\n', end - p)) || all)) {
+		len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (len > strspn(p, " \t\r"))
+			srverrsay(m, v, p, len);
+		p += len + !!nl;
 	}
+	v->errin.len = end - p;
+	memmove(v->errin.p, p, v->errin.len);
+	v->errin.p[v->errin.len] = '\0';
 }
 
 /* Read what a stdio server wrote on its stderr, waiting up to ms for
- * its end (0: what is there), and say it.  Its end closes the pipe; a
- * line too long for a trace is said in pieces. */
+ * its end (0: what is there), and say it; ERRREADS reads at most once
+ * the time is up.  Its end closes the pipe; a line too long for a trace
+ * is said in pieces. */
 static void
 srverrread(Mcp *m, Srv *v, int ms)
 {
@@ -139,8 +161,9 @@ srverrread(Mcp *m, Srv *v, int ms)
 	char buf[4096];
 	long long end = monoms() + ms;
 	ssize_t k;
+	int n = 0;
 
-	while (v->err >= 0) {
+	while (v->err >= 0 && (n++ < ERRREADS || monoms() < end)) {
 		pf.fd = v->err;
 		pf.events = POLLIN;
 		if (poll(&pf, 1, MAX(end - monoms(), 0)) <= 0)

@@ -293,6 +293,21 @@ fi
 jsontest "mcp: ... and none of its tools offered" "$REQ/1.json" \
     'not [t for t in d["tools"] if t["function"]["name"].startswith("srv__")]'
 
+# One that writes its stderr without pause, never answering: the start
+# timeout still holds (the reads of its stderr had no end), and what it
+# wrote is said in a bounded number of lines.
+printf 'on initialize\nflood y\n' >"$M/srv"
+startfake -x "$T/p3"
+t0=$(date +%s)
+run -y 'go'
+t1=$(date +%s)
+check "mcp: a server flooding its stderr: the run goes on in time" \
+    test "$RC" = 0 -a $((t1 - t0)) -lt 12
+check "mcp: ... what it wrote said in a bounded number of lines" \
+    test "$(wc -l <"$T/err")" -lt 1100
+check "mcp: ... and that more was not shown" \
+    grep -q 'mcp srv: (more on its stderr, not shown)' "$T/err"
+
 # No server at all (config.def.h's table): nothing started, nothing
 # offered beyond config.h's tools.
 startfake -x "$T/p3"

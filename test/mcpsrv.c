@@ -13,6 +13,7 @@
  *   sleep MS     pause
  *   exit N       exit at once with status N
  *   hang         sleep forever (the client's timeout ends it)
+ *   flood L      the line L on stderr, again and again without pause
  *   read         read one line (an answer of the client's) into the log
  *   repeat N L   the line L, N times, written at once: a client reads
  *                them all in one read
@@ -112,6 +113,9 @@ answer(int at, const char *id)
 			exit(atoi(lines[at] + 5));
 		else if (!strncmp(lines[at], "stderr ", 7))
 			fprintf(stderr, "%s\n", lines[at] + 7), fflush(stderr);
+		else if (!strncmp(lines[at], "flood ", 6))
+			for (;;)
+				fprintf(stderr, "%s\n", lines[at] + 6);
 		else if (!strcmp(lines[at], "hang"))
 			for (;;)
 				nap(1000);
