@@ -71,6 +71,8 @@ typedef struct {
 	int inbody;		/* the request's body is going out */
 	int wlost;		/* the server answered or closed before it
 				 * read the whole request: stop sending */
+	int slow;		/* a read or write timed out: the server may
+				 * hold the whole request */
 } Conn;
 
 static int
@@ -734,9 +736,11 @@ rawread(Conn *c, void *p, size_t n)
 	for (;;) {
 		if ((w = waitfd(c, POLLIN, c->cl->readtimeout)) < 0)
 			return -1;
-		if (!w)
+		if (!w) {
+			c->slow = 1;
 			return cfail(c, "read timed out after %g s",
 			             c->cl->readtimeout / 1000.0);
+		}
 		if ((k = recv(c->fd, p, n, 0)) >= 0)
 			return k;
 		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
@@ -763,9 +767,11 @@ rawwritev(Conn *c, struct iovec *v, int n)
 		           c->cl->readtimeout);
 		if (w < 0)
 			return -1;
-		if (!w)
+		if (!w) {
+			c->slow = 1;
 			return cfail(c, "write timed out after %g s",
 			             c->cl->readtimeout / 1000.0);
+		}
 		if (w & POLLIN) {
 			c->wlost = 1;
 			break;
@@ -1429,14 +1435,17 @@ httpdo(Httpclient *c, Http *h)
 	if (!takekept(&cn, key) && connopen(&cn, &u, &pu, via) < 0)
 		goto out;
 	ret = exchange(&cn, h, &r, &u, via);
-	if (ret < 0 && cn.reused && !r.headlen && !(c->intr && *c->intr)) {
+	if (ret < 0 && cn.reused && !r.headlen && !cn.slow &&
+	    !(c->intr && *c->intr)) {
 		/* the server closed the kept connection as we sent: once
-		 * more on a new one, no byte of an answer being lost */
+		 * more on a new one, no byte of an answer being lost (not
+		 * after a timeout: it may be at work on the request, and
+		 * would be paid twice) */
 		connclose(&cn);
 		httprespfree(&r);
 		httprespinit(&r, bodyfn, &cn, c->maxhead);
 		r.nobody = h->method && !strcmp(h->method, "HEAD");
-		cn.reused = cn.eof = cn.inbody = cn.wlost = 0;
+		cn.reused = cn.eof = cn.inbody = cn.wlost = cn.slow = 0;
 		h->err[0] = '\0';
 		h->transient = 0;
 		if (connopen(&cn, &u, &pu, via) < 0)

@@ -24,6 +24,12 @@
 
 enum { IDLE, UP, DEAD };	/* a server's state */
 enum { MAXPAGES = 100 };	/* pages of tools/list followed */
+enum {
+	MAXTOOLS = 256,		/* tools of a server offered: each request
+				 * carries them all */
+	MAXDESC = 4096,		/* bytes of a tool's description kept */
+	MAXSCHEMA = 65536	/* of its schema: a bigger one is skipped */
+};
 enum { MAXASKS = 32 };	/* a server's requests answered in one of ours,
 			 * over HTTP: each answer is a POST of its own,
 			 * whose reply may ask again */
@@ -599,15 +605,22 @@ mcpreply(const char *ctype, const char *p, size_t n, size_t step, long id,
 	return x.bad ? -1 : x.got;
 }
 
-/* A request (id >= 0) or a notification, params raw JSON or NULL: 0
- * with the answer in res; -1 with why; -2 SIGINT came. */
+/* The time secs from now, for mcpsend. */
+static long long
+mcpby(int secs)
+{
+	return monoms() + 1000LL * secs;
+}
+
+/* A request (id >= 0) or a notification, params raw JSON or NULL, by
+ * the time end (mcpby): 0 with the answer in res; -1 with why; -2 SIGINT
+ * came. */
 static int
-mcpsend(Mcp *m, Srv *v, const char *method, const char *params, int secs,
-        Buf *res, Buf *why)
+mcpsend(Mcp *m, Srv *v, const char *method, const char *params,
+        long long end, Buf *res, Buf *why)
 {
 	Buf msg = { 0 };
 	long id = method[0] == 'n' ? -1 : ++v->id;	/* notifications/ */
-	long long end = monoms() + 1000LL * secs;
 	int rc;
 
 	bufadds(&msg, "{\"jsonrpc\":\"2.0\",");
@@ -668,6 +681,8 @@ addtool(Mcp *m, Srv *v, const Json *j, int t)
 	else if (srvhas(v, full.p))	/* Anthropic refuses a name twice */
 		bufadds(&why, "it is listed more than once (the first is "
 		        "offered)");
+	else if (schema.len > MAXSCHEMA)
+		bufaddf(&why, "its schema is over %d bytes", MAXSCHEMA);
 	else if (toolschema(bstr(&schema), &why) == 0)
 		goto keep;
 	bufreset(&desc);	/* a hostile name: made safe to show */
@@ -678,6 +693,12 @@ addtool(Mcp *m, Srv *v, const Json *j, int t)
 	goto out;
 keep:
 	mcpmember(j, t, "description", &desc);
+	if (desc.len > MAXDESC) {	/* cut where a character begins */
+		for (desc.len = MAXDESC; desc.len &&
+		     (desc.p[desc.len] & 0xc0) == 0x80; desc.len--)
+			;
+		bufadds(&desc, "...");
+	}
 	v->tools = xrealloc(v->tools, (v->ntools + 1) * sizeof(*v->tools));
 	v->orig = xrealloc(v->orig, (v->ntools + 1) * sizeof(*v->orig));
 	o = &v->tools[v->ntools];
@@ -713,9 +734,10 @@ srvforget(Srv *v)
 	v->ntools = 0;
 }
 
-/* The server's tools, page after page: 0, or -1 with why. */
+/* The server's tools, page after page, all by the time end: 0, or -1
+ * with why. */
 static int
-srvlist(Mcp *m, Srv *v, Buf *why)
+srvlist(Mcp *m, Srv *v, long long end, Buf *why)
 {
 	Buf cur = { 0 }, par = { 0 }, res = { 0 };
 	Json j = { 0 };
@@ -729,8 +751,8 @@ srvlist(Mcp *m, Srv *v, Buf *why)
 			jsonesc(&par, cur.p, cur.len);
 			bufaddc(&par, '}');
 		}
-		if (mcpsend(m, v, "tools/list", cur.len ? par.p : NULL,
-		            m->c->listtimeout, &res, why) < 0)
+		if (mcpsend(m, v, "tools/list", cur.len ? par.p : NULL, end,
+		            &res, why) < 0)
 			goto out;
 		bufreset(&cur);
 		jsonfree(&j);
@@ -740,8 +762,15 @@ srvlist(Mcp *m, Srv *v, Buf *why)
 			bufadds(why, "its tools/list answer holds no tools");
 			goto out;
 		}
-		for (k = jsonat(&j, t, 0); k >= 0; k = jsonnext(&j, k))
+		for (k = jsonat(&j, t, 0); k >= 0 && v->ntools < MAXTOOLS;
+		     k = jsonnext(&j, k))
 			addtool(m, v, &j, k);
+		if (k >= 0) {
+			if (!m->c->quiet)
+				warn("mcp %s: it lists over %d tools: the rest "
+				     "are not offered", v->s->name, MAXTOOLS);
+			break;
+		}
 		if ((k = jsonget(&j, r, "nextCursor")) < 0 ||
 		    j.t[k].type != JSTR || jsonstrbuf(&j, k, &cur) < 0 ||
 		    !cur.len)
@@ -756,12 +785,12 @@ out:
 	return rc;
 }
 
-/* initialize and initialized: 0, or -1 with why.  An HTTP server that
- * forgot our session (404) is greeted anew, its new session taken. */
+/* initialize and initialized, by the time end: 0, or -1 with why.  An
+ * HTTP server that forgot our session (404) is greeted anew, its new
+ * session taken. */
 static int
-srvhello(Mcp *m, Srv *v, Buf *why)
+srvhello(Mcp *m, Srv *v, long long end, Buf *why)
 {
-	const Mcpconf *c = m->c;
 	Buf res = { 0 }, ver = { 0 };
 	Json j = { 0 };
 	int i;
@@ -769,8 +798,7 @@ srvhello(Mcp *m, Srv *v, Buf *why)
 	v->sid[0] = '\0';
 	if (mcpsend(m, v, "initialize", "{\"protocolVersion\":\"2025-06-18\","
 	            "\"capabilities\":{},\"clientInfo\":{\"name\":\"agent\","
-	            "\"version\":\"" VERSION "\"}}", c->listtimeout, &res,
-	            why) < 0)
+	            "\"version\":\"" VERSION "\"}}", end, &res, why) < 0)
 		goto out;
 	if (jsonparse(&j, res.p, res.len) == 0)
 		jsonstrbuf(&j, jsonget(&j, jsonget(&j, 0, "result"),
@@ -781,8 +809,7 @@ srvhello(Mcp *m, Srv *v, Buf *why)
 		bufadds(why, "it speaks no protocol version we know");
 		goto out;
 	}
-	mcpsend(m, v, "notifications/initialized", NULL, c->listtimeout,
-	        &res, why);
+	mcpsend(m, v, "notifications/initialized", NULL, end, &res, why);
 out:
 	jsonfree(&j);
 	buffree(&res);
@@ -790,11 +817,13 @@ out:
 	return why->len ? -1 : 0;
 }
 
-/* Start a server, say hello, list its tools: 0, or -1 with why. */
+/* Start a server, say hello, list its tools, all within listtimeout:
+ * 0, or -1 with why. */
 static int
 srvstart(Mcp *m, Srv *v, Buf *why)
 {
 	const Mcpconf *c = m->c;
+	long long end = mcpby(c->listtimeout);
 
 	if (!strncmp(v->s->where, "http://", 7) ||
 	    !strncmp(v->s->where, "https://", 8)) {
@@ -807,8 +836,8 @@ srvstart(Mcp *m, Srv *v, Buf *why)
 		bufaddf(why, "cannot start it: %s", strerror(errno));
 		return -1;
 	}
-	if (srvhello(m, v, why) == 0)
-		srvlist(m, v, why);
+	if (srvhello(m, v, end, why) == 0)
+		srvlist(m, v, end, why);
 	return why->len ? -1 : 0;
 }
 
@@ -878,7 +907,8 @@ mcptools(Mcp *m, const Tool **tools, int *gen)
 			v->changed = 0;
 			bufreset(&why);
 			if ((v->state == IDLE ? srvstart(m, v, &why) :
-			     srvlist(m, v, &why)) < 0)
+			     srvlist(m, v, mcpby(m->c->listtimeout),
+			             &why)) < 0)
 				mcpdown(m, v, bstr(&why));
 			else
 				v->state = UP;
@@ -1013,12 +1043,13 @@ mcpcall(Mcp *m, const char *name, const Json *j, Buf *out, Buf *image)
 	jsonraw(&par, j, 0);
 	/* a token asks the server for its progress notifications */
 	bufaddf(&par, ",\"_meta\":{\"progressToken\":%ld}}", ++m->token);
-	rc = mcpsend(m, v, "tools/call", par.p, m->c->calltimeout, &res, &why);
+	rc = mcpsend(m, v, "tools/call", par.p, mcpby(m->c->calltimeout),
+	             &res, &why);
 	if (rc == -1 && v->expired) {	/* once, in a new session */
 		bufreset(&why);
-		if ((rc = srvhello(m, v, &why)) == 0)
+		if ((rc = srvhello(m, v, mcpby(m->c->listtimeout), &why)) == 0)
 			rc = mcpsend(m, v, "tools/call", par.p,
-			             m->c->calltimeout, &res, &why);
+			             mcpby(m->c->calltimeout), &res, &why);
 	}
 	if (rc == -2) {
 		bufadds(out, "Interrupted");

@@ -61,6 +61,7 @@
  *   drop N           close the connection after N body bytes (not counting
  *                    chunk framing); `reset N` the same with a TCP RST
  *   hangup           reset the connection before any byte of the reply
+ *   wait MS          pause before any byte of the reply
  *   nodone           no `data: [DONE]` at the end (a script with `raw`
  *                    never gets one: the file has its own)
  *   bytes N, delay MS, framing MODE, crlf, comments, bom
@@ -175,6 +176,7 @@ typedef struct {
 	char *json;		/* the whole body, or NULL */
 	long retry;		/* -1: no Retry-After */
 	long long drop;		/* -1: never */
+	long wait;		/* ms before any byte of the reply */
 	int rst, nodone, raw, hangup, early, close, http10, forget;
 	int responses;		/* the Responses stream, not chat chunks */
 	int gemini;		/* Gemini's stream */
@@ -432,6 +434,8 @@ prescan(const char *path, Reply *r)
 			r->nodone = 1;
 		else if (!strcmp(kw, "hangup"))
 			r->hangup = r->rst = 1;
+		else if (!strcmp(kw, "wait"))
+			bad = number(arg, &n) || (r->wait = n) < 0;
 		else if (!strcmp(kw, "early"))
 			r->early = 1;
 		else if (!strcmp(kw, "close"))
@@ -1710,6 +1714,8 @@ sendhead(Out *o, const char *type, unsigned long long len)
 	Buf h = {0};
 	char s[128];
 
+	if (o->r.wait)
+		msleep(o->r.wait);	/* a server slow to answer */
 	if (o->r.close || o->r.http10 || o->r.framing == CLOSE ||
 	    (o->r.framing == CHUNKED && o->r.http10))
 		o->keep = 0;

@@ -68,6 +68,22 @@ runat -q -g full go
     ok "closed as the request went: sent again on a new one, once, silently" ||
     fail "closed as the request went: sent again on a new one" "rc $RC, $(reqs) requests, $(conns) connections: $(cat "$T/err")"
 
+# the server takes the request on the kept connection and is slow to
+# answer: the read times out, and the request is not sent again (the
+# server may be at work on it, and would be paid twice)
+task 2
+echo 'wait 3000' >>"$T/k2"
+startfake -K $KS
+(cd "$W" && AGENT_TIMEOUT=1 agentexec setsid -w timeout 60 "$ROOT/agent" \
+    -y -n -q -g full go) </dev/null >"$T/out" 2>"$T/err"
+RC=$?
+sleep 3	# what a second sending would leave, recorded
+[ "$RC" -eq 1 ] && [ "$(reqs)" -eq 2 ] && grep -q 'timed out' "$T/err" &&
+    ok "timed out on a kept connection: said, not sent again" ||
+    fail "timed out on a kept connection: said, not sent again" \
+    "rc $RC, $(reqs) requests: $(cat "$T/err") $(cat "$REQ"/*.conn) $(head -c 300 "$REQ"/3.json)"
+stopfake
+
 # the kept connection is not handed to the tools' processes
 TOOL='bash {"command":"ls -l /proc/$$/fd/ | grep -c socket: || true"}' task 2
 startfake -K -x $KS

@@ -293,6 +293,44 @@ fi
 jsontest "mcp: ... and none of its tools offered" "$REQ/1.json" \
     'not [t for t in d["tools"] if t["function"]["name"].startswith("srv__")]'
 
+# Its list bounded: 300 tools listed, 256 offered, said; a description
+# of 10 KB cut to 4 KB.  Its list's pages within the start timeout (2 s)
+# together, not each: five pages a second apart end the start.
+{
+	printf 'on initialize\n{"jsonrpc":"2.0","id":$ID,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}\n'
+	printf 'on tools/list\n{"jsonrpc":"2.0","id":$ID,"result":{"tools":['
+	i=0
+	while [ $i -lt 300 ]; do
+		[ $i -gt 0 ] && printf ','
+		printf '{"name":"t%d","description":"%s","inputSchema":{"type":"object"}}' \
+		    $i "$([ $i = 0 ] && printf '%010240d' 0)"
+		i=$((i + 1))
+	done
+	printf ']}}\n'
+} >"$M/srv"
+startfake -x "$T/p3"
+run -y 'go'
+jsontest "mcp: 256 of a server's 300 tools offered" "$REQ/1.json" \
+    'len([t for t in d["tools"] if t["function"]["name"].startswith("srv__")]) == 256'
+jsontest "mcp: a description cut to 4 KB" "$REQ/1.json" \
+    '[len(t["function"]["description"]) for t in d["tools"]
+      if t["function"]["name"] == "srv__t0"] == [4099]'
+check "mcp: the tools past 256 said" \
+    grep -q 'mcp srv: it lists over 256 tools' "$T/err"
+{
+	printf 'on initialize\n{"jsonrpc":"2.0","id":$ID,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}\n'
+	for p in 1 2 3 4 5; do
+		printf 'on tools/list\nsleep 1000\n{"jsonrpc":"2.0","id":$ID,"result":{"tools":[{"name":"p%d","inputSchema":{"type":"object"}}],"nextCursor":"c%d"}}\n' $p $p
+	done
+} >"$M/srv"
+startfake -x "$T/p3"
+t0=$(date +%s)
+run -y 'go'
+t1=$(date +%s)
+check "mcp: a slow list's pages within the start timeout together" \
+    grep -q 'mcp srv: it did not answer in time' "$T/err"
+check "mcp: ... and the run on in time" test "$RC" = 0 -a $((t1 - t0)) -lt 5
+
 # One that writes its stderr without pause, never answering: the start
 # timeout still holds (the reads of its stderr had no end), and what it
 # wrote is said in a bounded number of lines.
