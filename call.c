@@ -307,6 +307,11 @@ mayrun(Calls *c, Wirecall *w, int k, int row, Json *j, Buf *res)
 		bufaddf(res, "Tool %s not found", bstr(&w->name));
 		return 0;
 	}
+	if (w->over) {
+		bufadds(res, "The arguments were over 16 MB, and were not "
+		        "kept: write a big file in parts");
+		return 0;
+	}
 	if (jsonparse(j, w->args.len ? w->args.p : "{}",
 	              w->args.len ? w->args.len : 2) < 0) {
 		bufadds(res, "The arguments are not valid JSON: ");

@@ -179,6 +179,7 @@ wireinit(Wire *w, int wire, Wirefn fn, void *arg)
 	w->fn = fn;
 	w->arg = arg;
 	w->maxcalls = 128;
+	w->maxargs = (size_t)16 << 20;	/* a write of a big file */
 	w->maxkeep = 1 << 20;
 }
 
@@ -238,12 +239,19 @@ wiredelta(Wire *w, int kind, const char *p, size_t n)
 }
 
 /* A piece of call k's arguments, the bytes of args from off on; NULL when
- * the call has only begun. */
+ * the call has only begun.  Past maxargs they are dropped, held no more,
+ * and the call is not run. */
 int
 wirecalldelta(Wire *w, int k, size_t off)
 {
-	const Buf *a = &w->calls[k].args;
+	Wirecall *c = &w->calls[k];
+	const Buf *a = &c->args;
 
+	if (c->over || a->len > w->maxargs) {
+		c->over = 1;	/* not run: held no more */
+		bufreset(&c->args);
+		return 0;
+	}
 	if (!w->fn)
 		return 0;
 	w->call = k;

@@ -141,6 +141,7 @@ typedef int (*Wirefn)(void *arg, int kind, const char *p, size_t n);
 typedef struct {
 	Buf id, name, args;	/* arguments arrive in pieces */
 	int block;		/* Anthropic: the content block it came in */
+	int over;		/* its arguments passed maxargs: dropped */
 } Wirecall;
 
 /* Anthropic: one content block of the answer, in the stream's order. */
@@ -159,6 +160,7 @@ typedef struct {
 	Wirefn fn;		/* each piece, before it is kept */
 	void *arg;
 	int maxcalls;		/* calls kept; the rest set dropped */
+	size_t maxargs;		/* bytes of a call's arguments kept */
 	size_t maxkeep;		/* bytes of text, of thinking kept */
 	int atend;		/* set by the caller when the connection
 				 * closed: a cut event is then the end */

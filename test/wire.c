@@ -1744,6 +1744,45 @@ testsurrogates(void)
 	buffree(&log);
 }
 
+/* A call whose arguments stream past maxargs: held no more than that
+ * and a piece, marked over, stored with none; the next call whole. */
+static void
+testbigargs(void)
+{
+	static const char head[] = "{\"choices\":[{\"index\":0,\"delta\":"
+	    "{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":"
+	    "\"function\",\"function\":{\"name\":\"write\",\"arguments\":"
+	    "\"\"}}]}}]}";
+	static const char piece[] = "{\"choices\":[{\"index\":0,\"delta\":"
+	    "{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":"
+	    "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}]}}]}";
+	static const char next[] = "{\"choices\":[{\"index\":0,\"delta\":"
+	    "{\"tool_calls\":[{\"index\":1,\"id\":\"c2\",\"type\":"
+	    "\"function\",\"function\":{\"name\":\"ls\",\"arguments\":"
+	    "\"{}\"}}]}}]}";
+	Wire w;
+	Buf b = { 0 };
+	size_t most = 0;
+	int i;
+
+	wireinit(&w, OPENAI, NULL, NULL);
+	w.maxargs = 200;
+	wireevent(&w, "", head, strlen(head));
+	for (i = 0; i < 100; i++) {
+		wireevent(&w, "", piece, strlen(piece));
+		most = MAX(most, w.calls[0].args.len);
+	}
+	wireevent(&w, "", next, strlen(next));
+	T(w.ncalls == 2 && w.calls[0].over && most <= 250 &&
+	  !w.calls[1].over && is(&w.calls[1].args, "{}"),
+	  "arguments past maxargs: held no more, the call marked: %zu", most);
+	wirestorecall(&b, &w.calls[0]);
+	T(strstr(b.p, "\"arguments\":{}") != NULL,
+	  "arguments past maxargs: stored as none");
+	buffree(&b);
+	wirefree(&w);
+}
+
 /* A result of no call before it (a compaction that kept it alone, a
  * file put together by hand) is left out on every wire: each API
  * refuses the request whole.  One with its call still goes. */
@@ -1979,6 +2018,7 @@ main(void)
 	testsurrogates();
 	testids();
 	testorphan();
+	testbigargs();
 	testreasoning();
 	testoverflow();
 	testfile("test/data/openai-text.sse", OPENAI, "complete=1");
