@@ -446,10 +446,16 @@ hctxinit(Hctx *x, Mcp *m, Srv *v, long id, Buf *res)
 static int
 hctxfeed(Hctx *x, const char *ctype, const char *p, size_t n)
 {
+	int r;
+
 	if (!x->kind)
 		x->kind = strncmp(ctype, "text/event-stream", 17) ? 1 : 2;
-	if (x->kind == 2)
-		return ssefeed(&x->sse, p, n) < 0 && (x->bad = 1);
+	if (x->kind == 2) {	/* no more once the answer came, or garbage:
+				 * a server may keep its stream open */
+		if ((r = ssefeed(&x->sse, p, n)) < 0)
+			x->bad = 1;
+		return r || x->got || x->bad;
+	}
 	if (x->body.len + n > x->m->c->maxmsg)
 		return x->bad = 1;
 	bufadd(&x->body, p, n);
@@ -524,6 +530,8 @@ httpxchg(Mcp *m, Srv *v, const Buf *msg, long id, Buf *res, Buf *why)
 	x.h = &h;
 	if ((rc = httpdo(v->http, &h)) == 0)
 		hctxend(&x);
+	else if (x.got || x.bad)
+		rc = 0;	/* we stopped reading: said below */
 	if (h.sessid[0] && !v->sid[0])
 		memcpy(v->sid, h.sessid, sizeof(v->sid));
 	v->expired = rc == 0 && h.status == 404 && sid.len;

@@ -389,9 +389,23 @@ PFAKE=$!
 ./test/fake -x -p "$M/tport" "$M/q1" "$M/q2" "$M/q3" "$M/qtick" \
     2>"$M/tfake.err" &
 TFAKE=$!
-trap 'kill $HFAKE $PFAKE $TFAKE 2>/dev/null; stopfake; [ -n "$KEEP" ] && cp -r "$T" /tmp/mcpkeep; rm -rf "$T"' EXIT
+# one that answers, then holds its stream open with comments: the
+# answer is taken as it comes, the stream left
+{
+	printf 'type text/event-stream\nnodone\nline data: {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"held answer"}]}}\nline\n'
+	i=0
+	while [ $i -lt 20 ]; do
+		printf 'line : tick\nsleep 500\n'
+		i=$((i + 1))
+	done
+} >"$M/qhold"
+./test/fake -x -p "$M/oport" "$M/q1" "$M/q2" "$M/q3" "$M/qhold" \
+    2>"$M/ofake.err" &
+OFAKE=$!
+trap 'kill $HFAKE $PFAKE $TFAKE $OFAKE 2>/dev/null; stopfake; [ -n "$KEEP" ] && cp -r "$T" /tmp/mcpkeep; rm -rf "$T"' EXIT
 i=0
-while { [ ! -s "$M/pport" ] || [ ! -s "$M/tport" ]; } && [ $i -lt 100 ]; do
+while { [ ! -s "$M/pport" ] || [ ! -s "$M/tport" ] || [ ! -s "$M/oport" ]; } &&
+    [ $i -lt 100 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
@@ -403,6 +417,7 @@ sed -e '/^static const Mcpserver mcpservers/a\
 	{ "flood", "exec \\"$MCPSRV\\" \\"$MCPDIR/flood\\"", NULL, NULL, 0 },\
 	{ "ping", "http://127.0.0.1:'"$(cat "$M/pport")"'/mcp", NULL, NULL, 0 },\
 	{ "tick", "http://127.0.0.1:'"$(cat "$M/tport")"'/mcp", NULL, NULL, 0 },\
+	{ "hold", "http://127.0.0.1:'"$(cat "$M/oport")"'/mcp", NULL, NULL, 0 },\
 	{ "ro", "exec \\"$MCPSRV\\" \\"$MCPDIR/ro\\"", NULL, NULL, 1 },' \
     -e 's/mcptimeout = [0-9]*;/mcptimeout = 2;/' \
     -e 's/mcpstarttimeout = [0-9]*;/mcpstarttimeout = 2;/' \
@@ -411,15 +426,21 @@ if (cd "$T/b2" && make agent) >"$T/b2.log" 2>&1; then
 	printf 'tool c1 flood__x {}\nfinish tool_calls\n' | script d1
 	printf 'tool c2 ping__x {}\nfinish tool_calls\n' | script d2
 	printf 'tool c3 tick__x {}\nfinish tool_calls\n' | script d3
-	startfake -x "$T/d1" "$T/d2" "$T/d3" "$T/p3"
+	printf 'tool c4 hold__x {}\nfinish tool_calls\n' | script d4
+	startfake -x "$T/d1" "$T/d2" "$T/d3" "$T/d4" "$T/p3"
 	t0=$(date +%s)
 	(agentexec timeout 60 "$T/b2/agent" -y 'go') </dev/null \
 	    >"$T/out" 2>"$T/err"
 	RC=$?
 	t1=$(date +%s)
 	check "mcp: hostile servers: the run goes on" test "$RC" = 0
-	check "mcp: hostile servers: three calls in under 3 x 3 x mcptimeout" \
+	check "mcp: hostile servers: four calls in under 3 x 3 x mcptimeout" \
 	    test $((t1 - t0)) -lt 18
+	jsontest "mcp: hold: an answer in a stream held open, taken" \
+	    "$REQ/5.json" 'd["messages"][-1]["content"] == "held answer"'
+	check "mcp: hold: ... as it came" python3 -c 'import os, sys
+d = os.path.getmtime(sys.argv[2]) - os.path.getmtime(sys.argv[1])
+sys.exit(0 if d < 1.5 else 1)' "$REQ/4.json" "$REQ/5.json"
 	# each call: the time from the request that asked for it to the next
 	for k in 1 2 3; do
 		name=$(sed -n 's/^tool c[0-9] \([a-z]*\)__x.*/\1/p' "$T/d$k")
