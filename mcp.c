@@ -942,15 +942,16 @@ mcprow(const Mcp *m, int k)
 
 /* A server's answer to tools/call as the model sees it: the text of
  * its text blocks, and of embedded resources; an image's block into
- * image, as read returns one; a resource link as a line.  0, or 1 when
- * it is an error (isError, or a JSON-RPC error). */
+ * image, as read returns one, maximage bytes of them at most (each
+ * request carries them again); a resource link as a line.  0, or 1
+ * when it is an error (isError, or a JSON-RPC error). */
 int
-mcpresult(const char *s, size_t n, Buf *out, Buf *image)
+mcpresult(const char *s, size_t n, Buf *out, Buf *image, size_t maximage)
 {
 	Json j;
 	int r, c, k, t, x, bad;
 	Buf ty = { 0 }, v = { 0 }, mime = { 0 };
-	size_t i;
+	size_t i, shown = 0;
 
 	if (jsonparse(&j, s, n) < 0) {
 		bufadds(out, "The MCP server's answer is not JSON");
@@ -997,6 +998,13 @@ mcpresult(const char *s, size_t n, Buf *out, Buf *image)
 				bufadds(out, " not shown]");
 				continue;
 			}
+			if (v.len / 4 * 3 > maximage - MIN(maximage, shown)) {
+				bufadds(out, "[image over ");
+				bufaddsize(out, maximage);
+				bufadds(out, " in all, not shown]");
+				continue;
+			}
+			shown += v.len / 4 * 3;
 			bufadds(image, ",{\"type\":\"image\",\"data\":\"");
 			bufadd(image, v.p, v.len);
 			bufaddf(image, "\",\"mimeType\":\"%s\"}",
@@ -1065,7 +1073,8 @@ mcpcall(Mcp *m, const char *name, const Json *j, Buf *out, Buf *image)
 		mcpdown(m, v, bstr(&why));
 		bufaddf(out, "The MCP server %s failed: %s", v->s->name,
 		        bstr(&why));
-	} else if ((rc = mcpresult(res.p, res.len, out, image)) == 0 &&
+	} else if ((rc = mcpresult(res.p, res.len, out, image,
+	                           m->c->tenv->lim->maximage)) == 0 &&
 	           out->len > max) {
 		out->len = utf8back(out->p, max);
 		out->p[out->len] = '\0';

@@ -35,7 +35,8 @@ Mcp *mcpnew(const Mcpconf *c);
 int mcptools(Mcp *m, const Tool **tools, int *gen);
 const Mcpserver *mcprow(const Mcp *m, int k);
 int mcpcall(Mcp *m, const char *name, const Json *j, Buf *out, Buf *image);
-int mcpresult(const char *s, size_t n, Buf *out, Buf *image);
+int mcpresult(const char *s, size_t n, Buf *out, Buf *image,
+              size_t maximage);
 int mcpreply(const char *ctype, const char *p, size_t n, size_t step,
              long id, Buf *res, Buf *asks);
 void mcpfree(Mcp *m);

@@ -23,7 +23,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (size) {
 		nl = memchr(p, '\n', size);
 		n = nl ? (size_t)(nl - p) : size;
-		mcpresult(p, n, &out, &image);
+		mcpresult(p, n, &out, &image, 5 << 20);
 		bufreset(&out);
 		bufreset(&image);
 		p += n + (nl != NULL);

@@ -44,6 +44,7 @@ sed -e '/^static const Mcpserver mcpservers/a\
 	{ "gone", "nosuchcmd-mcp --stdio", NULL, NULL, 0 },' \
     -e 's/mcptimeout = [0-9]*;/mcptimeout = 2;/' \
     -e 's/mcpstarttimeout = [0-9]*;/mcpstarttimeout = 2;/' \
+    -e 's/\.maximage = 5 << 20,/.maximage = 1000,/' \
     -e 's|/\* { "bash",  "make\*",        ALLOW }, \*/|{ "srv__echo", "*", ALLOW },|' \
     "$ROOT/config.def.h" >"$T/b/config.h"
 (cd "$T/b" && make agent) >"$T/b.log" 2>&1 ||
@@ -225,7 +226,7 @@ on initialize
 on tools/list
 {"jsonrpc":"2.0","id":\$ID,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"echo","inputSchema":{"type":"object"}}]}}
 on tools/call
-{"jsonrpc":"2.0","id":\$ID,"result":{"content":[{"type":"text","text":"kept text"},{"type":"image","data":"$PNG","mimeType":"image/png\\u0001"},{"type":"image","data":"$PNG","mimeType":"image/svg+xml"}]}}
+{"jsonrpc":"2.0","id":\$ID,"result":{"content":[{"type":"text","text":"kept text"},{"type":"image","data":"$PNG","mimeType":"image/png\\u0001"},{"type":"image","data":"$PNG","mimeType":"image/svg+xml"},{"type":"image","data":"$PNG","mimeType":"image/png"},{"type":"image","data":"$(printf '%01400d' 0 | tr 0 A)","mimeType":"image/png"}]}}
 X
 script i1 <<X
 tool c1 srv__echo {}
@@ -234,11 +235,12 @@ X
 startfake -x "$T/i1" "$T/p3"
 run -y 'go'
 check "mcp: a hostile image type: the run ends well" test "$RC" = 0
-jsontest "mcp: ... the text kept, the images named, not sent" "$REQ/2.json" \
-    'd["messages"][-1]["content"].startswith("kept text") and
-     "[image of type image/png\\x01 not shown]" in d["messages"][-1]["content"] and
-     "[image of type image/svg+xml not shown]" in d["messages"][-1]["content"] and
-     "image_url" not in json.dumps(d["messages"])'
+jsontest "mcp: ... the text kept, the images named, not sent, but one in maximage" "$REQ/2.json" \
+    '[m for m in d["messages"] if m["role"] == "tool"][-1]["content"].split(chr(10)) ==
+     ["kept text", "[image of type image/png\\x01 not shown]",
+      "[image of type image/svg+xml not shown]", "[image image/png]",
+      "[image over 1000B in all, not shown]"] and
+     json.dumps(d["messages"]).count("data:image/") == 1'
 jsontest "mcp: a tool listed twice offered once" "$REQ/1.json" \
     '[t["function"]["name"] for t in d["tools"]].count("srv__echo") == 1'
 check "mcp: ... and said, naming it" grep -q \
