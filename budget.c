@@ -210,7 +210,7 @@ ledgeropen(const char *path, int type, Buf *why)
 	struct flock l;
 	int fd;
 
-	fd = open(path, (type == F_WRLCK ? O_WRONLY | O_APPEND | O_CREAT :
+	fd = open(path, (type == F_WRLCK ? O_RDWR | O_APPEND | O_CREAT :
 	          O_RDONLY) | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		if (type == F_RDLCK && errno == ENOENT)
@@ -238,12 +238,17 @@ ledgeradd(const char *path, const char *run, const char *model,
           double cost, Buf *why)
 {
 	Buf b = { 0 };
-	char t[32];
+	struct stat st;
+	char t[32], last;
 	int fd, rc;
 
 	if ((fd = ledgeropen(path, F_WRLCK, why)) < 0)
 		return -1;
 	isonow(t);
+	/* a line torn by a full disk is ended: ours is not glued to it */
+	if (fstat(fd, &st) == 0 && st.st_size > 0 &&
+	    (pread(fd, &last, 1, st.st_size - 1) != 1 || last != '\n'))
+		bufaddc(&b, '\n');
 	bufadds(&b, "{\"run\":");
 	jsonescs(&b, run);
 	bufadds(&b, ",\"time\":");

@@ -237,6 +237,23 @@ assert abs(sum(r["cost"] for r in rows) - 8 * 0.225) < 1e-9
     fail "ledger: 8 runs at once, 8 whole lines, the total exact" \
     "$(cat "$T/py.err" "$T/ledger")"
 
+# A ledger whose last line a full disk tore: the next run's line is not
+# glued to it, and its cost counts.
+printf '{"run":"torn","time":"2026-01-01T00:00:00Z","model":"gpt-5","co' \
+    >"$T/torn"
+startfake "$T/one1"
+(cd "$W" && agentexec env AGENT_MODEL=gpt-5 AGENT_LEDGER="$T/torn" \
+    timeout 30 "$ROOT/agent" -n 'after the tear') </dev/null >/dev/null \
+    2>"$T/err"
+python3 -c 'import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+assert len(lines) == 3 and lines[-1] == "", lines
+assert json.loads(lines[1])["cost"] > 0
+' "$T/torn" 2>"$T/py.err" &&
+    ok "ledger: a torn last line, ours on a line of its own" ||
+    fail "ledger: a torn last line, ours on a line of its own" \
+    "$(cat "$T/py.err" "$T/torn")"
+
 # A run whose ledger has spent its cost asks nothing.
 startfake $LOOP
 (cd "$W" && agentexec env AGENT_MODEL=gpt-5 AGENT_LEDGER="$T/ledger" \
