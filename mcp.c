@@ -25,8 +25,8 @@
 enum { IDLE, UP, DEAD };	/* a server's state */
 enum { MAXPAGES = 100 };	/* pages of tools/list followed */
 enum {
-	MAXTOOLS = 256,		/* tools of a server offered: each request
-				 * carries them all */
+	MAXTOOLS = 256,		/* tools of a server offered: each
+				 * request carries them all */
 	MAXDESC = 4096,		/* bytes of a tool's description kept */
 	MAXSCHEMA = 65536	/* of its schema: a bigger one is skipped */
 };

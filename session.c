@@ -576,9 +576,10 @@ mapcontext(Session *s, Entry **want, size_t k, int fd, const char *name,
 
 /* Read the lines that the branch's context uses: those from the first
  * entry the last compaction kept, and the compaction itself; with all,
- * every line on the branch (a fork copies them), all 2 every line.  The rest of the file
- * stays on disk: only its index is in memory.  fresh: fd was indexed
- * just now, and its lines need no second look.  0, or -1. */
+ * every line on the branch (a fork copies them), all 2 every line.  The
+ * rest of the file stays on disk: only its index is in memory.  fresh:
+ * fd was indexed just now, and its lines need no second look.  0, or
+ * -1. */
 static int
 readcontext(Session *s, const char *text, int fd, const char *name,
             int all, int fresh)

@@ -28,8 +28,8 @@ typedef struct Session {
 	Sessmap map;		/* the context's lines, mapped at once */
 	off_t end;		/* where the lines indexed from the file
 				 * end: cut shorter, the map loses them */
-	struct timespec seenat;	/* the file's change time and size when */
-	off_t seensize;		/* last loaded or appended to by us */
+	struct timespec seenat;	/* the file's change time and size */
+	off_t seensize;		/* when we last loaded or appended */
 	int foreign;		/* another hand changed it since */
 	size_t *ids;		/* the entries by id: a hash table of
 				 * indexes + 1, 0 a free slot */

@@ -1799,14 +1799,17 @@ testorphan(void)
 	char *msgs[] = {
 		"{\"role\":\"user\",\"content\":\"summary\"}",
 		"{\"role\":\"toolResult\",\"toolCallId\":\"c1\",\"toolName\":"
-		"\"read\",\"content\":[{\"type\":\"text\",\"text\":\"ORPHAN\"}]}",
+		"\"read\",\"content\":[{\"type\":\"text\",\"text\":"
+		"\"ORPHAN\"}]}",
 		"{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\","
 		"\"id\":\"c2\",\"name\":\"read\",\"arguments\":{}}],"
 		"\"stopReason\":\"toolUse\"}",
 		"{\"role\":\"toolResult\",\"toolCallId\":\"c2\",\"toolName\":"
-		"\"read\",\"content\":[{\"type\":\"text\",\"text\":\"PAIRED\"}]}",
+		"\"read\",\"content\":[{\"type\":\"text\",\"text\":"
+		"\"PAIRED\"}]}",
 		"{\"role\":\"toolResult\",\"toolCallId\":\"c2\",\"toolName\":"
-		"\"read\",\"content\":[{\"type\":\"text\",\"text\":\"TWICE\"}]}",
+		"\"read\",\"content\":[{\"type\":\"text\",\"text\":"
+		"\"TWICE\"}]}",
 		"{\"role\":\"user\",\"content\":\"next\"}",
 	};
 	Wirereq q;
