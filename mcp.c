@@ -140,11 +140,13 @@ srverrsay(Mcp *m, Srv *v, const char *p, size_t n)
 static void
 srverrlines(Mcp *m, Srv *v, int all)
 {
-	char *p = v->errin.p, *end = p + v->errin.len, *nl;
+	char *p, *end, *nl;
 	size_t len;
 
 	if (!v->errin.len)
 		return;
+	p = v->errin.p;
+	end = p + v->errin.len;
 	while (p < end && ((nl = memchr(p, '\n', end - p)) || all)) {
 		len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		if (len > strspn(p, " \t\r"))
