@@ -34,10 +34,10 @@ OBJ = agent.o ask.o budget.o call.o chat.o context.o diff.o edit.o entry.o \
 # the stubs that stand in for rooms in make tiny (config.mk's TINYIN)
 STUBSRC = nomcp.c notask.c noexport.c norpc.c noschema.c norecord.c \
 	noline.c noscratch.c nogauth.c nosigv4.c noeventstream.c noundo.c \
-	noserve.c
+	noserve.c notree.c
 STUBOBJ = nomcp.o notask.o noexport.o norpc.o noschema.o norecord.o \
 	noline.o noscratch.o nogauth.o nosigv4.o noeventstream.o noundo.o \
-	noserve.o
+	noserve.o notree.o
 TESTS = test/json test/sse test/http test/tools test/session test/cut \
 	test/wire test/regex test/responses test/guard test/schema test/diff \
 	test/eventstream test/sigv4 test/fmt test/qsort test/strtol
@@ -69,6 +69,7 @@ nogauth.o: nogauth.c util.h json.h http.h gauth.h
 nosigv4.o: nosigv4.c util.h sigv4.h
 noeventstream.o: noeventstream.c util.h eventstream.h
 noundo.o: noundo.c util.h undo.h
+notree.o: notree.c util.h json.h entry.h session.h tree.h
 noserve.o: noserve.c util.h json.h sse.h eventstream.h sigv4.h http.h \
 	record.h gauth.h wire.h entry.h session.h sessdir.h tree.h tools.h \
 	undo.h sandbox.h proc.h gitguard.h guard.h events.h ask.h context.h \

@@ -23,7 +23,7 @@ CAFILE =
 # which says the feature is not in this build; to keep one, take its
 # pair out of both lists.
 TINYOUT = mcp.o task.o export.o md.o rpc.o schema.o record.o line.o \
-	scratch.o gauth.o sigv4.o eventstream.o undo.o serve.o
+	scratch.o gauth.o sigv4.o eventstream.o undo.o serve.o tree.o
 TINYIN = nomcp.o notask.o noexport.o norpc.o noschema.o norecord.o \
 	noline.o noscratch.o nogauth.o nosigv4.o noeventstream.o noundo.o \
-	noserve.o
+	noserve.o notree.o

@@ -19,7 +19,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -740,30 +739,16 @@ gitsafepath(const char *path, size_t n)
 	}
 }
 
-/* The size of the object names, from the config kept: 32 if it says
- * objectformat = sha256, else 20. */
+/* The size of the object names: 32 if the config kept names SHA-256
+ * (objectformat = sha256), else 20. */
 static size_t
 githashsize(const Gitcopy *g)
 {
-	const char *s;
-	char word[13];
-	size_t k;
 	int i;
 
-	for (i = 0; i < g->n && strcmp(g->v[i].path, ".git/config"); i++)
-		;
-	if (i == g->n || g->v[i].kind != GFILE)
-		return 20;
-	for (s = bstr(&g->v[i].data); *s; s += strcspn(s, "\n") + !!s[0]) {
-		s += strspn(s, " \t");
-		for (k = 0; k < 12 && s[k]; k++)
-			word[k] = tolower((unsigned char)s[k]);
-		word[k] = '\0';
-		if (!strcmp(word, "objectformat") &&
-		    strstr(s, "sha256") && strstr(s, "sha256") <
-		    s + strcspn(s, "\n"))
-			return 32;
-	}
+	for (i = 0; i < g->n; i++)
+		if (!strcmp(g->v[i].path, ".git/config"))
+			return strstr(bstr(&g->v[i].data), "sha256") ? 32 : 20;
 	return 20;
 }
 
@@ -807,6 +792,14 @@ gitindex(Gitcopy *g, Gitlinkfn *fn, void *arg)
 	if (p)
 		munmap(p, st.st_size);
 	return rc < 0 ? -1 : 1;
+}
+
+/* Said once: the index could not be read. */
+static void
+gitnoindex(Gitcopy *g)
+{
+	if (!g->saidindex++)
+		warn("cannot read .git/index: its submodules are not kept");
 }
 
 /* Whether a node stands for path/.git, a gitlink's at start. */
@@ -923,11 +916,8 @@ gitlinkcheck(Gitcopy *g, Gitlist *fixed, Gitlist *failed)
 	int rc, n = failed->n;
 
 	memset(&g->links, 0, sizeof(g->links));
-	if ((rc = gitindex(g, gitnewlink, g)) < 0 && !g->saidindex) {
-		g->saidindex = 1;
-		warn("cannot read .git/index: a repository a tool puts in "
-		     "the tree as a submodule is not looked for");
-	}
+	if ((rc = gitindex(g, gitnewlink, g)) < 0)
+		gitnoindex(g);
 	if (rc <= 0) {
 		buffree(&g->links);
 		g->links = old;
@@ -973,11 +963,8 @@ gitsubinit(Gitcopy *g, Buf *why)
 	s.why = why;
 	s.rc = 0;
 	g->hash = githashsize(g);
-	if (gitindex(g, gitstartlink, &s) < 0 && s.rc == 0) {
-		g->saidindex = 1;
-		warn("cannot read .git/index: its submodules are not kept "
-		     "as they are");
-	}
+	if (gitindex(g, gitstartlink, &s) < 0 && s.rc == 0)
+		gitnoindex(g);
 	return s.rc;
 }
 

@@ -53,7 +53,10 @@ BIN=${1:-agent-static}
 # spans and the check of a file cut short took 2.6 KB (431,192 bytes),
 # the index's note of plain lines 0.3 KB (431,480 bytes), an -o answer
 # checked as it is printed 64 bytes (431,544 bytes), the forms made in
-# one pass 32 bytes back (431,512 bytes): 422 KiB.
+# one pass 32 bytes back (431,512 bytes): 422 KiB.  The review of stop
+# 38 took 5.2 KB, most of it gitguard.c's submodules (the index read,
+# a .git planted under a gitlink taken apart), MCP's bounds and a file
+# rewritten under its map found (436,728 bytes): 427 KiB.
 ARCH=${ARCH:-$(uname -m)}
 case $ARCH in
 arm*)	ARCH=armhf ;;
@@ -61,7 +64,7 @@ esac
 # armhf, a router's usual machine: issue 31's 340 KiB for make static
 # and 256 KiB for make tiny, met there alone (see tinymax below)
 case $ARCH in
-x86_64)	max=432128 ;;	# bytes: 422 KiB
+x86_64)	max=437248 ;;	# bytes: 427 KiB
 armhf)	max=348160 ;;	# bytes: 340 KiB
 *)	max= ;;
 esac
@@ -147,6 +150,10 @@ TINY=$ROOT/agent-tiny
 # index's note of plain lines 0.2 KB more: 331 KiB on x86_64 (338,008
 # bytes), armhf's 261,728; the clean-ups after 32 bytes (338,040),
 # and the forms made in one pass 32 back (338,008; armhf's 261,696).
+# Stop 38's review took 3.5 KB on armhf (265,248 bytes, over 256 KiB)
+# and 4.9 on x86_64: the session's tree (/tree, /branch and /fork to an
+# entry, /session: tree.c, 2.1 KB) left make tiny for it, and gitguard
+# said a little less: 261,808 bytes on armhf, 338,776 on x86_64.
 case $ARCH in
 x86_64)	tinymax=338944 ;;	# bytes: 331 KiB
 armhf)	tinymax=262144 ;;	# bytes: 256 KiB

@@ -72,6 +72,23 @@ RC=$?
     ok "tiny: /undo says it is not in this build" ||
     fail "tiny: /undo" "rc $RC: $(cat "$T/err")"
 
+# the session's tree: /tree and /session say so, /branch to an id too;
+# the run goes on
+script t1 <<'X'
+text on
+finish stop
+X
+startfake -x "$T/t1"
+(cd "$W" && printf '/tree\n/session\n/branch abc\nhi\n' |
+    agentexec timeout 30 "$TINY" -n) >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" -eq 0 ] && grep -q '^agent: /tree is not in this build$' "$T/err" &&
+    grep -q '^agent: /session is not in this build$' "$T/err" &&
+    grep -q "the session's tree is not in this build" "$T/err" &&
+    grep -q '^on$' "$T/out" &&
+    ok "tiny: /tree, /session and /branch say they are not in this build" ||
+    fail "tiny: /tree, /session, /branch" "rc $RC: $(cat "$T/err")"
+
 tiny -- -r
 [ "$RC" -eq 2 ] && grep -q '^agent: -r: rpc mode is not in this build$' "$T/err" &&
     ok "tiny: -r says it is not in this build" ||
