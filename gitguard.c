@@ -91,6 +91,7 @@ typedef struct Gitcopy {
 	Buf links;		/* the gitlinks added since start, each
 				 * ended by a NUL */
 	int saidindex;		/* said once that it could not be read */
+	struct timespec start;	/* when the copy was made, 2 s early */
 	int unplanted;		/* the last check left a tool's .git */
 } Gitcopy;
 
@@ -860,9 +861,20 @@ gitnewlink(void *arg, const char *path, size_t n)
 		bufadd(&g->links, path, n + 1);
 }
 
-/* A .git under gitlink path that was not there at start is a tool's: a
- * file or link (it may name any repository) goes; of a directory, what
- * git obeys (gitnames), its objects and refs staying. */
+/* Whether st changed before the copy was made: the user's, then. */
+static int
+gitbefore(const Gitcopy *g, const struct stat *st)
+{
+	return st->st_ctim.tv_sec < g->start.tv_sec ||
+	       (st->st_ctim.tv_sec == g->start.tv_sec &&
+	        st->st_ctim.tv_nsec < g->start.tv_nsec);
+}
+
+/* A .git under gitlink path that was not one at start, made or changed
+ * since, is a tool's: a file or link (it may name any repository) goes;
+ * of a directory, what git obeys (gitnames) of it, its objects and
+ * refs staying.  What is older is the user's (a repository in the tree
+ * that git add took in), left as it is. */
 static void
 gitunplant(Gitcopy *g, const char *path, Gitlist *fixed, Gitlist *failed)
 {
@@ -876,7 +888,9 @@ gitunplant(Gitcopy *g, const char *path, Gitlist *fixed, Gitlist *failed)
 	    fstatat(fd, last, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		goto done;	/* git enters no .git that is not there */
 	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(fd, last, 0) < 0)
+		if (gitbefore(g, &st))
+			;
+		else if (unlinkat(fd, last, 0) < 0)
 			gitsaid(failed, p.p, strerror(errno));
 		else
 			gitsaid(fixed, p.p, NULL);
@@ -888,7 +902,8 @@ gitunplant(Gitcopy *g, const char *path, Gitlist *fixed, Gitlist *failed)
 		goto done;
 	}
 	for (k = 0; gitnames[k]; k++) {
-		if (fstatat(dir, gitnames[k], &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (fstatat(dir, gitnames[k], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    gitbefore(g, &st))
 			continue;
 		bufreset(&p);
 		bufaddf(&p, "%s/.git/%s", path, gitnames[k]);
@@ -991,6 +1006,10 @@ gitinit(Gitguard *e, size_t maxbytes, int maxfiles, Buf *why)
 	}
 	g = e->copy = xcalloc(1, sizeof(*g));
 	g->rootfd = fd;
+	/* 2 s before: a file's time is the kernel's coarse clock, and on
+	 * some file systems counts in 2 s steps */
+	clock_gettime(CLOCK_REALTIME, &g->start);
+	g->start.tv_sec -= 2;
 	g->maxbytes = maxbytes;
 	g->maxfiles = maxfiles;
 	if (!S_ISDIR(st.st_mode)) {

@@ -381,3 +381,31 @@ jsontest "$n: removing it restores nothing" "$REQ/3.json" \
     '"Restored" not in d["messages"][-1]["content"]'
 [ ! -e "$W/e" ] && ok "$n: removed, it stays so" ||
     fail "$n: removed, it stays so" "$(ls -la "$W/e")"
+
+# A repository in the tree from before the run, no submodule: a tool's
+# git add -A takes it in as one.  Its config is the user's, older than
+# the run: kept, its remote with it.  Changed by the tool in that run,
+# it goes.
+oldrepo() {
+	gitrepo
+	(cd "$W" && git init -q v && git -C v config remote.origin.url \
+	    https://example.com/v.git && git -C v -c user.email=a@b \
+	    -c user.name=a commit -q --allow-empty -m v) ||
+	    fail "git: a repository in the tree" "cannot make it"
+	sleep 3	# older than the run by more than its 2 s
+}
+n="git: a repository from before the run, taken in by git add"
+oldrepo
+calls 'tool b1 bash {"command": "git add -A 2>/dev/null; git ls-files -s v"}'
+runat -y 'go'
+[ "$(git -C "$W/v" config remote.origin.url)" = https://example.com/v.git ] &&
+    ok "$n: its config kept" || fail "$n: its config kept" "$(cat "$T/err")"
+jsontest "$n: nothing said restored" "$REQ/2.json" \
+    '"Restored" not in d["messages"][-1]["content"]'
+oldrepo
+calls "tool b1 bash {\"command\": \"git -C v config core.fsmonitor 'touch $O/pwned; false' && git add -A 2>/dev/null\"}"
+runat -y 'go'
+has "$n: its config changed by a tool: removed" 2 "Restored v/.git/config"
+(cd "$W" && git status >/dev/null 2>&1)
+[ ! -e "$O/pwned" ] && ok "$n: git status is safe" ||
+    fail "$n: git status is safe" "$(cat "$T/err")"
