@@ -704,9 +704,7 @@ addtool(Mcp *m, Srv *v, const Json *j, int t)
 keep:
 	mcpmember(j, t, "description", &desc);
 	if (desc.len > MAXDESC) {	/* cut where a character begins */
-		for (desc.len = MAXDESC; desc.len &&
-		     (desc.p[desc.len] & 0xc0) == 0x80; desc.len--)
-			;
+		desc.len = utf8back(desc.p, MAXDESC);
 		bufadds(&desc, "...");
 	}
 	v->tools = xrealloc(v->tools, (v->ntools + 1) * sizeof(*v->tools));
