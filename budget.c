@@ -239,15 +239,14 @@ ledgeradd(const char *path, const char *run, const char *model,
 {
 	Buf b = { 0 };
 	struct stat st;
-	char t[32], last;
+	char t[32];
 	int fd, rc;
 
 	if ((fd = ledgeropen(path, F_WRLCK, why)) < 0)
 		return -1;
 	isonow(t);
 	/* a line torn by a full disk is ended: ours is not glued to it */
-	if (fstat(fd, &st) == 0 && st.st_size > 0 &&
-	    (pread(fd, &last, 1, st.st_size - 1) != 1 || last != '\n'))
+	if (fstat(fd, &st) == 0 && lacksnewline(fd, st.st_size))
 		bufaddc(&b, '\n');
 	bufadds(&b, "{\"run\":");
 	jsonescs(&b, run);

@@ -1326,21 +1326,6 @@ lockfile(int fd, int type)
 	return 0;
 }
 
-/* Whether a file of size bytes lacks its final newline: a line torn by
- * a crash, or one that a writer who takes no lock (pi) has under way.
- * Either way the new entry starts on a line of its own; nothing is cut,
- * as the half line may yet be finished.  When in doubt, say yes: a blank
- * line costs nothing, an entry glued to junk is lost. */
-static int
-lacksnewline(int fd, off_t size)
-{
-	char c;
-
-	if (size == 0)
-		return 0;
-	return pread(fd, &c, 1, size - 1) != 1 || c != '\n';
-}
-
 /* Cut a failed append of w bytes off again, leaving the file of size
  * bytes as it was; not if anything else was appended after it. */
 static int

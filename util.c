@@ -1140,6 +1140,22 @@ done:
 	return fd;
 }
 
+/* Whether a file of size bytes lacks its final newline: a line torn by
+ * a crash or a full disk, or one that a writer who takes no lock (pi)
+ * has under way.  Either way a new line of ours starts on a line of its
+ * own; nothing is cut, as the half line may yet be finished.  When in
+ * doubt, say yes: a blank line costs nothing, a line glued to junk is
+ * lost. */
+int
+lacksnewline(int fd, off_t size)
+{
+	char c;
+
+	if (size == 0)
+		return 0;
+	return pread(fd, &c, 1, size - 1) != 1 || c != '\n';
+}
+
 /* A path as models write it: "@" in front dropped, "~/" for $HOME.
  * What a tool opens and what the guard's rules match, alike. */
 char *

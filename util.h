@@ -1,6 +1,7 @@
 /* See LICENSE file for copyright and license details. */
 /* util.h: die and warn, checked allocation, Buf, UTF-8, time, files, paths */
 #include <stddef.h>
+#include <sys/types.h>
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -65,6 +66,7 @@ void randbytes(unsigned char *p, size_t n);
 void uuid(char *u);
 void isonow(char *t);
 int trustedopen(const char *path, const char *tree);
+int lacksnewline(int fd, off_t size);
 char *modelpath(const char *p);
 char *abspath(const char *path);
 int linktarget(const char *path, char **real);
