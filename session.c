@@ -783,8 +783,7 @@ sessrewritten(Session *s, const Sessmap *m)
 	if (!sessmapheld(s, m))
 		return 1;
 	s->foreign = 0;
-	s->seenat = st.st_ctim;
-	s->seensize = st.st_size;
+	sessseen(s);	/* held: its state now is ours */
 	return 0;
 }
 
