@@ -953,10 +953,6 @@ gitfixtop(Gitcopy *g, int i, Gitlist *fixed, Gitlist *failed)
 	const char *last;
 	int fd;
 
-	if (i == 0) {
-		gitfix(g, g->rootfd, 0, fixed, failed);
-		return;
-	}
 	if ((fd = gitparentat(g->rootfd, g->v[i].path, &last)) < 0) {
 		if (!gitgone(errno))
 			gitfailed(g, i, g->v[i].path, failed);
